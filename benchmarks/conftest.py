@@ -1,0 +1,23 @@
+"""Benchmarks: fastmetrics and its reference (scikit-learn / numpy) in the same pytest-benchmark
+``group``, on the same seeded data, in the same run. Every benchmark asserts its result is
+right, so ``--benchmark-disable`` (as CI runs them) still checks they work.
+
+Sizes default to what fits a 2-core, 24 GiB machine; set FASTMETRICS_BENCH_SCALE=0.01 for a
+quick pass.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+SCALE = float(os.environ.get("FASTMETRICS_BENCH_SCALE", "1"))
+
+
+def scaled(n: int) -> int:
+    return max(10, int(n * SCALE))
+
+
+@pytest.fixture(scope="session")
+def rng():
+    return np.random.default_rng(12345)
