@@ -14,7 +14,18 @@ import pytest
 SCALE = float(os.environ.get("FASTMETRICS_BENCH_SCALE", "1"))
 
 
+def pytest_configure(config):
+    # Under --benchmark-disable (CI) each benchmark runs once as a correctness check: use
+    # small data unless a scale is set explicitly.
+    global SCALE
+    if "FASTMETRICS_BENCH_SCALE" not in os.environ and config.getoption(
+        "benchmark_disable", default=False
+    ):
+        SCALE = 0.01
+
+
 def scaled(n: int) -> int:
+    """``n`` times the benchmark scale (at least 10). Call it inside tests/fixtures, not at import."""
     return max(10, int(n * SCALE))
 
 

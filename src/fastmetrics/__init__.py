@@ -17,9 +17,14 @@ except ImportError as exc:  # pragma: no cover - only on a broken install
 
 from ._threads import openmp_enabled
 # -- classification / report card (issue 2) --
+
 # -- percentiles / timing (issue 3) --
+
 # -- calibration / regression (issue 4) --
+
 # -- ranking (issue 5) --
+
+# -- LM / groups / robustness (issue 8) --
 
 __version__ = "0.1.0"
 
@@ -29,4 +34,5 @@ __all__ = [
     # -- percentiles / timing (issue 3) --
     # -- calibration / regression (issue 4) --
     # -- ranking (issue 5) --
+    # -- LM / groups / robustness (issue 8) --
 ]
