@@ -24,9 +24,14 @@ def pytest_configure(config):
         SCALE = 0.01
 
 
-def scaled(n: int) -> int:
-    """``n`` times the benchmark scale (at least 10). Call it inside tests/fixtures, not at import."""
-    return max(10, int(n * SCALE))
+@pytest.fixture(scope="session")
+def scaled():
+    """``scaled(n)``: n times the benchmark scale (at least 10)."""
+
+    def _scaled(n: int) -> int:
+        return max(10, int(n * SCALE))
+
+    return _scaled
 
 
 @pytest.fixture(scope="session")
