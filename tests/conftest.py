@@ -1,4 +1,8 @@
 import os
+import sys
+
+# shared test helpers (tests/_parity.py) importable under --import-mode=importlib
+sys.path.insert(0, os.path.dirname(__file__))
 
 from hypothesis import HealthCheck, settings
 

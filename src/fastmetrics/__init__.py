@@ -17,6 +17,27 @@ except ImportError as exc:  # pragma: no cover - only on a broken install
 
 from ._threads import openmp_enabled
 # -- classification / report card (issue 2) --
+from .classification import (
+    accuracy_score,
+    balanced_accuracy_score,
+    classification_report,
+    cohen_kappa_score,
+    confusion_matrix,
+    f1_score,
+    fbeta_score,
+    matthews_corrcoef,
+    multilabel_confusion_matrix,
+    precision_recall_fscore_support,
+    precision_score,
+    recall_score,
+)
+from .report import (
+    ClassificationMetrics,
+    PerClassMetrics,
+    format_metrics_row,
+    oos_precision_recall,
+    score,
+)
 
 # -- percentiles / timing (issue 3) --
 
@@ -31,6 +52,23 @@ __version__ = "0.1.0"
 __all__ = [
     "openmp_enabled",
     # -- classification / report card (issue 2) --
+    "ClassificationMetrics",
+    "PerClassMetrics",
+    "accuracy_score",
+    "balanced_accuracy_score",
+    "classification_report",
+    "cohen_kappa_score",
+    "confusion_matrix",
+    "f1_score",
+    "fbeta_score",
+    "format_metrics_row",
+    "matthews_corrcoef",
+    "multilabel_confusion_matrix",
+    "oos_precision_recall",
+    "precision_recall_fscore_support",
+    "precision_score",
+    "recall_score",
+    "score",
     # -- percentiles / timing (issue 3) --
     # -- calibration / regression (issue 4) --
     # -- ranking (issue 5) --

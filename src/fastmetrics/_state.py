@@ -1,0 +1,396 @@
+"""The confusion *state*: one kernel pass over (y_true, y_pred[, weights]) -> K x K table.
+
+Every classification metric in fastmetrics is a function of a :class:`ConfusionState`. Two
+states over the same label values merge by adding their tables (see ``merge``), which is what
+the streaming and parallel code build on.
+
+Label handling
+--------------
+* int8..int64, uint8..uint64 and bool arrays are read in place by the kernel (bool through a
+  zero-copy ``uint8`` view). The kernel counts into a dense table over the value range
+  ``lo .. lo + k - 1``; the range check is part of the counting pass.
+* Floats holding integers are converted to int64 once (after a finiteness/integrality check);
+  strings, objects and sparse huge integer ranges are encoded once with ``np.unique`` and then
+  take the same kernel path over their codes.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _confusion
+from ._threads import resolve_n_threads
+from ._validation import as_1d, native
+
+__all__ = ["ConfusionState", "confusion_state"]
+
+_INT_CHARS = frozenset("bhilqBHILQ")
+_PROBE = 1 << 16  # elements sampled to guess the value range of large inputs
+_DENSE_MAX_RANGE = 1024  # value ranges wider than this are encoded instead of tabled
+_LANE_MIN = 1 << 16  # at least this many elements per lane
+_MAX_LANES = 64
+_CELL_BUDGET = 1 << 22  # table cells over all lanes (32 MiB)
+_PARALLEL_MIN = 1 << 18  # below this, one thread: OpenMP start-up costs more than it saves
+_U64 = 1 << 64
+
+
+class ConfusionState:
+    """A K x K confusion table over sorted label ``values``.
+
+    Attributes
+    ----------
+    values : ndarray (K,)
+        Sorted label values: those present in y_true or y_pred, plus requested labels.
+    cm : ndarray (K, K)
+        ``cm[i, j]`` = count (int64) or weight sum (float64) of samples with true label
+        ``values[i]`` and predicted label ``values[j]``.
+    present : ndarray of bool (K,)
+        Which values occur in y_true or y_pred (requested-only labels are False).
+    n_samples : int
+    weight_sum : float or None
+        Sum of sample weights (None when unweighted).
+    int_weights : bool
+        Weights were integer/bool typed (scikit-learn then reports int64 matrices).
+    in_true : ndarray of bool (K,)
+        Which values occur in y_true.
+    """
+
+    __slots__ = ("values", "cm", "present", "n_samples", "weight_sum", "int_weights",
+                 "in_true")
+
+    def __init__(self, values, cm, present, n_samples, weight_sum=None, int_weights=False,
+                 in_true=None):
+        self.values = values
+        self.cm = cm
+        self.present = present
+        self.n_samples = n_samples
+        self.weight_sum = weight_sum
+        self.int_weights = int_weights
+        self.in_true = present if in_true is None else in_true
+
+    @property
+    def weighted(self) -> bool:
+        return self.weight_sum is not None
+
+    @property
+    def present_labels(self) -> np.ndarray:
+        return self.values[self.present]
+
+    @property
+    def y_type(self) -> str:
+        """'binary' or 'multiclass', by scikit-learn's rule (number of present labels)."""
+        return "binary" if int(np.count_nonzero(self.present)) <= 2 else "multiclass"
+
+    def indices(self, labels) -> np.ndarray:
+        """Positions of ``labels`` in ``values`` (all requested labels are in ``values``)."""
+        lab = _labels_array(labels)
+        if lab.dtype.kind in "US" and self.values.dtype.kind not in "USO":
+            raise ValueError(_mix_msg)
+        idx = np.searchsorted(self.values, lab)
+        idx = np.minimum(idx, len(self.values) - 1)
+        if not np.array_equal(self.values[idx], lab):  # pragma: no cover - guarded by build
+            raise ValueError(f"labels {lab!r} are not all in the label set")
+        return idx
+
+    def merge(self, other: "ConfusionState") -> "ConfusionState":
+        """Sum of two states (label sets are unioned)."""
+        values = np.union1d(self.values, other.values)
+        k = len(values)
+        dtype = np.float64 if (self.weighted or other.weighted) else np.int64
+        cm = np.zeros((k, k), dtype=dtype)
+        present = np.zeros(k, dtype=bool)
+        in_true = np.zeros(k, dtype=bool)
+        for s in (self, other):
+            ix = np.searchsorted(values, s.values)
+            cm[np.ix_(ix, ix)] += s.cm
+            present[ix] |= s.present
+            in_true[ix] |= s.in_true
+        ws = None
+        if self.weighted or other.weighted:
+            ws = (self.weight_sum if self.weighted else float(self.n_samples)) + (
+                other.weight_sum if other.weighted else float(other.n_samples)
+            )
+        return ConfusionState(
+            values, cm, present, self.n_samples + other.n_samples, ws,
+            self.int_weights and other.int_weights, in_true,
+        )
+
+
+_mix_msg = "Mix of label input types (string and number)"
+
+
+def _labels_array(labels) -> np.ndarray:
+    lab = labels if type(labels) is np.ndarray else np.asarray(labels)
+    if lab.ndim != 1:
+        lab = lab.reshape(-1)
+    return lab
+
+
+def _check_float_labels(a: np.ndarray, name: str) -> np.ndarray:
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} contains NaN or infinity; labels must be finite")
+    if not np.array_equal(a, np.floor(a)):
+        raise ValueError(
+            f"{name} contains non-integer float values (continuous targets): "
+            "classification metrics need discrete labels"
+        )
+    if a.size and (a.min() < -(2.0**63) or a.max() >= 2.0**63):
+        raise ValueError(f"{name} holds integral floats outside the int64 range")
+    return a.astype(np.int64)
+
+
+def _object_kind(a: np.ndarray, name: str) -> str:
+    """'str' or 'num' for an object array, else raise."""
+    has_str = has_num = False
+    for v in set(a.tolist()) if a.size < 1_000_000 else set(np.unique(a.astype(str)).tolist()):
+        if isinstance(v, str):
+            has_str = True
+        elif isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, complex):
+            has_num = True
+        elif v is None:
+            raise ValueError(f"{name} contains None; labels must be numbers or strings")
+        else:
+            raise TypeError(f"{name} contains an unsupported label type {type(v).__name__}")
+    if has_str and has_num:
+        raise ValueError(_mix_msg)
+    return "str" if has_str else "num"
+
+
+def _prepare(a: np.ndarray, name: str):
+    """Return (array for the kernel or None, label dtype, kind) with kind in
+    {'int', 'str'}; floats and numeric objects become int64."""
+    ch = a.dtype.char
+    if ch in _INT_CHARS:
+        return native(a), a.dtype, "int"
+    k = a.dtype.kind
+    if k == "b":
+        return a.view(np.uint8), a.dtype, "int"
+    if k == "f":
+        return _check_float_labels(a, name), a.dtype, "int"
+    if k in "US":
+        return a, a.dtype, "str"
+    if k == "O":
+        if _object_kind(a, name) == "str":
+            return a.astype(str), np.dtype(str), "str"
+        conv = np.array(a.tolist())
+        if conv.dtype.kind == "O":
+            raise TypeError(f"{name}: unsupported object labels")
+        return _prepare(conv, name)
+    raise TypeError(f"{name} has unsupported dtype {a.dtype} for class labels")
+
+
+def _next_pow2(x: int) -> int:
+    return 1 << max(0, (x - 1).bit_length())
+
+
+def _n_lanes(n: int, cells: int) -> int:
+    return max(1, min(_MAX_LANES, n // _LANE_MIN, _CELL_BUDGET // cells))
+
+
+def _count_dense(yt, yp, w, lo: int, k: int, n_threads):
+    """Run the kernel over the value range [lo, lo + k). Returns (table k x k, seen(2,k) or
+    None) or None when a value falls outside the range."""
+    n = yt.shape[0]
+    nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN else 1
+    ulo = lo % _U64
+    if w is None:
+        cells = 4 * k * k
+        lanes = _n_lanes(n, cells)
+        tables = np.zeros((lanes, cells), dtype=np.int64)
+        bad = np.full((lanes, 2), -1, dtype=np.int64)
+        _confusion.count(yt, yp, ulo, k.bit_length() - 1, tables, bad, nt)
+        if bad[:, 0].max() >= 0:
+            return None
+        return tables.reshape(lanes * 4, k, k).sum(axis=0), None
+    lanes = _n_lanes(n, k * k + 2 * k)
+    tables = np.zeros((lanes, k * k), dtype=np.float64)
+    seen = np.zeros((lanes, 2 * k), dtype=np.int64)
+    bad = np.full((lanes, 2), -1, dtype=np.int64)
+    _confusion.count_weighted(yt, yp, w, ulo, k, tables, seen, bad, nt)
+    if bad[:, 0].max() >= 0:
+        kinds = bad[:, 1][bad[:, 0] >= 0]
+        if (kinds == 3).any():
+            raise ValueError("sample_weight contains NaN or infinity")
+        return None
+    # lanes are summed in lane order: the same bits whatever the thread count
+    return np.add.reduce(tables, axis=0).reshape(k, k), seen.sum(axis=0).reshape(2, k)
+
+
+def _minmax(a, stop=None):
+    return _confusion.minmax(a, a.shape[0] if stop is None else stop)
+
+
+def confusion_state(y_true, y_pred, sample_weight=None, labels=None, n_threads=None,
+                    *, allow_empty=False) -> ConfusionState:
+    """Count (y_true, y_pred) pairs into a :class:`ConfusionState`.
+
+    ``labels`` (optional) are added to the state's label values even when absent from the
+    data. Raises ``ValueError``/``TypeError`` naming the argument for bad input.
+    """
+    yt = as_1d(y_true, "y_true")
+    yp = as_1d(y_pred, "y_pred")
+    n = yt.shape[0]
+    if yp.shape[0] != n:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"y_true={n}, y_pred={yp.shape[0]}"
+        )
+    w = None
+    int_weights = False
+    if sample_weight is not None:
+        sw = sample_weight if type(sample_weight) is np.ndarray else np.asarray(sample_weight)
+        if sw.ndim != 1:
+            raise ValueError(f"sample_weight must be a 1-D array, got shape {sw.shape}")
+        if sw.shape[0] != n:
+            raise ValueError(
+                "Found input variables with inconsistent numbers of samples: "
+                f"y_true={n}, sample_weight={sw.shape[0]}"
+            )
+        if sw.dtype.kind in "iub":
+            int_weights = True
+            sw = sw.astype(np.float64)
+        elif sw.dtype.char not in "fd":
+            if sw.dtype.kind != "f":
+                raise TypeError(f"sample_weight must be numeric, got dtype {sw.dtype}")
+            sw = sw.astype(np.float64)
+        w = native(sw)
+        if n and not w.any():
+            raise ValueError("sample_weight must contain at least one non-zero weight")
+    if n == 0 and not allow_empty:
+        raise ValueError(
+            "Found empty input array (e.g., `y_true` or `y_pred`) while a minimum of 1 "
+            "sample is required."
+        )
+
+    at, dt_t, kt = _prepare(yt, "y_true")
+    ap, dt_p, kp = _prepare(yp, "y_pred")
+    if kt != kp:
+        raise ValueError(_mix_msg)
+    lab = None if labels is None else _labels_array(labels)
+    if lab is not None and lab.size and kt == "int" and lab.dtype.kind in "US":
+        raise ValueError(_mix_msg)
+
+    if kt == "int":
+        if at.dtype != ap.dtype:
+            common = np.promote_types(at.dtype, ap.dtype)
+            if common.kind in "iu":
+                at = at.astype(common)
+                ap = ap.astype(common)
+            else:  # int64 with uint64: no common integer type
+                big = max(int(at.max()) if n else 0, int(ap.max()) if n else 0)
+                if big >= 2**63:
+                    raise ValueError("y_true/y_pred mix int64 and uint64 values >= 2**63")
+                at = at.astype(np.int64)
+                ap = ap.astype(np.int64)
+        out_dtype = np.result_type(dt_t, dt_p)
+        if lab is not None and lab.size:
+            if lab.dtype.kind == "f" and not np.array_equal(lab, np.floor(lab)):
+                return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
+            out_dtype = np.result_type(out_dtype, lab.dtype) if lab.dtype.kind in "iufb" else out_dtype
+        st = _state_int(at, ap, w, lab, n_threads)
+        if st is None:
+            return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
+        values, cm, present, in_true = st
+        if out_dtype.kind == "b":
+            values = values.astype(bool)
+        elif values.dtype != out_dtype:
+            values = values.astype(out_dtype)
+    else:
+        return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
+    return ConfusionState(values, cm, present, n, None if w is None else _wsum(w), int_weights,
+                          in_true)
+
+
+def _wsum(w) -> float:
+    return float(np.sum(w, dtype=np.float64))
+
+
+def _state_int(at, ap, w, lab, n_threads):
+    """Dense-table path for integer arrays. Returns (values int64, cm, present) or None when
+    the value range is too wide for a dense table."""
+    n = at.shape[0]
+    if n == 0:
+        lo = hi = 0
+        exact = True
+    elif n <= _PROBE:
+        lo_t, hi_t = _minmax(at)
+        lo_p, hi_p = _minmax(ap)
+        lo, hi = min(lo_t, lo_p), max(hi_t, hi_p)
+        exact = True
+    else:
+        lo_t, hi_t = _minmax(at, _PROBE)
+        lo_p, hi_p = _minmax(ap, _PROBE)
+        lo, hi = min(0, lo_t, lo_p), max(hi_t, hi_p)
+        exact = False
+    if lab is not None and lab.size:
+        lo = min(lo, int(lab.min()))
+        hi = max(hi, int(lab.max()))
+    res = None
+    if hi - lo < _DENSE_MAX_RANGE:
+        k = _next_pow2(hi - lo + 1)
+        if not exact:  # room for labels the probe did not see
+            k = max(k, 16)
+        res = _count_dense(at, ap, w, lo, k, n_threads)
+    if res is None and not exact:
+        lo_t, hi_t = _minmax(at)
+        lo_p, hi_p = _minmax(ap)
+        lo, hi = min(lo_t, lo_p), max(hi_t, hi_p)
+        if lab is not None and lab.size:
+            lo = min(lo, int(lab.min()))
+            hi = max(hi, int(lab.max()))
+        if hi - lo < _DENSE_MAX_RANGE:
+            res = _count_dense(at, ap, w, lo, _next_pow2(hi - lo + 1), n_threads)
+    if res is None:
+        return None
+    table, seen = res
+    if seen is None:
+        in_true = table.any(axis=1)
+        present = in_true | table.any(axis=0)
+    else:
+        in_true = seen[0] > 0
+        present = in_true | (seen[1] > 0)
+    keep = present.copy()
+    if lab is not None and lab.size:
+        keep[lab.astype(np.int64) - lo] = True
+    idx = np.flatnonzero(keep)
+    values = idx + lo
+    cm = table[np.ix_(idx, idx)]
+    return values, cm, present[idx], in_true[idx]
+
+
+def _state_encoded(yt, yp, w, lab, int_weights, n_threads) -> ConfusionState:
+    """Encode arbitrary labels with np.unique, then count the codes with the kernel."""
+    n = yt.shape[0]
+    at, _, kt = _prepare(yt, "y_true")
+    ap, _, kp = _prepare(yp, "y_pred")
+    ut, it = np.unique(at if kt == "int" else yt.astype(str) if yt.dtype.kind == "O" else yt,
+                       return_inverse=True)
+    up, ip = np.unique(ap if kp == "int" else yp.astype(str) if yp.dtype.kind == "O" else yp,
+                       return_inverse=True)
+    if kt == "int":
+        ut = ut.astype(np.result_type(yt.dtype if yt.dtype.kind != "O" else ut.dtype, ut.dtype))
+    present_vals = np.union1d(ut, up)
+    values = present_vals if lab is None or lab.size == 0 else np.union1d(present_vals, lab)
+    if values.dtype.kind in "US" and lab is not None and lab.size and lab.dtype.kind not in "US":
+        raise ValueError(_mix_msg)
+    ct = np.searchsorted(values, ut)[it.reshape(-1)]
+    cp = np.searchsorted(values, up)[ip.reshape(-1)]
+    k = len(values)
+    res = _count_dense(ct, cp, w, 0, _next_pow2(k), n_threads) if k <= _DENSE_MAX_RANGE else None
+    if res is None:  # very many distinct labels: bincount on the codes (still exact)
+        if w is None:
+            cm = np.bincount(ct * k + cp, minlength=k * k).reshape(k, k).astype(np.int64)
+        else:
+            cm = np.bincount(ct * k + cp, weights=w, minlength=k * k).reshape(k, k)
+            if not np.isfinite(w).all():
+                raise ValueError("sample_weight contains NaN or infinity")
+    else:
+        cm = res[0][:k, :k]
+    present = np.isin(values, present_vals)
+    in_true = np.isin(values, ut)
+    if yt.dtype.kind == "b" and yp.dtype.kind == "b":
+        values = values.astype(bool)
+    return ConfusionState(values, cm, present, n, None if w is None else _wsum(w), int_weights,
+                          in_true)
