@@ -153,16 +153,16 @@ def test_classification_report_parity(data, output_dict, digits, zero_division):
 
 
 def test_report_does_not_recount(monkeypatch):
-    import fastmetrics._state as state_mod
+    import fastmetrics.classification as cls_mod
 
     calls = []
-    real = state_mod._count_dense
+    real = cls_mod.confusion_state
 
     def spy(*a, **k):
         calls.append(1)
         return real(*a, **k)
 
-    monkeypatch.setattr(state_mod, "_count_dense", spy)
+    monkeypatch.setattr(cls_mod, "confusion_state", spy)
     fm.classification_report([0, 1, 2, 2], [0, 2, 2, 1], output_dict=True)
     assert len(calls) == 1
 

@@ -191,3 +191,198 @@ def minmax(const label_t[:] a, Py_ssize_t stop):
             elif v > hi:
                 hi = v
     return int(lo), int(hi)
+
+
+# ---------------------------------------------------------------------------------------
+# One call from labels to a compact state (the unweighted hot path of every metric).
+
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport calloc, free
+
+cnp.import_array()
+
+cdef int64_t _PROBE = 1 << 16
+cdef int64_t _LANE_MIN = 1 << 16
+cdef int64_t _MAX_LANES = 64
+cdef int64_t _CELL_BUDGET = 1 << 22
+
+
+cdef inline int _shift_for(uint64_t span) noexcept nogil:
+    """Smallest s with 2**s >= span."""
+    cdef int s = 0
+    while ((<uint64_t>1) << s) < span:
+        s += 1
+    return s
+
+
+cdef int _minmax_ptr(const label_t[:] a, Py_ssize_t stop, int64_t* lo, int64_t* hi,
+                     bint* beyond) noexcept nogil:
+    """Min/max of a[:stop] as int64; ``beyond`` is set when a uint64 value >= 2**63."""
+    cdef Py_ssize_t i
+    cdef label_t mn = a[0], mx = a[0], v
+    for i in range(1, stop):
+        v = a[i]
+        if v < mn:
+            mn = v
+        if v > mx:
+            mx = v
+    if label_t is uint64_t:
+        if mx > <uint64_t>0x7FFFFFFFFFFFFFFF:
+            beyond[0] = True
+            return 0
+    lo[0] = <int64_t>mn
+    hi[0] = <int64_t>mx
+    return 0
+
+
+def dense_state(const label_t[:] y_true, const label_t[:] y_pred, int64_t max_range,
+                int n_threads):
+    """Count (y_true, y_pred) into a compact table over the values that occur.
+
+    Returns ``(values, cm, in_true)`` -- present label values (int64, sorted), their K x K
+    int64 table and which of them occur in y_true -- or ``None`` when the value range is
+    wider than ``max_range`` (the caller then encodes the labels). The range of a large input
+    is guessed from its head and widened (one more pass) only if a later value falls out.
+    """
+    cdef Py_ssize_t n = y_true.shape[0]
+    cdef Py_ssize_t probe, lane, n_lanes, i, j, c, kk_used
+    cdef int64_t lo_t, hi_t, lo_p, hi_p, lo, hi
+    cdef bint beyond = False, exact
+    cdef int shift
+    cdef uint64_t k, kk, cells
+    cdef int64_t* lanes = NULL
+    cdef int64_t* bad = NULL
+    cdef int64_t total
+    if y_pred.shape[0] != n:
+        raise ValueError("dense_state: y_true and y_pred lengths differ")
+    if n == 0:
+        return None
+    probe = n if n <= _PROBE else _PROBE
+    exact = probe == n
+    with nogil:
+        _minmax_ptr(y_true, probe, &lo_t, &hi_t, &beyond)
+        _minmax_ptr(y_pred, probe, &lo_p, &hi_p, &beyond)
+    if beyond:
+        return None
+    lo = min(lo_t, lo_p)
+    hi = max(hi_t, hi_p)
+    if not exact:
+        lo = min(lo, 0)
+    while True:
+        if <uint64_t>hi - <uint64_t>lo >= <uint64_t>max_range:
+            if exact:
+                return None
+            k = 0
+        else:
+            shift = _shift_for(<uint64_t>hi - <uint64_t>lo + 1)
+            if not exact and shift < 4:
+                shift = 4  # room for labels the probe did not see
+            k = (<uint64_t>1) << shift
+        if k:
+            kk = k * k
+            cells = 4 * kk
+            n_lanes = max(1, min(_MAX_LANES, n // _LANE_MIN, _CELL_BUDGET // <int64_t>cells))
+            lanes = <int64_t*>calloc(n_lanes * cells, sizeof(int64_t))
+            bad = <int64_t*>calloc(2 * n_lanes, sizeof(int64_t))
+            if lanes == NULL or bad == NULL:
+                free(lanes)
+                free(bad)
+                raise MemoryError()
+            try:
+                with nogil:
+                    _dense_lanes(y_true, y_pred, <uint64_t>lo, shift, lanes, bad, n_lanes,
+                                 n_threads)
+                if not _any_bad(bad, n_lanes):
+                    return _compact(lanes, n_lanes, k, lo)
+            finally:
+                free(lanes)
+                free(bad)
+                lanes = NULL
+                bad = NULL
+        if exact:
+            return None  # cannot happen: exact ranges always fit
+        with nogil:
+            _minmax_ptr(y_true, n, &lo_t, &hi_t, &beyond)
+            _minmax_ptr(y_pred, n, &lo_p, &hi_p, &beyond)
+        if beyond:
+            return None
+        lo = min(lo_t, lo_p)
+        hi = max(hi_t, hi_p)
+        exact = True
+
+
+cdef void _dense_lanes(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo,
+                       int shift, int64_t* lanes, int64_t* bad, Py_ssize_t n_lanes,
+                       int n_threads) noexcept nogil:
+    cdef Py_ssize_t n = y_true.shape[0]
+    cdef Py_ssize_t lane
+    cdef Py_ssize_t st = y_true.strides[0] // <Py_ssize_t>sizeof(label_t)
+    cdef Py_ssize_t sp = y_pred.strides[0] // <Py_ssize_t>sizeof(label_t)
+    cdef Py_ssize_t cells = (<Py_ssize_t>4) << (2 * shift)
+    for lane in range(n_lanes):
+        bad[2 * lane] = -1
+    if n_threads <= 1 or n_lanes == 1:
+        for lane in range(n_lanes):
+            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
+                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
+                        bad + 2 * lane)
+    else:
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
+            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
+                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
+                        bad + 2 * lane)
+
+
+cdef bint _any_bad(int64_t* bad, Py_ssize_t n_lanes) noexcept:
+    cdef Py_ssize_t lane
+    for lane in range(n_lanes):
+        if bad[2 * lane] >= 0:
+            return True
+    return False
+
+
+cdef object _compact(int64_t* lanes, Py_ssize_t n_lanes, uint64_t k, int64_t lo):
+    """Sum lanes and banks, keep the values that occur; returns (values, cm, in_true)."""
+    cdef Py_ssize_t kk = k * k, b, i, j, c, m = 0
+    cdef Py_ssize_t nb = 4 * n_lanes
+    cdef int64_t* tot = <int64_t*>calloc(kk, sizeof(int64_t))
+    cdef Py_ssize_t* keep = <Py_ssize_t*>calloc(k, sizeof(Py_ssize_t))
+    cdef cnp.npy_intp dims[2]
+    cdef int64_t* pv
+    cdef int64_t* pc
+    cdef cnp.npy_bool* pt
+    cdef int64_t x
+    if tot == NULL or keep == NULL:
+        free(tot)
+        free(keep)
+        raise MemoryError()
+    try:
+        for b in range(nb):
+            for c in range(kk):
+                tot[c] += lanes[b * kk + c]
+        for i in range(<Py_ssize_t>k):
+            for j in range(<Py_ssize_t>k):
+                if tot[i * k + j] != 0 or tot[j * k + i] != 0:
+                    keep[m] = i
+                    m += 1
+                    break
+        dims[0] = m
+        dims[1] = m
+        values = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
+        out = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT64, 0)
+        in_true = cnp.PyArray_ZEROS(1, dims, cnp.NPY_BOOL, 0)
+        pv = <int64_t*>cnp.PyArray_DATA(values)
+        pc = <int64_t*>cnp.PyArray_DATA(out)
+        pt = <cnp.npy_bool*>cnp.PyArray_DATA(in_true)
+        for i in range(m):
+            pv[i] = lo + keep[i]
+            for j in range(m):
+                x = tot[keep[i] * k + keep[j]]
+                pc[i * m + j] = x
+                if x != 0:
+                    pt[i] = 1
+        return values, out, in_true
+    finally:
+        free(tot)
+        free(keep)

@@ -34,6 +34,9 @@ _MAX_LANES = 64
 _CELL_BUDGET = 1 << 22  # table cells over all lanes (32 MiB)
 _PARALLEL_MIN = 1 << 18  # below this, one thread: OpenMP start-up costs more than it saves
 _U64 = 1 << 64
+# read-only "every label present" masks, sliced instead of allocated on the hot path
+_ALL_PRESENT = np.ones(_DENSE_MAX_RANGE, dtype=bool)
+_ALL_PRESENT.setflags(write=False)
 
 
 class ConfusionState:
@@ -229,6 +232,20 @@ def confusion_state(y_true, y_pred, sample_weight=None, labels=None, n_threads=N
     ``labels`` (optional) are added to the state's label values even when absent from the
     data. Raises ``ValueError``/``TypeError`` naming the argument for bad input.
     """
+    # Hot path (the common call: two native 1-D integer arrays of one dtype, unweighted):
+    # straight to the kernel, so small calls cost microseconds.
+    if (sample_weight is None and labels is None and type(y_true) is np.ndarray
+            and type(y_pred) is np.ndarray and y_true.ndim == 1 and y_pred.ndim == 1
+            and y_true.dtype is y_pred.dtype and y_true.dtype.char in _INT_CHARS
+            and y_true.dtype.isnative and 0 < y_true.shape[0] == y_pred.shape[0]
+            and y_true.shape[0] < _PARALLEL_MIN):
+        res = _confusion.dense_state(y_true, y_pred, _DENSE_MAX_RANGE, 1)
+        if res is not None:
+            values, cm, in_true = res
+            if values.dtype is not y_true.dtype:
+                values = values.astype(y_true.dtype)
+            return ConfusionState(values, cm, _ALL_PRESENT[: values.shape[0]],
+                                  y_true.shape[0], None, False, in_true)
     yt = as_1d(y_true, "y_true")
     yp = as_1d(y_pred, "y_pred")
     n = yt.shape[0]
@@ -285,6 +302,16 @@ def confusion_state(y_true, y_pred, sample_weight=None, labels=None, n_threads=N
                 at = at.astype(np.int64)
                 ap = ap.astype(np.int64)
         out_dtype = np.result_type(dt_t, dt_p)
+        if w is None and lab is None:
+            nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN else 1
+            res = _confusion.dense_state(at, ap, _DENSE_MAX_RANGE, nt)
+            if res is None:
+                return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
+            values, cm, in_true = res
+            if values.dtype != out_dtype:
+                values = values.astype(out_dtype)
+            present = np.ones(len(values), dtype=bool)
+            return ConfusionState(values, cm, present, n, None, False, in_true)
         if lab is not None and lab.size:
             if lab.dtype.kind == "f" and not np.array_equal(lab, np.floor(lab)):
                 return _state_encoded(yt, yp, w, lab, int_weights, n_threads)

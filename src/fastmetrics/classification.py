@@ -86,11 +86,11 @@ def _warn_prf(average, modifier, msg_start, result_size):
 
 def _prf_divide(num, den, metric, modifier, average, warn_for, zero_division):
     mask = den == 0
+    if not mask.any():
+        return np.true_divide(num, den, dtype=np.float64)
     den = np.array(den, dtype=np.float64)
     den[mask] = 1
     result = np.asarray(num, dtype=np.float64) / den
-    if not mask.any():
-        return result
     result[mask] = _check_zero_division(zero_division)
     if zero_division != "warn" or metric not in warn_for:
         return result
@@ -99,17 +99,25 @@ def _prf_divide(num, den, metric, modifier, average, warn_for, zero_division):
 
 
 def _nanaverage(a, weights=None):
-    if a.shape[0] == 0:
+    """scikit-learn's NaN-ignoring (weighted) mean, with the same floating-point steps."""
+    n = a.shape[0]
+    if n == 0:
         return np.nan
+    if weights is None:
+        total = np.add.reduce(a)
+        if total == total:  # no NaN: this is exactly what np.nanmean computes
+            return total / n
     mask = np.isnan(a)
     if mask.all():
         return np.nan
     if weights is None:
         return np.nanmean(a)
-    a, weights = a[~mask], np.asarray(weights)[~mask]
-    if np.sum(weights) == 0:  # all weights zero: plain mean, as scikit-learn falls back to
+    if mask.any():
+        a, weights = a[~mask], np.asarray(weights)[~mask]
+    wsum = np.sum(weights, dtype=np.float64)
+    if wsum == 0:  # all weights zero: plain mean, as scikit-learn falls back to
         return np.mean(a)
-    return np.average(a, weights=weights)
+    return np.multiply(a, weights, dtype=np.float64).sum() / wsum
 
 
 def _with_labels(state: ConfusionState, labels) -> tuple[ConfusionState, np.ndarray]:
@@ -120,9 +128,10 @@ def _with_labels(state: ConfusionState, labels) -> tuple[ConfusionState, np.ndar
     vals = state.values
     if lab.size == 0:
         return state, np.zeros(0, dtype=np.intp)
-    if (lab.dtype.kind in "USO") != (vals.dtype.kind in "USO"):
-        if lab.dtype.kind != "O" and vals.dtype.kind != "O":
-            raise ValueError("Mix of label input types (string and number)")
+    if _kind(lab) != _kind(vals):
+        # labels of another kind than the data (e.g. pos_label=1 for string labels) match
+        # nothing: they get zero rows and columns, appended after the data's labels
+        return _append_labels(state, lab)
     try:
         pos = np.searchsorted(vals, lab)
     except TypeError as exc:
@@ -152,6 +161,30 @@ def _with_labels(state: ConfusionState, labels) -> tuple[ConfusionState, np.ndar
     ext = ConfusionState(new_vals, cm, present, state.n_samples, state.weight_sum,
                          state.int_weights, in_true)
     return ext, np.searchsorted(new_vals, lab)
+
+
+def _kind(a) -> str:
+    if a.dtype.kind == "O":
+        return "str" if a.size and all(isinstance(v, str) for v in a.tolist()) else "num"
+    return "str" if a.dtype.kind in "US" else "num"
+
+
+def _append_labels(state: ConfusionState, lab: np.ndarray):
+    extra = list(dict.fromkeys(lab.tolist()))
+    k0 = len(state.values)
+    k = k0 + len(extra)
+    values = np.empty(k, dtype=object)
+    values[:k0] = state.values.tolist()
+    values[k0:] = extra
+    cm = np.zeros((k, k), dtype=state.cm.dtype)
+    cm[:k0, :k0] = state.cm
+    present = np.zeros(k, dtype=bool)
+    present[:k0] = state.present
+    in_true = np.zeros(k, dtype=bool)
+    in_true[:k0] = state.in_true
+    ext = ConfusionState(values, cm, present, state.n_samples, state.weight_sum,
+                         state.int_weights, in_true)
+    return ext, np.array([k0 + extra.index(v) for v in lab.tolist()], dtype=np.intp)
 
 
 def _state(y_true, y_pred, sample_weight, n_threads=None) -> ConfusionState:
@@ -262,14 +295,14 @@ def _sums(state, labels):
     scikit-learn's dtypes: int64 unweighted, float64 weighted, and its float64 quirk when no
     sample at all is correctly predicted."""
     if labels is None:
-        st, idx = state, np.flatnonzero(state.present)
+        st, idx = state, None if state.present.all() else np.flatnonzero(state.present)
     else:
         st, idx = _with_labels(state, labels)
     cm = st.cm
     diag = np.diagonal(cm)
-    tp = diag[idx]
-    pred = cm.sum(axis=0)[idx]
-    true = cm.sum(axis=1)[idx]
+    tp, pred, true = diag, cm.sum(axis=0), cm.sum(axis=1)
+    if idx is not None:
+        tp, pred, true = tp[idx], pred[idx], true[idx]
     if st.weighted:
         tp, pred, true = (np.asarray(x, dtype=np.float64) for x in (tp, pred, true))
     elif not diag.any():
@@ -326,7 +359,7 @@ def _check_set_wise_labels(state, average, labels, pos_label):
             "Samplewise metrics are not available outside of multilabel classification."
         )
     if average == "binary":
-        if state.y_type == "binary":
+        if state.y_type == "binary":  # noqa: SIM102
             present = state.present_labels.tolist()
             if pos_label not in present and len(present) >= 2:
                 raise ValueError(
@@ -350,7 +383,13 @@ def _check_set_wise_labels(state, average, labels, pos_label):
 
 
 def _prfs_from_state(state, *, beta=1.0, labels=None, pos_label=1, average=None,
-                     warn_for=("precision", "recall", "f-score"), zero_division="warn"):
+                     warn_for=("precision", "recall", "f-score"), zero_division="warn",
+                     need="prf"):
+    """scikit-learn's precision_recall_fscore_support computed from a state.
+
+    ``need`` names the outputs the caller uses ('p', 'r', 'f'); the others are skipped
+    (they would only have warned if named in ``warn_for``) and returned as None.
+    """
     _check_zero_division(zero_division)
     if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
         raise ValueError(f"beta must be a real number >= 0, got {beta!r}")
@@ -360,22 +399,34 @@ def _prfs_from_state(state, *, beta=1.0, labels=None, pos_label=1, average=None,
         tp = np.array([tp.sum()])
         pred = np.array([pred.sum()])
         true = np.array([true.sum()])
-    beta2 = beta**2
-    precision = _prf_divide(tp, pred, "precision", "predicted", average, warn_for,
+    f_inf = beta == np.inf
+    need_p = "p" in need or "precision" in warn_for or ("f" in need and beta == 0)
+    need_r = "r" in need or "recall" in warn_for or ("f" in need and f_inf)
+    precision = recall = f = None
+    if need_p:
+        precision = _prf_divide(tp, pred, "precision", "predicted", average, warn_for,
+                                zero_division)
+    if need_r:
+        recall = _prf_divide(tp, true, "recall", "true", average, warn_for, zero_division)
+    if "f" in need or "f-score" in warn_for:
+        if f_inf:
+            f = recall
+        elif beta == 0:
+            f = precision
+        else:
+            beta2 = beta**2
+            if beta2 == 1:  # same floating-point values, three array operations fewer
+                num, denom = tp * 2.0, true + pred
+            else:
+                num = (1 + beta2) * tp.astype(np.float64)
+                denom = beta2 * true.astype(np.float64) + pred.astype(np.float64)
+            f = _prf_divide(num, denom, "f-score", "true nor predicted", average, warn_for,
                             zero_division)
-    recall = _prf_divide(tp, true, "recall", "true", average, warn_for, zero_division)
-    if np.isposinf(beta):
-        f = recall
-    elif beta == 0:
-        f = precision
-    else:
-        denom = beta2 * true.astype(np.float64) + pred.astype(np.float64)
-        f = _prf_divide((1 + beta2) * tp.astype(np.float64), denom, "f-score",
-                        "true nor predicted", average, warn_for, zero_division)
     if average is not None:
         weights = true if average == "weighted" else None
-        return (float(_nanaverage(precision, weights)), float(_nanaverage(recall, weights)),
-                float(_nanaverage(f, weights)), None)
+        return tuple(
+            None if v is None else float(_nanaverage(v, weights)) for v in (precision, recall, f)
+        ) + (None,)
     return precision, recall, f, true
 
 
@@ -431,7 +482,7 @@ def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="bina
     state = _state(y_true, y_pred, sample_weight, n_threads)
     return _prfs_from_state(state, beta=beta, labels=labels, pos_label=pos_label,
                             average=average, warn_for=("f-score",),
-                            zero_division=zero_division)[2]
+                            zero_division=zero_division, need="f")[2]
 
 
 def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
@@ -447,7 +498,7 @@ def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
     state = _state(y_true, y_pred, sample_weight, n_threads)
     return _prfs_from_state(state, beta=1.0, labels=labels, pos_label=pos_label,
                             average=average, warn_for=("f-score",),
-                            zero_division=zero_division)[2]
+                            zero_division=zero_division, need="f")[2]
 
 
 def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
@@ -462,7 +513,7 @@ def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary
     """
     state = _state(y_true, y_pred, sample_weight, n_threads)
     return _prfs_from_state(state, labels=labels, pos_label=pos_label, average=average,
-                            warn_for=("precision",), zero_division=zero_division)[0]
+                            warn_for=("precision",), zero_division=zero_division, need="p")[0]
 
 
 def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
@@ -477,7 +528,7 @@ def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
     """
     state = _state(y_true, y_pred, sample_weight, n_threads)
     return _prfs_from_state(state, labels=labels, pos_label=pos_label, average=average,
-                            warn_for=("recall",), zero_division=zero_division)[1]
+                            warn_for=("recall",), zero_division=zero_division, need="r")[1]
 
 
 # --------------------------------------------------------------------------- others
