@@ -1,0 +1,87 @@
+"""Many Python threads at once give the serial result; repeated calls do not leak."""
+
+import gc
+import threading
+
+import numpy as np
+import psutil
+import pytest
+
+import fastmetrics as fm
+from fastmetrics import _confusion
+
+
+def _inputs():
+    rng = np.random.default_rng(3)
+    small_t = rng.integers(0, 5, 2_000).astype(np.int32)
+    small_p = rng.integers(0, 5, 2_000).astype(np.int32)
+    big_t = rng.integers(-3, 40, 400_000)
+    big_p = np.where(rng.random(400_000) < 0.5, big_t, rng.integers(-3, 40, 400_000))
+    w = rng.random(400_000)
+    for a in (small_t, small_p, big_t, big_p, w):
+        a.setflags(write=False)
+    return small_t, small_p, big_t, big_p, w
+
+
+CALLS = [
+    lambda d: fm.confusion_matrix(d[0], d[1]),
+    lambda d: fm.f1_score(d[0], d[1], average="macro"),
+    lambda d: fm.confusion_matrix(d[2], d[3]),
+    lambda d: fm.confusion_matrix(d[2], d[3], sample_weight=d[4], n_threads=2),
+    lambda d: fm.score(d[2], d[3]).macro_f1,
+]
+
+
+def test_many_threads_match_serial():
+    data = _inputs()
+    expected = [c(data) for c in CALLS]
+    errors = []
+
+    def worker(seed):
+        order = np.random.default_rng(seed).permutation(len(CALLS) * 8) % len(CALLS)
+        for i in order:
+            got = CALLS[i](data)
+            if not np.array_equal(np.asarray(got), np.asarray(expected[i])):
+                errors.append((i, got))
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def _rss():
+    gc.collect()
+    return psutil.Process().memory_info().rss
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda a, b, w: fm.f1_score(a, b, average="macro"),
+        lambda a, b, w: fm.confusion_matrix(a, b, sample_weight=w),
+        lambda a, b, w: fm.classification_report(a, b, output_dict=True),
+        lambda a, b, w: fm.confusion_matrix(a.astype(str), b),  # error path
+        lambda a, b, w: _confusion.dense_state(a, b, 1024, 1),
+    ],
+)
+def test_repeated_calls_do_not_leak(call):
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 6, 5_000)
+    b = rng.integers(0, 6, 5_000)
+    w = rng.random(5_000)
+
+    def many(n):
+        for _ in range(n):
+            try:
+                call(a, b, w)
+            except ValueError:
+                pass
+
+    many(300)  # warm caches and allocator pools
+    before = _rss()
+    many(3_000)
+    grown = _rss() - before
+    assert grown < 4 * 2**20, f"RSS grew by {grown / 2**20:.1f} MiB over 3,000 calls"
