@@ -41,7 +41,7 @@ cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t 
     return <Py_ssize_t>((<int64_t>n * lane) // n_lanes)
 
 
-cdef void _count_lane(const label_t* yt, Py_ssize_t st, const label_t* yp, Py_ssize_t sp,
+cdef inline void _count_lane(const label_t* yt, Py_ssize_t st, const label_t* yp, Py_ssize_t sp,
                       Py_ssize_t start, Py_ssize_t stop, uint64_t lo, int shift, int64_t* table,
                       int64_t* bad) noexcept nogil:
     """Unweighted counts of one lane into a (2**shift)**2 table (times 4 banks).
@@ -324,14 +324,24 @@ cdef void _dense_lanes(const label_t[:] y_true, const label_t[:] y_pred, uint64_
         bad[2 * lane] = -1
     if n_threads <= 1 or n_lanes == 1:
         for lane in range(n_lanes):
-            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
-                        bad + 2 * lane)
+            if st == 1 and sp == 1:  # contiguous: constant strides let the compiler simplify
+                _count_lane(&y_true[0], 1, &y_pred[0], 1, _lane_start(n, n_lanes, lane),
+                            _lane_start(n, n_lanes, lane + 1), lo, shift,
+                            lanes + lane * cells, bad + 2 * lane)
+            else:
+                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
+                            _lane_start(n, n_lanes, lane + 1), lo, shift,
+                            lanes + lane * cells, bad + 2 * lane)
     else:
         for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
-                        bad + 2 * lane)
+            if st == 1 and sp == 1:
+                _count_lane(&y_true[0], 1, &y_pred[0], 1, _lane_start(n, n_lanes, lane),
+                            _lane_start(n, n_lanes, lane + 1), lo, shift,
+                            lanes + lane * cells, bad + 2 * lane)
+            else:
+                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
+                            _lane_start(n, n_lanes, lane + 1), lo, shift,
+                            lanes + lane * cells, bad + 2 * lane)
 
 
 cdef bint _any_bad(int64_t* bad, Py_ssize_t n_lanes) noexcept:
