@@ -85,3 +85,29 @@ def test_repeated_calls_do_not_leak(call):
     many(3_000)
     grown = _rss() - before
     assert grown < 4 * 2**20, f"RSS grew by {grown / 2**20:.1f} MiB over 3,000 calls"
+
+
+def _peak_traced(fn):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_no_allocation_proportional_to_n(weighted):
+    rng = np.random.default_rng(5)
+    peaks = []
+    for n in (100_000, 3_000_000):
+        yt = rng.integers(0, 10, n).astype(np.int32)
+        yp = rng.integers(0, 10, n).astype(np.int32)
+        w = rng.random(n) if weighted else None
+        fm.f1_score(yt, yp, average="macro", sample_weight=w)  # warm up
+        peaks.append(_peak_traced(lambda: fm.f1_score(yt, yp, average="macro", sample_weight=w)))
+    # a copy of the 3e6 labels would be 12 MB; the state is at most 64 lanes of K x K cells
+    # (bounded whatever n is), here well under 1 MiB
+    assert max(peaks) < 2**20, peaks
