@@ -1,0 +1,33 @@
+# Stubs for the compiled confusion-counting kernels (fastmetrics/_confusion.pyx).
+# Real argument types are typed memoryviews; label arrays are fused over
+# int8..int64 and uint8..uint64 (``const label_t[:]``), weights over float32/float64.
+import numpy as np
+import numpy.typing as npt
+
+def count(
+    y_true: npt.NDArray[np.integer],  # const label_t[:]
+    y_pred: npt.NDArray[np.integer],  # const label_t[:]
+    lo: int,  # uint64_t, label value of table row 0 (mod 2**64)
+    shift: int,  # table side is 2**shift
+    tables: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 4 * 4**shift)
+    bad: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 2): (index, kind) or -1
+    n_threads: int,
+) -> None: ...
+def count_weighted(
+    y_true: npt.NDArray[np.integer],  # const label_t[:]
+    y_pred: npt.NDArray[np.integer],  # const label_t[:]
+    sample_weight: npt.NDArray[np.floating],  # const weight_t[:]
+    lo: int,
+    k: int,
+    tables: npt.NDArray[np.float64],  # double[:, ::1] (n_lanes, k * k)
+    seen: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 2 * k)
+    bad: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 2)
+    n_threads: int,
+) -> None: ...
+def minmax(a: npt.NDArray[np.integer], stop: int) -> tuple[int, int]: ...
+def dense_state(
+    y_true: npt.NDArray[np.integer],  # const label_t[:]
+    y_pred: npt.NDArray[np.integer],  # const label_t[:]
+    max_range: int,
+    n_threads: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None: ...
