@@ -21,6 +21,7 @@ def count_weighted(
     k: int,
     tables: npt.NDArray[np.float64],  # double[:, ::1] (n_lanes, k * k)
     seen: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 2 * k)
+    margins: npt.NDArray[np.float64],  # double[:, ::1] (n_lanes, 2 * k) weight sums
     bad: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 2)
     n_threads: int,
 ) -> None: ...

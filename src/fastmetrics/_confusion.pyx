@@ -92,7 +92,7 @@ cdef inline void _count_lane(const label_t* yt, Py_ssize_t st, const label_t* yp
 cdef void _count_lane_weighted(const label_t[:] yt, const label_t[:] yp,
                                const weight_t[:] w, Py_ssize_t start, Py_ssize_t stop,
                                uint64_t lo, uint64_t k, double* table, int64_t* seen,
-                               int64_t* bad) noexcept nogil:
+                               double* margins, int64_t* bad) noexcept nogil:
     """Weighted sums of one lane, plus per-value occurrence counts (a label with only
     zero-weight samples is still a present label, as in scikit-learn)."""
     cdef Py_ssize_t i
@@ -117,6 +117,9 @@ cdef void _count_lane_weighted(const label_t[:] yt, const label_t[:] yp,
         table[a * k + b] += wi
         seen[a] += 1
         seen[k + b] += 1
+        # per-label weight sums in input order (what np.bincount(weights=) computes)
+        margins[a] += wi
+        margins[k + b] += wi
 
 
 def count(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo, int shift,
@@ -148,17 +151,19 @@ def count(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo, int shi
 
 def count_weighted(const label_t[:] y_true, const label_t[:] y_pred,
                    const weight_t[:] sample_weight, uint64_t lo, uint64_t k,
-                   double[:, ::1] tables, int64_t[:, ::1] seen, int64_t[:, ::1] bad,
-                   int n_threads):
+                   double[:, ::1] tables, int64_t[:, ::1] seen, double[:, ::1] margins,
+                   int64_t[:, ::1] bad, int n_threads):
     """Weighted variant of :func:`count`: ``tables`` is (n_lanes, k*k) float64 sums of
-    weights, ``seen`` is (n_lanes, 2*k) occurrence counts of each value in y_true then y_pred.
+    weights, ``seen`` is (n_lanes, 2*k) occurrence counts of each value in y_true then y_pred,
+    ``margins`` (n_lanes, 2*k) their weight sums, accumulated in input order.
     Non-finite weights are reported in ``bad`` with kind 3."""
     cdef Py_ssize_t n = y_true.shape[0]
     cdef Py_ssize_t n_lanes = tables.shape[0]
     cdef Py_ssize_t lane
     if (y_pred.shape[0] != n or sample_weight.shape[0] != n or bad.shape[0] != n_lanes
             or seen.shape[0] != n_lanes or tables.shape[1] < <Py_ssize_t>(k * k)
-            or seen.shape[1] < <Py_ssize_t>(2 * k)):
+            or seen.shape[1] < <Py_ssize_t>(2 * k) or margins.shape[0] != n_lanes
+            or margins.shape[1] < <Py_ssize_t>(2 * k)):
         raise ValueError("count_weighted: inconsistent shapes")
     with nogil:
         if n_threads <= 1 or n_lanes == 1:
@@ -166,13 +171,15 @@ def count_weighted(const label_t[:] y_true, const label_t[:] y_pred,
                 _count_lane_weighted(y_true, y_pred, sample_weight,
                                      _lane_start(n, n_lanes, lane),
                                      _lane_start(n, n_lanes, lane + 1), lo, k,
-                                     &tables[lane, 0], &seen[lane, 0], &bad[lane, 0])
+                                     &tables[lane, 0], &seen[lane, 0], &margins[lane, 0],
+                                     &bad[lane, 0])
         else:
             for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
                 _count_lane_weighted(y_true, y_pred, sample_weight,
                                      _lane_start(n, n_lanes, lane),
                                      _lane_start(n, n_lanes, lane + 1), lo, k,
-                                     &tables[lane, 0], &seen[lane, 0], &bad[lane, 0])
+                                     &tables[lane, 0], &seen[lane, 0], &margins[lane, 0],
+                                     &bad[lane, 0])
 
 
 def minmax(const label_t[:] a, Py_ssize_t stop):

@@ -58,13 +58,17 @@ class ConfusionState:
         Weights were integer/bool typed (scikit-learn then reports int64 matrices).
     in_true : ndarray of bool (K,)
         Which values occur in y_true.
+    margins : ndarray (2, K) or None
+        Weighted only: per-label weight sums over y_true (row 0) and y_pred (row 1), added
+        in input order like ``np.bincount(..., weights=)`` (equal to the row/column sums of
+        ``cm`` up to rounding).
     """
 
     __slots__ = ("values", "cm", "present", "n_samples", "weight_sum", "int_weights",
-                 "in_true")
+                 "in_true", "margins")
 
     def __init__(self, values, cm, present, n_samples, weight_sum=None, int_weights=False,
-                 in_true=None):
+                 in_true=None, margins=None):
         self.values = values
         self.cm = cm
         self.present = present
@@ -72,6 +76,7 @@ class ConfusionState:
         self.weight_sum = weight_sum
         self.int_weights = int_weights
         self.in_true = present if in_true is None else in_true
+        self.margins = margins
 
     @property
     def weighted(self) -> bool:
@@ -105,11 +110,15 @@ class ConfusionState:
         cm = np.zeros((k, k), dtype=dtype)
         present = np.zeros(k, dtype=bool)
         in_true = np.zeros(k, dtype=bool)
+        margins = np.zeros((2, k)) if dtype is np.float64 else None
         for s in (self, other):
             ix = np.searchsorted(values, s.values)
             cm[np.ix_(ix, ix)] += s.cm
             present[ix] |= s.present
             in_true[ix] |= s.in_true
+            if margins is not None:
+                margins[:, ix] += s.margins if s.margins is not None else np.stack(
+                    [s.cm.sum(axis=1), s.cm.sum(axis=0)])
         ws = None
         if self.weighted or other.weighted:
             ws = (self.weight_sum if self.weighted else float(self.n_samples)) + (
@@ -117,7 +126,7 @@ class ConfusionState:
             )
         return ConfusionState(
             values, cm, present, self.n_samples + other.n_samples, ws,
-            self.int_weights and other.int_weights, in_true,
+            self.int_weights and other.int_weights, in_true, margins,
         )
 
 
@@ -206,19 +215,21 @@ def _count_dense(yt, yp, w, lo: int, k: int, n_threads):
         _confusion.count(yt, yp, ulo, k.bit_length() - 1, tables, bad, nt)
         if bad[:, 0].max() >= 0:
             return None
-        return tables.reshape(lanes * 4, k, k).sum(axis=0), None
+        return tables.reshape(lanes * 4, k, k).sum(axis=0), None, None
     lanes = _n_lanes(n, k * k + 2 * k)
     tables = np.zeros((lanes, k * k), dtype=np.float64)
     seen = np.zeros((lanes, 2 * k), dtype=np.int64)
+    margins = np.zeros((lanes, 2 * k), dtype=np.float64)
     bad = np.full((lanes, 2), -1, dtype=np.int64)
-    _confusion.count_weighted(yt, yp, w, ulo, k, tables, seen, bad, nt)
+    _confusion.count_weighted(yt, yp, w, ulo, k, tables, seen, margins, bad, nt)
     if bad[:, 0].max() >= 0:
         kinds = bad[:, 1][bad[:, 0] >= 0]
         if (kinds == 3).any():
             raise ValueError("sample_weight contains NaN or infinity")
         return None
     # lanes are summed in lane order: the same bits whatever the thread count
-    return np.add.reduce(tables, axis=0).reshape(k, k), seen.sum(axis=0).reshape(2, k)
+    return (np.add.reduce(tables, axis=0).reshape(k, k), seen.sum(axis=0).reshape(2, k),
+            np.add.reduce(margins, axis=0).reshape(2, k))
 
 
 def _minmax(a, stop=None):
@@ -319,7 +330,7 @@ def confusion_state(y_true, y_pred, sample_weight=None, labels=None, n_threads=N
         st = _state_int(at, ap, w, lab, n_threads)
         if st is None:
             return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
-        values, cm, present, in_true = st
+        values, cm, present, in_true, margins = st
         if out_dtype.kind == "b":
             values = values.astype(bool)
         elif values.dtype != out_dtype:
@@ -327,7 +338,7 @@ def confusion_state(y_true, y_pred, sample_weight=None, labels=None, n_threads=N
     else:
         return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
     return ConfusionState(values, cm, present, n, None if w is None else _wsum(w), int_weights,
-                          in_true)
+                          in_true, margins)
 
 
 def _wsum(w) -> float:
@@ -371,7 +382,7 @@ def _state_int(at, ap, w, lab, n_threads):
             res = _count_dense(at, ap, w, lo, _next_pow2(hi - lo + 1), n_threads)
     if res is None:
         return None
-    table, seen = res
+    table, seen, margins = res
     if seen is None:
         in_true = table.any(axis=1)
         present = in_true | table.any(axis=0)
@@ -384,7 +395,7 @@ def _state_int(at, ap, w, lab, n_threads):
     idx = np.flatnonzero(keep)
     values = idx + lo
     cm = table[np.ix_(idx, idx)]
-    return values, cm, present[idx], in_true[idx]
+    return values, cm, present[idx], in_true[idx], None if margins is None else margins[:, idx]
 
 
 def _state_encoded(yt, yp, w, lab, int_weights, n_threads) -> ConfusionState:
@@ -406,18 +417,23 @@ def _state_encoded(yt, yp, w, lab, int_weights, n_threads) -> ConfusionState:
     cp = np.searchsorted(values, up)[ip.reshape(-1)]
     k = len(values)
     res = _count_dense(ct, cp, w, 0, _next_pow2(k), n_threads) if k <= _DENSE_MAX_RANGE else None
+    margins = None
     if res is None:  # very many distinct labels: bincount on the codes (still exact)
         if w is None:
             cm = np.bincount(ct * k + cp, minlength=k * k).reshape(k, k).astype(np.int64)
         else:
-            cm = np.bincount(ct * k + cp, weights=w, minlength=k * k).reshape(k, k)
             if not np.isfinite(w).all():
                 raise ValueError("sample_weight contains NaN or infinity")
+            cm = np.bincount(ct * k + cp, weights=w, minlength=k * k).reshape(k, k)
+            margins = np.stack([np.bincount(ct, weights=w, minlength=k),
+                                np.bincount(cp, weights=w, minlength=k)])
     else:
         cm = res[0][:k, :k]
+        if res[2] is not None:
+            margins = res[2][:, :k]
     present = np.isin(values, present_vals)
     in_true = np.isin(values, ut)
     if yt.dtype.kind == "b" and yp.dtype.kind == "b":
         values = values.astype(bool)
     return ConfusionState(values, cm, present, n, None if w is None else _wsum(w), int_weights,
-                          in_true)
+                          in_true, margins)

@@ -158,8 +158,12 @@ def _with_labels(state: ConfusionState, labels) -> tuple[ConfusionState, np.ndar
     present[old] = state.present
     in_true = np.zeros(k, dtype=bool)
     in_true[old] = state.in_true
+    margins = None
+    if state.margins is not None:
+        margins = np.zeros((2, k))
+        margins[:, old] = state.margins
     ext = ConfusionState(new_vals, cm, present, state.n_samples, state.weight_sum,
-                         state.int_weights, in_true)
+                         state.int_weights, in_true, margins)
     return ext, np.searchsorted(new_vals, lab)
 
 
@@ -182,8 +186,12 @@ def _append_labels(state: ConfusionState, lab: np.ndarray):
     present[:k0] = state.present
     in_true = np.zeros(k, dtype=bool)
     in_true[:k0] = state.in_true
+    margins = None
+    if state.margins is not None:
+        margins = np.zeros((2, k))
+        margins[:, :k0] = state.margins
     ext = ConfusionState(values, cm, present, state.n_samples, state.weight_sum,
-                         state.int_weights, in_true)
+                         state.int_weights, in_true, margins)
     return ext, np.array([k0 + extra.index(v) for v in lab.tolist()], dtype=np.intp)
 
 
@@ -300,11 +308,17 @@ def _sums(state, labels):
         st, idx = _with_labels(state, labels)
     cm = st.cm
     diag = np.diagonal(cm)
-    tp, pred, true = diag, cm.sum(axis=0), cm.sum(axis=1)
+    if st.margins is not None:  # weighted: sums in scikit-learn's (bincount's) order
+        tp, pred, true = diag, st.margins[1], st.margins[0]
+    else:
+        tp, pred, true = diag, cm.sum(axis=0), cm.sum(axis=1)
     if idx is not None:
         tp, pred, true = tp[idx], pred[idx], true[idx]
     if st.weighted:
         tp, pred, true = (np.asarray(x, dtype=np.float64) for x in (tp, pred, true))
+        # scikit-learn recovers these as tp + fp and tp + fn from its 2 x 2 matrices
+        pred = tp + (pred - tp)
+        true = tp + (true - tp)
     elif not diag.any():
         # scikit-learn's multilabel_confusion_matrix makes tp a float zero array when no
         # sample is predicted correctly, which turns every derived count float64.
