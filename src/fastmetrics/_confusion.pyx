@@ -122,33 +122,6 @@ cdef void _count_lane_weighted(const label_t[:] yt, const label_t[:] yp,
         margins[k + b] += wi
 
 
-def count(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo, int shift,
-          int64_t[:, ::1] tables, int64_t[:, ::1] bad, int n_threads):
-    """Fill ``tables[lane]`` (shape (n_lanes, 4*k*k) with k = 2**shift: four banks per lane)
-    with the counts of pairs whose values lie in ``lo .. lo+k-1``. ``bad[lane] = (index, kind)`` marks the first
-    value out of range in a lane (index -1 if none); the caller must check it."""
-    cdef Py_ssize_t n = y_true.shape[0]
-    cdef Py_ssize_t n_lanes = tables.shape[0]
-    cdef Py_ssize_t lane
-    if n == 0:
-        return
-    # element strides (numpy strides of these dtypes are multiples of the item size)
-    cdef Py_ssize_t st = y_true.strides[0] // <Py_ssize_t>sizeof(label_t)
-    cdef Py_ssize_t sp = y_pred.strides[0] // <Py_ssize_t>sizeof(label_t)
-    if (shift < 0 or shift > 15 or y_pred.shape[0] != n or bad.shape[0] != n_lanes
-            or tables.shape[1] < (<Py_ssize_t>4) << (2 * shift)):
-        raise ValueError("count: inconsistent shapes")
-    with nogil:
-        if n_threads <= 1 or n_lanes == 1:
-            for lane in range(n_lanes):
-                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift, &tables[lane, 0], &bad[lane, 0])
-        else:
-            for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift, &tables[lane, 0], &bad[lane, 0])
-
-
 def count_weighted(const label_t[:] y_true, const label_t[:] y_pred,
                    const weight_t[:] sample_weight, uint64_t lo, uint64_t k,
                    double[:, ::1] tables, int64_t[:, ::1] seen, double[:, ::1] margins,
