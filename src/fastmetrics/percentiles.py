@@ -258,7 +258,7 @@ def quantile(a, q, axis=None, *, method="linear"):
     >>> quantile(a, 0.5)
     np.float64(3.5)
     >>> quantile(a, [0.25, 0.75], method="lower")
-    array([2, 7])
+    array([2, 4])
     """
     arr = _as_data(a, axis)
     _check_method(method)
