@@ -26,6 +26,8 @@ Without the fixture, :func:`record_latency` stores any :class:`~fastmetrics.Late
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pytest
 
@@ -37,11 +39,12 @@ __all__ = ["record_latency", "percentiles_from_benchmark", "latency_benchmark"]
 def record_latency(benchmark, stats, *, prefix: str = "") -> LatencyStats:
     """Store a latency summary in ``benchmark.extra_info`` (keys ``{prefix}p50_ms`` ...).
 
-    ``stats`` is a :class:`LatencyStats` or a sequence of durations in nanoseconds.
+    ``stats`` is a :class:`LatencyStats` or a sequence of durations in nanoseconds. Values
+    are stored unrounded (sub-microsecond calls would round to 0 ms).
     """
     if not isinstance(stats, LatencyStats):
         stats = latency_stats(stats)
-    for key, value in stats.as_row().items():
+    for key, value in asdict(stats).items():
         benchmark.extra_info[prefix + key] = value
     return stats
 
