@@ -279,3 +279,20 @@ def test_no_memory_growth():
         fm.latency_stats(small)
     gc.collect()
     assert proc.memory_info().rss - rss0 < 20 * 2**20
+
+
+def test_no_input_sized_allocation():
+    tracemalloc = pytest.importorskip("tracemalloc")
+    a = np.random.default_rng(10).standard_normal(4_000_000)  # 32 MB
+    tracemalloc.start()
+    try:
+        got = fm.percentile(a, [50, 95, 99])
+        ours = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        expected = np.percentile(a, [50, 95, 99])
+        theirs = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(got, expected)
+    assert theirs >= a.nbytes  # numpy copies the input
+    assert ours < 12 * 2**20  # fixed scratch (8 MB) + workspace (~2.3 MB)
