@@ -40,6 +40,18 @@ from .report import (
 )
 
 # -- percentiles / timing (issue 3) --
+from .percentiles import percentile, quantile
+from .timing import (
+    RESULTS_HEADER,
+    BatchStats,
+    LatencyStats,
+    ModelBenchmark,
+    append_results,
+    benchmark_model,
+    latency_stats,
+    measure_batch,
+    measure_latency,
+)
 
 # -- calibration / regression (issue 4) --
 
@@ -70,6 +82,17 @@ __all__ = [
     "recall_score",
     "score",
     # -- percentiles / timing (issue 3) --
+    "percentile",
+    "quantile",
+    "LatencyStats",
+    "BatchStats",
+    "ModelBenchmark",
+    "RESULTS_HEADER",
+    "latency_stats",
+    "measure_latency",
+    "measure_batch",
+    "benchmark_model",
+    "append_results",
     # -- calibration / regression (issue 4) --
     # -- ranking (issue 5) --
     # -- LM / groups / robustness (issue 8) --
