@@ -3,9 +3,7 @@ exclusion and seeded inputs, measure_batch, benchmark_model, the results log, th
 pytest-benchmark helpers."""
 
 import math
-import sys
 import time
-import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,20 +150,6 @@ def test_measure_batch_zero_time_is_inf(monkeypatch):
 # -- benchmark_model / append_results --------------------------------------------------------
 
 
-@pytest.fixture
-def classification_module(monkeypatch):
-    """fastmetrics.classification, or (before it is merged) a stand-in with sklearn's."""
-    try:
-        import fastmetrics.classification  # noqa: F401
-    except ImportError:
-        from sklearn.metrics import accuracy_score, f1_score
-
-        mod = types.ModuleType("fastmetrics.classification")
-        mod.accuracy_score, mod.f1_score = accuracy_score, f1_score
-        monkeypatch.setitem(sys.modules, "fastmetrics.classification", mod)
-        monkeypatch.setattr(fm, "classification", mod, raising=False)
-
-
 class ProbaModel:
     """predict() returns class probabilities, as some non-sklearn models do."""
 
@@ -180,7 +164,7 @@ class ProbaModel:
         return p
 
 
-def test_benchmark_model_classification(classification_module):
+def test_benchmark_model_classification():
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import accuracy_score, f1_score
 
@@ -227,26 +211,7 @@ class _Metrics:
     oos_recall: float | None = None
 
 
-def _stand_in_format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=None):
-    def fmt(v, digits=4):
-        return "N/A" if v is None else f"{v:.{digits}f}"
-
-    return (f"| {name} | {fmt(metrics.accuracy)} | {fmt(metrics.macro_f1)} "
-            f"| {fmt(metrics.oos_recall)} | {fmt(latency.p50_ms, 1) if latency else 'N/A'} "
-            f"| {fmt(latency.p95_ms, 1) if latency else 'N/A'} |")
-
-
-@pytest.fixture
-def report_module(monkeypatch):
-    try:
-        import fastmetrics.report  # noqa: F401
-    except ImportError:
-        mod = types.ModuleType("fastmetrics.report")
-        mod.format_metrics_row = _stand_in_format_metrics_row
-        monkeypatch.setitem(sys.modules, "fastmetrics.report", mod)
-
-
-def test_append_results(tmp_path, report_module):
+def test_append_results(tmp_path):
     path = tmp_path / "RESULTS.md"
     lat = fm.latency_stats([1_000_000, 3_000_000])
     fm.append_results(path, "tfidf-lr", _Metrics(0.9, 0.85, 0.5), lat)

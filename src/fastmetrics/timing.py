@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .report import RESULTS_HEADER, format_metrics_row
+
 from . import _select
 
 __all__ = [
@@ -341,12 +343,6 @@ def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classifica
     return ModelBenchmark(task, fit_seconds, batch, latency, metrics)
 
 
-RESULTS_HEADER = (
-    "| name | accuracy | macro_f1 | oos_recall | p50_ms | p95_ms |\n"
-    "|---|---|---|---|---|---|\n"
-)
-
-
 def append_results(path, name, metrics, latency=None) -> str:
     """Append one markdown row for a run to the results log at ``path`` (e.g. RESULTS.md).
 
@@ -355,8 +351,6 @@ def append_results(path, name, metrics, latency=None) -> str:
     :func:`fastmetrics.report.format_metrics_row` (columns name, accuracy, macro_f1,
     oos_recall, p50_ms, p95_ms; missing values render as N/A). Returns the row written.
     """
-    from .report import format_metrics_row
-
     row = format_metrics_row(name, metrics, latency)
     path = os.fspath(path)
     with open(path, "a", encoding="utf-8") as f:
