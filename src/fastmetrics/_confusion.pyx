@@ -29,7 +29,7 @@ ctypedef fused weight_t:
     float
     double
 
-# Error kinds written to ``bad[lane, 1]``.
+# Error kinds written to ``bad[lane, 1]`` (1 and 2 as in csrc/fm_count.h).
 cdef enum:
     BAD_TRUE = 1
     BAD_PRED = 2
@@ -41,52 +41,45 @@ cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t 
     return <Py_ssize_t>((<int64_t>n * lane) // n_lanes)
 
 
-cdef inline void _count_lane(const label_t* yt, Py_ssize_t st, const label_t* yp, Py_ssize_t sp,
-                      Py_ssize_t start, Py_ssize_t stop, uint64_t lo, int shift, int64_t* table,
-                      int64_t* bad) noexcept nogil:
-    """Unweighted counts of one lane into a (2**shift)**2 table (times 4 banks).
+cdef extern from "fm_count.h" nogil:
+    void fm_count_i8(const int8_t*, Py_ssize_t, const int8_t*, Py_ssize_t, Py_ssize_t,
+                     Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_i16(const int16_t*, Py_ssize_t, const int16_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_i32(const int32_t*, Py_ssize_t, const int32_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_i64(const int64_t*, Py_ssize_t, const int64_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_u8(const uint8_t*, Py_ssize_t, const uint8_t*, Py_ssize_t, Py_ssize_t,
+                     Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_u16(const uint16_t*, Py_ssize_t, const uint16_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_u32(const uint32_t*, Py_ssize_t, const uint32_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_u64(const uint64_t*, Py_ssize_t, const uint64_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
 
-    Four interleaved banks break the store-to-load dependency when consecutive samples hit
-    the same cell (the common, skewed case). Since k = 2**shift, one OR of the four offsets
-    checks all eight values at once."""
-    cdef Py_ssize_t i
-    cdef uint64_t a0, b0, a1, b1, a2, b2, a3, b3
-    cdef uint64_t k = (<uint64_t>1) << shift
-    cdef uint64_t kk = k * k
-    cdef int64_t* bank1 = table + kk
-    cdef int64_t* bank2 = table + 2 * kk
-    cdef int64_t* bank3 = table + 3 * kk
-    i = start
-    while i + 3 < stop:
-        # Modular arithmetic: v - lo < k exactly when lo <= v < lo + k, for any int type.
-        a0 = <uint64_t>yt[(i) * st] - lo
-        b0 = <uint64_t>yp[(i) * sp] - lo
-        a1 = <uint64_t>yt[(i + 1) * st] - lo
-        b1 = <uint64_t>yp[(i + 1) * sp] - lo
-        a2 = <uint64_t>yt[(i + 2) * st] - lo
-        b2 = <uint64_t>yp[(i + 2) * sp] - lo
-        a3 = <uint64_t>yt[(i + 3) * st] - lo
-        b3 = <uint64_t>yp[(i + 3) * sp] - lo
-        if ((a0 | b0 | a1 | b1 | a2 | b2 | a3 | b3) >> shift) != 0:
-            break
-        table[(a0 << shift) | b0] += 1
-        bank1[(a1 << shift) | b1] += 1
-        bank2[(a2 << shift) | b2] += 1
-        bank3[(a3 << shift) | b3] += 1
-        i += 4
-    while i < stop:
-        a0 = <uint64_t>yt[(i) * st] - lo
-        b0 = <uint64_t>yp[(i) * sp] - lo
-        if a0 >= k:
-            bad[0] = i
-            bad[1] = BAD_TRUE
-            return
-        if b0 >= k:
-            bad[0] = i
-            bad[1] = BAD_PRED
-            return
-        table[(a0 << shift) | b0] += 1
-        i += 1
+
+cdef inline void _count_lane(const label_t* yt, Py_ssize_t st, const label_t* yp,
+                             Py_ssize_t sp, Py_ssize_t start, Py_ssize_t stop, uint64_t lo,
+                             int shift, int64_t* table, int64_t* bad) noexcept nogil:
+    """Unweighted counts of one lane into four banks of a (2**shift)**2 table (csrc/fm_count.h)."""
+    if label_t is int8_t:
+        fm_count_i8(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is int16_t:
+        fm_count_i16(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is int32_t:
+        fm_count_i32(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is int64_t:
+        fm_count_i64(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is uint8_t:
+        fm_count_u8(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is uint16_t:
+        fm_count_u16(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is uint32_t:
+        fm_count_u32(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    else:
+        fm_count_u64(yt, st, yp, sp, start, stop, lo, shift, table, bad)
 
 
 cdef void _count_lane_weighted(const label_t[:] yt, const label_t[:] yp,
@@ -304,24 +297,14 @@ cdef void _dense_lanes(const label_t[:] y_true, const label_t[:] y_pred, uint64_
         bad[2 * lane] = -1
     if n_threads <= 1 or n_lanes == 1:
         for lane in range(n_lanes):
-            if st == 1 and sp == 1:  # contiguous: constant strides let the compiler simplify
-                _count_lane(&y_true[0], 1, &y_pred[0], 1, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift,
-                            lanes + lane * cells, bad + 2 * lane)
-            else:
-                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift,
-                            lanes + lane * cells, bad + 2 * lane)
+            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
+                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
+                        bad + 2 * lane)
     else:
         for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-            if st == 1 and sp == 1:
-                _count_lane(&y_true[0], 1, &y_pred[0], 1, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift,
-                            lanes + lane * cells, bad + 2 * lane)
-            else:
-                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift,
-                            lanes + lane * cells, bad + 2 * lane)
+            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
+                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
+                        bad + 2 * lane)
 
 
 cdef bint _any_bad(int64_t* bad, Py_ssize_t n_lanes) noexcept:
