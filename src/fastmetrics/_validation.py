@@ -41,8 +41,9 @@ def as_1d(y, name: str, *, allow_2d_column: bool = True) -> np.ndarray:
         raise ValueError(f"{name} must be a 1-D array-like, got a scalar: {y!r}")
     if a.ndim == 2:
         raise ValueError(
-            f"{name} has shape {a.shape}: multilabel / multioutput targets are not supported "
-            "by fastmetrics; pass a 1-D array (or an (n, 1) column) of labels"
+            f"{name} has shape {a.shape}: pass a 1-D array (or an (n, 1) column) of labels "
+            "(multilabel indicator matrices are accepted by the scikit-learn-named "
+            "classification functions, not here)"
         )
     raise ValueError(f"{name} must be 1-D (or an (n, 1) column), got {a.ndim}-D with shape {a.shape}")
 
