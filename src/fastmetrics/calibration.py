@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _bins
-from ._validation import as_1d, check_consistent_length, check_sample_weight, is_fast_int, native
+from ._validation import (as_1d, check_consistent_length, check_sample_weight, is_fast_int, native,
+                          zero_weight_sum_error)
 
 __all__ = [
     "CalibrationBins",
@@ -567,7 +568,7 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     else:
         raise ValueError(f"y_proba must be 1-D or 2-D, got shape {p.shape}")
     if W == 0:
-        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        raise zero_weight_sum_error(np.asarray(sample_weight))
     score = num / W
     if scale_by_half == "auto":
         scale_by_half = two_columns

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _regression
-from ._validation import check_consistent_length, check_sample_weight, native
+from ._validation import check_consistent_length, check_sample_weight, native, zero_weight_sum_error
 
 __all__ = [
     "STORY_POINT_BINS",
@@ -137,7 +137,7 @@ def _state(y_true, y_pred, sample_weight, flags=0, delta=1.0) -> np.ndarray:
             and math.isfinite(state[_MEAN]) and math.isfinite(state[_SQ])):
         _raise_non_finite(yt, yp, w)
     if state[_W] == 0:
-        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        raise zero_weight_sum_error(w)
     return state
 
 
