@@ -13,6 +13,7 @@ One pass over ``y_true``, ``y_pred`` (and optional weights) fills a float64 *sta
     6  M2     sum of w * (y_true - MEAN)**2            (only with FLAG_R2)
     7  N      number of samples
     8  CONST  1.0 when every y_true equals the first one (so M2 is exactly 0), else 0.0
+    9  FIRST  the first y_true (what CONST compares with)
 
 The input is read in blocks of ``BLOCK`` samples. Within a block the sums are plain; the
 spread of y_true is computed two-pass over the (cache-resident) block around the block mean,
@@ -40,7 +41,7 @@ ctypedef fused weight_t:
 
 cdef enum:
     BLOCK = 2048
-    N_STATE = 9
+    N_STATE = 10
     FLAG_APE = 1
     FLAG_HUBER = 2
     FLAG_R2 = 4
@@ -133,6 +134,7 @@ def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int 
             start = stop
         state[7] += <double>n
         state[8] = 1.0 if is_const else 0.0
+        state[9] = first
         if is_const:
             state[6] = 0.0
 
@@ -140,7 +142,9 @@ def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int 
 def merge(double[::1] a, const double[::1] b):
     """Merge state ``b`` into state ``a`` (same meaning as one pass over both inputs)."""
     cdef Py_ssize_t k
-    cdef bint both_const = a[8] != 0.0 and b[8] != 0.0 and a[5] == b[5]
+    cdef bint both_const = a[8] != 0.0 and b[8] != 0.0 and a[9] == b[9]
+    if a.shape[0] < N_STATE or b.shape[0] < N_STATE:
+        raise ValueError("merge: states must have N_STATE values")
     if a[7] == 0.0:
         a[:] = b
         return

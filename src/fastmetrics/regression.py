@@ -52,8 +52,8 @@ __all__ = [
 ]
 
 # state layout (see _regression.pyx)
-_W, _ABS, _SQ, _APE, _HUBER, _MEAN, _M2, _N, _CONST = range(9)
-_N_STATE = 9
+_W, _ABS, _SQ, _APE, _HUBER, _MEAN, _M2, _N, _CONST, _FIRST = range(10)
+_N_STATE = 10
 _FLAG_APE, _FLAG_HUBER, _FLAG_R2 = 1, 2, 4
 
 #: The harness' story-point bins (inclusive ranges of ``y_true``) for :func:`mae_by_bin`.
@@ -92,7 +92,10 @@ def _as_target(y, name: str) -> np.ndarray:
     return native(a)
 
 
-def _check_multioutput(multioutput, allowed=("raw_values", "uniform_average")):
+def _check_multioutput(multioutput, allowed=("raw_values", "uniform_average"), *,
+                       output_weights=False):
+    """Single-output targets: the strings are all equivalent; custom output weights raise
+    scikit-learn's ValueError, except where it averages them anyway (``output_weights``)."""
     if isinstance(multioutput, str):
         if multioutput not in allowed:
             raise ValueError(
@@ -101,6 +104,13 @@ def _check_multioutput(multioutput, allowed=("raw_values", "uniform_average")):
             )
         return
     if multioutput is None and "variance_weighted" in allowed:
+        return
+    if output_weights:
+        mw = np.asarray(multioutput, dtype=np.float64)
+        if mw.shape != (1,):
+            raise ValueError(f"multioutput weights must have shape (1,) for one output, got {mw.shape}")
+        if mw[0] == 0:
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
         return
     raise ValueError("Custom weights are useful only in multi-output cases.")
 
@@ -238,7 +248,7 @@ def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
     >>> fm.root_mean_squared_error([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
     0.6123724356957945
     """
-    _check_multioutput(multioutput)
+    _check_multioutput(multioutput, output_weights=True)
     s = _state(y_true, y_pred, sample_weight)
     return _out(math.sqrt(s[_SQ] / s[_W]), multioutput)
 
