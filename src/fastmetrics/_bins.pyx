@@ -21,6 +21,8 @@ from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, 
                           uint64_t)
 from libc.math cimport fabs
 
+import numpy as np
+
 ctypedef fused label_t:
     int8_t
     int16_t
@@ -47,29 +49,29 @@ cdef enum:
 
 cdef enum:
     NCOL = 5          # columns of the per-bin state
+    NBANK = 4         # interleaved state copies in the binary kernel (a power of 2)
 
 
-cdef inline Py_ssize_t _bin_of(double v, const double* inner, Py_ssize_t nb,
+cdef inline Py_ssize_t _bin_of(double v, const double* E, Py_ssize_t nb,
                                bint uniform) noexcept nogil:
     """Number of inner edges strictly below ``v`` (``searchsorted(inner, v, "left")``).
 
-    Uniform edges: an arithmetic guess then a step-wise fix-up against the real edges, so
-    the answer is the same as the search even for values exactly on a rounded edge."""
+    ``E`` is the padded edge array ``[-inf, inner..., +inf]`` (nb + 1 values), so bin c is
+    right when ``E[c] < v <= E[c + 1]``. Uniform edges: an arithmetic guess (off by at most
+    one from the rounded linspace edges), then one branch-free correction each way, so the
+    answer is the search's even for values exactly on a rounded edge."""
     cdef Py_ssize_t c, lo, hi, mid
     if uniform:
         c = <Py_ssize_t>(v * nb)
-        if c > nb - 1:
-            c = nb - 1
-        while c > 0 and inner[c - 1] >= v:
-            c -= 1
-        while c < nb - 1 and inner[c] < v:
-            c += 1
+        c = c if c < nb - 1 else nb - 1
+        c -= <Py_ssize_t>(E[c] >= v)
+        c += <Py_ssize_t>(E[c + 1] < v)
         return c
     lo = 0
     hi = nb - 1
     while lo < hi:
         mid = (lo + hi) >> 1
-        if inner[mid] < v:
+        if E[mid + 1] < v:
             lo = mid + 1
         else:
             hi = mid
@@ -77,32 +79,57 @@ cdef inline Py_ssize_t _bin_of(double v, const double* inner, Py_ssize_t nb,
 
 
 def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint has_w,
-               label_t pos, bint pos_ok, const double[::1] inner, bint uniform,
+               label_t pos, bint pos_ok, const double[::1] padded_edges, bint uniform,
                double[:, ::1] state):
     """Add one pass over binary labels ``y`` (positive when ``== pos``) and positive-class
-    probabilities ``p`` into ``state`` (see the module docstring).
+    probabilities ``p`` into ``state`` (see the module docstring). ``padded_edges`` is
+    ``[-inf, edges[1:-1]..., +inf]``; ``uniform`` says the edges are ``linspace(0, 1)``.
 
     Returns ``(bad_index, bad_kind, n_other_kinds, other)``: ``bad_index`` is -1 when every
     value was valid; ``n_other_kinds`` is how many distinct non-positive label values were
-    seen (0, 1 or 2 meaning "two or more") and ``other`` the first of them."""
+    seen (0, 1 or 2 meaning "two or more") and ``other`` the smallest of them."""
     cdef Py_ssize_t n = p.shape[0]
     cdef Py_ssize_t nb = state.shape[0]
     cdef Py_ssize_t i, b
     cdef Py_ssize_t bad = -1
     cdef int kind = 0
     cdef int n_other = 0
-    cdef label_t other = 0
-    cdef label_t yv
+    cdef label_t lo_other, hi_other, yv, v_lo, v_hi, m
+    cdef bint is_pos
+    cdef Py_ssize_t first_other = n
     cdef double pv, wv, t, d0, d1
     cdef double* row
+    cdef double* st
+    cdef Py_ssize_t k
+    cdef double[:, :, ::1] banks
     if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != NCOL \
-            or inner.shape[0] != nb - 1 or nb < 1:
+            or padded_edges.shape[0] != nb + 1 or nb < 1:
         raise ValueError("bin_binary: inconsistent shapes")
-    cdef const double* inner_p = &inner[0] if nb > 1 else NULL
+    # NBANK interleaved copies of the state: consecutive samples falling in the same bin
+    # do not wait on each other's read-modify-write (summed in bank order at the end)
+    banks = np.zeros((NBANK, nb, NCOL))
+    cdef const double* inner_p = &padded_edges[0]
+    # element strides: numpy strides of these dtypes are multiples of the item size
+    cdef Py_ssize_t sy = y.strides[0] // <Py_ssize_t>sizeof(label_t)
+    cdef Py_ssize_t sp = p.strides[0] // <Py_ssize_t>sizeof(prob_t)
+    cdef const label_t* yptr = &y[0] if n > 0 else NULL
+    cdef const prob_t* pptr = &p[0] if n > 0 else NULL
+    # Non-positive labels: the smallest and largest seen (branch-free: a positive label
+    # leaves them unchanged), so "one other value" is lo_other == hi_other.
     with nogil:
+        st = &banks[0, 0, 0]
+        lo_other = 0
+        hi_other = 0
+        for i in range(n):
+            yv = yptr[i * sy]
+            if not (pos_ok and yv == pos):
+                lo_other = yv
+                hi_other = yv
+                first_other = i
+                break
         wv = 1.0
         for i in range(n):
-            pv = <double>p[i]
+            pv = <double>pptr[i * sp]
             if not (pv >= 0.0 and pv <= 1.0):
                 bad = i
                 kind = BAD_PROB
@@ -113,30 +140,35 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
                     bad = i
                     kind = BAD_WEIGHT
                     break
-            yv = y[i]
-            if pos_ok and yv == pos:
-                t = 1.0
-            else:
-                t = 0.0
-                if n_other == 0:
-                    other = yv
-                    n_other = 1
-                elif n_other == 1 and yv != other:
-                    n_other = 2
-            b = _bin_of(pv, inner_p, nb, uniform) if nb > 1 else 0
+            yv = yptr[i * sy]
+            is_pos = (yv == pos) & pos_ok
+            t = <double>is_pos
+            # select without a branch (labels are random: a branch would mispredict)
+            m = <label_t>0 - <label_t>is_pos
+            v_lo = (hi_other & m) | (yv & ~m)
+            v_hi = (lo_other & m) | (yv & ~m)
+            lo_other = v_lo if v_lo < lo_other else lo_other
+            hi_other = v_hi if v_hi > hi_other else hi_other
+            b = _bin_of(pv, inner_p, nb, uniform)
             d0 = t - pv
             d1 = (1.0 - t) - (1.0 - pv)
-            row = &state[b, 0]
+            row = st + ((i & (NBANK - 1)) * nb + b) * NCOL
             row[0] += wv
             row[1] += wv * pv
             row[2] += wv * t
             row[3] += wv * (d0 * d0 + d1 * d1)
             row[4] += 1.0
-    return bad, kind, n_other, int(other)
+        for k in range(NBANK):
+            for b in range(nb):
+                for i in range(NCOL):
+                    state[b, i] += banks[k, b, i]
+    if first_other < (n if bad < 0 else bad):
+        n_other = 1 if lo_other == hi_other else 2
+    return bad, kind, n_other, int(lo_other)
 
 
 def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w, bint has_w,
-                  const double[::1] inner, bint uniform, double tol, double[:, ::1] state,
+                  const double[::1] padded_edges, bint uniform, double tol, double[:, ::1] state,
                   double[::1] extra, int64_t[::1] seen):
     """Top-label pass over a probability matrix ``P`` (n, K) and class indices ``y``.
 
@@ -159,10 +191,10 @@ def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w,
     cdef double v, best, s, sqk, d, wv, t
     cdef double* row
     if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != NCOL \
-            or inner.shape[0] != nb - 1 or nb < 1 or K < 1 or seen.shape[0] != K \
+            or padded_edges.shape[0] != nb + 1 or nb < 1 or K < 1 or seen.shape[0] != K \
             or extra.shape[0] < 1:
         raise ValueError("bin_top_label: inconsistent shapes")
-    cdef const double* inner_p = &inner[0] if nb > 1 else NULL
+    cdef const double* inner_p = &padded_edges[0]
     with nogil:
         wv = 1.0
         for i in range(n):
@@ -200,7 +232,7 @@ def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w,
                 n_unnorm += 1
             seen[yk] += 1
             t = 1.0 if <uint64_t>arg == yk else 0.0
-            b = _bin_of(best, inner_p, nb, uniform) if nb > 1 else 0
+            b = _bin_of(best, inner_p, nb, uniform)
             d = t - best
             s = (1.0 - t) - (1.0 - best)
             row = &state[b, 0]

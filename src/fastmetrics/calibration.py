@@ -119,6 +119,11 @@ def _edges(y_prob: np.ndarray, n_bins: int, strategy: str) -> tuple[np.ndarray, 
     )
 
 
+def _padded(edges: np.ndarray) -> np.ndarray:
+    """The kernels' edge array: ``[-inf, inner edges..., +inf]``."""
+    return np.concatenate(([-np.inf], np.asarray(edges[1:-1], np.float64), [np.inf]))
+
+
 def _weights(sample_weight, n):
     w = check_sample_weight(sample_weight, n)
     return (w, True) if w is not None else (np.empty(0, np.float64), False)
@@ -183,7 +188,7 @@ def _binary_pass(y_true, y_prob, edges, uniform, sample_weight, pos_label, *, br
     pos_given = pos_label is not None
     pos = 1 if pos_label is None else pos_label
     state = np.zeros((edges.shape[0] - 1, 5))
-    inner = np.ascontiguousarray(edges[1:-1], dtype=np.float64)
+    inner = _padded(edges)
     for _attempt in range(2):
         pos_value = _label_value(pos, yk.dtype)
         state[...] = 0.0
@@ -202,7 +207,7 @@ def _binary_pass(y_true, y_prob, edges, uniform, sample_weight, pos_label, *, br
                     )
                 pos, pos_given = classes[-1].item(), True
                 continue
-        if not pos_given and n_other == 1 and other not in (0, -1):
+        if not pos_given and n_other == 1 and other not in (0, -1):  # other: the smallest
             if not brier_rule:
                 raise ValueError(
                     f"y_true takes value in {{{_classes_message(yk)}}} and pos_label is not "
@@ -272,7 +277,7 @@ def _top_label_pass(y_true, y_prob, edges, uniform, sample_weight, labels, *, al
     state = np.zeros((edges.shape[0] - 1, 5))
     extra = np.zeros(1)
     seen = np.zeros(K, np.int64)
-    inner = np.ascontiguousarray(edges[1:-1], dtype=np.float64)
+    inner = _padded(edges)
     tol = 1e-8 + math.sqrt(np.finfo(P.dtype).eps)
     bad, kind, n_unnorm = _bins.bin_top_label(yk, P, w, has_w, inner, uniform, tol, state, extra, seen)
     _raise_bad(bad, kind, P, sample_weight)
