@@ -509,3 +509,32 @@ def test_no_memory_leak():
     burst()
     burst()
     assert proc.memory_info().rss - before < 8 * 2**20
+
+
+def test_lanes_thread_count_invariant_and_errors_in_late_lanes():
+    """Large inputs are cut into lanes (OpenMP): the state does not depend on the thread
+    count, and bad values / other labels in a late lane are still found."""
+    rng = np.random.default_rng(11)
+    n = 1_100_000
+    p = rng.random(n)
+    y = (rng.random(n) < p).astype(np.int64)
+    E = np.concatenate(([-np.inf], np.linspace(0, 1, 11)[1:-1], [np.inf]))
+    states = []
+    for n_threads in (1, 2, 3):
+        st_ = np.zeros((10, 5))
+        assert _bins.bin_binary(y, p, np.empty(0), False, 1, True, E, True, st_, n_threads) == (-1, 0, 1, 0)
+        states.append(st_)
+    assert all(np.array_equal(states[0], s) for s in states[1:])
+    W, SP, SY = ref_bins(p, y, np.linspace(0, 1, 11))
+    np.testing.assert_allclose(states[0][:, 2], SY, rtol=1e-12)
+    bad = p.copy()
+    bad[n - 5] = np.nan
+    with pytest.raises(ValueError, match=f"NaN in row {n - 5}"):
+        fm.calibration_curve(y, bad)
+    y3 = y.copy()
+    y3[n - 3] = 2
+    with pytest.raises(ValueError, match="binary"):
+        fm.calibration_curve(y3, p, pos_label=1)
+    ones = np.ones(n, np.int8)
+    ones[n - 2] = 0
+    assert fm.calibration_bins(ones, p).observed_frequency.sum() > 0

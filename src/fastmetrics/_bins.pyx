@@ -20,6 +20,7 @@ at the first bad value and reports its index, so the caller raises.
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
 from libc.math cimport fabs
+from cython.parallel cimport prange
 
 import numpy as np
 
@@ -50,6 +51,12 @@ cdef enum:
 cdef enum:
     NCOL = 5          # columns of the per-bin state
     NBANK = 4         # interleaved state copies in the binary kernel (a power of 2)
+    LANE_MIN = 262144 # samples per lane at least
+    MAX_LANES = 64
+
+
+cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t lane) noexcept nogil:
+    return <Py_ssize_t>((<int64_t>n * lane) // n_lanes)
 
 
 cdef inline Py_ssize_t _bin_of(double v, const double* E, Py_ssize_t nb,
@@ -78,93 +85,138 @@ cdef inline Py_ssize_t _bin_of(double v, const double* E, Py_ssize_t nb,
     return lo
 
 
+cdef void _binary_lane(const label_t* yptr, Py_ssize_t sy, const prob_t* pptr, Py_ssize_t sp,
+                       const weight_t[:] w, bint has_w, label_t pos, bint pos_ok,
+                       const double* E, Py_ssize_t nb, bint uniform, Py_ssize_t start,
+                       Py_ssize_t stop, double* banks, int64_t* info) noexcept nogil:
+    """One lane [start, stop) into its NBANK banks. ``info`` gets (bad index or -1, bad kind,
+    index of the first non-positive label or -1, smallest and largest non-positive label
+    as uint64 bit patterns)."""
+    cdef Py_ssize_t i, b
+    cdef label_t lo_other = 0
+    cdef label_t hi_other = 0
+    cdef label_t yv, v_lo, v_hi, m
+    cdef bint is_pos
+    cdef double pv, wv, t, d0, d1
+    cdef double* row
+    info[0] = -1
+    info[1] = 0
+    info[2] = -1
+    for i in range(start, stop):
+        yv = yptr[i * sy]
+        if not (pos_ok and yv == pos):
+            lo_other = yv
+            hi_other = yv
+            info[2] = i
+            break
+    wv = 1.0
+    for i in range(start, stop):
+        pv = <double>pptr[i * sp]
+        if not (pv >= 0.0 and pv <= 1.0):
+            info[0] = i
+            info[1] = BAD_PROB
+            break
+        if has_w:
+            wv = <double>w[i]
+            if wv - wv != 0.0:
+                info[0] = i
+                info[1] = BAD_WEIGHT
+                break
+        yv = yptr[i * sy]
+        is_pos = (yv == pos) & pos_ok
+        t = <double>is_pos
+        # Non-positive labels: track the smallest and largest, selecting without a branch
+        # (labels are random: a branch would mispredict); a positive label changes nothing.
+        m = <label_t>0 - <label_t>is_pos
+        v_lo = (hi_other & m) | (yv & ~m)
+        v_hi = (lo_other & m) | (yv & ~m)
+        lo_other = v_lo if v_lo < lo_other else lo_other
+        hi_other = v_hi if v_hi > hi_other else hi_other
+        b = _bin_of(pv, E, nb, uniform)
+        d0 = t - pv
+        d1 = (1.0 - t) - (1.0 - pv)
+        # NBANK interleaved copies of the state: consecutive samples in the same bin do not
+        # wait on each other's read-modify-write
+        row = banks + ((i & (NBANK - 1)) * nb + b) * NCOL
+        row[0] += wv
+        row[1] += wv * pv
+        row[2] += wv * t
+        row[3] += wv * (d0 * d0 + d1 * d1)
+        row[4] += 1.0
+    info[3] = <int64_t><uint64_t>lo_other
+    info[4] = <int64_t><uint64_t>hi_other
+
+
 def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint has_w,
                label_t pos, bint pos_ok, const double[::1] padded_edges, bint uniform,
-               double[:, ::1] state):
+               double[:, ::1] state, int n_threads=1):
     """Add one pass over binary labels ``y`` (positive when ``== pos``) and positive-class
     probabilities ``p`` into ``state`` (see the module docstring). ``padded_edges`` is
     ``[-inf, edges[1:-1]..., +inf]``; ``uniform`` says the edges are ``linspace(0, 1)``.
+
+    Large inputs are cut into lanes (their number depends on n only) run on up to
+    ``n_threads`` OpenMP threads; lane states are summed in lane order, so the result is
+    the same for any thread count.
 
     Returns ``(bad_index, bad_kind, n_other_kinds, other)``: ``bad_index`` is -1 when every
     value was valid; ``n_other_kinds`` is how many distinct non-positive label values were
     seen (0, 1 or 2 meaning "two or more") and ``other`` the smallest of them."""
     cdef Py_ssize_t n = p.shape[0]
     cdef Py_ssize_t nb = state.shape[0]
-    cdef Py_ssize_t i, b
+    cdef Py_ssize_t lane, n_lanes, k, b, c
+    cdef label_t lo_other = 0
+    cdef label_t hi_other = 0
+    cdef label_t v
+    cdef bint seen_other = False
     cdef Py_ssize_t bad = -1
     cdef int kind = 0
-    cdef int n_other = 0
-    cdef label_t lo_other, hi_other, yv, v_lo, v_hi, m
-    cdef bint is_pos
-    cdef Py_ssize_t first_other = n
-    cdef double pv, wv, t, d0, d1
-    cdef double* row
-    cdef double* st
-    cdef Py_ssize_t k
-    cdef double[:, :, ::1] banks
     if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != NCOL \
             or padded_edges.shape[0] != nb + 1 or nb < 1:
         raise ValueError("bin_binary: inconsistent shapes")
-    # NBANK interleaved copies of the state: consecutive samples falling in the same bin
-    # do not wait on each other's read-modify-write (summed in bank order at the end)
-    banks = np.zeros((NBANK, nb, NCOL))
-    cdef const double* inner_p = &padded_edges[0]
+    if n == 0:
+        return -1, 0, 0, 0
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    cdef double[:, ::1] banks = np.zeros((n_lanes, NBANK * nb * NCOL))
+    cdef int64_t[:, ::1] info = np.zeros((n_lanes, 5), np.int64)
+    cdef const double* E = &padded_edges[0]
     # element strides: numpy strides of these dtypes are multiples of the item size
     cdef Py_ssize_t sy = y.strides[0] // <Py_ssize_t>sizeof(label_t)
     cdef Py_ssize_t sp = p.strides[0] // <Py_ssize_t>sizeof(prob_t)
-    cdef const label_t* yptr = &y[0] if n > 0 else NULL
-    cdef const prob_t* pptr = &p[0] if n > 0 else NULL
-    # Non-positive labels: the smallest and largest seen (branch-free: a positive label
-    # leaves them unchanged), so "one other value" is lo_other == hi_other.
+    cdef const label_t* yptr = &y[0]
+    cdef const prob_t* pptr = &p[0]
     with nogil:
-        st = &banks[0, 0, 0]
-        lo_other = 0
-        hi_other = 0
-        for i in range(n):
-            yv = yptr[i * sy]
-            if not (pos_ok and yv == pos):
-                lo_other = yv
-                hi_other = yv
-                first_other = i
+        if n_threads <= 1 or n_lanes == 1:
+            for lane in range(n_lanes):
+                _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
+                             _lane_start(n, n_lanes, lane), _lane_start(n, n_lanes, lane + 1),
+                             &banks[lane, 0], &info[lane, 0])
+        else:
+            for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
+                _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
+                             _lane_start(n, n_lanes, lane), _lane_start(n, n_lanes, lane + 1),
+                             &banks[lane, 0], &info[lane, 0])
+        for lane in range(n_lanes):
+            if info[lane, 0] >= 0:
+                bad = info[lane, 0]
+                kind = <int>info[lane, 1]
                 break
-        wv = 1.0
-        for i in range(n):
-            pv = <double>pptr[i * sp]
-            if not (pv >= 0.0 and pv <= 1.0):
-                bad = i
-                kind = BAD_PROB
-                break
-            if has_w:
-                wv = <double>w[i]
-                if wv - wv != 0.0:
-                    bad = i
-                    kind = BAD_WEIGHT
-                    break
-            yv = yptr[i * sy]
-            is_pos = (yv == pos) & pos_ok
-            t = <double>is_pos
-            # select without a branch (labels are random: a branch would mispredict)
-            m = <label_t>0 - <label_t>is_pos
-            v_lo = (hi_other & m) | (yv & ~m)
-            v_hi = (lo_other & m) | (yv & ~m)
-            lo_other = v_lo if v_lo < lo_other else lo_other
-            hi_other = v_hi if v_hi > hi_other else hi_other
-            b = _bin_of(pv, inner_p, nb, uniform)
-            d0 = t - pv
-            d1 = (1.0 - t) - (1.0 - pv)
-            row = st + ((i & (NBANK - 1)) * nb + b) * NCOL
-            row[0] += wv
-            row[1] += wv * pv
-            row[2] += wv * t
-            row[3] += wv * (d0 * d0 + d1 * d1)
-            row[4] += 1.0
-        for k in range(NBANK):
-            for b in range(nb):
-                for i in range(NCOL):
-                    state[b, i] += banks[k, b, i]
-    if first_other < (n if bad < 0 else bad):
-        n_other = 1 if lo_other == hi_other else 2
-    return bad, kind, n_other, int(lo_other)
+            if info[lane, 2] >= 0:
+                v = <label_t><uint64_t>info[lane, 3]
+                if not seen_other or v < lo_other:
+                    lo_other = v
+                v = <label_t><uint64_t>info[lane, 4]
+                if not seen_other or v > hi_other:
+                    hi_other = v
+                seen_other = True
+        if bad < 0:
+            for lane in range(n_lanes):
+                for k in range(NBANK):
+                    for b in range(nb):
+                        for c in range(NCOL):
+                            state[b, c] += banks[lane, (k * nb + b) * NCOL + c]
+    if bad >= 0:
+        return bad, kind, 0, 0
+    return bad, kind, (0 if not seen_other else (1 if lo_other == hi_other else 2)), int(lo_other)
 
 
 def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w, bint has_w,

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _bins
+from ._threads import resolve_n_threads
 from ._validation import (as_1d, check_consistent_length, check_sample_weight, is_fast_int, native,
                           zero_weight_sum_error)
 
@@ -194,7 +195,7 @@ def _binary_pass(y_true, y_prob, edges, uniform, sample_weight, pos_label, *, br
         state[...] = 0.0
         bad, kind, n_other, other = _bins.bin_binary(
             yk, p, w, has_w, 0 if pos_value is None else pos_value, pos_value is not None,
-            inner, uniform, state
+            inner, uniform, state, resolve_n_threads(None)
         )
         _raise_bad(bad, kind, p, sample_weight)
         if n_other == 2:
