@@ -54,6 +54,32 @@ from .timing import (
 )
 
 # -- calibration / regression (issue 4) --
+from .calibration import (
+    CalibrationBins,
+    CalibrationSummary,
+    ProbabilityReport,
+    brier_score_loss,
+    calibration_bins,
+    calibration_curve,
+    calibration_summary,
+    class_confidence_from_logprobs,
+    expected_calibration_error,
+    max_calibration_error,
+    reliability_diagram,
+    score_probabilities,
+)
+from .regression import (
+    adjusted_r2_score,
+    huber_loss,
+    mae_by_bin,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    median_absolute_error,
+    r2_score,
+    regression_summary,
+    root_mean_squared_error,
+)
 
 # -- ranking (issue 5) --
 
@@ -94,6 +120,28 @@ __all__ = [
     "benchmark_model",
     "append_results",
     # -- calibration / regression (issue 4) --
+    "CalibrationBins",
+    "CalibrationSummary",
+    "ProbabilityReport",
+    "brier_score_loss",
+    "calibration_bins",
+    "calibration_curve",
+    "calibration_summary",
+    "class_confidence_from_logprobs",
+    "expected_calibration_error",
+    "max_calibration_error",
+    "reliability_diagram",
+    "score_probabilities",
+    "adjusted_r2_score",
+    "huber_loss",
+    "mae_by_bin",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_error",
+    "median_absolute_error",
+    "r2_score",
+    "regression_summary",
+    "root_mean_squared_error",
     # -- ranking (issue 5) --
     # -- LM / groups / robustness (issue 8) --
 ]

@@ -91,3 +91,11 @@ def check_sample_weight(sample_weight, n: int) -> np.ndarray | None:
 def is_fast_int(a: np.ndarray) -> bool:
     """True for the dtypes the kernels read directly (int8..uint64 native, and bool)."""
     return a.dtype.char in _FAST_INT_CHARS or a.dtype.kind == "b"
+
+
+def zero_weight_sum_error(w: np.ndarray | None) -> Exception:
+    """The error scikit-learn raises when weights sum to zero: ValueError when they are all
+    zero, ZeroDivisionError when they cancel out."""
+    if w is not None and not np.any(w):
+        return ValueError("Sample weights must contain at least one non-zero number.")
+    return ZeroDivisionError("Weights sum to zero, can't be normalized")
