@@ -438,7 +438,6 @@ def test_reliability_diagram_without_matplotlib(monkeypatch, tmp_path):
 
 
 def test_score_probabilities():
-    pytest.importorskip("fastmetrics.report")
     rng = np.random.default_rng(8)
     P = rng.dirichlet(np.ones(3), size=300)
     y = rng.integers(0, 3, 300)

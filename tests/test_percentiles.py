@@ -296,3 +296,16 @@ def test_no_input_sized_allocation():
     assert np.array_equal(got, expected)
     assert theirs >= a.nbytes  # numpy copies the input
     assert ours < 12 * 2**20  # fixed scratch (8 MB) + workspace (~2.3 MB)
+
+
+@given(
+    st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=300),
+    st.sampled_from([np.float64, np.float32, np.int64, np.int16]),
+)
+def test_median_matches_numpy_bit_for_bit(values, dtype):
+    a = np.array(values).astype(dtype)
+    got, want = fm.median(a), np.median(a)
+    assert got == want and np.asarray(got).dtype == np.asarray(want).dtype
+    assert np.isnan(fm.median(np.array([1.0, np.nan, 2.0])))
+    with pytest.raises(ValueError, match="empty"):
+        fm.median(np.array([]))

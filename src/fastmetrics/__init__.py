@@ -40,7 +40,7 @@ from .report import (
 )
 
 # -- percentiles / timing (issue 3) --
-from .percentiles import percentile, quantile
+from .percentiles import median, percentile, quantile
 from .timing import (
     RESULTS_HEADER,
     BatchStats,
@@ -108,6 +108,7 @@ __all__ = [
     "recall_score",
     "score",
     # -- percentiles / timing (issue 3) --
+    "median",
     "percentile",
     "quantile",
     "LatencyStats",

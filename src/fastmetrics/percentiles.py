@@ -17,7 +17,7 @@ import numpy as np
 from . import _select
 from ._validation import native
 
-__all__ = ["percentile", "quantile"]
+__all__ = ["median", "percentile", "quantile"]
 
 # dtype chars the kernel reads directly: int8..int64, uint8..uint64, float32, float64
 _KERNEL_CHARS = frozenset("bhilqBHILQfd")
@@ -319,3 +319,29 @@ def percentile(a, q, axis=None, *, method="linear"):
     if arr.dtype.char not in _KERNEL_CHARS:
         return np.percentile(arr, q, method=method)
     return _quantile(arr, qa, method, weak_q)
+
+
+def median(a):
+    """The median of 1-D ``a``, exactly as :func:`numpy.median` computes it.
+
+    numpy averages the two middle order statistics with ``np.mean`` (not the ``lerp`` of
+    ``percentile(a, 50)``, which can differ in the last bit); this does the same, after
+    selecting them in place in O(N). NaN anywhere gives NaN. Empty input: ``ValueError``.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> float(fm.median([3.0, 1.0, 4.0, 1.5]))
+    2.25
+    """
+    data = native(np.asarray(a)).reshape(-1)
+    n = data.shape[0]
+    if n == 0:
+        raise ValueError("median of an empty array is undefined")
+    if data.dtype.char not in _KERNEL_CHARS:
+        return np.median(data)
+    ranks = np.unique(np.array([(n - 1) // 2, n // 2], dtype=np.int64))
+    values = np.empty(ranks.shape[0], dtype=data.dtype)
+    if _select.select(data, ranks, values):
+        return np.float64(np.nan) if data.dtype.kind != "f" else data.dtype.type(np.nan)
+    return np.mean(values)

@@ -33,7 +33,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _regression
-from ._validation import check_consistent_length, check_sample_weight, native, zero_weight_sum_error
+from ._validation import (
+    check_consistent_length,
+    check_sample_weight,
+    native,
+    zero_weight_sum_error,
+)
+from .classification import UndefinedMetricWarning
+from .percentiles import median
 
 __all__ = [
     "STORY_POINT_BINS",
@@ -60,14 +67,9 @@ _FLAG_APE, _FLAG_HUBER, _FLAG_R2 = 1, 2, 4
 STORY_POINT_BINS = {"1-3": (1, 3), "5-8": (5, 8), "13-21": (13, 21), "34+": (34, math.inf)}
 
 
-class UndefinedMetricWarning(UserWarning):
-    """A metric is not defined for this input (scikit-learn's warning of the same name)."""
-
-
 def _median(a: np.ndarray) -> float:
-    """The one place regression computes a median (``a`` is ours and may be reordered)."""
-    # TODO(lead): switch to fastmetrics.percentiles once merged
-    return float(np.median(a, overwrite_input=True))
+    """The one place regression computes a median: O(N) selection, np.median's value."""
+    return float(median(a))
 
 
 # --------------------------------------------------------------------------------------

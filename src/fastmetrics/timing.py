@@ -16,9 +16,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .report import RESULTS_HEADER, format_metrics_row
-
 from . import _select
+from .report import RESULTS_HEADER, format_metrics_row
 
 __all__ = [
     "LatencyStats",
@@ -265,20 +264,14 @@ def _labels(pred):
 
 
 def _regression_metrics(y_true, y_pred) -> dict:
-    # TODO(lead): switch to fastmetrics.regression once merged
-    y = np.asarray(y_true, dtype=np.float64).reshape(-1)
-    p = np.asarray(y_pred, dtype=np.float64).reshape(-1)
+    from .regression import regression_summary
+
+    y = np.asarray(y_true).reshape(-1)
+    p = np.asarray(y_pred).reshape(-1)
     if y.shape != p.shape:
         raise ValueError(f"y_test has {y.shape[0]} values but the model predicted {p.shape[0]}")
-    resid = y - p
-    mse = float(np.mean(resid * resid))
-    ss_res = float(np.sum(resid * resid))
-    ss_tot = float(np.sum((y - y.mean()) ** 2))
-    if ss_tot == 0.0:  # scikit-learn's convention for a constant target
-        r2 = 1.0 if ss_res == 0.0 else 0.0
-    else:
-        r2 = 1.0 - ss_res / ss_tot
-    return {"r2": r2, "mse": mse}
+    summary = regression_summary(y, p)  # one pass: R² and MSE together
+    return {"r2": summary.r2, "mse": summary.mse}
 
 
 def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classification",
