@@ -8,7 +8,9 @@ float64 array of shape (n_bins, 5) whose columns are
     1  SP   sum of w * confidence
     2  SY   sum of w * correctness (1 when the label is the positive one / the top label is right)
     3  SQ   sum of w * ((y - p)**2 + ((1 - y) - (1 - p))**2), scikit-learn's two-column
-            Brier term written the way it computes it
+            Brier term written the way it computes it (the unweighted binary kernel keeps
+            this sum in registers and adds it to the first bin: only the column's total is
+            meaningful, which is all the Brier score needs)
     4  N    number of samples (unweighted)
 
 Two states of the same edges merge by addition. Bins follow ``np.searchsorted(edges[1:-1], p,
@@ -20,6 +22,7 @@ at the first bad value and reports its index, so the caller raises.
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
 from libc.math cimport fabs
+from libc.stdlib cimport calloc, free
 from cython.parallel cimport prange
 
 import numpy as np
@@ -83,6 +86,78 @@ cdef inline Py_ssize_t _bin_of(double v, const double* E, Py_ssize_t nb,
         else:
             hi = mid
     return lo
+
+
+cdef void _binary_lane_unweighted(const label_t* yptr, Py_ssize_t sy, const prob_t* pptr,
+                                  Py_ssize_t sp, label_t pos, bint pos_ok, const double* E,
+                                  Py_ssize_t nb, bint uniform, Py_ssize_t start,
+                                  Py_ssize_t stop, double* banks, int64_t* info) noexcept nogil:
+    """:func:`_binary_lane` without weights, the common case, about twice as fast: counts
+    and positives go to int64 banks, the Brier sum to two registers, so only the sum of
+    probabilities is a floating-point read-modify-write per sample."""
+    cdef Py_ssize_t i, b, r, k
+    cdef label_t lo_other = 0
+    cdef label_t hi_other = 0
+    cdef label_t yv, v_lo, v_hi, m
+    cdef int64_t is_pos
+    cdef double pv, t, d0, d1, sq0 = 0.0, sq1 = 0.0
+    cdef int64_t* cnt = <int64_t*>calloc(2 * NBANK * nb, sizeof(int64_t))
+    cdef int64_t* npos
+    cdef double* sump = <double*>calloc(NBANK * nb, sizeof(double))
+    info[0] = -1
+    info[1] = 0
+    info[2] = -1
+    if cnt == NULL or sump == NULL:
+        free(cnt)
+        free(sump)
+        info[0] = start
+        info[1] = -1  # out of memory: the caller raises MemoryError
+        return
+    npos = cnt + NBANK * nb
+    for i in range(start, stop):
+        yv = yptr[i * sy]
+        if not (pos_ok and yv == pos):
+            lo_other = yv
+            hi_other = yv
+            info[2] = i
+            break
+    for i in range(start, stop):
+        pv = <double>pptr[i * sp]
+        if not (pv >= 0.0 and pv <= 1.0):
+            info[0] = i
+            info[1] = BAD_PROB
+            break
+        yv = yptr[i * sy]
+        is_pos = (yv == pos) & pos_ok
+        m = <label_t>0 - <label_t>is_pos
+        v_lo = (hi_other & m) | (yv & ~m)
+        v_hi = (lo_other & m) | (yv & ~m)
+        lo_other = v_lo if v_lo < lo_other else lo_other
+        hi_other = v_hi if v_hi > hi_other else hi_other
+        b = _bin_of(pv, E, nb, uniform)
+        t = <double>is_pos
+        d0 = t - pv
+        d1 = (1.0 - t) - (1.0 - pv)
+        r = (i & (NBANK - 1)) * nb + b
+        cnt[r] += 1
+        npos[r] += is_pos
+        sump[r] += pv
+        if i & 1:
+            sq1 += d0 * d0 + d1 * d1
+        else:
+            sq0 += d0 * d0 + d1 * d1
+    for k in range(NBANK):
+        for b in range(nb):
+            r = k * nb + b
+            banks[r * NCOL + 0] += <double>cnt[r]
+            banks[r * NCOL + 1] += sump[r]
+            banks[r * NCOL + 2] += <double>npos[r]
+            banks[r * NCOL + 4] += <double>cnt[r]
+    banks[3] += sq0 + sq1
+    info[3] = <int64_t><uint64_t>lo_other
+    info[4] = <int64_t><uint64_t>hi_other
+    free(cnt)
+    free(sump)
 
 
 cdef void _binary_lane(const label_t* yptr, Py_ssize_t sy, const prob_t* pptr, Py_ssize_t sp,
@@ -187,14 +262,28 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
     with nogil:
         if n_threads <= 1 or n_lanes == 1:
             for lane in range(n_lanes):
-                _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
-                             _lane_start(n, n_lanes, lane), _lane_start(n, n_lanes, lane + 1),
-                             &banks[lane, 0], &info[lane, 0])
+                if has_w:
+                    _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
+                                 _lane_start(n, n_lanes, lane),
+                                 _lane_start(n, n_lanes, lane + 1), &banks[lane, 0],
+                                 &info[lane, 0])
+                else:
+                    _binary_lane_unweighted(yptr, sy, pptr, sp, pos, pos_ok, E, nb, uniform,
+                                            _lane_start(n, n_lanes, lane),
+                                            _lane_start(n, n_lanes, lane + 1),
+                                            &banks[lane, 0], &info[lane, 0])
         else:
             for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-                _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
-                             _lane_start(n, n_lanes, lane), _lane_start(n, n_lanes, lane + 1),
-                             &banks[lane, 0], &info[lane, 0])
+                if has_w:
+                    _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
+                                 _lane_start(n, n_lanes, lane),
+                                 _lane_start(n, n_lanes, lane + 1), &banks[lane, 0],
+                                 &info[lane, 0])
+                else:
+                    _binary_lane_unweighted(yptr, sy, pptr, sp, pos, pos_ok, E, nb, uniform,
+                                            _lane_start(n, n_lanes, lane),
+                                            _lane_start(n, n_lanes, lane + 1),
+                                            &banks[lane, 0], &info[lane, 0])
         for lane in range(n_lanes):
             if info[lane, 0] >= 0:
                 bad = info[lane, 0]
@@ -215,6 +304,8 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
                         for c in range(NCOL):
                             state[b, c] += banks[lane, (k * nb + b) * NCOL + c]
     if bad >= 0:
+        if kind == -1:
+            raise MemoryError("bin_binary: no memory for the lane counters")
         return bad, kind, 0, 0
     return bad, kind, (0 if not seen_other else (1 if lo_other == hi_other else 2)), int(lo_other)
 
