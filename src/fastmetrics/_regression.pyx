@@ -26,6 +26,9 @@ non-finite sum, and the Python layer then looks for the culprit (error path only
 """
 
 from libc.math cimport fabs
+from cython.parallel cimport prange
+
+import numpy as np
 
 ctypedef fused yt_t:
     float
@@ -40,6 +43,8 @@ ctypedef fused weight_t:
     double
 
 cdef enum:
+    LANE_MIN = 262144  # samples per lane at least
+    MAX_LANES = 64
     BLOCK = 2048
     N_STATE = 10
     FLAG_APE = 1
@@ -65,10 +70,10 @@ cdef inline void _chan(double* st, double wb, double mb, double m2b) noexcept no
     st[6] = st[6] + m2b + delta * delta * (wa * (wb / wt))
 
 
-def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int flags,
-         double delta, double[::1] state):
-    """Fill ``state`` (length ``N_STATE``, zeroed by the caller) from one pass."""
-    cdef Py_ssize_t n = y.shape[0]
+cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
+                     int flags, double delta, Py_ssize_t start0, Py_ssize_t stop0,
+                     double* state) noexcept nogil:
+    """The state of samples [start0, stop0) into ``state`` (zeroed)."""
     cdef Py_ssize_t start, stop, i
     cdef double bw, babs, bsq, bape, bhub, bsy, mb, m2, c, d
     cdef double yv, e, ae, ay, wv, first
@@ -77,86 +82,125 @@ def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int 
     cdef bint want_huber = (flags & FLAG_HUBER) != 0
     cdef bint want_r2 = (flags & FLAG_R2) != 0
     cdef double half_delta = 0.5 * delta
-    if p.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[0] < N_STATE:
-        raise ValueError("sums: inconsistent shapes")
-    if n == 0:
+    if stop0 <= start0:
         return
-    with nogil:
-        first = <double>y[0]
-        wv = 1.0
-        start = 0
-        while start < n:
-            stop = start + BLOCK
-            if stop > n:
-                stop = n
-            bw = 0.0
-            babs = 0.0
-            bsq = 0.0
-            bape = 0.0
-            bhub = 0.0
-            bsy = 0.0
+    first = <double>y[start0]
+    wv = 1.0
+    start = start0
+    while start < stop0:
+        stop = start + BLOCK
+        if stop > stop0:
+            stop = stop0
+        bw = 0.0
+        babs = 0.0
+        bsq = 0.0
+        bape = 0.0
+        bhub = 0.0
+        bsy = 0.0
+        for i in range(start, stop):
+            yv = <double>y[i]
+            e = yv - <double>p[i]
+            ae = fabs(e)
+            if has_w:
+                wv = <double>w[i]
+            bw += wv
+            babs += wv * ae
+            bsq += wv * (e * e)
+            bsy += wv * yv
+            if want_ape:
+                ay = fabs(yv)
+                bape += wv * (ae / (ay if ay > EPS64 else EPS64))
+            if want_huber:
+                bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
+            if yv != first:
+                is_const = False
+        m2 = 0.0
+        mb = 0.0
+        if want_r2 and bw != 0.0:
+            mb = bsy / bw
+            c = 0.0
             for i in range(start, stop):
-                yv = <double>y[i]
-                e = yv - <double>p[i]
-                ae = fabs(e)
+                d = <double>y[i] - mb
                 if has_w:
                     wv = <double>w[i]
-                bw += wv
-                babs += wv * ae
-                bsq += wv * (e * e)
-                bsy += wv * yv
-                if want_ape:
-                    ay = fabs(yv)
-                    bape += wv * (ae / (ay if ay > EPS64 else EPS64))
-                if want_huber:
-                    bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
-                if yv != first:
-                    is_const = False
-            m2 = 0.0
-            mb = 0.0
-            if want_r2 and bw != 0.0:
-                mb = bsy / bw
-                c = 0.0
-                for i in range(start, stop):
-                    d = <double>y[i] - mb
-                    if has_w:
-                        wv = <double>w[i]
-                    m2 += wv * (d * d)
-                    c += wv * d
-                # corrected two-pass: removes the rounding error of the block mean
-                m2 -= c * (c / bw)
-            _chan(&state[0], bw, mb, m2)
-            state[0] += bw
-            state[1] += babs
-            state[2] += bsq
-            state[3] += bape
-            state[4] += bhub
-            start = stop
-        state[7] += <double>n
-        state[8] = 1.0 if is_const else 0.0
-        state[9] = first
-        if is_const:
-            state[6] = 0.0
+                m2 += wv * (d * d)
+                c += wv * d
+            # corrected two-pass: removes the rounding error of the block mean
+            m2 -= c * (c / bw)
+        _chan(state, bw, mb, m2)
+        state[0] += bw
+        state[1] += babs
+        state[2] += bsq
+        state[3] += bape
+        state[4] += bhub
+        start = stop
+    state[7] += <double>(stop0 - start0)
+    state[8] = 1.0 if is_const else 0.0
+    state[9] = first
+    if is_const:
+        state[6] = 0.0
 
 
-def merge(double[::1] a, const double[::1] b):
-    """Merge state ``b`` into state ``a`` (same meaning as one pass over both inputs)."""
+cdef void _merge_into(double* a, const double* b) noexcept nogil:
+    """State ``b`` merged into state ``a`` (see :func:`merge`)."""
     cdef Py_ssize_t k
     cdef bint both_const = a[8] != 0.0 and b[8] != 0.0 and a[9] == b[9]
-    if a.shape[0] < N_STATE or b.shape[0] < N_STATE:
-        raise ValueError("merge: states must have N_STATE values")
     if a[7] == 0.0:
-        a[:] = b
+        for k in range(N_STATE):
+            a[k] = b[k]
         return
     if b[7] == 0.0:
         return
-    _chan(&a[0], b[0], b[5], b[6])
+    _chan(a, b[0], b[5], b[6])
     for k in range(5):
         a[k] += b[k]
     a[7] += b[7]
     a[8] = 1.0 if both_const else 0.0
     if both_const:
         a[6] = 0.0
+
+
+cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t lane) noexcept nogil:
+    return <Py_ssize_t>((<long long>n * lane) // n_lanes)
+
+
+def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int flags,
+         double delta, double[::1] state, int n_threads=1):
+    """Fill ``state`` (length ``N_STATE``, zeroed by the caller) from one pass.
+
+    Large inputs are cut into lanes whose number depends on n only; lanes run on up to
+    ``n_threads`` OpenMP threads and their states are merged in lane order, so the result is
+    the same for any thread count."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t lane, n_lanes
+    if p.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[0] < N_STATE:
+        raise ValueError("sums: inconsistent shapes")
+    if n == 0:
+        return
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    if n_lanes == 1:
+        with nogil:
+            _lane_sums(y, p, w, has_w, flags, delta, 0, n, &state[0])
+        return
+    cdef double[:, ::1] lanes = np.zeros((n_lanes, N_STATE))
+    with nogil:
+        if n_threads <= 1:
+            for lane in range(n_lanes):
+                _lane_sums(y, p, w, has_w, flags, delta, _lane_start(n, n_lanes, lane),
+                           _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0])
+        else:
+            for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
+                _lane_sums(y, p, w, has_w, flags, delta, _lane_start(n, n_lanes, lane),
+                           _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0])
+        for lane in range(n_lanes):
+            _merge_into(&state[0], &lanes[lane, 0])
+
+
+def merge(double[::1] a, const double[::1] b):
+    """Merge state ``b`` into state ``a`` (same meaning as one pass over both inputs)."""
+    if a.shape[0] < N_STATE or b.shape[0] < N_STATE:
+        raise ValueError("merge: states must have N_STATE values")
+    _merge_into(&a[0], &b[0])
 
 
 def binned_abs_error(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _regression
+from ._threads import resolve_n_threads
 from ._validation import (
     check_consistent_length,
     check_sample_weight,
@@ -144,7 +145,7 @@ def _state(y_true, y_pred, sample_weight, flags=0, delta=1.0) -> np.ndarray:
     yt, yp, w = _targets(y_true, y_pred, sample_weight)
     state = np.zeros(_N_STATE)
     _regression.sums(yt, yp, w if w is not None else np.empty(0), w is not None, flags,
-                     float(delta), state)
+                     float(delta), state, resolve_n_threads(None) if len(yt) >= 1 << 19 else 1)
     if not (math.isfinite(state[_W]) and math.isfinite(state[_ABS])
             and math.isfinite(state[_MEAN]) and math.isfinite(state[_SQ])):
         _raise_non_finite(yt, yp, w)
