@@ -418,9 +418,10 @@ def _weighted_median(e: np.ndarray, w: np.ndarray) -> float:
     50, average=True)``)."""
     n = e.shape[0]
     order = np.argsort(e)
-    es, ws = e[order], w[order]
-    cdf = np.cumsum(ws, dtype=np.result_type(ws.dtype, e.dtype))
-    target = 0.5 * cdf[-1]
+    # scikit-learn casts the weights to the errors' float dtype and accumulates in it
+    es, ws = e[order], w[order].astype(e.dtype, copy=False)
+    cdf = np.cumsum(ws)
+    target = e.dtype.type(50) / 100 * cdf[-1]
     if target == 0:
         target = np.nextafter(target, target + 1)
     i = min(int(np.searchsorted(cdf, target)), n - 1)
