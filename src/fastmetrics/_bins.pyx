@@ -21,29 +21,18 @@ at the first bad value and reports its index, so the caller raises.
 
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
+from ._common cimport label_t, weight_t, _lane_start
 from libc.math cimport fabs
 from libc.stdlib cimport calloc, free
 from cython.parallel cimport prange
 
 import numpy as np
 
-ctypedef fused label_t:
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
 
 ctypedef fused prob_t:
     float
     double
 
-ctypedef fused weight_t:
-    float
-    double
 
 # Kinds of bad input reported by the kernels.
 cdef enum:
@@ -56,10 +45,6 @@ cdef enum:
     NBANK = 4         # interleaved state copies in the binary kernel (a power of 2)
     LANE_MIN = 262144 # samples per lane at least
     MAX_LANES = 64
-
-
-cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t lane) noexcept nogil:
-    return <Py_ssize_t>((<int64_t>n * lane) // n_lanes)
 
 
 cdef inline Py_ssize_t _bin_of(double v, const double* E, Py_ssize_t nb,

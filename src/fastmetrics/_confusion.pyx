@@ -13,32 +13,16 @@ number of threads, so float sums are bit-for-bit the same for any thread count.
 
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
+from ._common cimport label_t, weight_t, _lane_start
 from cython.parallel cimport prange
 
-ctypedef fused label_t:
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
 
-ctypedef fused weight_t:
-    float
-    double
 
 # Error kinds written to ``bad[lane, 1]`` (1 and 2 as in csrc/fm_count.h).
 cdef enum:
     BAD_TRUE = 1
     BAD_PRED = 2
     BAD_WEIGHT = 3
-
-
-cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t lane) noexcept nogil:
-    # n < 2**63 / 64 lanes, so the product cannot overflow.
-    return <Py_ssize_t>((<int64_t>n * lane) // n_lanes)
 
 
 cdef extern from "fm_count.h" nogil:

@@ -9,16 +9,8 @@ stops the pass and is reported, so the caller raises instead of counting garbage
 
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
+from ._common cimport label_t
 
-ctypedef fused label_t:
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
 
 
 def count(const label_t[:, :] y_true, const label_t[:, :] y_pred, const double[:] weights,

@@ -26,6 +26,7 @@ non-finite sum, and the Python layer then looks for the culprit (error path only
 """
 
 from libc.math cimport fabs
+from ._common cimport weight_t, _lane_start
 from cython.parallel cimport prange
 
 import numpy as np
@@ -38,9 +39,6 @@ ctypedef fused yp_t:
     float
     double
 
-ctypedef fused weight_t:
-    float
-    double
 
 cdef enum:
     LANE_MIN = 262144  # samples per lane at least
@@ -158,10 +156,6 @@ cdef void _merge_into(double* a, const double* b) noexcept nogil:
     a[8] = 1.0 if both_const else 0.0
     if both_const:
         a[6] = 0.0
-
-
-cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t lane) noexcept nogil:
-    return <Py_ssize_t>((<long long>n * lane) // n_lanes)
 
 
 def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int flags,
