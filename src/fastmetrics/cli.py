@@ -268,8 +268,11 @@ def read_probabilities(table: Table, args: argparse.Namespace, labels: list) -> 
     classes = []
     for k in keys:
         cls = k[len(strip):] if k.startswith(strip) else k
-        (value,) = _as_label_values([cls], like, f"probability column {k!r}: class")
-        if value not in lab_set:
+        try:
+            (value,) = _as_label_values([cls], like, "")
+        except CLIError:
+            value = None
+        if value is None or value not in lab_set:
             raise CLIError(
                 f"probability column {k!r} names class {cls!r}, which is not a label "
                 f"(labels: {', '.join(map(str, labels))})"
