@@ -201,7 +201,7 @@ def _count_dense(yt, yp, w, lo: int, k: int, n_threads):
     if w is None:
         cells = 4 * k * k
         lanes = _n_lanes(n, cells)
-        tables = np.zeros((lanes, cells), dtype=np.int64)
+        tables: np.ndarray = np.zeros((lanes, cells), dtype=np.int64)
         bad = np.full((lanes, 2), -1, dtype=np.int64)
         _confusion.count(yt, yp, ulo, k.bit_length() - 1, tables, bad, nt)
         if bad[:, 0].max() >= 0:

@@ -37,7 +37,7 @@ try:  # share scikit-learn's warning class when it is installed, so filters writ
     from sklearn.exceptions import UndefinedMetricWarning
 except ImportError:  # pragma: no cover - sklearn is optional at run time
 
-    class UndefinedMetricWarning(UserWarning):
+    class UndefinedMetricWarning(UserWarning):  # type: ignore[no-redef]
         """Warning used when a metric is ill-defined (same meaning as scikit-learn's)."""
 
 
@@ -391,7 +391,7 @@ def _prfs_from_state(state, *, beta=1.0, labels=None, pos_label=1, average=None,
     (they would only have warned if named in ``warn_for``) and returned as None.
     """
     _check_zero_division(zero_division)
-    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
+    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:  # type: ignore[operator]
         raise ValueError(f"beta must be a real number >= 0, got {beta!r}")
     labels = _check_set_wise_labels(state, average, labels, pos_label)
     tp, pred, true = _sums(state, labels)
@@ -418,7 +418,7 @@ def _prfs_from_state(state, *, beta=1.0, labels=None, pos_label=1, average=None,
             if beta2 == 1:  # same floating-point values, three array operations fewer
                 num, denom = tp * 2.0, true + pred
             else:
-                num = (1 + beta2) * tp.astype(np.float64)
+                num = (1 + beta2) * tp.astype(np.float64)  # type: ignore[operator]
                 denom = beta2 * true.astype(np.float64) + pred.astype(np.float64)
             f = _prf_divide(num, denom, "f-score", "true nor predicted", average, warn_for,
                             zero_division)
@@ -731,6 +731,6 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
             report += row_fmt.format(heading, *avg, width=width, digits=digits)
     if output_dict:
         if "accuracy" in report_dict:
-            report_dict["accuracy"] = report_dict["accuracy"]["precision"]
+            report_dict["accuracy"] = report_dict["accuracy"]["precision"]  # type: ignore[assignment]
         return report_dict
     return report

@@ -241,7 +241,8 @@ class Probabilities:
     source: str  # how the columns were chosen, for the report header
 
 
-def read_probabilities(table: Table, args: argparse.Namespace, labels: list) -> Probabilities | None:
+def read_probabilities(table: Table, args: argparse.Namespace,
+                       labels: list) -> Probabilities | None:
     """The (n, K) probability matrix named by --prob / --prob-prefix, or None."""
     if not args.prob and not args.prob_prefix:
         return None
@@ -406,7 +407,8 @@ def format_text(card: Card, source: str, oos_label: Any, digits: int = 4) -> str
         if name == "accuracy":
             out.append(f"{name:>{width}}  {'':>9} {'':>9} {f:>9.{digits}f} {sup:>9}")
         else:
-            out.append(f"{name:>{width}}  {p:>9.{digits}f} {r:>9.{digits}f} {f:>9.{digits}f} {sup:>9}")
+            nums = " ".join(f"{v:>9.{digits}f}" for v in (p, r, f))
+            out.append(f"{name:>{width}}  {nums} {sup:>9}")
     out.append("")
     out.append("confusion matrix (rows: true label, columns: predicted label)")
     names = [str(v) for v in m.labels]
@@ -586,6 +588,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``fastmetrics`` command line.
+
+    Parameters
+    ----------
+    argv : sequence of str, default=None
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for bad usage or bad input (after one line
+        ``fastmetrics: error: ...`` on stderr), 1 when ``bench`` finds a result that differs
+        from scikit-learn's.
+
+    Examples
+    --------
+    >>> from fastmetrics.cli import main
+    >>> main(["report", "--format", "markdown", "--name", "sample"])
+    | sample | 0.8177 | 0.7528 | 0.5852 | N/A | N/A |
+    0
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:  # bare `python -m fastmetrics`: the sample's report card
