@@ -211,8 +211,14 @@ def test_column_input_and_2d_multioutput():
     yt = np.array([[0], [1], [2]])
     yp = np.array([[0], [2], [2]])
     assert_same(fm.confusion_matrix(yt, yp), skm.confusion_matrix(yt, yp))
-    with pytest.raises(ValueError, match="multilabel / multioutput"):
-        fm.f1_score(np.eye(3, dtype=int), np.eye(3, dtype=int), average="macro")
+    for fn in (fm.confusion_matrix, fm.matthews_corrcoef, fm.balanced_accuracy_score,
+               fm.cohen_kappa_score):  # multilabel-indicator is not supported by these
+        check_parity(fn, getattr(skm, fn.__name__), np.eye(3, dtype=int), np.eye(3, dtype=int))
+    multioutput = np.array([[0, 2], [1, 1]])
+    with pytest.raises(ValueError, match="multiclass-multioutput is not supported"):
+        fm.f1_score(multioutput, multioutput, average="macro")
+    with pytest.raises(ValueError, match="mix of"):
+        fm.f1_score(np.eye(2, dtype=int), [0, 1], average="macro")
     with pytest.raises(ValueError, match="3-D"):
         fm.accuracy_score(np.zeros((2, 2, 2)), np.zeros((2, 2, 2)))
 
@@ -320,3 +326,44 @@ def test_late_out_of_range_label_widens_table():
     assert_same(fm.confusion_matrix(yt, yp), skm.confusion_matrix(yt, yp))
     yt[-1] = 10**15
     assert_same(fm.confusion_matrix(yt, yp), skm.confusion_matrix(yt, yp))
+
+
+# ----------------------------------------------------------------------------- multilabel
+
+
+@st.composite
+def indicator_pairs(draw):
+    n = draw(st.integers(1, 30))
+    L = draw(st.integers(2, 5))
+    dtype = draw(st.sampled_from([np.int64, np.int8, np.uint8, bool, np.float64]))
+    cells = st.lists(st.integers(0, 1), min_size=n * L, max_size=n * L)
+    yt = np.array(draw(cells)).reshape(n, L).astype(dtype)
+    yp = np.array(draw(cells)).reshape(n, L).astype(dtype)
+    w = None
+    if draw(st.booleans()):
+        w = np.array(draw(st.lists(st.floats(0, 3), min_size=n, max_size=n)))
+    labels = None
+    if draw(st.booleans()):
+        labels = draw(st.lists(st.integers(0, L - 1), min_size=1, max_size=L, unique=True))
+    return yt, yp, w, labels
+
+
+@given(indicator_pairs(), st.sampled_from([None, "micro", "macro", "weighted", "samples"]),
+       st.sampled_from(ZERO_DIV), st.sampled_from([0.5, 1.0, 2.0]))
+def test_multilabel_prfs_parity(data, average, zero_division, beta):
+    yt, yp, w, labels = data
+    check_parity(fm.precision_recall_fscore_support, skm.precision_recall_fscore_support,
+                 yt, yp, beta=beta, labels=labels, average=average, sample_weight=w,
+                 zero_division=zero_division)
+
+
+@given(indicator_pairs(), st.booleans(), st.booleans())
+def test_multilabel_accuracy_mcm_report_parity(data, normalize, samplewise):
+    yt, yp, w, labels = data
+    check_parity(fm.accuracy_score, skm.accuracy_score, yt, yp, normalize=normalize,
+                 sample_weight=w)
+    check_parity(fm.multilabel_confusion_matrix, skm.multilabel_confusion_matrix, yt, yp,
+                 sample_weight=w, labels=labels, samplewise=samplewise)
+    check_parity(fm.f1_score, skm.f1_score, yt, yp, average="samples", sample_weight=w)
+    check_parity(fm.classification_report, skm.classification_report, yt, yp,
+                 labels=labels, sample_weight=w, output_dict=normalize)

@@ -40,8 +40,46 @@ from .report import (
 )
 
 # -- percentiles / timing (issue 3) --
+from .percentiles import median, percentile, quantile
+from .timing import (
+    RESULTS_HEADER,
+    BatchStats,
+    LatencyStats,
+    ModelBenchmark,
+    append_results,
+    benchmark_model,
+    latency_stats,
+    measure_batch,
+    measure_latency,
+)
 
 # -- calibration / regression (issue 4) --
+from .calibration import (
+    CalibrationBins,
+    CalibrationSummary,
+    ProbabilityReport,
+    brier_score_loss,
+    calibration_bins,
+    calibration_curve,
+    calibration_summary,
+    class_confidence_from_logprobs,
+    expected_calibration_error,
+    max_calibration_error,
+    reliability_diagram,
+    score_probabilities,
+)
+from .regression import (
+    adjusted_r2_score,
+    huber_loss,
+    mae_by_bin,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    median_absolute_error,
+    r2_score,
+    regression_summary,
+    root_mean_squared_error,
+)
 
 # -- ranking (issue 5) --
 
@@ -70,7 +108,41 @@ __all__ = [
     "recall_score",
     "score",
     # -- percentiles / timing (issue 3) --
+    "median",
+    "percentile",
+    "quantile",
+    "LatencyStats",
+    "BatchStats",
+    "ModelBenchmark",
+    "RESULTS_HEADER",
+    "latency_stats",
+    "measure_latency",
+    "measure_batch",
+    "benchmark_model",
+    "append_results",
     # -- calibration / regression (issue 4) --
+    "CalibrationBins",
+    "CalibrationSummary",
+    "ProbabilityReport",
+    "brier_score_loss",
+    "calibration_bins",
+    "calibration_curve",
+    "calibration_summary",
+    "class_confidence_from_logprobs",
+    "expected_calibration_error",
+    "max_calibration_error",
+    "reliability_diagram",
+    "score_probabilities",
+    "adjusted_r2_score",
+    "huber_loss",
+    "mae_by_bin",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_error",
+    "median_absolute_error",
+    "r2_score",
+    "regression_summary",
+    "root_mean_squared_error",
     # -- ranking (issue 5) --
     # -- LM / groups / robustness (issue 8) --
 ]

@@ -4,15 +4,6 @@
 import numpy as np
 import numpy.typing as npt
 
-def count(
-    y_true: npt.NDArray[np.integer],  # const label_t[:]
-    y_pred: npt.NDArray[np.integer],  # const label_t[:]
-    lo: int,  # uint64_t, label value of table row 0 (mod 2**64)
-    shift: int,  # table side is 2**shift
-    tables: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 4 * 4**shift)
-    bad: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 2): (index, kind) or -1
-    n_threads: int,
-) -> None: ...
 def count_weighted(
     y_true: npt.NDArray[np.integer],  # const label_t[:]
     y_pred: npt.NDArray[np.integer],  # const label_t[:]
@@ -21,6 +12,7 @@ def count_weighted(
     k: int,
     tables: npt.NDArray[np.float64],  # double[:, ::1] (n_lanes, k * k)
     seen: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 2 * k)
+    margins: npt.NDArray[np.float64],  # double[:, ::1] (n_lanes, 2 * k) weight sums
     bad: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, 2)
     n_threads: int,
 ) -> None: ...

@@ -29,7 +29,7 @@ ctypedef fused weight_t:
     float
     double
 
-# Error kinds written to ``bad[lane, 1]``.
+# Error kinds written to ``bad[lane, 1]`` (1 and 2 as in csrc/fm_count.h).
 cdef enum:
     BAD_TRUE = 1
     BAD_PRED = 2
@@ -41,58 +41,51 @@ cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t 
     return <Py_ssize_t>((<int64_t>n * lane) // n_lanes)
 
 
-cdef inline void _count_lane(const label_t* yt, Py_ssize_t st, const label_t* yp, Py_ssize_t sp,
-                      Py_ssize_t start, Py_ssize_t stop, uint64_t lo, int shift, int64_t* table,
-                      int64_t* bad) noexcept nogil:
-    """Unweighted counts of one lane into a (2**shift)**2 table (times 4 banks).
+cdef extern from "fm_count.h" nogil:
+    void fm_count_i8(const int8_t*, Py_ssize_t, const int8_t*, Py_ssize_t, Py_ssize_t,
+                     Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_i16(const int16_t*, Py_ssize_t, const int16_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_i32(const int32_t*, Py_ssize_t, const int32_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_i64(const int64_t*, Py_ssize_t, const int64_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_u8(const uint8_t*, Py_ssize_t, const uint8_t*, Py_ssize_t, Py_ssize_t,
+                     Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_u16(const uint16_t*, Py_ssize_t, const uint16_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_u32(const uint32_t*, Py_ssize_t, const uint32_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_count_u64(const uint64_t*, Py_ssize_t, const uint64_t*, Py_ssize_t, Py_ssize_t,
+                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
 
-    Four interleaved banks break the store-to-load dependency when consecutive samples hit
-    the same cell (the common, skewed case). Since k = 2**shift, one OR of the four offsets
-    checks all eight values at once."""
-    cdef Py_ssize_t i
-    cdef uint64_t a0, b0, a1, b1, a2, b2, a3, b3
-    cdef uint64_t k = (<uint64_t>1) << shift
-    cdef uint64_t kk = k * k
-    cdef int64_t* bank1 = table + kk
-    cdef int64_t* bank2 = table + 2 * kk
-    cdef int64_t* bank3 = table + 3 * kk
-    i = start
-    while i + 3 < stop:
-        # Modular arithmetic: v - lo < k exactly when lo <= v < lo + k, for any int type.
-        a0 = <uint64_t>yt[(i) * st] - lo
-        b0 = <uint64_t>yp[(i) * sp] - lo
-        a1 = <uint64_t>yt[(i + 1) * st] - lo
-        b1 = <uint64_t>yp[(i + 1) * sp] - lo
-        a2 = <uint64_t>yt[(i + 2) * st] - lo
-        b2 = <uint64_t>yp[(i + 2) * sp] - lo
-        a3 = <uint64_t>yt[(i + 3) * st] - lo
-        b3 = <uint64_t>yp[(i + 3) * sp] - lo
-        if ((a0 | b0 | a1 | b1 | a2 | b2 | a3 | b3) >> shift) != 0:
-            break
-        table[(a0 << shift) | b0] += 1
-        bank1[(a1 << shift) | b1] += 1
-        bank2[(a2 << shift) | b2] += 1
-        bank3[(a3 << shift) | b3] += 1
-        i += 4
-    while i < stop:
-        a0 = <uint64_t>yt[(i) * st] - lo
-        b0 = <uint64_t>yp[(i) * sp] - lo
-        if a0 >= k:
-            bad[0] = i
-            bad[1] = BAD_TRUE
-            return
-        if b0 >= k:
-            bad[0] = i
-            bad[1] = BAD_PRED
-            return
-        table[(a0 << shift) | b0] += 1
-        i += 1
+
+cdef inline void _count_lane(const label_t* yt, Py_ssize_t st, const label_t* yp,
+                             Py_ssize_t sp, Py_ssize_t start, Py_ssize_t stop, uint64_t lo,
+                             int shift, int64_t* table, int64_t* bad) noexcept nogil:
+    """Unweighted counts of one lane into four banks of a (2**shift)**2 table (csrc/fm_count.h)."""
+    if label_t is int8_t:
+        fm_count_i8(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is int16_t:
+        fm_count_i16(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is int32_t:
+        fm_count_i32(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is int64_t:
+        fm_count_i64(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is uint8_t:
+        fm_count_u8(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is uint16_t:
+        fm_count_u16(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    elif label_t is uint32_t:
+        fm_count_u32(yt, st, yp, sp, start, stop, lo, shift, table, bad)
+    else:
+        fm_count_u64(yt, st, yp, sp, start, stop, lo, shift, table, bad)
 
 
 cdef void _count_lane_weighted(const label_t[:] yt, const label_t[:] yp,
                                const weight_t[:] w, Py_ssize_t start, Py_ssize_t stop,
                                uint64_t lo, uint64_t k, double* table, int64_t* seen,
-                               int64_t* bad) noexcept nogil:
+                               double* margins, int64_t* bad) noexcept nogil:
     """Weighted sums of one lane, plus per-value occurrence counts (a label with only
     zero-weight samples is still a present label, as in scikit-learn)."""
     cdef Py_ssize_t i
@@ -117,48 +110,26 @@ cdef void _count_lane_weighted(const label_t[:] yt, const label_t[:] yp,
         table[a * k + b] += wi
         seen[a] += 1
         seen[k + b] += 1
-
-
-def count(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo, int shift,
-          int64_t[:, ::1] tables, int64_t[:, ::1] bad, int n_threads):
-    """Fill ``tables[lane]`` (shape (n_lanes, 4*k*k) with k = 2**shift: four banks per lane)
-    with the counts of pairs whose values lie in ``lo .. lo+k-1``. ``bad[lane] = (index, kind)`` marks the first
-    value out of range in a lane (index -1 if none); the caller must check it."""
-    cdef Py_ssize_t n = y_true.shape[0]
-    cdef Py_ssize_t n_lanes = tables.shape[0]
-    cdef Py_ssize_t lane
-    if n == 0:
-        return
-    # element strides (numpy strides of these dtypes are multiples of the item size)
-    cdef Py_ssize_t st = y_true.strides[0] // <Py_ssize_t>sizeof(label_t)
-    cdef Py_ssize_t sp = y_pred.strides[0] // <Py_ssize_t>sizeof(label_t)
-    if (shift < 0 or shift > 15 or y_pred.shape[0] != n or bad.shape[0] != n_lanes
-            or tables.shape[1] < (<Py_ssize_t>4) << (2 * shift)):
-        raise ValueError("count: inconsistent shapes")
-    with nogil:
-        if n_threads <= 1 or n_lanes == 1:
-            for lane in range(n_lanes):
-                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift, &tables[lane, 0], &bad[lane, 0])
-        else:
-            for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift, &tables[lane, 0], &bad[lane, 0])
+        # per-label weight sums in input order (what np.bincount(weights=) computes)
+        margins[a] += wi
+        margins[k + b] += wi
 
 
 def count_weighted(const label_t[:] y_true, const label_t[:] y_pred,
                    const weight_t[:] sample_weight, uint64_t lo, uint64_t k,
-                   double[:, ::1] tables, int64_t[:, ::1] seen, int64_t[:, ::1] bad,
-                   int n_threads):
+                   double[:, ::1] tables, int64_t[:, ::1] seen, double[:, ::1] margins,
+                   int64_t[:, ::1] bad, int n_threads):
     """Weighted variant of :func:`count`: ``tables`` is (n_lanes, k*k) float64 sums of
-    weights, ``seen`` is (n_lanes, 2*k) occurrence counts of each value in y_true then y_pred.
+    weights, ``seen`` is (n_lanes, 2*k) occurrence counts of each value in y_true then y_pred,
+    ``margins`` (n_lanes, 2*k) their weight sums, accumulated in input order.
     Non-finite weights are reported in ``bad`` with kind 3."""
     cdef Py_ssize_t n = y_true.shape[0]
     cdef Py_ssize_t n_lanes = tables.shape[0]
     cdef Py_ssize_t lane
     if (y_pred.shape[0] != n or sample_weight.shape[0] != n or bad.shape[0] != n_lanes
             or seen.shape[0] != n_lanes or tables.shape[1] < <Py_ssize_t>(k * k)
-            or seen.shape[1] < <Py_ssize_t>(2 * k)):
+            or seen.shape[1] < <Py_ssize_t>(2 * k) or margins.shape[0] != n_lanes
+            or margins.shape[1] < <Py_ssize_t>(2 * k)):
         raise ValueError("count_weighted: inconsistent shapes")
     with nogil:
         if n_threads <= 1 or n_lanes == 1:
@@ -166,13 +137,15 @@ def count_weighted(const label_t[:] y_true, const label_t[:] y_pred,
                 _count_lane_weighted(y_true, y_pred, sample_weight,
                                      _lane_start(n, n_lanes, lane),
                                      _lane_start(n, n_lanes, lane + 1), lo, k,
-                                     &tables[lane, 0], &seen[lane, 0], &bad[lane, 0])
+                                     &tables[lane, 0], &seen[lane, 0], &margins[lane, 0],
+                                     &bad[lane, 0])
         else:
             for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
                 _count_lane_weighted(y_true, y_pred, sample_weight,
                                      _lane_start(n, n_lanes, lane),
                                      _lane_start(n, n_lanes, lane + 1), lo, k,
-                                     &tables[lane, 0], &seen[lane, 0], &bad[lane, 0])
+                                     &tables[lane, 0], &seen[lane, 0], &margins[lane, 0],
+                                     &bad[lane, 0])
 
 
 def minmax(const label_t[:] a, Py_ssize_t stop):
@@ -324,24 +297,14 @@ cdef void _dense_lanes(const label_t[:] y_true, const label_t[:] y_pred, uint64_
         bad[2 * lane] = -1
     if n_threads <= 1 or n_lanes == 1:
         for lane in range(n_lanes):
-            if st == 1 and sp == 1:  # contiguous: constant strides let the compiler simplify
-                _count_lane(&y_true[0], 1, &y_pred[0], 1, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift,
-                            lanes + lane * cells, bad + 2 * lane)
-            else:
-                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift,
-                            lanes + lane * cells, bad + 2 * lane)
+            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
+                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
+                        bad + 2 * lane)
     else:
         for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-            if st == 1 and sp == 1:
-                _count_lane(&y_true[0], 1, &y_pred[0], 1, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift,
-                            lanes + lane * cells, bad + 2 * lane)
-            else:
-                _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                            _lane_start(n, n_lanes, lane + 1), lo, shift,
-                            lanes + lane * cells, bad + 2 * lane)
+            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
+                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
+                        bad + 2 * lane)
 
 
 cdef bint _any_bad(int64_t* bad, Py_ssize_t n_lanes) noexcept:

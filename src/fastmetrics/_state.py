@@ -58,13 +58,17 @@ class ConfusionState:
         Weights were integer/bool typed (scikit-learn then reports int64 matrices).
     in_true : ndarray of bool (K,)
         Which values occur in y_true.
+    margins : ndarray (2, K) or None
+        Weighted only: per-label weight sums over y_true (row 0) and y_pred (row 1), added
+        in input order like ``np.bincount(..., weights=)`` (equal to the row/column sums of
+        ``cm`` up to rounding).
     """
 
     __slots__ = ("values", "cm", "present", "n_samples", "weight_sum", "int_weights",
-                 "in_true")
+                 "in_true", "margins")
 
     def __init__(self, values, cm, present, n_samples, weight_sum=None, int_weights=False,
-                 in_true=None):
+                 in_true=None, margins=None):
         self.values = values
         self.cm = cm
         self.present = present
@@ -72,6 +76,7 @@ class ConfusionState:
         self.weight_sum = weight_sum
         self.int_weights = int_weights
         self.in_true = present if in_true is None else in_true
+        self.margins = margins
 
     @property
     def weighted(self) -> bool:
@@ -86,17 +91,6 @@ class ConfusionState:
         """'binary' or 'multiclass', by scikit-learn's rule (number of present labels)."""
         return "binary" if int(np.count_nonzero(self.present)) <= 2 else "multiclass"
 
-    def indices(self, labels) -> np.ndarray:
-        """Positions of ``labels`` in ``values`` (all requested labels are in ``values``)."""
-        lab = _labels_array(labels)
-        if lab.dtype.kind in "US" and self.values.dtype.kind not in "USO":
-            raise ValueError(_mix_msg)
-        idx = np.searchsorted(self.values, lab)
-        idx = np.minimum(idx, len(self.values) - 1)
-        if not np.array_equal(self.values[idx], lab):  # pragma: no cover - guarded by build
-            raise ValueError(f"labels {lab!r} are not all in the label set")
-        return idx
-
     def merge(self, other: "ConfusionState") -> "ConfusionState":
         """Sum of two states (label sets are unioned)."""
         values = np.union1d(self.values, other.values)
@@ -105,11 +99,15 @@ class ConfusionState:
         cm = np.zeros((k, k), dtype=dtype)
         present = np.zeros(k, dtype=bool)
         in_true = np.zeros(k, dtype=bool)
+        margins = np.zeros((2, k)) if dtype is np.float64 else None
         for s in (self, other):
             ix = np.searchsorted(values, s.values)
             cm[np.ix_(ix, ix)] += s.cm
             present[ix] |= s.present
             in_true[ix] |= s.in_true
+            if margins is not None:
+                margins[:, ix] += s.margins if s.margins is not None else np.stack(
+                    [s.cm.sum(axis=1), s.cm.sum(axis=0)])
         ws = None
         if self.weighted or other.weighted:
             ws = (self.weight_sum if self.weighted else float(self.n_samples)) + (
@@ -117,18 +115,11 @@ class ConfusionState:
             )
         return ConfusionState(
             values, cm, present, self.n_samples + other.n_samples, ws,
-            self.int_weights and other.int_weights, in_true,
+            self.int_weights and other.int_weights, in_true, margins,
         )
 
 
 _mix_msg = "Mix of label input types (string and number)"
-
-
-def _labels_array(labels) -> np.ndarray:
-    lab = labels if type(labels) is np.ndarray else np.asarray(labels)
-    if lab.ndim != 1:
-        lab = lab.reshape(-1)
-    return lab
 
 
 def _check_float_labels(a: np.ndarray, name: str) -> np.ndarray:
@@ -192,49 +183,40 @@ def _n_lanes(n: int, cells: int) -> int:
     return max(1, min(_MAX_LANES, n // _LANE_MIN, _CELL_BUDGET // cells))
 
 
-def _count_dense(yt, yp, w, lo: int, k: int, n_threads):
-    """Run the kernel over the value range [lo, lo + k). Returns (table k x k, seen(2,k) or
-    None) or None when a value falls outside the range."""
+def _count_weighted(yt, yp, w, lo: int, k: int, nt: int):
+    """Weighted kernel over the value range [lo, lo + k): (table k x k, seen (2, k),
+    margins (2, k)), or None when a value falls outside the range."""
     n = yt.shape[0]
-    nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN else 1
-    ulo = lo % _U64
-    if w is None:
-        cells = 4 * k * k
-        lanes = _n_lanes(n, cells)
-        tables: np.ndarray = np.zeros((lanes, cells), dtype=np.int64)
-        bad = np.full((lanes, 2), -1, dtype=np.int64)
-        _confusion.count(yt, yp, ulo, k.bit_length() - 1, tables, bad, nt)
-        if bad[:, 0].max() >= 0:
-            return None
-        return tables.reshape(lanes * 4, k, k).sum(axis=0), None
-    lanes = _n_lanes(n, k * k + 2 * k)
+    lanes = _n_lanes(n, k * k + 4 * k)
     tables = np.zeros((lanes, k * k), dtype=np.float64)
     seen = np.zeros((lanes, 2 * k), dtype=np.int64)
+    margins = np.zeros((lanes, 2 * k), dtype=np.float64)
     bad = np.full((lanes, 2), -1, dtype=np.int64)
-    _confusion.count_weighted(yt, yp, w, ulo, k, tables, seen, bad, nt)
+    _confusion.count_weighted(yt, yp, w, lo % _U64, k, tables, seen, margins, bad, nt)
     if bad[:, 0].max() >= 0:
-        kinds = bad[:, 1][bad[:, 0] >= 0]
-        if (kinds == 3).any():
+        if (bad[:, 1][bad[:, 0] >= 0] == 3).any():
             raise ValueError("sample_weight contains NaN or infinity")
         return None
     # lanes are summed in lane order: the same bits whatever the thread count
-    return np.add.reduce(tables, axis=0).reshape(k, k), seen.sum(axis=0).reshape(2, k)
+    return (np.add.reduce(tables, axis=0).reshape(k, k), seen.sum(axis=0).reshape(2, k),
+            np.add.reduce(margins, axis=0).reshape(2, k))
 
 
 def _minmax(a, stop=None):
     return _confusion.minmax(a, a.shape[0] if stop is None else stop)
 
 
-def confusion_state(y_true, y_pred, sample_weight=None, labels=None, n_threads=None,
+def confusion_state(y_true, y_pred, sample_weight=None, n_threads=None,
                     *, allow_empty=False) -> ConfusionState:
-    """Count (y_true, y_pred) pairs into a :class:`ConfusionState`.
+    """Count (y_true, y_pred) pairs into a :class:`ConfusionState` (one kernel pass).
 
-    ``labels`` (optional) are added to the state's label values even when absent from the
-    data. Raises ``ValueError``/``TypeError`` naming the argument for bad input.
+    The state holds the labels that occur in the data; metrics that take ``labels=`` extend
+    it with zero rows (``classification._with_labels``). Raises ``ValueError``/``TypeError``
+    naming the argument for bad input; empty input is an error unless ``allow_empty``.
     """
     # Hot path (the common call: two native 1-D integer arrays of one dtype, unweighted):
     # straight to the kernel, so small calls cost microseconds.
-    if (sample_weight is None and labels is None and type(y_true) is np.ndarray
+    if (sample_weight is None and type(y_true) is np.ndarray
             and type(y_pred) is np.ndarray and y_true.ndim == 1 and y_pred.ndim == 1
             and y_true.dtype is y_pred.dtype and y_true.dtype.char in _INT_CHARS
             and y_true.dtype.isnative and 0 < y_true.shape[0] == y_pred.shape[0]
@@ -285,109 +267,70 @@ def confusion_state(y_true, y_pred, sample_weight=None, labels=None, n_threads=N
     ap, dt_p, kp = _prepare(yp, "y_pred")
     if kt != kp:
         raise ValueError(_mix_msg)
-    lab = None if labels is None else _labels_array(labels)
-    if lab is not None and lab.size and kt == "int" and lab.dtype.kind in "US":
-        raise ValueError(_mix_msg)
-
+    out_dtype = np.result_type(dt_t, dt_p)
+    if n == 0:
+        return ConfusionState(np.empty(0, dtype=out_dtype), np.zeros((0, 0), dtype=np.int64),
+                              np.zeros(0, dtype=bool), 0, None if w is None else 0.0,
+                              int_weights, None, None if w is None else np.zeros((2, 0)))
+    nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN else 1
     if kt == "int":
         if at.dtype != ap.dtype:
             common = np.promote_types(at.dtype, ap.dtype)
-            if common.kind in "iu":
-                at = at.astype(common)
-                ap = ap.astype(common)
-            else:  # int64 with uint64: no common integer type
-                big = max(int(at.max()) if n else 0, int(ap.max()) if n else 0)
-                if big >= 2**63:
+            if common.kind not in "iu":  # int64 with uint64: no common integer type
+                if max(int(at.max()), int(ap.max())) >= 2**63:
                     raise ValueError("y_true/y_pred mix int64 and uint64 values >= 2**63")
-                at = at.astype(np.int64)
-                ap = ap.astype(np.int64)
-        out_dtype = np.result_type(dt_t, dt_p)
-        if w is None and lab is None:
-            nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN else 1
+                common = np.dtype(np.int64)
+            at = at.astype(common)
+            ap = ap.astype(common)
+        if w is None:
             res = _confusion.dense_state(at, ap, _DENSE_MAX_RANGE, nt)
-            if res is None:
-                return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
-            values, cm, in_true = res
-            if values.dtype != out_dtype:
-                values = values.astype(out_dtype)
-            present = np.ones(len(values), dtype=bool)
-            return ConfusionState(values, cm, present, n, None, False, in_true)
-        if lab is not None and lab.size:
-            if lab.dtype.kind == "f" and not np.array_equal(lab, np.floor(lab)):
-                return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
-            out_dtype = np.result_type(out_dtype, lab.dtype) if lab.dtype.kind in "iufb" else out_dtype
-        st = _state_int(at, ap, w, lab, n_threads)
-        if st is None:
-            return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
-        values, cm, present, in_true = st
-        if out_dtype.kind == "b":
-            values = values.astype(bool)
-        elif values.dtype != out_dtype:
-            values = values.astype(out_dtype)
-    else:
-        return _state_encoded(yt, yp, w, lab, int_weights, n_threads)
-    return ConfusionState(values, cm, present, n, None if w is None else _wsum(w), int_weights,
-                          in_true)
+            if res is not None:
+                values, cm, in_true = res
+                return ConfusionState(values.astype(out_dtype, copy=False), cm,
+                                      _ALL_PRESENT[: values.shape[0]], n, None, False, in_true)
+        else:
+            res = _weighted_int(at, ap, w, nt)
+            if res is not None:
+                values, cm, present, in_true, margins = res
+                return ConfusionState(values.astype(out_dtype, copy=False), cm, present, n,
+                                      _wsum(w), int_weights, in_true, margins)
+    return _state_encoded(yt, yp, w, int_weights, nt)
 
 
 def _wsum(w) -> float:
     return float(np.sum(w, dtype=np.float64))
 
 
-def _state_int(at, ap, w, lab, n_threads):
-    """Dense-table path for integer arrays. Returns (values int64, cm, present) or None when
-    the value range is too wide for a dense table."""
+def _weighted_int(at, ap, w, nt):
+    """Weighted dense-table path for integer arrays: (values int64, cm, present, in_true,
+    margins) over the values that occur, or None when the value range is too wide."""
     n = at.shape[0]
-    if n == 0:
-        lo = hi = 0
-        exact = True
-    elif n <= _PROBE:
-        lo_t, hi_t = _minmax(at)
-        lo_p, hi_p = _minmax(ap)
-        lo, hi = min(lo_t, lo_p), max(hi_t, hi_p)
-        exact = True
-    else:
-        lo_t, hi_t = _minmax(at, _PROBE)
-        lo_p, hi_p = _minmax(ap, _PROBE)
-        lo, hi = min(0, lo_t, lo_p), max(hi_t, hi_p)
-        exact = False
-    if lab is not None and lab.size:
-        lo = min(lo, int(lab.min()))
-        hi = max(hi, int(lab.max()))
+    exact = n <= _PROBE
+    lo_t, hi_t = _minmax(at, min(n, _PROBE))
+    lo_p, hi_p = _minmax(ap, min(n, _PROBE))
+    lo, hi = min(lo_t, lo_p), max(hi_t, hi_p)
+    if not exact:
+        lo = min(lo, 0)
     res = None
     if hi - lo < _DENSE_MAX_RANGE:
         k = _next_pow2(hi - lo + 1)
-        if not exact:  # room for labels the probe did not see
-            k = max(k, 16)
-        res = _count_dense(at, ap, w, lo, k, n_threads)
-    if res is None and not exact:
+        res = _count_weighted(at, ap, w, lo, k if exact else max(k, 16), nt)
+    if res is None and not exact:  # a value beyond the probed range: measure it exactly
         lo_t, hi_t = _minmax(at)
         lo_p, hi_p = _minmax(ap)
         lo, hi = min(lo_t, lo_p), max(hi_t, hi_p)
-        if lab is not None and lab.size:
-            lo = min(lo, int(lab.min()))
-            hi = max(hi, int(lab.max()))
         if hi - lo < _DENSE_MAX_RANGE:
-            res = _count_dense(at, ap, w, lo, _next_pow2(hi - lo + 1), n_threads)
+            res = _count_weighted(at, ap, w, lo, _next_pow2(hi - lo + 1), nt)
     if res is None:
         return None
-    table, seen = res
-    if seen is None:
-        in_true = table.any(axis=1)
-        present = in_true | table.any(axis=0)
-    else:
-        in_true = seen[0] > 0
-        present = in_true | (seen[1] > 0)
-    keep = present.copy()
-    if lab is not None and lab.size:
-        keep[lab.astype(np.int64) - lo] = True
-    idx = np.flatnonzero(keep)
-    values = idx + lo
-    cm = table[np.ix_(idx, idx)]
-    return values, cm, present[idx], in_true[idx]
+    table, seen, margins = res
+    in_true = seen[0] > 0
+    present = in_true | (seen[1] > 0)
+    idx = np.flatnonzero(present)
+    return idx + lo, table[np.ix_(idx, idx)], present[idx], in_true[idx], margins[:, idx]
 
 
-def _state_encoded(yt, yp, w, lab, int_weights, n_threads) -> ConfusionState:
+def _state_encoded(yt, yp, w, int_weights, nt) -> ConfusionState:
     """Encode arbitrary labels with np.unique, then count the codes with the kernel."""
     n = yt.shape[0]
     at, _, kt = _prepare(yt, "y_true")
@@ -396,28 +339,32 @@ def _state_encoded(yt, yp, w, lab, int_weights, n_threads) -> ConfusionState:
                        return_inverse=True)
     up, ip = np.unique(ap if kp == "int" else yp.astype(str) if yp.dtype.kind == "O" else yp,
                        return_inverse=True)
-    if kt == "int":
-        ut = ut.astype(np.result_type(yt.dtype if yt.dtype.kind != "O" else ut.dtype, ut.dtype))
-    present_vals = np.union1d(ut, up)
-    values = present_vals if lab is None or lab.size == 0 else np.union1d(present_vals, lab)
-    if values.dtype.kind in "US" and lab is not None and lab.size and lab.dtype.kind not in "US":
-        raise ValueError(_mix_msg)
+    values = np.union1d(ut, up)
     ct = np.searchsorted(values, ut)[it.reshape(-1)]
     cp = np.searchsorted(values, up)[ip.reshape(-1)]
     k = len(values)
-    res = _count_dense(ct, cp, w, 0, _next_pow2(k), n_threads) if k <= _DENSE_MAX_RANGE else None
+    margins = None
+    res = None
+    if k <= _DENSE_MAX_RANGE:
+        res = (_confusion.dense_state(ct, cp, _DENSE_MAX_RANGE, nt) if w is None
+               else _count_weighted(ct, cp, w, 0, _next_pow2(k), nt))
     if res is None:  # very many distinct labels: bincount on the codes (still exact)
         if w is None:
             cm = np.bincount(ct * k + cp, minlength=k * k).reshape(k, k).astype(np.int64)
         else:
-            cm = np.bincount(ct * k + cp, weights=w, minlength=k * k).reshape(k, k)
             if not np.isfinite(w).all():
                 raise ValueError("sample_weight contains NaN or infinity")
+            cm = np.bincount(ct * k + cp, weights=w, minlength=k * k).reshape(k, k)
+            margins = np.stack([np.bincount(ct, weights=w, minlength=k),
+                                np.bincount(cp, weights=w, minlength=k)])
+    elif w is None:
+        cm = res[1]  # every code occurs, so the compact table is the full k x k one
     else:
         cm = res[0][:k, :k]
-    present = np.isin(values, present_vals)
+        margins = res[2][:, :k]
+    present = np.ones(k, dtype=bool)
     in_true = np.isin(values, ut)
     if yt.dtype.kind == "b" and yp.dtype.kind == "b":
         values = values.astype(bool)
     return ConfusionState(values, cm, present, n, None if w is None else _wsum(w), int_weights,
-                          in_true)
+                          in_true, margins)

@@ -41,8 +41,9 @@ def as_1d(y, name: str, *, allow_2d_column: bool = True) -> np.ndarray:
         raise ValueError(f"{name} must be a 1-D array-like, got a scalar: {y!r}")
     if a.ndim == 2:
         raise ValueError(
-            f"{name} has shape {a.shape}: multilabel / multioutput targets are not supported "
-            "by fastmetrics; pass a 1-D array (or an (n, 1) column) of labels"
+            f"{name} has shape {a.shape}: pass a 1-D array (or an (n, 1) column) of labels "
+            "(multilabel indicator matrices are accepted by the scikit-learn-named "
+            "classification functions, not here)"
         )
     raise ValueError(f"{name} must be 1-D (or an (n, 1) column), got {a.ndim}-D with shape {a.shape}")
 
@@ -90,3 +91,11 @@ def check_sample_weight(sample_weight, n: int) -> np.ndarray | None:
 def is_fast_int(a: np.ndarray) -> bool:
     """True for the dtypes the kernels read directly (int8..uint64 native, and bool)."""
     return a.dtype.char in _FAST_INT_CHARS or a.dtype.kind == "b"
+
+
+def zero_weight_sum_error(w: np.ndarray | None) -> Exception:
+    """The error scikit-learn raises when weights sum to zero: ValueError when they are all
+    zero, ZeroDivisionError when they cancel out."""
+    if w is not None and not np.any(w):
+        return ValueError("Sample weights must contain at least one non-zero number.")
+    return ZeroDivisionError("Weights sum to zero, can't be normalized")

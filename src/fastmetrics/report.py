@@ -15,6 +15,7 @@ from ._state import confusion_state
 from .classification import _accuracy_from_state, _prfs_from_state, _with_labels
 
 __all__ = [
+    "RESULTS_HEADER",
     "ClassificationMetrics",
     "PerClassMetrics",
     "format_metrics_row",
@@ -212,9 +213,10 @@ def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_
 
 
 RESULTS_HEADER = (
-    "| model | accuracy | macro_f1 | oos_recall | p50_ms | p95_ms |\n"
-    "|---|---|---|---|---|---|"
+    "| name | accuracy | macro_f1 | oos_recall | p50_ms | p95_ms |\n"
+    "|---|---|---|---|---|---|\n"
 )
+"""Header of the append-only results log whose rows :func:`format_metrics_row` writes."""
 
 
 def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=None) -> str:

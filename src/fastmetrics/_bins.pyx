@@ -1,0 +1,388 @@
+# cython: language_level=3
+"""Calibration binning kernels.
+
+One pass over the labels and the probabilities fills a per-bin *state*: a C-contiguous
+float64 array of shape (n_bins, 5) whose columns are
+
+    0  W    sum of weights (the count when unweighted)
+    1  SP   sum of w * confidence
+    2  SY   sum of w * correctness (1 when the label is the positive one / the top label is right)
+    3  SQ   sum of w * ((y - p)**2 + ((1 - y) - (1 - p))**2), scikit-learn's two-column
+            Brier term written the way it computes it (the unweighted binary kernel keeps
+            this sum in registers and adds it to the first bin: only the column's total is
+            meaningful, which is all the Brier score needs)
+    4  N    number of samples (unweighted)
+
+Two states of the same edges merge by addition. Bins follow ``np.searchsorted(edges[1:-1], p,
+side="left")``: closed on the right, a value on an inner edge goes to the lower bin, 0 goes to
+the first bin and 1 to the last. Range checks (and NaN) are fused into the pass: the loop stops
+at the first bad value and reports its index, so the caller raises.
+"""
+
+from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                          uint64_t)
+from libc.math cimport fabs
+from libc.stdlib cimport calloc, free
+from cython.parallel cimport prange
+
+import numpy as np
+
+ctypedef fused label_t:
+    int8_t
+    int16_t
+    int32_t
+    int64_t
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
+
+ctypedef fused prob_t:
+    float
+    double
+
+ctypedef fused weight_t:
+    float
+    double
+
+# Kinds of bad input reported by the kernels.
+cdef enum:
+    BAD_PROB = 1      # probability outside [0, 1] or NaN
+    BAD_WEIGHT = 2    # weight NaN or infinite
+    BAD_LABEL = 3     # label outside 0 .. K-1 (top-label kernel)
+
+cdef enum:
+    NCOL = 5          # columns of the per-bin state
+    NBANK = 4         # interleaved state copies in the binary kernel (a power of 2)
+    LANE_MIN = 262144 # samples per lane at least
+    MAX_LANES = 64
+
+
+cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t lane) noexcept nogil:
+    return <Py_ssize_t>((<int64_t>n * lane) // n_lanes)
+
+
+cdef inline Py_ssize_t _bin_of(double v, const double* E, Py_ssize_t nb,
+                               bint uniform) noexcept nogil:
+    """Number of inner edges strictly below ``v`` (``searchsorted(inner, v, "left")``).
+
+    ``E`` is the padded edge array ``[-inf, inner..., +inf]`` (nb + 1 values), so bin c is
+    right when ``E[c] < v <= E[c + 1]``. Uniform edges: an arithmetic guess (off by at most
+    one from the rounded linspace edges), then one branch-free correction each way, so the
+    answer is the search's even for values exactly on a rounded edge."""
+    cdef Py_ssize_t c, lo, hi, mid
+    if uniform:
+        c = <Py_ssize_t>(v * nb)
+        c = c if c < nb - 1 else nb - 1
+        c -= <Py_ssize_t>(E[c] >= v)
+        c += <Py_ssize_t>(E[c + 1] < v)
+        return c
+    lo = 0
+    hi = nb - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if E[mid + 1] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef void _binary_lane_unweighted(const label_t* yptr, Py_ssize_t sy, const prob_t* pptr,
+                                  Py_ssize_t sp, label_t pos, bint pos_ok, const double* E,
+                                  Py_ssize_t nb, bint uniform, Py_ssize_t start,
+                                  Py_ssize_t stop, double* banks, int64_t* info) noexcept nogil:
+    """:func:`_binary_lane` without weights, the common case, about twice as fast: counts
+    and positives go to int64 banks, the Brier sum to two registers, so only the sum of
+    probabilities is a floating-point read-modify-write per sample."""
+    cdef Py_ssize_t i, b, r, k
+    cdef label_t lo_other = 0
+    cdef label_t hi_other = 0
+    cdef label_t yv, v_lo, v_hi, m
+    cdef int64_t is_pos
+    cdef double pv, t, d0, d1, sq0 = 0.0, sq1 = 0.0
+    cdef int64_t* cnt = <int64_t*>calloc(2 * NBANK * nb, sizeof(int64_t))
+    cdef int64_t* npos
+    cdef double* sump = <double*>calloc(NBANK * nb, sizeof(double))
+    info[0] = -1
+    info[1] = 0
+    info[2] = -1
+    if cnt == NULL or sump == NULL:
+        free(cnt)
+        free(sump)
+        info[0] = start
+        info[1] = -1  # out of memory: the caller raises MemoryError
+        return
+    npos = cnt + NBANK * nb
+    for i in range(start, stop):
+        yv = yptr[i * sy]
+        if not (pos_ok and yv == pos):
+            lo_other = yv
+            hi_other = yv
+            info[2] = i
+            break
+    for i in range(start, stop):
+        pv = <double>pptr[i * sp]
+        if not (pv >= 0.0 and pv <= 1.0):
+            info[0] = i
+            info[1] = BAD_PROB
+            break
+        yv = yptr[i * sy]
+        is_pos = (yv == pos) & pos_ok
+        m = <label_t>0 - <label_t>is_pos
+        v_lo = (hi_other & m) | (yv & ~m)
+        v_hi = (lo_other & m) | (yv & ~m)
+        lo_other = v_lo if v_lo < lo_other else lo_other
+        hi_other = v_hi if v_hi > hi_other else hi_other
+        b = _bin_of(pv, E, nb, uniform)
+        t = <double>is_pos
+        d0 = t - pv
+        d1 = (1.0 - t) - (1.0 - pv)
+        r = (i & (NBANK - 1)) * nb + b
+        cnt[r] += 1
+        npos[r] += is_pos
+        sump[r] += pv
+        if i & 1:
+            sq1 += d0 * d0 + d1 * d1
+        else:
+            sq0 += d0 * d0 + d1 * d1
+    for k in range(NBANK):
+        for b in range(nb):
+            r = k * nb + b
+            banks[r * NCOL + 0] += <double>cnt[r]
+            banks[r * NCOL + 1] += sump[r]
+            banks[r * NCOL + 2] += <double>npos[r]
+            banks[r * NCOL + 4] += <double>cnt[r]
+    banks[3] += sq0 + sq1
+    info[3] = <int64_t><uint64_t>lo_other
+    info[4] = <int64_t><uint64_t>hi_other
+    free(cnt)
+    free(sump)
+
+
+cdef void _binary_lane(const label_t* yptr, Py_ssize_t sy, const prob_t* pptr, Py_ssize_t sp,
+                       const weight_t[:] w, bint has_w, label_t pos, bint pos_ok,
+                       const double* E, Py_ssize_t nb, bint uniform, Py_ssize_t start,
+                       Py_ssize_t stop, double* banks, int64_t* info) noexcept nogil:
+    """One lane [start, stop) into its NBANK banks. ``info`` gets (bad index or -1, bad kind,
+    index of the first non-positive label or -1, smallest and largest non-positive label
+    as uint64 bit patterns)."""
+    cdef Py_ssize_t i, b
+    cdef label_t lo_other = 0
+    cdef label_t hi_other = 0
+    cdef label_t yv, v_lo, v_hi, m
+    cdef bint is_pos
+    cdef double pv, wv, t, d0, d1
+    cdef double* row
+    info[0] = -1
+    info[1] = 0
+    info[2] = -1
+    for i in range(start, stop):
+        yv = yptr[i * sy]
+        if not (pos_ok and yv == pos):
+            lo_other = yv
+            hi_other = yv
+            info[2] = i
+            break
+    wv = 1.0
+    for i in range(start, stop):
+        pv = <double>pptr[i * sp]
+        if not (pv >= 0.0 and pv <= 1.0):
+            info[0] = i
+            info[1] = BAD_PROB
+            break
+        if has_w:
+            wv = <double>w[i]
+            if wv - wv != 0.0:
+                info[0] = i
+                info[1] = BAD_WEIGHT
+                break
+        yv = yptr[i * sy]
+        is_pos = (yv == pos) & pos_ok
+        t = <double>is_pos
+        # Non-positive labels: track the smallest and largest, selecting without a branch
+        # (labels are random: a branch would mispredict); a positive label changes nothing.
+        m = <label_t>0 - <label_t>is_pos
+        v_lo = (hi_other & m) | (yv & ~m)
+        v_hi = (lo_other & m) | (yv & ~m)
+        lo_other = v_lo if v_lo < lo_other else lo_other
+        hi_other = v_hi if v_hi > hi_other else hi_other
+        b = _bin_of(pv, E, nb, uniform)
+        d0 = t - pv
+        d1 = (1.0 - t) - (1.0 - pv)
+        # NBANK interleaved copies of the state: consecutive samples in the same bin do not
+        # wait on each other's read-modify-write
+        row = banks + ((i & (NBANK - 1)) * nb + b) * NCOL
+        row[0] += wv
+        row[1] += wv * pv
+        row[2] += wv * t
+        row[3] += wv * (d0 * d0 + d1 * d1)
+        row[4] += 1.0
+    info[3] = <int64_t><uint64_t>lo_other
+    info[4] = <int64_t><uint64_t>hi_other
+
+
+def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint has_w,
+               label_t pos, bint pos_ok, const double[::1] padded_edges, bint uniform,
+               double[:, ::1] state, int n_threads=1):
+    """Add one pass over binary labels ``y`` (positive when ``== pos``) and positive-class
+    probabilities ``p`` into ``state`` (see the module docstring). ``padded_edges`` is
+    ``[-inf, edges[1:-1]..., +inf]``; ``uniform`` says the edges are ``linspace(0, 1)``.
+
+    Large inputs are cut into lanes (their number depends on n only) run on up to
+    ``n_threads`` OpenMP threads; lane states are summed in lane order, so the result is
+    the same for any thread count.
+
+    Returns ``(bad_index, bad_kind, n_other_kinds, other)``: ``bad_index`` is -1 when every
+    value was valid; ``n_other_kinds`` is how many distinct non-positive label values were
+    seen (0, 1 or 2 meaning "two or more") and ``other`` the smallest of them."""
+    cdef Py_ssize_t n = p.shape[0]
+    cdef Py_ssize_t nb = state.shape[0]
+    cdef Py_ssize_t lane, n_lanes, k, b, c
+    cdef label_t lo_other = 0
+    cdef label_t hi_other = 0
+    cdef label_t v
+    cdef bint seen_other = False
+    cdef Py_ssize_t bad = -1
+    cdef int kind = 0
+    if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != NCOL \
+            or padded_edges.shape[0] != nb + 1 or nb < 1:
+        raise ValueError("bin_binary: inconsistent shapes")
+    if n == 0:
+        return -1, 0, 0, 0
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    cdef double[:, ::1] banks = np.zeros((n_lanes, NBANK * nb * NCOL))
+    cdef int64_t[:, ::1] info = np.zeros((n_lanes, 5), np.int64)
+    cdef const double* E = &padded_edges[0]
+    # element strides: numpy strides of these dtypes are multiples of the item size
+    cdef Py_ssize_t sy = y.strides[0] // <Py_ssize_t>sizeof(label_t)
+    cdef Py_ssize_t sp = p.strides[0] // <Py_ssize_t>sizeof(prob_t)
+    cdef const label_t* yptr = &y[0]
+    cdef const prob_t* pptr = &p[0]
+    with nogil:
+        if n_threads <= 1 or n_lanes == 1:
+            for lane in range(n_lanes):
+                if has_w:
+                    _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
+                                 _lane_start(n, n_lanes, lane),
+                                 _lane_start(n, n_lanes, lane + 1), &banks[lane, 0],
+                                 &info[lane, 0])
+                else:
+                    _binary_lane_unweighted(yptr, sy, pptr, sp, pos, pos_ok, E, nb, uniform,
+                                            _lane_start(n, n_lanes, lane),
+                                            _lane_start(n, n_lanes, lane + 1),
+                                            &banks[lane, 0], &info[lane, 0])
+        else:
+            for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
+                if has_w:
+                    _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
+                                 _lane_start(n, n_lanes, lane),
+                                 _lane_start(n, n_lanes, lane + 1), &banks[lane, 0],
+                                 &info[lane, 0])
+                else:
+                    _binary_lane_unweighted(yptr, sy, pptr, sp, pos, pos_ok, E, nb, uniform,
+                                            _lane_start(n, n_lanes, lane),
+                                            _lane_start(n, n_lanes, lane + 1),
+                                            &banks[lane, 0], &info[lane, 0])
+        for lane in range(n_lanes):
+            if info[lane, 0] >= 0:
+                bad = info[lane, 0]
+                kind = <int>info[lane, 1]
+                break
+            if info[lane, 2] >= 0:
+                v = <label_t><uint64_t>info[lane, 3]
+                if not seen_other or v < lo_other:
+                    lo_other = v
+                v = <label_t><uint64_t>info[lane, 4]
+                if not seen_other or v > hi_other:
+                    hi_other = v
+                seen_other = True
+        if bad < 0:
+            for lane in range(n_lanes):
+                for k in range(NBANK):
+                    for b in range(nb):
+                        for c in range(NCOL):
+                            state[b, c] += banks[lane, (k * nb + b) * NCOL + c]
+    if bad >= 0:
+        if kind == -1:
+            raise MemoryError("bin_binary: no memory for the lane counters")
+        return bad, kind, 0, 0
+    return bad, kind, (0 if not seen_other else (1 if lo_other == hi_other else 2)), int(lo_other)
+
+
+def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w, bint has_w,
+                  const double[::1] padded_edges, bint uniform, double tol, double[:, ::1] state,
+                  double[::1] extra, int64_t[::1] seen):
+    """Top-label pass over a probability matrix ``P`` (n, K) and class indices ``y``.
+
+    Confidence is the row maximum, correctness ``argmax == y`` (first maximum, as numpy).
+    Bins are filled exactly as in :func:`bin_binary`, with (confidence, correct) in place of
+    (p, y), so half of ``SQ / W`` is the top-label Brier score. ``extra[0]`` gets the sum of
+    w * sum_k (onehot_k - P_k)**2 (scikit-learn's multiclass Brier numerator) and ``seen[k]``
+    the number of rows of class k.
+
+    Returns ``(bad_index, bad_kind, n_not_normalised)``; a row is not normalised when its
+    sum differs from 1 by more than ``tol``."""
+    cdef Py_ssize_t n = P.shape[0]
+    cdef Py_ssize_t K = P.shape[1]
+    cdef Py_ssize_t nb = state.shape[0]
+    cdef Py_ssize_t i, k, b, arg
+    cdef Py_ssize_t bad = -1
+    cdef int kind = 0
+    cdef int64_t n_unnorm = 0
+    cdef uint64_t yk
+    cdef double v, best, s, sqk, d, wv, t
+    cdef double* row
+    if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != NCOL \
+            or padded_edges.shape[0] != nb + 1 or nb < 1 or K < 1 or seen.shape[0] != K \
+            or extra.shape[0] < 1:
+        raise ValueError("bin_top_label: inconsistent shapes")
+    cdef const double* inner_p = &padded_edges[0]
+    with nogil:
+        wv = 1.0
+        for i in range(n):
+            if has_w:
+                wv = <double>w[i]
+                if wv - wv != 0.0:
+                    bad = i
+                    kind = BAD_WEIGHT
+                    break
+            # label_t may be signed: a negative value wraps to a huge unsigned one.
+            yk = <uint64_t>y[i]
+            if yk >= <uint64_t>K:
+                bad = i
+                kind = BAD_LABEL
+                break
+            best = -1.0
+            arg = 0
+            s = 0.0
+            sqk = 0.0
+            for k in range(K):
+                v = <double>P[i, k]
+                if not (v >= 0.0 and v <= 1.0):
+                    bad = i
+                    kind = BAD_PROB
+                    break
+                s += v
+                if v > best:
+                    best = v
+                    arg = k
+                d = (1.0 if <uint64_t>k == yk else 0.0) - v
+                sqk += d * d
+            if bad >= 0:
+                break
+            if fabs(s - 1.0) > tol:
+                n_unnorm += 1
+            seen[yk] += 1
+            t = 1.0 if <uint64_t>arg == yk else 0.0
+            b = _bin_of(best, inner_p, nb, uniform)
+            d = t - best
+            s = (1.0 - t) - (1.0 - best)
+            row = &state[b, 0]
+            row[0] += wv
+            row[1] += wv * best
+            row[2] += wv * t
+            row[3] += wv * (d * d + s * s)
+            row[4] += 1.0
+            extra[0] += wv * sqk
+    return bad, kind, n_unnorm

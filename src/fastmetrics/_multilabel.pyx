@@ -1,0 +1,68 @@
+# cython: language_level=3
+"""Multilabel-indicator counting: one pass over two (n, L) 0/1 matrices.
+
+Fills per-label (column) sums of y_true * y_pred, y_pred and y_true -- unweighted int64 or
+weighted float64, added in row order -- and counts (or weighs) the rows where the two
+matrices agree exactly (subset accuracy). Every value must be 0 or 1: the first other value
+stops the pass and is reported, so the caller raises instead of counting garbage.
+"""
+
+from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                          uint64_t)
+
+ctypedef fused label_t:
+    int8_t
+    int16_t
+    int32_t
+    int64_t
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
+
+
+def count(const label_t[:, :] y_true, const label_t[:, :] y_pred, const double[:] weights,
+          bint weighted, int64_t[:, ::1] icols, double[:, ::1] fcols):
+    """Column sums into ``icols`` (unweighted) or ``fcols`` (weighted), rows 0, 1, 2 = tp,
+    pred, true. Returns ``(bad_row, bad_col, exact)``: the first value not in {0, 1} (or
+    (-1, -1)) and the number (weight) of rows predicted exactly."""
+    cdef Py_ssize_t n = y_true.shape[0], L = y_true.shape[1], i, j
+    cdef Py_ssize_t bad_i = -1, bad_j = -1
+    cdef uint64_t a, b
+    cdef bint same
+    cdef int64_t exact_n = 0
+    cdef double exact_w = 0.0, w = 1.0
+    if y_pred.shape[0] != n or y_pred.shape[1] != L:
+        raise ValueError("multilabel count: shapes differ")
+    if weighted and weights.shape[0] != n:
+        raise ValueError("multilabel count: weights length differs")
+    with nogil:
+        for i in range(n):
+            same = True
+            if weighted:
+                w = weights[i]
+            for j in range(L):
+                a = <uint64_t>y_true[i, j]
+                b = <uint64_t>y_pred[i, j]
+                if (a | b) > 1:
+                    bad_i = i
+                    bad_j = j
+                    break
+                same = same and a == b
+                if weighted:
+                    if a & b:
+                        fcols[0, j] += w
+                    if b:
+                        fcols[1, j] += w
+                    if a:
+                        fcols[2, j] += w
+                else:
+                    icols[0, j] += <int64_t>(a & b)
+                    icols[1, j] += <int64_t>b
+                    icols[2, j] += <int64_t>a
+            if bad_i >= 0:
+                break
+            if same:
+                exact_n += 1
+                exact_w += w
+    return bad_i, bad_j, (exact_w if weighted else exact_n)

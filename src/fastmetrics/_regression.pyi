@@ -1,0 +1,29 @@
+"""Stub for the compiled regression sums kernel (see _regression.pyx).
+
+Real argument types: ``y`` is ``const yt_t[:]``, ``p`` ``const yp_t[:]``, ``w``
+``const weight_t[:]`` (each float32 or float64, independently; ``w`` ignored unless
+``has_w``), ``state`` / ``a`` ``double[::1]`` of length 10, ``b`` ``const double[::1]``,
+``lo`` / ``hi`` ``const double[::1]``, ``out`` ``double[:, ::1]`` of shape (n_bins, 3).
+"""
+
+import numpy as np
+
+def sums(
+    y: np.ndarray,
+    p: np.ndarray,
+    w: np.ndarray,
+    has_w: bool,
+    flags: int,
+    delta: float,
+    state: np.ndarray,
+) -> None: ...
+def merge(a: np.ndarray, b: np.ndarray) -> None: ...
+def binned_abs_error(
+    y: np.ndarray,
+    p: np.ndarray,
+    w: np.ndarray,
+    has_w: bool,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    out: np.ndarray,
+) -> None: ...

@@ -1,0 +1,229 @@
+# cython: language_level=3
+"""Regression sums kernel.
+
+One pass over ``y_true``, ``y_pred`` (and optional weights) fills a float64 *state* of
+``N_STATE`` values from which every mean-type regression metric is derived:
+
+    0  W      sum of w
+    1  ABS    sum of w * |e|                 (e = y_true - y_pred)
+    2  SQ     sum of w * e**2
+    3  APE    sum of w * |e| / max(|y_true|, eps64)    (only with FLAG_APE)
+    4  HUBER  sum of w * huber_delta(e)                (only with FLAG_HUBER)
+    5  MEAN   weighted mean of y_true
+    6  M2     sum of w * (y_true - MEAN)**2            (only with FLAG_R2)
+    7  N      number of samples
+    8  CONST  1.0 when every y_true equals the first one (so M2 is exactly 0), else 0.0
+    9  FIRST  the first y_true (what CONST compares with)
+
+The input is read in blocks of ``BLOCK`` samples. Within a block the sums are plain; the
+spread of y_true is computed two-pass over the (cache-resident) block around the block mean,
+and blocks are combined with Chan et al.'s pairwise update. So R² keeps the accuracy of a
+two-pass algorithm (no ``sum y**2 - (sum y)**2 / n`` cancellation) while each element is read
+from memory once. Two states merge with :func:`merge` (sums add; MEAN/M2 use the same update).
+
+Inputs are never checked element by element here: a NaN or infinity shows up as a
+non-finite sum, and the Python layer then looks for the culprit (error path only).
+"""
+
+from libc.math cimport fabs
+from cython.parallel cimport prange
+
+import numpy as np
+
+ctypedef fused yt_t:
+    float
+    double
+
+ctypedef fused yp_t:
+    float
+    double
+
+ctypedef fused weight_t:
+    float
+    double
+
+cdef enum:
+    LANE_MIN = 262144  # samples per lane at least
+    MAX_LANES = 64
+    BLOCK = 2048
+    N_STATE = 10
+    FLAG_APE = 1
+    FLAG_HUBER = 2
+    FLAG_R2 = 4
+
+cdef double EPS64 = 2.220446049250313e-16  # np.finfo(np.float64).eps, as scikit-learn's MAPE
+
+
+cdef inline void _chan(double* st, double wb, double mb, double m2b) noexcept nogil:
+    """Merge a block (weight wb, mean mb, spread m2b) into st[0]/st[5]/st[6]."""
+    cdef double wa = st[0]
+    cdef double wt = wa + wb
+    cdef double delta
+    if wb == 0.0:
+        return
+    if wa == 0.0:
+        st[5] = mb
+        st[6] = m2b
+        return
+    delta = mb - st[5]
+    st[5] = st[5] + delta * (wb / wt)
+    st[6] = st[6] + m2b + delta * delta * (wa * (wb / wt))
+
+
+cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
+                     int flags, double delta, Py_ssize_t start0, Py_ssize_t stop0,
+                     double* state) noexcept nogil:
+    """The state of samples [start0, stop0) into ``state`` (zeroed)."""
+    cdef Py_ssize_t start, stop, i
+    cdef double bw, babs, bsq, bape, bhub, bsy, mb, m2, c, d
+    cdef double yv, e, ae, ay, wv, first
+    cdef bint is_const = True
+    cdef bint want_ape = (flags & FLAG_APE) != 0
+    cdef bint want_huber = (flags & FLAG_HUBER) != 0
+    cdef bint want_r2 = (flags & FLAG_R2) != 0
+    cdef double half_delta = 0.5 * delta
+    if stop0 <= start0:
+        return
+    first = <double>y[start0]
+    wv = 1.0
+    start = start0
+    while start < stop0:
+        stop = start + BLOCK
+        if stop > stop0:
+            stop = stop0
+        bw = 0.0
+        babs = 0.0
+        bsq = 0.0
+        bape = 0.0
+        bhub = 0.0
+        bsy = 0.0
+        for i in range(start, stop):
+            yv = <double>y[i]
+            e = yv - <double>p[i]
+            ae = fabs(e)
+            if has_w:
+                wv = <double>w[i]
+            bw += wv
+            babs += wv * ae
+            bsq += wv * (e * e)
+            bsy += wv * yv
+            if want_ape:
+                ay = fabs(yv)
+                bape += wv * (ae / (ay if ay > EPS64 else EPS64))
+            if want_huber:
+                bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
+            if yv != first:
+                is_const = False
+        m2 = 0.0
+        mb = 0.0
+        if want_r2 and bw != 0.0:
+            mb = bsy / bw
+            c = 0.0
+            for i in range(start, stop):
+                d = <double>y[i] - mb
+                if has_w:
+                    wv = <double>w[i]
+                m2 += wv * (d * d)
+                c += wv * d
+            # corrected two-pass: removes the rounding error of the block mean
+            m2 -= c * (c / bw)
+        _chan(state, bw, mb, m2)
+        state[0] += bw
+        state[1] += babs
+        state[2] += bsq
+        state[3] += bape
+        state[4] += bhub
+        start = stop
+    state[7] += <double>(stop0 - start0)
+    state[8] = 1.0 if is_const else 0.0
+    state[9] = first
+    if is_const:
+        state[6] = 0.0
+
+
+cdef void _merge_into(double* a, const double* b) noexcept nogil:
+    """State ``b`` merged into state ``a`` (see :func:`merge`)."""
+    cdef Py_ssize_t k
+    cdef bint both_const = a[8] != 0.0 and b[8] != 0.0 and a[9] == b[9]
+    if a[7] == 0.0:
+        for k in range(N_STATE):
+            a[k] = b[k]
+        return
+    if b[7] == 0.0:
+        return
+    _chan(a, b[0], b[5], b[6])
+    for k in range(5):
+        a[k] += b[k]
+    a[7] += b[7]
+    a[8] = 1.0 if both_const else 0.0
+    if both_const:
+        a[6] = 0.0
+
+
+cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes, Py_ssize_t lane) noexcept nogil:
+    return <Py_ssize_t>((<long long>n * lane) // n_lanes)
+
+
+def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int flags,
+         double delta, double[::1] state, int n_threads=1):
+    """Fill ``state`` (length ``N_STATE``, zeroed by the caller) from one pass.
+
+    Large inputs are cut into lanes whose number depends on n only; lanes run on up to
+    ``n_threads`` OpenMP threads and their states are merged in lane order, so the result is
+    the same for any thread count."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t lane, n_lanes
+    if p.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[0] < N_STATE:
+        raise ValueError("sums: inconsistent shapes")
+    if n == 0:
+        return
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    if n_lanes == 1:
+        with nogil:
+            _lane_sums(y, p, w, has_w, flags, delta, 0, n, &state[0])
+        return
+    cdef double[:, ::1] lanes = np.zeros((n_lanes, N_STATE))
+    with nogil:
+        if n_threads <= 1:
+            for lane in range(n_lanes):
+                _lane_sums(y, p, w, has_w, flags, delta, _lane_start(n, n_lanes, lane),
+                           _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0])
+        else:
+            for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
+                _lane_sums(y, p, w, has_w, flags, delta, _lane_start(n, n_lanes, lane),
+                           _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0])
+        for lane in range(n_lanes):
+            _merge_into(&state[0], &lanes[lane, 0])
+
+
+def merge(double[::1] a, const double[::1] b):
+    """Merge state ``b`` into state ``a`` (same meaning as one pass over both inputs)."""
+    if a.shape[0] < N_STATE or b.shape[0] < N_STATE:
+        raise ValueError("merge: states must have N_STATE values")
+    _merge_into(&a[0], &b[0])
+
+
+def binned_abs_error(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
+                     const double[::1] lo, const double[::1] hi, double[:, ::1] out):
+    """For each bin b (``lo[b] <= y_true <= hi[b]``, bins may overlap) add the sum of
+    weights to ``out[b, 0]``, the sum of w * |e| to ``out[b, 1]`` and the count to
+    ``out[b, 2]``."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t nb = lo.shape[0]
+    cdef Py_ssize_t i, b
+    cdef double yv, ae, wv
+    if p.shape[0] != n or (has_w and w.shape[0] != n) or hi.shape[0] != nb \
+            or out.shape[0] != nb or out.shape[1] != 3:
+        raise ValueError("binned_abs_error: inconsistent shapes")
+    with nogil:
+        wv = 1.0
+        for i in range(n):
+            yv = <double>y[i]
+            ae = fabs(yv - <double>p[i])
+            if has_w:
+                wv = <double>w[i]
+            for b in range(nb):
+                if lo[b] <= yv and yv <= hi[b]:
+                    out[b, 0] += wv
+                    out[b, 1] += wv * ae
+                    out[b, 2] += 1.0

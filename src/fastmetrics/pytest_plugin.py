@@ -1,0 +1,76 @@
+"""pytest-benchmark integration: put fastmetrics' latency percentiles in ``extra_info``.
+
+pytest-benchmark times a function over many rounds and reports min/mean/median; model
+comparisons usually also want tail latency, measured one query at a time. Enable the plugin
+in a ``conftest.py``::
+
+    pytest_plugins = ["fastmetrics.pytest_plugin"]
+
+and use the ``latency_benchmark`` fixture::
+
+    def test_model_latency(latency_benchmark, model, X_test):
+        stats = latency_benchmark(model.predict, [X_test[i:i+1] for i in range(len(X_test))])
+        assert stats.p99_ms < 50
+
+The fixture runs :func:`fastmetrics.measure_latency` (warm-up, ``n_iters`` single calls on
+seeded random inputs), stores ``p50_ms``, ``p95_ms``, ``p99_ms``, ``mean_ms``, ``min_ms``,
+``max_ms`` and ``n_iters`` in ``benchmark.extra_info`` (so they appear in ``--benchmark-json``
+output and ``pytest-benchmark compare``), and also lets pytest-benchmark time the same
+function on one fixed input, so the test has its usual benchmark row too.
+
+Without the fixture, :func:`record_latency` stores any :class:`~fastmetrics.LatencyStats`
+(or raw nanosecond samples) in a ``benchmark``'s ``extra_info``, and
+:func:`percentiles_from_benchmark` turns pytest-benchmark's own per-round timings into a
+``LatencyStats`` after ``benchmark(...)`` has run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import numpy as np
+import pytest
+
+from .timing import DEFAULT_N_ITERS, DEFAULT_WARMUP, LatencyStats, latency_stats, measure_latency
+
+__all__ = ["record_latency", "percentiles_from_benchmark", "latency_benchmark"]
+
+
+def record_latency(benchmark, stats, *, prefix: str = "") -> LatencyStats:
+    """Store a latency summary in ``benchmark.extra_info`` (keys ``{prefix}p50_ms`` ...).
+
+    ``stats`` is a :class:`LatencyStats` or a sequence of durations in nanoseconds. Values
+    are stored unrounded (sub-microsecond calls would round to 0 ms).
+    """
+    if not isinstance(stats, LatencyStats):
+        stats = latency_stats(stats)
+    for key, value in asdict(stats).items():
+        benchmark.extra_info[prefix + key] = value
+    return stats
+
+
+def percentiles_from_benchmark(benchmark, *, prefix: str = "round_") -> LatencyStats | None:
+    """Latency percentiles of the rounds pytest-benchmark has timed (None when disabled).
+
+    Each round's time is divided by its iteration count, so this is the per-call time. The
+    result is also stored in ``extra_info`` under ``prefix``.
+    """
+    meta = getattr(benchmark, "stats", None)
+    data = getattr(getattr(meta, "stats", None), "data", None)
+    if not data:
+        return None
+    ns = np.asarray(data, dtype=np.float64) * 1e9
+    return record_latency(benchmark, ns, prefix=prefix)
+
+
+@pytest.fixture
+def latency_benchmark(benchmark):
+    """``latency_benchmark(fn, inputs, *, warmup=10, n_iters=200, seed=0) -> LatencyStats``."""
+
+    def run(fn, inputs, *, warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0):
+        stats = measure_latency(fn, inputs, warmup=warmup, n_iters=n_iters, seed=seed)
+        record_latency(benchmark, stats)
+        benchmark(fn, inputs[0])  # under --benchmark-disable: one plain call
+        return stats
+
+    return run
