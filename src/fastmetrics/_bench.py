@@ -28,8 +28,8 @@ class Case:
     """One row of the speed table.
 
     ``make(n, rng)`` returns the arguments (a tuple) both callables take; ``fast`` is
-    fastmetrics', ``ref`` the reference (``None`` when scikit-learn is not installed);
-    ``same(a, b)`` decides whether the two results agree.
+    fastmetrics', ``ref`` the reference (``None`` when its library is not installed),
+    ``ref_name`` the reference's library; ``same(a, b)`` decides whether the results agree.
     """
 
     name: str
@@ -37,12 +37,27 @@ class Case:
     fast: Callable[..., Any]
     ref: Callable[..., Any] | None
     same: Callable[[Any, Any], bool]
+    ref_name: str = "scikit-learn"
 
 
 def _labels(n: int, rng: np.random.Generator) -> tuple:
     y_true = rng.integers(0, K, n)
     y_pred = np.where(rng.random(n) < 0.8, y_true, rng.integers(0, K, n))
     return y_true, y_pred
+
+
+def _probabilities(n: int, rng: np.random.Generator) -> tuple:
+    y_prob = rng.random(n)
+    return (rng.random(n) < y_prob).astype(np.int64), y_prob
+
+
+def _values(n: int, rng: np.random.Generator) -> tuple:
+    y_true = rng.normal(size=n)
+    return y_true, y_true + rng.normal(scale=0.5, size=n)
+
+
+def _sample(n: int, rng: np.random.Generator) -> tuple:
+    return (rng.lognormal(size=n),)
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -81,6 +96,12 @@ def _cases() -> list[Case]:
         Case("classification_report", _labels,
              lambda yt, yp: fm.classification_report(yt, yp, output_dict=True),
              ref("classification_report", output_dict=True), _same_report),
+        Case("brier_score_loss", _probabilities, fm.brier_score_loss,
+             ref("brier_score_loss"), _close),
+        Case("mean_squared_error", _values, fm.mean_squared_error,
+             ref("mean_squared_error"), _close),
+        Case("percentile(q=[50, 95, 99])", _sample, lambda a: fm.percentile(a, [50, 95, 99]),
+             lambda a: np.percentile(a, [50, 95, 99]), _equal, "numpy"),
     ]
 
 
@@ -194,18 +215,18 @@ def run_bench(n: int | None = None, quick: bool = False, repeat: int | None = No
         if c.ref is None:
             rows.append((c.name, _fmt_time(t_fast), "n/a", "n/a"))
             continue
-        t_ref, r_ref = _time(c.ref, args, repeat, progress, f"{c.name}: scikit-learn")
+        t_ref, r_ref = _time(c.ref, args, repeat, progress, f"{c.name}: {c.ref_name}")
         ok = c.same(r_fast, r_ref)
         if not ok:
             mismatches.append(c.name)
         ratio = f"{t_ref / t_fast:,.1f}x" if t_fast > 0 else "inf"
-        rows.append((c.name, _fmt_time(t_fast), _fmt_time(t_ref),
+        rows.append((c.name, _fmt_time(t_fast), f"{_fmt_time(t_ref)} ({c.ref_name})",
                      ratio if ok else f"{ratio} (RESULTS DIFFER)"))
-    print(f"fastmetrics bench: N = {n:,} labels per call, K = {K} classes, int64 labels, "
-          f"median of {repeat} calls (after one warm-up call)", file=out)
+    print(f"fastmetrics bench: N = {n:,} values per call (labels: int64, K = {K} classes), "
+          f"median of {repeat} calls after one warm-up call", file=out)
     print(environment(), file=out)
     print("", file=out)
-    print("| metric | fastmetrics | scikit-learn | speed-up |", file=out)
+    print("| metric | fastmetrics | reference | speed-up |", file=out)
     print("|---|---:|---:|---:|", file=out)
     for r in rows:
         print("| " + " | ".join(r) + " |", file=out)
@@ -213,7 +234,7 @@ def run_bench(n: int | None = None, quick: bool = False, repeat: int | None = No
         print("\nscikit-learn is not installed: only fastmetrics was timed "
               "(pip install scikit-learn to compare).", file=out)
     if mismatches:
-        print(f"fastmetrics: error: results differ from scikit-learn for: "
+        print(f"fastmetrics: error: results differ from the reference for: "
               f"{', '.join(mismatches)}", file=sys.stderr)
         return 1
     return 0
