@@ -1,5 +1,8 @@
+"""``python -m fastmetrics``: the command line (see :mod:`fastmetrics.cli`)."""
+
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when imported (e.g. by doctest collection)
+    sys.exit(main())

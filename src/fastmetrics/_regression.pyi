@@ -16,6 +16,7 @@ def sums(
     flags: int,
     delta: float,
     state: np.ndarray,
+    n_threads: int = 1,
 ) -> None: ...
 def merge(a: np.ndarray, b: np.ndarray) -> None: ...
 def binned_abs_error(

@@ -361,7 +361,7 @@ def _state_encoded(yt, yp, w, int_weights, nt) -> ConfusionState:
         cm = res[1]  # every code occurs, so the compact table is the full k x k one
     else:
         cm = res[0][:k, :k]
-        margins = res[2][:, :k]
+        margins = res[2][:, :k]  # type: ignore[assignment]
     present = np.ones(k, dtype=bool)
     in_true = np.isin(values, ut)
     if yt.dtype.kind == "b" and yp.dtype.kind == "b":

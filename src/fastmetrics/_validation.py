@@ -70,7 +70,7 @@ def check_sample_weight(sample_weight, n: int) -> np.ndarray | None:
     if sample_weight is None:
         return None
     if isinstance(sample_weight, numbers.Number):
-        return np.full(n, float(sample_weight), dtype=np.float64)
+        return np.full(n, float(sample_weight), dtype=np.float64)  # type: ignore[arg-type]
     w = sample_weight if type(sample_weight) is np.ndarray else np.asarray(sample_weight)
     if w.ndim != 1:
         if w.ndim == 2 and w.shape[1] == 1:

@@ -30,6 +30,7 @@ import numbers
 import os
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -644,7 +645,7 @@ def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_la
 class ProbabilityReport:
     """A classification report card plus the calibration of the probabilities."""
 
-    classification: object
+    classification: Any  # a ClassificationMetrics
     calibration: CalibrationSummary
 
     def as_row(self) -> dict:

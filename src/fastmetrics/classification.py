@@ -39,7 +39,7 @@ try:  # share scikit-learn's warning class when it is installed, so filters writ
     from sklearn.exceptions import UndefinedMetricWarning
 except ImportError:  # pragma: no cover - sklearn is optional at run time
 
-    class UndefinedMetricWarning(UserWarning):
+    class UndefinedMetricWarning(UserWarning):  # type: ignore[no-redef]
         """Warning used when a metric is ill-defined (same meaning as scikit-learn's)."""
 
 
@@ -791,7 +791,7 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
     if multilabel_route(y_true, y_pred):
         ms = multilabel_state(y_true, y_pred, sample_weight)
         present = np.arange(ms.n_labels)
-        averages = ("micro", "macro", "weighted", "samples")
+        averages: tuple[str, ...] = ("micro", "macro", "weighted", "samples")
 
         def prfs(**kw):
             return _ml_prfs(ms, **kw)
@@ -856,6 +856,6 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
             report += row_fmt.format(heading, *avg, width=width, digits=digits)
     if output_dict:
         if "accuracy" in report_dict:
-            report_dict["accuracy"] = report_dict["accuracy"]["precision"]
+            report_dict["accuracy"] = report_dict["accuracy"]["precision"]  # type: ignore[assignment]
         return report_dict
     return report
