@@ -99,6 +99,9 @@ for pyx in sorted(glob(os.path.join("src", "fastmetrics", "_*.pyx"))):
         )
     )
 
+if not extensions:  # e.g. an sdist without the .pyx sources: never build a kernel-less wheel
+    raise SystemExit("fastmetrics build: no src/fastmetrics/_*.pyx kernels found")
+
 setup(
     ext_modules=cythonize(
         extensions,
