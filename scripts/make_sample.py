@@ -7,8 +7,9 @@ are synthetic and seeded (re-running this script rewrites the same file byte for
 - true intents are drawn with fixed, skewed frequencies (billing is common, refund rare);
 - the model's logits are the true class's one-hot scaled by a per-class "skill" plus
   Gaussian noise, so some classes are learned better than others; probabilities are the
-  softmax of those logits, rounded to 6 decimals and renormalised; the prediction is the
-  argmax, so labels and probabilities agree.
+  softmax of those logits, written with 6 decimals whose row sums are exactly 1 (the rounding
+  remainder goes to the largest probability); the prediction is the argmax, so labels and
+  probabilities agree.
 
 Usage: python scripts/make_sample.py
 """
@@ -33,8 +34,10 @@ def main(out: Path) -> None:
     logits -= logits.max(axis=1, keepdims=True)
     prob = np.exp(logits)
     prob /= prob.sum(axis=1, keepdims=True)
-    prob = np.round(prob, 6)
-    prob /= prob.sum(axis=1, keepdims=True)
+    micro = np.round(prob * 1_000_000).astype(np.int64)  # millionths
+    top = micro.argmax(axis=1)
+    micro[np.arange(N), top] += 1_000_000 - micro.sum(axis=1)  # rows sum to exactly 1
+    prob = micro / 1_000_000
     pred = prob.argmax(axis=1)
     lines = ["y_true,y_pred," + ",".join(f"p_{c}" for c in CLASSES)]
     for i in range(N):

@@ -188,19 +188,6 @@ def test_reliability_diagram(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_without_calibration_module_says_so():
-    try:
-        import fastmetrics.calibration  # noqa: F401
-    except ModuleNotFoundError:
-        pass
-    else:
-        pytest.skip("this build has fastmetrics.calibration (tested above)")
-    p = ok()
-    assert "calibration (p_* columns): calibration metrics are not available in this build" in p.stdout
-    bad = run("report", "--diagram", "x.png")
-    assert bad.returncode == 2 and "not available in this build" in bad.stderr
-
-
 # --------------------------------------------------------------------------- files written here
 
 

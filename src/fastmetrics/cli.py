@@ -309,7 +309,6 @@ class Card:
     metrics: ClassificationMetrics
     rows: list[tuple[str, float, float, float, Any]] = field(default_factory=list)
     calibration: Any = None
-    calibration_note: str | None = None
     probabilities: Probabilities | None = None
 
 
@@ -353,25 +352,16 @@ def card_from_state(state: ConfusionState, labels: list | None, oos_label: Any) 
 
 def add_calibration(card: Card, y_true: np.ndarray, probs: Probabilities, n_bins: int,
                     diagram: str | None) -> None:
-    """Top-label ECE / MCE / Brier of the probabilities (when this build has calibration)."""
+    """Top-label ECE / MCE / Brier of the probabilities."""
+    from .calibration import calibration_summary, reliability_diagram
+
     card.probabilities = probs
-    try:
-        from .calibration import calibration_summary  # type: ignore[import-not-found,unused-ignore]
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.calibration":
-            raise CLIError(f"fastmetrics.calibration cannot be imported: {exc}") from None
-        card.calibration_note = "calibration metrics are not available in this build"
-        if diagram:
-            raise CLIError("--diagram needs fastmetrics.calibration, not available in this build")
-        return
     try:
         card.calibration = calibration_summary(y_true, probs.matrix, n_bins=n_bins,
                                                labels=probs.classes)
     except (ValueError, TypeError) as exc:
         raise CLIError(f"probabilities: {_first_line(exc)}") from None
     if diagram:
-        from .calibration import reliability_diagram  # type: ignore[import-not-found,unused-ignore]
-
         try:
             reliability_diagram(card.calibration.bins, diagram)
         except ImportError as exc:
@@ -418,17 +408,14 @@ def format_text(card: Card, source: str, oos_label: Any, digits: int = 4) -> str
     out.append(" " * w0 + "  " + " ".join(f"{n:>{w}}" for n, w in zip(names, ws)))
     for n, row in zip(names, cells):
         out.append(f"{n:>{w0}}  " + " ".join(f"{c:>{w}}" for c, w in zip(row, ws)))
-    if card.probabilities is not None:
+    if card.calibration is not None:
         out.append("")
-        src = card.probabilities.source
-        if card.calibration is None:
-            out.append(f"calibration ({src}): {card.calibration_note}")
-        else:
-            c = card.calibration
-            out.append(f"calibration (top-label, {c.n_bins} equal-width bins, from {src})")
-            out.append(f"  {'ECE':<14} {c.ece:.{digits}f}")
-            out.append(f"  {'MCE':<14} {c.mce:.{digits}f}")
-            out.append(f"  {'Brier':<14} {c.brier:.{digits}f}")
+        src = card.probabilities.source if card.probabilities is not None else "probabilities"
+        c = card.calibration
+        out.append(f"calibration (top-label, {c.n_bins} equal-width bins, from {src})")
+        out.append(f"  {'ECE':<14} {c.ece:.{digits}f}")
+        out.append(f"  {'MCE':<14} {c.mce:.{digits}f}")
+        out.append(f"  {'Brier':<14} {c.brier:.{digits}f}")
     return "\n".join(out)
 
 
@@ -510,8 +497,6 @@ def run_report(args: argparse.Namespace) -> int:
         print(format_text(card, table.name, oos))
         if args.diagram:
             print(f"\nreliability diagram written to {args.diagram}")
-    if card.calibration_note and args.format != "text":
-        print(f"fastmetrics: note: {card.calibration_note}", file=sys.stderr)
     return 0
 
 
