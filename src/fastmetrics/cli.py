@@ -25,8 +25,8 @@ from typing import Any, NoReturn, Sequence
 import numpy as np
 
 from ._state import ConfusionState, confusion_state
-from .classification import _accuracy_from_state, _prfs_from_state, _with_labels
-from .report import ClassificationMetrics, PerClassMetrics, _oos_from_state, _py, format_metrics_row
+
+from .report import ClassificationMetrics, _card_from_state, _py, format_metrics_row
 
 __all__ = ["main", "build_parser"]
 
@@ -314,33 +314,10 @@ class Card:
 
 def card_from_state(state: ConfusionState, labels: list | None, oos_label: Any) -> Card:
     """Everything the report prints, from one confusion state (one counting pass)."""
-    st, idx = _with_labels(state, state.present_labels if labels is None else np.asarray(labels))
-    lab = st.values[idx]
-    p, r, f, s = _prfs_from_state(st, labels=lab, average=None, zero_division=0)
-    avg = {a: _prfs_from_state(st, labels=lab, average=a, zero_division=0)
-           for a in ("micro", "macro", "weighted")}
-    per_class = {
-        _py(v): PerClassMetrics(float(p[i]), float(r[i]), float(f[i]), _py(s[i]))
-        for i, v in enumerate(lab)
-    }
-    oos_recall = oos_precision = None
-    if oos_label is not None:
-        oos_recall, oos_precision = _oos_from_state(st, oos_label)
-    cm = st.cm[np.ix_(idx, idx)]
-    m = ClassificationMetrics(
-        accuracy=_accuracy_from_state(st),
-        macro_f1=float(avg["macro"][2]),
-        weighted_f1=float(avg["weighted"][2]),
-        micro_f1=float(avg["micro"][2]),
-        per_class=per_class,
-        labels=[_py(v) for v in lab],
-        confusion_matrix=cm,
-        oos_recall=oos_recall,
-        oos_precision=oos_precision,
-        n_examples=int(st.n_samples),
-    )
+    m, (p, r, f, s), avg = _card_from_state(state, labels, oos_label)
+    lab = m.labels
     total = _py(s.sum())
-    rows = [(str(_py(v)), float(p[i]), float(r[i]), float(f[i]), _py(s[i]))
+    rows = [(str(v), float(p[i]), float(r[i]), float(f[i]), _py(s[i]))
             for i, v in enumerate(lab)]
     covers_all = set(m.labels) >= set(state.present_labels.tolist())
     rows.append(("accuracy" if covers_all else "micro avg",

@@ -176,6 +176,15 @@ def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_
     (0.8, 0.8333, 1.0, 1.0)
     """
     state = confusion_state(y_true, y_pred, sample_weight, n_threads=n_threads)
+    return _card_from_state(state, labels, oos_label)[0]
+
+
+def _card_from_state(state, labels, oos_label):
+    """The report card of a confusion state, plus what a full report table prints.
+
+    Returns ``(metrics, (p, r, f, support), averages)`` where ``averages`` maps 'micro',
+    'macro' and 'weighted' to their (precision, recall, F1) with ``zero_division=0``.
+    """
     if labels is None:
         lab = state.present_labels
     else:
@@ -185,9 +194,8 @@ def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_
     st, idx = _with_labels(state, lab)
     lab = st.values[idx]
     p, r, f, s = _prfs_from_state(st, labels=lab, average=None, zero_division=0)
-    macro = _prfs_from_state(st, labels=lab, average="macro", zero_division=0)[2]
-    weighted = _prfs_from_state(st, labels=lab, average="weighted", zero_division=0)[2]
-    micro = _prfs_from_state(st, labels=lab, average="micro", zero_division=0)[2]
+    averages = {a: _prfs_from_state(st, labels=lab, average=a, zero_division=0)[:3]
+                for a in ("micro", "macro", "weighted")}
     per_class = {
         _py(v): PerClassMetrics(float(p[i]), float(r[i]), float(f[i]), _py(s[i]))
         for i, v in enumerate(lab)
@@ -198,11 +206,11 @@ def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_
     cm = st.cm[np.ix_(idx, idx)]
     if not st.weighted or st.int_weights:
         cm = cm.astype(np.int64)
-    return ClassificationMetrics(
+    metrics = ClassificationMetrics(
         accuracy=_accuracy_from_state(st),
-        macro_f1=float(macro),
-        weighted_f1=float(weighted),
-        micro_f1=float(micro),
+        macro_f1=float(averages["macro"][2]),
+        weighted_f1=float(averages["weighted"][2]),
+        micro_f1=float(averages["micro"][2]),
         per_class=per_class,
         labels=[_py(v) for v in lab],
         confusion_matrix=cm,
@@ -210,6 +218,7 @@ def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_
         oos_precision=oos_precision,
         n_examples=int(st.n_samples),
     )
+    return metrics, (p, r, f, s), averages
 
 
 RESULTS_HEADER = (
