@@ -25,7 +25,6 @@ from typing import Any, NoReturn, Sequence
 import numpy as np
 
 from ._state import ConfusionState, confusion_state
-
 from .report import ClassificationMetrics, _card_from_state, _py, format_metrics_row
 
 __all__ = ["main", "build_parser"]
