@@ -245,30 +245,18 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
     cdef const label_t* yptr = &y[0]
     cdef const prob_t* pptr = &p[0]
     with nogil:
-        if n_threads <= 1 or n_lanes == 1:
-            for lane in range(n_lanes):
-                if has_w:
-                    _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
-                                 _lane_start(n, n_lanes, lane),
-                                 _lane_start(n, n_lanes, lane + 1), &banks[lane, 0],
-                                 &info[lane, 0])
-                else:
-                    _binary_lane_unweighted(yptr, sy, pptr, sp, pos, pos_ok, E, nb, uniform,
-                                            _lane_start(n, n_lanes, lane),
-                                            _lane_start(n, n_lanes, lane + 1),
-                                            &banks[lane, 0], &info[lane, 0])
-        else:
-            for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-                if has_w:
-                    _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
-                                 _lane_start(n, n_lanes, lane),
-                                 _lane_start(n, n_lanes, lane + 1), &banks[lane, 0],
-                                 &info[lane, 0])
-                else:
-                    _binary_lane_unweighted(yptr, sy, pptr, sp, pos, pos_ok, E, nb, uniform,
-                                            _lane_start(n, n_lanes, lane),
-                                            _lane_start(n, n_lanes, lane + 1),
-                                            &banks[lane, 0], &info[lane, 0])
+        # one lane at a time without an OpenMP team when there is nothing to share
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1 and n_lanes > 1):
+            if has_w:
+                _binary_lane(yptr, sy, pptr, sp, w, has_w, pos, pos_ok, E, nb, uniform,
+                             _lane_start(n, n_lanes, lane), _lane_start(n, n_lanes, lane + 1),
+                             &banks[lane, 0], &info[lane, 0])
+            else:
+                _binary_lane_unweighted(yptr, sy, pptr, sp, pos, pos_ok, E, nb, uniform,
+                                        _lane_start(n, n_lanes, lane),
+                                        _lane_start(n, n_lanes, lane + 1),
+                                        &banks[lane, 0], &info[lane, 0])
         for lane in range(n_lanes):
             if info[lane, 0] >= 0:
                 bad = info[lane, 0]

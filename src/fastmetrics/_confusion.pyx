@@ -116,20 +116,11 @@ def count_weighted(const label_t[:] y_true, const label_t[:] y_pred,
             or margins.shape[1] < <Py_ssize_t>(2 * k)):
         raise ValueError("count_weighted: inconsistent shapes")
     with nogil:
-        if n_threads <= 1 or n_lanes == 1:
-            for lane in range(n_lanes):
-                _count_lane_weighted(y_true, y_pred, sample_weight,
-                                     _lane_start(n, n_lanes, lane),
-                                     _lane_start(n, n_lanes, lane + 1), lo, k,
-                                     &tables[lane, 0], &seen[lane, 0], &margins[lane, 0],
-                                     &bad[lane, 0])
-        else:
-            for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-                _count_lane_weighted(y_true, y_pred, sample_weight,
-                                     _lane_start(n, n_lanes, lane),
-                                     _lane_start(n, n_lanes, lane + 1), lo, k,
-                                     &tables[lane, 0], &seen[lane, 0], &margins[lane, 0],
-                                     &bad[lane, 0])
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1 and n_lanes > 1):
+            _count_lane_weighted(y_true, y_pred, sample_weight, _lane_start(n, n_lanes, lane),
+                                 _lane_start(n, n_lanes, lane + 1), lo, k, &tables[lane, 0],
+                                 &seen[lane, 0], &margins[lane, 0], &bad[lane, 0])
 
 
 def minmax(const label_t[:] a, Py_ssize_t stop):
@@ -279,16 +270,11 @@ cdef void _dense_lanes(const label_t[:] y_true, const label_t[:] y_pred, uint64_
     cdef Py_ssize_t cells = (<Py_ssize_t>4) << (2 * shift)
     for lane in range(n_lanes):
         bad[2 * lane] = -1
-    if n_threads <= 1 or n_lanes == 1:
-        for lane in range(n_lanes):
-            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
-                        bad + 2 * lane)
-    else:
-        for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-            _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
-                        _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
-                        bad + 2 * lane)
+    for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                       use_threads_if=n_threads > 1 and n_lanes > 1):
+        _count_lane(&y_true[0], st, &y_pred[0], sp, _lane_start(n, n_lanes, lane),
+                    _lane_start(n, n_lanes, lane + 1), lo, shift, lanes + lane * cells,
+                    bad + 2 * lane)
 
 
 cdef bint _any_bad(int64_t* bad, Py_ssize_t n_lanes) noexcept:

@@ -178,14 +178,10 @@ def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int 
         return
     cdef double[:, ::1] lanes = np.zeros((n_lanes, N_STATE))
     with nogil:
-        if n_threads <= 1:
-            for lane in range(n_lanes):
-                _lane_sums(y, p, w, has_w, flags, delta, _lane_start(n, n_lanes, lane),
-                           _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0])
-        else:
-            for lane in prange(n_lanes, num_threads=n_threads, schedule="static"):
-                _lane_sums(y, p, w, has_w, flags, delta, _lane_start(n, n_lanes, lane),
-                           _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0])
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1):
+            _lane_sums(y, p, w, has_w, flags, delta, _lane_start(n, n_lanes, lane),
+                       _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0])
         for lane in range(n_lanes):
             _merge_into(&state[0], &lanes[lane, 0])
 
