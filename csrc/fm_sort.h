@@ -39,8 +39,9 @@ int64_t fm_radix_hist_size(int64_t n);
 /* Sort keys[0:n] ascending (stable LSD radix sort). ``tmp`` has room for n keys; when
  * ``w`` is not NULL, w[i] travels with keys[i] and ``wtmp`` has room for n doubles.
  * ``hist`` has fm_radix_hist_size(n) slots. Passes whose digit is the same for all keys are
- * skipped. The sorted data ends up in keys/w (copied back from tmp when needed). */
-void fm_radix_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp, int64_t n,
-                       uint64_t *hist);
+ * skipped. Returns the buffer that holds the sorted keys: ``keys`` or ``tmp`` (nothing is
+ * copied back); the sorted weights are then in ``w`` or ``wtmp`` respectively. */
+uint64_t *fm_radix_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp,
+                            int64_t n, uint64_t *hist);
 
 #endif

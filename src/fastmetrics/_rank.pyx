@@ -14,13 +14,15 @@ two summaries merge by threshold, adding weights) or accumulates, in the same pa
   tied positive/negative pair counts one half,
 - ``ap = sum p * tp / (tp + fp)``: the step-wise average precision, times ``P``.
 
-Allocation per call: ``2 N`` uint64 keys (sort buffer + scratch) and, with sample weights,
-``2 N`` doubles (the weight payload); a small histogram. Nothing else is copied.
+Scratch (passed in by the caller, see ``ranking._scratch``): ``2 N`` uint64 keys (sort
+buffer + radix scratch) and, with sample weights, ``2 N`` doubles (the weight payload); a
+small histogram. Nothing else is allocated or copied.
 Scores that are NaN or infinite (scikit-learn rejects both) stop the pass and are reported.
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport isfinite
+from cython.parallel cimport prange
 
 import numpy as np
 
@@ -28,8 +30,8 @@ cdef extern from "fm_sort.h" nogil:
     uint64_t fm_dkey_f64(double x)
     double fm_undkey_f64(uint64_t k)
     int64_t fm_radix_hist_size(int64_t n)
-    void fm_radix_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp, int64_t n,
-                           uint64_t *hist)
+    uint64_t *fm_radix_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp,
+                                int64_t n, uint64_t *hist)
 
 ctypedef fused label_t:
     int8_t
@@ -66,7 +68,27 @@ cdef struct Scratch:
     uint64_t* tmp
     double* w
     double* wtmp
-    uint64_t* hist
+    uint64_t* hist   # two histograms: one per run
+    int64_t hsize
+    int n_threads
+
+
+cdef enum:
+    PAR_MIN = 1 << 17   # below this, one thread sorts both runs
+
+
+cdef void _sort_run(Scratch* sb, int r, Py_ssize_t off, Py_ssize_t m, bint has_w,
+                    uint64_t** runk, double** runw) noexcept nogil:
+    """Radix sort run ``r`` (keys[off:off+m]); records where the sorted keys/weights are."""
+    cdef uint64_t* out = fm_radix_sort_u64(sb.keys + off, sb.tmp + off,
+                                           (sb.w + off) if has_w else NULL,
+                                           (sb.wtmp + off) if has_w else NULL, m,
+                                           sb.hist + r * sb.hsize)
+    runk[r] = out
+    if has_w:
+        runw[r] = (sb.w + off) if out == sb.keys + off else (sb.wtmp + off)
+    else:
+        runw[r] = NULL
 
 
 cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s,
@@ -81,73 +103,77 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
     cdef double x, wi = 1.0, tp = 0.0, fp = 0.0, tp0, p, q, auc2 = 0.0, ap = 0.0
     cdef uint64_t k, kp, kn
     cdef label_t v
-    cdef bint is_pos
+    cdef bint is_pos, is_neg, keep = True
     cdef uint64_t* keys = sb.keys
     cdef double* ww = sb.w
-    cdef Py_ssize_t ip, jn, pend, nstart
+    cdef Py_ssize_t ip, jn, nstart
+    cdef uint64_t* pk
+    cdef uint64_t* nk
+    cdef double* pw
+    cdef double* nw
 
-    # 1. partition into descending keys: positives at the front, negatives at the back
+    # 1. partition into descending keys: positives at the front, negatives at the back.
+    # Branch-free on the label (labels are unpredictable): the key is written to both free
+    # slots (np_ + nn <= i < n, so they are distinct and unused) and only the counter of
+    # its side advances.
     for i in range(n):
         x = <double>s[i, sc]
         if not isfinite(x):
             bad[0] = i
             return -1
         v = y[i, yc]
-        if v == pos:
-            is_pos = True
-            cnt_pos += 1
-        elif neg_any or v == neg:
-            is_pos = False
-            cnt_neg += 1
-        else:
-            continue
+        is_pos = v == pos
+        is_neg = (not is_pos) & (neg_any | (v == neg))
+        cnt_pos += is_pos
+        cnt_neg += is_neg
+        k = fm_dkey_f64(x)
         if has_w:
             wi = <double>w[i]
             if not isfinite(wi):
                 bad[1] = i
                 return -1
-            if wi == 0.0:
-                continue
-        k = fm_dkey_f64(x)
-        if is_pos:
-            keys[np_] = k
-            if has_w:
-                ww[np_] = wi
-            np_ += 1
-        else:
-            nn += 1
-            keys[n - nn] = k
-            if has_w:
-                ww[n - nn] = wi
+            keep = wi != 0.0
+            ww[np_] = wi
+            ww[n - 1 - nn] = wi
+        keys[np_] = k
+        keys[n - 1 - nn] = k
+        np_ += is_pos & keep
+        nn += is_neg & keep
     nstart = n - nn
-    # 2. sort each run
-    fm_radix_sort_u64(keys, sb.tmp, ww if has_w else NULL, sb.wtmp, np_, sb.hist)
-    fm_radix_sort_u64(keys + nstart, sb.tmp, (ww + nstart) if has_w else NULL, sb.wtmp, nn,
-                      sb.hist)
+    # 2. sort each run (the two runs in parallel on large inputs)
+    cdef uint64_t* runk[2]
+    cdef double* runw[2]
+    cdef int r, nth = sb.n_threads if (sb.n_threads > 1 and np_ + nn >= PAR_MIN) else 1
+    for r in prange(2, num_threads=nth, schedule="static"):
+        _sort_run(sb, r, 0 if r == 0 else nstart, np_ if r == 0 else nn, has_w, runk, runw)
+    pk = runk[0]
+    nk = runk[1]
+    pw = runw[0]
+    nw = runw[1]
     # 3. merge the runs by threshold, one sequential walk
     ip = 0
-    jn = nstart
-    while ip < np_ or jn < n:
-        if ip < np_ and (jn >= n or keys[ip] <= keys[jn]):
-            k = keys[ip]
+    jn = 0
+    while ip < np_ or jn < nn:
+        if ip < np_ and (jn >= nn or pk[ip] <= nk[jn]):
+            k = pk[ip]
         else:
-            k = keys[jn]
+            k = nk[jn]
         p = 0.0
         q = 0.0
         if has_w:
-            while ip < np_ and keys[ip] == k:
-                p += ww[ip]
+            while ip < np_ and pk[ip] == k:
+                p += pw[ip]
                 ip += 1
-            while jn < n and keys[jn] == k:
-                q += ww[jn]
+            while jn < nn and nk[jn] == k:
+                q += nw[jn]
                 jn += 1
         else:
             lo = ip
-            while ip < np_ and keys[ip] == k:
+            while ip < np_ and pk[ip] == k:
                 ip += 1
             p = <double>(ip - lo)
             lo = jn
-            while jn < n and keys[jn] == k:
+            while jn < nn and nk[jn] == k:
                 jn += 1
             q = <double>(jn - lo)
         if thr != NULL:
@@ -171,32 +197,34 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
     return m
 
 
-cdef dict _alloc(Py_ssize_t n, bint has_w, Scratch* sb):
-    """numpy-owned scratch (freed with the dict); pointers into it go to ``sb``."""
-    cdef uint64_t[::1] keys = np.empty(max(n, 1), dtype=np.uint64)
-    cdef uint64_t[::1] tmp = np.empty(max(n, 1), dtype=np.uint64)
-    cdef uint64_t[::1] hist = np.empty(fm_radix_hist_size(n), dtype=np.uint64)
-    cdef double[::1] w, wtmp
-    hold = {"keys": keys, "tmp": tmp, "hist": hist}
+cdef int _bind(Scratch* sb, uint64_t[::1] keys, uint64_t[::1] tmp, double[::1] w,
+               double[::1] wtmp, uint64_t[::1] hist, Py_ssize_t n, bint has_w,
+               int n_threads) except -1:
+    """Point ``sb`` at caller-owned scratch arrays after checking their sizes."""
+    cdef int64_t hsize = fm_radix_hist_size(n)
+    if keys.shape[0] < max(n, 1) or tmp.shape[0] < max(n, 1) or hist.shape[0] < 2 * hsize:
+        raise ValueError("scratch arrays too small")
+    if has_w and (w.shape[0] < max(n, 1) or wtmp.shape[0] < max(n, 1)):
+        raise ValueError("weight scratch arrays too small")
     sb.keys = &keys[0]
     sb.tmp = &tmp[0]
     sb.hist = &hist[0]
-    sb.w = NULL
-    sb.wtmp = NULL
-    if has_w:
-        w = np.empty(max(n, 1), dtype=np.float64)
-        wtmp = np.empty(max(n, 1), dtype=np.float64)
-        hold["w"] = w
-        hold["wtmp"] = wtmp
-        sb.w = &w[0]
-        sb.wtmp = &wtmp[0]
-    return hold
+    sb.hsize = hsize
+    sb.n_threads = n_threads
+    sb.w = &w[0] if has_w else NULL
+    sb.wtmp = &wtmp[0] if has_w else NULL
+    return 0
+
+
+def hist_size(Py_ssize_t n):
+    """uint64 slots of histogram scratch a call on n samples needs."""
+    return 2 * fm_radix_hist_size(n)
 
 
 def binary_stats(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:] w,
                  bint has_w, const int64_t[:] ycol, const int64_t[:] scol,
                  const label_t[:] pos, const label_t[:] neg, bint neg_any,
-                 double[:, ::1] out, int64_t[::1] bad):
+                 double[:, ::1] out, int64_t[::1] bad, scratch, int n_threads=1):
     """Fill ``out[j, :N_STATS]`` for problem ``j``: labels ``y[:, ycol[j]]`` (positive where
     ``== pos[j]``; negative: every other row if ``neg_any`` else rows ``== neg[j]``), scores
     ``s[:, scol[j]]``. On a non-finite score/weight stops and writes ``bad = [row, col, kind]``
@@ -206,7 +234,7 @@ def binary_stats(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:]
     cdef Scratch sb
     cdef int64_t rb[2]
     cdef int64_t r = 0
-    hold = _alloc(n, has_w, &sb)
+    _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], n, has_w, n_threads)
     with nogil:
         for j in range(nprob):
             rb[0] = -1
@@ -218,26 +246,26 @@ def binary_stats(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:]
                 bad[2] = 0 if rb[0] >= 0 else 1
                 r = -1
                 break
-    del hold
     return r
 
 
 def binary_summary(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:] w,
                    bint has_w, label_t pos, double[::1] stats, double[::1] thr,
-                   double[::1] out_p, double[::1] out_q, int64_t[::1] bad):
+                   double[::1] out_p, double[::1] out_q, int64_t[::1] bad, scratch,
+                   int n_threads=1):
     """Summary of ``y[:, 0] == pos`` vs the rest for scores ``s[:, 0]``: writes the distinct
     thresholds (decreasing) with their positive / negative weights; returns how many, or -1
     with ``bad`` set as in :func:`binary_stats`."""
     cdef Scratch sb
     cdef int64_t rb[2]
     cdef int64_t m
-    hold = _alloc(s.shape[0], has_w, &sb)
+    _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], s.shape[0], has_w,
+          n_threads)
     rb[0] = -1
     rb[1] = -1
     with nogil:
         m = _column(y, 0, s, 0, w, has_w, pos, pos, True, &sb, &stats[0], &thr[0], &out_p[0],
                     &out_q[0], rb)
-    del hold
     if m < 0:
         bad[0] = rb[0] if rb[0] >= 0 else rb[1]
         bad[1] = 0
@@ -266,23 +294,37 @@ def summary_stats(const double[:] p, const double[:] q, double[::1] stats):
 
 def label_scan(const label_t[:] y):
     """``(n_distinct capped at 3, v0, v1)``: the first two distinct values in order of
-    appearance (v1 is v0 when there is only one)."""
-    cdef Py_ssize_t i, n = y.shape[0]
+    appearance (v1 is v0 when there is only one).
+
+    Blocks of labels are first checked with a branch-free count of values that are neither
+    v0 nor v1 (labels are unpredictable, a branch per label costs ~3x); only a block with
+    such a value (at most two blocks) is walked again to record it."""
+    cdef Py_ssize_t i, j, end, n = y.shape[0]
     cdef label_t v0, v1, v
     cdef int nd = 0
+    cdef Py_ssize_t miss
     if n == 0:
         return 0, 0, 0
     v0 = y[0]
     v1 = v0
     nd = 1
     with nogil:
-        for i in range(1, n):
-            v = y[i]
-            if v != v0 and v != v1:
-                if nd == 1:
-                    v1 = v
-                    nd = 2
-                else:
-                    nd = 3
-                    break
+        i = 1
+        while i < n and nd < 3:
+            end = min(n, i + 4096)
+            miss = 0
+            for j in range(i, end):
+                v = y[j]
+                miss += (v != v0) & (v != v1)
+            if miss:
+                for j in range(i, end):
+                    v = y[j]
+                    if v != v0 and v != v1:
+                        if nd == 1:
+                            v1 = v
+                            nd = 2
+                        else:
+                            nd = 3
+                            break
+            i = end
     return nd, v0, v1

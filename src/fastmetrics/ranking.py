@@ -13,12 +13,14 @@ Numbers, warnings and output dtypes follow scikit-learn 1.9.1's ``sklearn.metric
 from __future__ import annotations
 
 import numbers
+import threading
 import warnings
 from itertools import combinations
 
 import numpy as np
 
 from . import _rank
+from ._threads import resolve_n_threads
 from ._validation import check_sample_weight, native
 
 __all__ = [
@@ -117,6 +119,8 @@ class _Labels:
         if self.encoded:
             idx = np.flatnonzero(self.classes == label) if _comparable(self.classes, label) else []
             return np.array([idx[0]], dtype=np.int64) if len(idx) else None
+        if isinstance(label, (bool, np.bool_)):
+            label = int(label)
         if isinstance(label, (str, bytes)) or not isinstance(label, numbers.Number):
             return None
         info = np.iinfo(self.y.dtype)
@@ -138,9 +142,46 @@ def _type_of(lab):
     return "multiclass" if lab.more else "binary"
 
 
+_PAR_MIN = 1 << 17  # the kernel sorts the two runs on two threads from this size
+
+
+_SCRATCH_CACHE_MAX = 1 << 25  # samples: larger scratch (> 512 MiB) is never kept
+_tls = threading.local()
+
+
+def _scratch(n, has_w):
+    """Sort scratch for n samples: (keys, tmp, w, wtmp, hist), 16 bytes per sample (32 with
+    weights). Each thread keeps its largest scratch up to ``_SCRATCH_CACHE_MAX`` samples and
+    reuses it: fresh pages cost as much as a radix pass, and repeated calls are the norm."""
+    buf = getattr(_tls, "scratch", None)
+    m = max(n, 1)
+    if buf is None or buf[0].shape[0] < m or (has_w and buf[2].shape[0] < m):
+        wm = m if has_w else (1 if buf is None else buf[2].shape[0])
+        if buf is not None and buf[0].shape[0] >= m:
+            keys, tmp = buf[0], buf[1]
+        else:
+            keys, tmp = np.empty(m, np.uint64), np.empty(m, np.uint64)
+        if buf is not None and buf[2].shape[0] >= wm:
+            w, wtmp = buf[2], buf[3]
+        else:
+            w, wtmp = np.empty(wm), np.empty(wm)
+        buf = (keys, tmp, w, wtmp, np.empty(_rank.hist_size(max(m, 1 << 20)), np.uint64))
+        if m <= _SCRATCH_CACHE_MAX:
+            _tls.scratch = buf
+    return buf
+
+
+def _threads(n):
+    return resolve_n_threads(None) if n >= _PAR_MIN else 1
+
+
 def _weights(sample_weight, n):
     w = check_sample_weight(sample_weight, n)
-    return (_NO_W, False) if w is None else (w, True)
+    if w is None:
+        return _NO_W, False
+    if n and not w.any():
+        raise ValueError("Sample weights must contain at least one non-zero number.")
+    return w, True
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -159,7 +200,7 @@ def _stats_1d(y, pos, s, w, has_w):
     bad = np.full(3, -1, dtype=np.int64)
     zero = np.zeros(1, dtype=np.int64)
     if _rank.binary_stats(y[:, None], s[:, None], w, has_w, zero, zero, pos, pos, True, out,
-                          bad) < 0:
+                          bad, _scratch(s.shape[0], has_w), _threads(s.shape[0])) < 0:
         _raise_bad(bad)
     return out[0]
 
@@ -174,7 +215,8 @@ def _summary_1d(y, pos, s, w, has_w):
     p = np.empty(n)
     q = np.empty(n)
     bad = np.full(3, -1, dtype=np.int64)
-    m = _rank.binary_summary(y[:, None], s[:, None], w, has_w, pos[0], stats, thr, p, q, bad)
+    m = _rank.binary_summary(y[:, None], s[:, None], w, has_w, pos[0], stats, thr, p, q, bad,
+                             _scratch(n, has_w), _threads(n))
     if m < 0:
         _raise_bad(bad)
     if m < n:
@@ -429,6 +471,11 @@ def _roc_auc_from_stats(st, max_fpr, summary_fn):
         y_interp = [tpr[stop - 1], tpr[stop]]
         tpr = np.append(tpr[:stop], np.interp(max_fpr, x_interp, y_interp))
         fpr = np.append(fpr[:stop], max_fpr)
+        if fpr.shape[0] < 2:
+            raise ValueError(
+                "At least 2 points are needed to compute area under curve, but x.shape = "
+                f"{fpr.shape[0]}"
+            )
         partial_auc = float(np.trapezoid(tpr, fpr))
         min_area = 0.5 * max_fpr**2
         max_area = max_fpr
@@ -475,7 +522,8 @@ def _columns_stats(y2d, ycol, s2d, w, has_w, pos, neg=None):
     scol = np.arange(k, dtype=np.int64) if s2d.shape[1] == k else ycol
     neg_any = neg is None
     if _rank.binary_stats(y2d, s2d, w, has_w, ycol, scol, pos, pos if neg_any else neg,
-                          neg_any, out, bad) < 0:
+                          neg_any, out, bad, _scratch(s2d.shape[0], has_w),
+                          _threads(s2d.shape[0])) < 0:
         _raise_bad(bad)
     return out
 
@@ -698,7 +746,7 @@ def _multiclass_roc_auc(y_true, lab, s, labels, multi_class, average, sample_wei
         bad = np.full(3, -1, dtype=np.int64)
         zero = np.zeros(pa.shape[0], dtype=np.int64)
         if _rank.binary_stats(codes[:, None], s, _NO_W, False, zero, pa, pa, pb, False, out,
-                              bad) < 0:
+                              bad, _scratch(n, False), _threads(n)) < 0:
             _raise_bad(bad)
         auc = np.array([_roc_auc_from_stats(row, None, None) for row in out])
         pair_scores = (auc[0::2] + auc[1::2]) / 2
