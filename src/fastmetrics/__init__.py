@@ -23,6 +23,14 @@ from ._threads import openmp_enabled
 # -- calibration / regression (issue 4) --
 
 # -- ranking (issue 5) --
+from .ranking import (
+    average_precision_score,
+    mean_reciprocal_rank,
+    ndcg_score,
+    precision_recall_curve,
+    roc_auc_score,
+    roc_curve,
+)
 
 # -- LM / groups / robustness (issue 8) --
 
@@ -34,5 +42,11 @@ __all__ = [
     # -- percentiles / timing (issue 3) --
     # -- calibration / regression (issue 4) --
     # -- ranking (issue 5) --
+    "roc_auc_score",
+    "average_precision_score",
+    "roc_curve",
+    "precision_recall_curve",
+    "ndcg_score",
+    "mean_reciprocal_rank",
     # -- LM / groups / robustness (issue 8) --
 ]
