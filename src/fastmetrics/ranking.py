@@ -128,9 +128,6 @@ class _Labels:
             return None
         return np.array([int(label)], dtype=self.y.dtype)
 
-    def repr_classes(self):
-        return self.classes
-
 
 def _comparable(classes, label):
     if classes.dtype.kind in "OUS":
@@ -754,8 +751,7 @@ def _multiclass_roc_auc(y_true, lab, s, labels, multi_class, average, sample_wei
         if average == "weighted":
             prevalence = (out[0::2, _NPOS] + out[0::2, _NNEG]) / n
         return float(np.average(pair_scores, weights=prevalence))
-    # ovr: column j positive where code == j; the codes are broadcast to (n, K) for free
-    ind = np.lib.stride_tricks.as_strided(codes, shape=(n, k), strides=(codes.strides[0], 0))
+    # ovr: problem j reads the one codes column, positive where code == j
     if average == "micro":
         ind = codes[:, None] == np.arange(k)
         return _average_columns(
@@ -773,7 +769,6 @@ def _multiclass_roc_auc(y_true, lab, s, labels, multi_class, average, sample_wei
         if np.isclose(average_weight.sum(), 0):
             return 0
         score[average_weight == 0] = 0
-    del ind
     return float(np.average(score, weights=average_weight))
 
 
