@@ -82,6 +82,14 @@ from .regression import (
 )
 
 # -- ranking (issue 5) --
+from .ranking import (
+    average_precision_score,
+    mean_reciprocal_rank,
+    ndcg_score,
+    precision_recall_curve,
+    roc_auc_score,
+    roc_curve,
+)
 
 # -- LM / groups / robustness (issue 8) --
 
@@ -144,5 +152,11 @@ __all__ = [
     "regression_summary",
     "root_mean_squared_error",
     # -- ranking (issue 5) --
+    "roc_auc_score",
+    "average_precision_score",
+    "roc_curve",
+    "precision_recall_curve",
+    "ndcg_score",
+    "mean_reciprocal_rank",
     # -- LM / groups / robustness (issue 8) --
 ]

@@ -1,0 +1,17 @@
+# Stubs for the compiled ranking kernels (fastmetrics/_rank.pyx).
+# Memoryview types: y: const label_t[:, :] (int8..int64, uint8..uint64),
+# s: const score_t[:, :] (float32/float64), w: const weight_t[:] (float32/float64),
+# out: double[:, ::1], bad: int64_t[::1]; scratch: (uint64[::1] keys, uint64[::1] tmp,
+# float64[::1] w, float64[::1] wtmp, uint64[::1] hist).
+import numpy as np
+
+def hist_size(n: int) -> int: ...
+def binary_stats(y: np.ndarray, s: np.ndarray, w: np.ndarray, has_w: bool, ycol: np.ndarray,
+                 scol: np.ndarray, pos: np.ndarray, neg: np.ndarray, neg_any: bool,
+                 out: np.ndarray, bad: np.ndarray, scratch: tuple,
+                 n_threads: int = ...) -> int: ...
+def binary_summary(y: np.ndarray, s: np.ndarray, w: np.ndarray, has_w: bool, pos: int,
+                   stats: np.ndarray, thr: np.ndarray, out_p: np.ndarray, out_q: np.ndarray,
+                   bad: np.ndarray, scratch: tuple, n_threads: int = ...) -> int: ...
+def summary_stats(p: np.ndarray, q: np.ndarray, stats: np.ndarray) -> None: ...
+def label_scan(y: np.ndarray) -> tuple[int, int, int]: ...

@@ -1,0 +1,330 @@
+# distutils: sources = csrc/fm_sort.c
+"""Ranking kernels: sorted (score, positive weight, negative weight) summaries.
+
+For one binary problem (one *column*), one pass over the scores and labels writes each
+sample's order-preserving descending key (``fm_dkey_f64``) into one buffer: positives from
+the front, negatives from the back (zero-weight samples are dropped, like scikit-learn does).
+Each part is radix sorted, then one merging walk over the two sorted runs visits the distinct
+thresholds in decreasing order with the positive weight ``p`` and negative weight ``q`` tied
+at that score. That walk either writes the summary ``(threshold, p, q)`` (the mergeable state:
+two summaries merge by threshold, adding weights) or accumulates, in the same pass,
+
+- ``P``, ``N``: total positive / negative weight,
+- ``auc2 = sum q * (tp_before + tp_after)``: twice the trapezoid area, un-normalised, so a
+  tied positive/negative pair counts one half,
+- ``ap = sum p * tp / (tp + fp)``: the step-wise average precision, times ``P``.
+
+Scratch (passed in by the caller, see ``ranking._scratch``): ``2 N`` uint64 keys (sort
+buffer + radix scratch) and, with sample weights, ``2 N`` doubles (the weight payload); a
+small histogram. Nothing else is allocated or copied.
+Scores that are NaN or infinite (scikit-learn rejects both) stop the pass and are reported.
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.math cimport isfinite
+from cython.parallel cimport prange
+
+import numpy as np
+
+cdef extern from "fm_sort.h" nogil:
+    uint64_t fm_dkey_f64(double x)
+    double fm_undkey_f64(uint64_t k)
+    int64_t fm_radix_hist_size(int64_t n)
+    uint64_t *fm_radix_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp,
+                                int64_t n, uint64_t *hist)
+
+ctypedef fused label_t:
+    int8_t
+    int16_t
+    int32_t
+    int64_t
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
+
+ctypedef fused score_t:
+    float
+    double
+
+ctypedef fused weight_t:
+    float
+    double
+
+# Columns of the per-problem statistics row (ranking.py mirrors these numbers).
+cdef enum:
+    STAT_NPOS = 0    # samples with y == pos (any weight, zero included)
+    STAT_NNEG = 1    # samples counted as negative (any weight)
+    STAT_P = 2       # total positive weight
+    STAT_N = 3       # total negative weight
+    STAT_AUC2 = 4    # sum q * (tp_before + tp_after)
+    STAT_AP = 5      # sum p * tp / (tp + fp)
+    STAT_NTHR = 6    # number of distinct thresholds (non-zero-weight samples)
+    N_STATS = 7
+
+
+cdef struct Scratch:
+    uint64_t* keys
+    uint64_t* tmp
+    double* w
+    double* wtmp
+    uint64_t* hist   # two histograms: one per run
+    int64_t hsize
+    int n_threads
+
+
+cdef enum:
+    PAR_MIN = 1 << 17   # below this, one thread sorts both runs
+
+
+cdef void _sort_run(Scratch* sb, int r, Py_ssize_t off, Py_ssize_t m, bint has_w,
+                    uint64_t** runk, double** runw) noexcept nogil:
+    """Radix sort run ``r`` (keys[off:off+m]); records where the sorted keys/weights are."""
+    cdef uint64_t* out = fm_radix_sort_u64(sb.keys + off, sb.tmp + off,
+                                           (sb.w + off) if has_w else NULL,
+                                           (sb.wtmp + off) if has_w else NULL, m,
+                                           sb.hist + r * sb.hsize)
+    runk[r] = out
+    if has_w:
+        runw[r] = (sb.w + off) if out == sb.keys + off else (sb.wtmp + off)
+    else:
+        runw[r] = NULL
+
+
+cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s,
+                     Py_ssize_t sc, const weight_t[:] w, bint has_w, label_t pos, label_t neg,
+                     bint neg_any, Scratch* sb, double* stats, double* thr, double* out_p,
+                     double* out_q, int64_t* bad) noexcept nogil:
+    """One binary problem. Returns the number of distinct thresholds, or -1 after writing
+    the offending row into ``bad`` (bad[0]: non-finite score, bad[1]: non-finite weight)."""
+    cdef Py_ssize_t n = s.shape[0]
+    cdef Py_ssize_t i, np_ = 0, nn = 0, lo
+    cdef int64_t cnt_pos = 0, cnt_neg = 0, m = 0
+    cdef double x, wi = 1.0, tp = 0.0, fp = 0.0, tp0, p, q, auc2 = 0.0, ap = 0.0
+    cdef uint64_t k, kp, kn
+    cdef label_t v
+    cdef bint is_pos, is_neg, keep = True
+    cdef uint64_t* keys = sb.keys
+    cdef double* ww = sb.w
+    cdef Py_ssize_t ip, jn, nstart
+    cdef uint64_t* pk
+    cdef uint64_t* nk
+    cdef double* pw
+    cdef double* nw
+
+    # 1. partition into descending keys: positives at the front, negatives at the back.
+    # Branch-free on the label (labels are unpredictable): the key is written to both free
+    # slots (np_ + nn <= i < n, so they are distinct and unused) and only the counter of
+    # its side advances.
+    for i in range(n):
+        x = <double>s[i, sc]
+        if not isfinite(x):
+            bad[0] = i
+            return -1
+        v = y[i, yc]
+        is_pos = v == pos
+        is_neg = (not is_pos) & (neg_any | (v == neg))
+        cnt_pos += is_pos
+        cnt_neg += is_neg
+        k = fm_dkey_f64(x)
+        if has_w:
+            wi = <double>w[i]
+            if not isfinite(wi):
+                bad[1] = i
+                return -1
+            keep = wi != 0.0
+            ww[np_] = wi
+            ww[n - 1 - nn] = wi
+        keys[np_] = k
+        keys[n - 1 - nn] = k
+        np_ += is_pos & keep
+        nn += is_neg & keep
+    nstart = n - nn
+    # 2. sort each run (the two runs in parallel on large inputs)
+    cdef uint64_t* runk[2]
+    cdef double* runw[2]
+    cdef int r, nth = sb.n_threads if (sb.n_threads > 1 and np_ + nn >= PAR_MIN) else 1
+    for r in prange(2, num_threads=nth, schedule="static"):
+        _sort_run(sb, r, 0 if r == 0 else nstart, np_ if r == 0 else nn, has_w, runk, runw)
+    pk = runk[0]
+    nk = runk[1]
+    pw = runw[0]
+    nw = runw[1]
+    # 3. merge the runs by threshold, one sequential walk
+    ip = 0
+    jn = 0
+    while ip < np_ or jn < nn:
+        if ip < np_ and (jn >= nn or pk[ip] <= nk[jn]):
+            k = pk[ip]
+        else:
+            k = nk[jn]
+        p = 0.0
+        q = 0.0
+        if has_w:
+            while ip < np_ and pk[ip] == k:
+                p += pw[ip]
+                ip += 1
+            while jn < nn and nk[jn] == k:
+                q += nw[jn]
+                jn += 1
+        else:
+            lo = ip
+            while ip < np_ and pk[ip] == k:
+                ip += 1
+            p = <double>(ip - lo)
+            lo = jn
+            while jn < nn and nk[jn] == k:
+                jn += 1
+            q = <double>(jn - lo)
+        if thr != NULL:
+            thr[m] = fm_undkey_f64(k)
+            out_p[m] = p
+            out_q[m] = q
+        m += 1
+        tp0 = tp
+        tp = tp + p
+        fp = fp + q
+        auc2 += q * (tp0 + tp)
+        if tp + fp != 0.0:
+            ap += p * (tp / (tp + fp))
+    stats[STAT_NPOS] = <double>cnt_pos
+    stats[STAT_NNEG] = <double>cnt_neg
+    stats[STAT_P] = tp
+    stats[STAT_N] = fp
+    stats[STAT_AUC2] = auc2
+    stats[STAT_AP] = ap
+    stats[STAT_NTHR] = <double>m
+    return m
+
+
+cdef int _bind(Scratch* sb, uint64_t[::1] keys, uint64_t[::1] tmp, double[::1] w,
+               double[::1] wtmp, uint64_t[::1] hist, Py_ssize_t n, bint has_w,
+               int n_threads) except -1:
+    """Point ``sb`` at caller-owned scratch arrays after checking their sizes."""
+    cdef int64_t hsize = fm_radix_hist_size(n)
+    if keys.shape[0] < max(n, 1) or tmp.shape[0] < max(n, 1) or hist.shape[0] < 2 * hsize:
+        raise ValueError("scratch arrays too small")
+    if has_w and (w.shape[0] < max(n, 1) or wtmp.shape[0] < max(n, 1)):
+        raise ValueError("weight scratch arrays too small")
+    sb.keys = &keys[0]
+    sb.tmp = &tmp[0]
+    sb.hist = &hist[0]
+    sb.hsize = hsize
+    sb.n_threads = n_threads
+    sb.w = &w[0] if has_w else NULL
+    sb.wtmp = &wtmp[0] if has_w else NULL
+    return 0
+
+
+def hist_size(Py_ssize_t n):
+    """uint64 slots of histogram scratch a call on n samples needs."""
+    return 2 * fm_radix_hist_size(n)
+
+
+def binary_stats(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:] w,
+                 bint has_w, const int64_t[:] ycol, const int64_t[:] scol,
+                 const label_t[:] pos, const label_t[:] neg, bint neg_any,
+                 double[:, ::1] out, int64_t[::1] bad, scratch, int n_threads=1):
+    """Fill ``out[j, :N_STATS]`` for problem ``j``: labels ``y[:, ycol[j]]`` (positive where
+    ``== pos[j]``; negative: every other row if ``neg_any`` else rows ``== neg[j]``), scores
+    ``s[:, scol[j]]``. On a non-finite score/weight stops and writes ``bad = [row, col, kind]``
+    (kind 0: score, 1: weight); returns 0 on success, -1 on such an error."""
+    cdef Py_ssize_t n = s.shape[0]
+    cdef Py_ssize_t j, nprob = ycol.shape[0]
+    cdef Scratch sb
+    cdef int64_t rb[2]
+    cdef int64_t r = 0
+    _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], n, has_w, n_threads)
+    with nogil:
+        for j in range(nprob):
+            rb[0] = -1
+            rb[1] = -1
+            if _column(y, ycol[j], s, scol[j], w, has_w, pos[j], neg[j], neg_any, &sb,
+                       &out[j, 0], NULL, NULL, NULL, rb) < 0:
+                bad[0] = rb[0] if rb[0] >= 0 else rb[1]
+                bad[1] = scol[j]
+                bad[2] = 0 if rb[0] >= 0 else 1
+                r = -1
+                break
+    return r
+
+
+def binary_summary(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:] w,
+                   bint has_w, label_t pos, double[::1] stats, double[::1] thr,
+                   double[::1] out_p, double[::1] out_q, int64_t[::1] bad, scratch,
+                   int n_threads=1):
+    """Summary of ``y[:, 0] == pos`` vs the rest for scores ``s[:, 0]``: writes the distinct
+    thresholds (decreasing) with their positive / negative weights; returns how many, or -1
+    with ``bad`` set as in :func:`binary_stats`."""
+    cdef Scratch sb
+    cdef int64_t rb[2]
+    cdef int64_t m
+    _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], s.shape[0], has_w,
+          n_threads)
+    rb[0] = -1
+    rb[1] = -1
+    with nogil:
+        m = _column(y, 0, s, 0, w, has_w, pos, pos, True, &sb, &stats[0], &thr[0], &out_p[0],
+                    &out_q[0], rb)
+    if m < 0:
+        bad[0] = rb[0] if rb[0] >= 0 else rb[1]
+        bad[1] = 0
+        bad[2] = 0 if rb[0] >= 0 else 1
+    return m
+
+
+def summary_stats(const double[:] p, const double[:] q, double[::1] stats):
+    """The statistics of :func:`binary_stats` from a summary (thresholds decreasing)."""
+    cdef Py_ssize_t i, m = p.shape[0]
+    cdef double tp = 0.0, fp = 0.0, tp0, auc2 = 0.0, ap = 0.0
+    with nogil:
+        for i in range(m):
+            tp0 = tp
+            tp = tp + p[i]
+            fp = fp + q[i]
+            auc2 += q[i] * (tp0 + tp)
+            if tp + fp != 0.0:
+                ap += p[i] * (tp / (tp + fp))
+    stats[STAT_P] = tp
+    stats[STAT_N] = fp
+    stats[STAT_AUC2] = auc2
+    stats[STAT_AP] = ap
+    stats[STAT_NTHR] = <double>m
+
+
+def label_scan(const label_t[:] y):
+    """``(n_distinct capped at 3, v0, v1)``: the first two distinct values in order of
+    appearance (v1 is v0 when there is only one).
+
+    Blocks of labels are first checked with a branch-free count of values that are neither
+    v0 nor v1 (labels are unpredictable, a branch per label costs ~3x); only a block with
+    such a value (at most two blocks) is walked again to record it."""
+    cdef Py_ssize_t i, j, end, n = y.shape[0]
+    cdef label_t v0, v1, v
+    cdef int nd = 0
+    cdef Py_ssize_t miss
+    if n == 0:
+        return 0, 0, 0
+    v0 = y[0]
+    v1 = v0
+    nd = 1
+    with nogil:
+        i = 1
+        while i < n and nd < 3:
+            end = min(n, i + 4096)
+            miss = 0
+            for j in range(i, end):
+                v = y[j]
+                miss += (v != v0) & (v != v1)
+            if miss:
+                for j in range(i, end):
+                    v = y[j]
+                    if v != v0 and v != v1:
+                        if nd == 1:
+                            v1 = v
+                            nd = 2
+                        else:
+                            nd = 3
+                            break
+            i = end
+    return nd, v0, v1
