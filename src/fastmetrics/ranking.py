@@ -32,12 +32,7 @@ __all__ = [
     "mean_reciprocal_rank",
 ]
 
-try:  # the same warning class as scikit-learn when it is installed
-    from sklearn.exceptions import UndefinedMetricWarning
-except ImportError:  # pragma: no cover - scikit-learn is optional
-
-    class UndefinedMetricWarning(UserWarning):
-        """Warning used when a metric is ill-defined (scikit-learn's class when available)."""
+from .classification import UndefinedMetricWarning  # scikit-learn's class when installed
 
 
 # statistics row written by the kernels (mirrors _rank.pyx)
@@ -117,16 +112,16 @@ class _Labels:
         """Kernel value of ``label`` as a length-1 array of the kernel dtype, or None when
         no sample can equal it."""
         if self.encoded:
-            idx = np.flatnonzero(self.classes == label) if _comparable(self.classes, label) else []
+            idx = np.flatnonzero(self.classes == label) if _comparable(self.classes, label) else []  # type: ignore[var-annotated]
             return np.array([idx[0]], dtype=np.int64) if len(idx) else None
         if isinstance(label, (bool, np.bool_)):
             label = int(label)
         if isinstance(label, (str, bytes)) or not isinstance(label, numbers.Number):
             return None
         info = np.iinfo(self.y.dtype)
-        if label != int(label) or not (info.min <= int(label) <= info.max):
+        if label != int(label) or not (info.min <= int(label) <= info.max):  # type: ignore[call-overload]
             return None
-        return np.array([int(label)], dtype=self.y.dtype)
+        return np.array([int(label)], dtype=self.y.dtype)  # type: ignore[call-overload]
 
 
 def _comparable(classes, label):
@@ -535,7 +530,7 @@ def _average_columns(metric, y_ind, s2d, average, sample_weight):
     if average == "micro":
         w = None
         if sample_weight is not None:
-            w = np.repeat(check_sample_weight(sample_weight, n), k)
+            w = np.repeat(check_sample_weight(sample_weight, n), k)  # type: ignore[arg-type]
         ww, has_w = _weights(w, n * k)
         y1 = np.ascontiguousarray(yk).reshape(-1)
         s1 = np.ascontiguousarray(s2d).reshape(-1)
@@ -642,7 +637,7 @@ def roc_auc_score(
     if max_fpr is not None and (
         isinstance(max_fpr, bool)
         or not isinstance(max_fpr, numbers.Real)
-        or not (0 < max_fpr <= 1)
+        or not (0 < max_fpr <= 1)  # type: ignore[operator]
     ):
         raise ValueError(f"max_fpr must be a float in the range (0.0, 1.0] or None, got {max_fpr!r}")
     if multi_class not in ("raise", "ovr", "ovo"):
@@ -700,7 +695,7 @@ def _multiclass_roc_auc(y_true, lab, s, labels, multi_class, average, sample_wei
         )
     average_options = ("macro", "weighted", None)
     if multi_class == "ovr":
-        average_options = ("micro",) + average_options
+        average_options = ("micro",) + average_options  # type: ignore[assignment]
     if average not in average_options:
         raise ValueError(f"average must be one of {average_options} for multiclass problems")
     if average is None and multi_class == "ovo":
