@@ -114,7 +114,10 @@ def test_sdist_to_wheel_to_fresh_venv(tmp_path):
     # numpy from this environment (offline); the wheel's own files come first on sys.path
     _run([sys.executable, "-m", "venv", "--system-site-packages", venv], cwd=tmp_path)
     py = venv / "bin" / "python"
-    _run([py, "-m", "pip", "install", "--no-deps", "--no-index", wheel], cwd=tmp_path)
+    # --ignore-installed: the outer environment may already have this version installed (the
+    # README's `pip install .`), and pip would then call the wheel "already satisfied"
+    _run([py, "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed", wheel],
+         cwd=tmp_path)
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
