@@ -214,6 +214,8 @@ def confusion_state(y_true, y_pred, sample_weight=None, n_threads=None,
     it with zero rows (``classification._with_labels``). Raises ``ValueError``/``TypeError``
     naming the argument for bad input; empty input is an error unless ``allow_empty``.
     """
+    if n_threads is not None:
+        resolve_n_threads(n_threads)  # a bad value is an error even when n is too small to split
     # Hot path (the common call: two native 1-D integer arrays of one dtype, unweighted):
     # straight to the kernel, so small calls cost microseconds.
     if (sample_weight is None and type(y_true) is np.ndarray
