@@ -487,3 +487,113 @@ def test_ranking_pickle_memory_and_errors():
         zero.result()
     with pytest.raises(ValueError, match="sample_weight was given"):
         zero.update([0], [0.3])
+
+
+# ----------------------------------------------------------------------------- quantiles
+
+from fastmetrics.streaming import QuantileAccumulator  # noqa: E402
+
+sketch_values = st.lists(
+    st.floats(1e-6, 1e6) | st.floats(-1e6, -1e-6) | st.just(0.0) | st.sampled_from([1.0, 2.0]),
+    min_size=1, max_size=200,
+)
+QS = [0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.0]
+
+
+def sketch_state(acc):
+    return acc._pos.tolist(), acc._neg.tolist(), acc._meta.tolist(), acc._minmax.tolist()
+
+
+@given(sketch_values, st.sampled_from([0.001, 0.01, 0.05]), st.data())
+def test_sketch_relative_error_guarantee(values, alpha, data):
+    x = np.array(values)
+    # enough buckets for a 1e12 range of magnitudes: ln(1e12) / ln(gamma) ~ 28 / (2 alpha)
+    acc = streamed(lambda: QuantileAccumulator(relative_accuracy=alpha, max_buckets=16384),
+                   data.draw(splits(len(x))), x)
+    assert acc.n_samples == len(x) and not acc.collapsed
+    for method in ("lower", "higher", "nearest"):
+        r = acc.result(QS, method=method)
+        assert r.mode == "sketch" and r.relative_accuracy == alpha and r.method == method
+        true = np.quantile(x, QS, method=method)
+        assert np.all(np.abs(r.values - true) <= alpha * np.abs(true) * (1 + 1e-9)), method
+    pos = np.abs(x) + 1.0  # one sign: linear interpolation keeps the guarantee
+    acc = QuantileAccumulator(relative_accuracy=alpha, max_buckets=16384).update(pos)
+    true = np.quantile(pos, QS)
+    assert np.all(np.abs(acc.result(QS).values - true) <= alpha * true * (1 + 1e-9))
+
+
+@given(st.lists(st.floats(-1e300, 1e300), min_size=1, max_size=200), st.data(),
+       st.sampled_from([1, 8, 64]))
+def test_sketch_any_split_any_order_same_counts(values, data, max_buckets):
+    x = np.array(values)
+    whole = QuantileAccumulator(max_buckets=max_buckets).update(x)
+    acc = streamed(lambda: QuantileAccumulator(max_buckets=max_buckets),
+                   data.draw(splits(len(x))), x)
+    assert sketch_state(acc) == sketch_state(whole)
+    assert acc.collapsed == whole.collapsed
+    np.testing.assert_array_equal(acc.result(QS).values, whole.result(QS).values)
+
+
+def test_sketch_collapse_keeps_the_high_quantiles():
+    x = np.geomspace(1e-12, 1e12, 5000)
+    acc = QuantileAccumulator(relative_accuracy=0.01, max_buckets=200).update(x)
+    assert acc.collapsed and acc._pos.shape[0] == 200
+    # 200 buckets of gamma = 1.0202 cover a factor e**4 ~ 55 below the largest value
+    r = acc.result([0.99, 0.999, 1.0], method="lower")
+    true = np.quantile(x, [0.99, 0.999, 1.0], method="lower")
+    assert np.all(np.abs(r.values - true) <= 0.01 * true * (1 + 1e-9))
+    assert "COLLAPSED" in r.guarantee
+    low = acc.result([0.01], method="lower").values[0]
+    assert low > np.quantile(x, 0.01, method="lower")  # collapsed: overestimated, as documented
+    # the default 2048 buckets of alpha = 0.01 span a factor e**41 ~ 6e17
+    assert not QuantileAccumulator().update(np.geomspace(1e-8, 1e8, 100)).collapsed
+    assert QuantileAccumulator().update(x).collapsed  # 1e24
+
+
+@given(st.lists(st.integers(-1000, 1000), min_size=1, max_size=100), st.data(),
+       st.sampled_from(["linear", "lower", "higher", "nearest", "median_unbiased",
+                        "inverted_cdf", "midpoint"]))
+def test_quantile_exact_mode_is_numpy(values, data, method):
+    x = np.array(values, dtype=np.int64)
+    acc = streamed(lambda: QuantileAccumulator(mode="exact"), data.draw(splits(len(x))), x)
+    r = acc.result(QS, method=method)
+    assert r.mode == "exact" and r.relative_accuracy is None
+    np.testing.assert_array_equal(r.values, np.quantile(x, QS, method=method))
+    assert (r.min, r.max) == (x.min(), x.max())
+
+
+def test_quantile_pickle_memory_and_errors():
+    rng = np.random.default_rng(6)
+    lat = rng.lognormal(0, 1, 10_000)
+    acc = pickle.loads(pickle.dumps(QuantileAccumulator().update(lat[:3000])))
+    acc.update(lat[3000:])
+    true = np.quantile(lat, [0.5, 0.95, 0.99], method="lower")
+    got = acc.result([0.5, 0.95, 0.99], method="lower")
+    assert np.all(np.abs(got.values - true) <= 0.01 * true * (1 + 1e-9))
+    assert got.as_dict().keys() == {0.5, 0.95, 0.99}
+    ns = rng.integers(1, 10**9, 1000)  # int64 nanoseconds go to the kernel as they are
+    a = fed(QuantileAccumulator, 10, ns)
+    b = fed(QuantileAccumulator, 1000, ns)
+    assert small_as(b, a) and b.n_samples == 10**6
+    before = sketch_state(a)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        a.update([1.0, np.nan])
+    assert sketch_state(a) == before and a.n_samples == 10_000  # nothing half-counted
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        QuantileAccumulator(mode="exact").update([np.inf])
+    with pytest.raises(TypeError, match="real numbers"):
+        a.update(["a"])
+    with pytest.raises(ValueError, match="relative_accuracy"):
+        QuantileAccumulator(relative_accuracy=1.5)
+    with pytest.raises(ValueError, match="max_buckets"):
+        QuantileAccumulator(max_buckets=0)
+    with pytest.raises(ValueError, match="mode"):
+        QuantileAccumulator(mode="approx")
+    with pytest.raises(ValueError, match="different mode"):
+        a.merge(QuantileAccumulator(relative_accuracy=0.02))
+    with pytest.raises(ValueError, match="range"):
+        a.result([1.5])
+    with pytest.raises(ValueError, match="sketch mode supports"):
+        a.result([0.5], method="median_unbiased")
+    with pytest.raises(ValueError, match="no samples seen"):
+        QuantileAccumulator().result()

@@ -43,19 +43,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _rank, _regression
+from . import _rank, _regression, _sketch
 from . import calibration as _cal
 from . import classification as _cls
 from . import ranking as _rk
 from . import regression as _reg
 from ._state import ConfusionState, _mix_msg, confusion_state
 from ._threads import resolve_n_threads
-from ._validation import as_1d, check_consistent_length, check_sample_weight
+from ._validation import as_1d, check_consistent_length, check_sample_weight, native
+from .percentiles import quantile as _exact_quantile
 from .report import ClassificationMetrics, _card_from_state, _oos_from_state
 
 __all__ = [
     "CalibrationAccumulator",
     "ConfusionAccumulator",
+    "QuantileAccumulator",
+    "QuantileResult",
     "RankingAccumulator",
     "RankingResult",
     "RegressionAccumulator",
@@ -211,7 +214,7 @@ class ConfusionAccumulator(_Accumulator):
             raise ValueError(_mix_msg)
         return a.merge(b)
 
-    def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
+    def update(self, y_true, y_pred, sample_weight=None, *, n_threads=1):
         """Count one chunk. Returns ``self``.
 
         Parameters
@@ -220,8 +223,11 @@ class ConfusionAccumulator(_Accumulator):
             Labels of the chunk (any dtype :func:`fastmetrics.confusion_matrix` takes).
         sample_weight : array-like of shape (n_samples,), default=None
             Weights: give them for every chunk or for none.
-        n_threads : int, default=None
-            Threads for the counting kernel.
+        n_threads : int, default=1
+            Threads for the counting kernel. One by default: a stream is parallelised by
+            running accumulators side by side (threads, processes, Dask workers) and merging
+            them, and OpenMP start-up on every chunk of a loaded machine costs more than it
+            saves; pass ``None`` (OpenMP default) or a number for very large chunks.
         """
         st = confusion_state(y_true, y_pred, sample_weight, n_threads=n_threads,
                              allow_empty=True)
@@ -866,3 +872,267 @@ def _ap_bounds(p: np.ndarray, q: np.ndarray, P: float) -> tuple[float, float]:
         )
         lo = np.where(p > 0, lo, 0.0)
     return float(max(0.0, lo.sum() / P)), float(min(1.0, hi.sum() / P))
+
+
+# --------------------------------------------------------------------------- quantiles
+
+
+def _lowest(lo_a, n_a, lo_b, n_b):
+    """Lowest bucket of two stores, an empty one (n == 0) not counting."""
+    if not n_a:
+        return lo_b
+    if not n_b:
+        return lo_a
+    return min(lo_a, lo_b)
+
+_SKETCH_METHODS = ("linear", "lower", "higher", "nearest")
+
+
+@dataclass(frozen=True)
+class QuantileResult:
+    """Quantiles from a :class:`QuantileAccumulator`.
+
+    Attributes
+    ----------
+    q : ndarray
+        The probabilities asked for, in [0, 1].
+    values : ndarray
+        The quantiles (float64).
+    method : str
+        numpy's ``method`` they follow.
+    mode : {"exact", "sketch"}
+    relative_accuracy : float or None
+        Sketch mode: the guaranteed relative error ``alpha`` (None when exact).
+    n_samples : int
+    min, max : float
+        Exact smallest and largest values seen.
+    guarantee : str
+        What the numbers promise, in words.
+    """
+
+    q: np.ndarray
+    values: np.ndarray
+    method: str
+    mode: str
+    relative_accuracy: float | None
+    n_samples: int
+    min: float
+    max: float
+    guarantee: str
+
+    def as_dict(self) -> dict[float, float]:
+        """``{q: value}``."""
+        return {float(a): float(b) for a, b in zip(self.q, self.values)}
+
+
+class QuantileAccumulator(_Accumulator):
+    """Streaming quantiles (latencies, scores, errors): exact, or a mergeable sketch.
+
+    Parameters
+    ----------
+    mode : {"sketch", "exact"}, default="sketch"
+        "sketch": DDSketch-style log buckets counted by a compiled kernel. Every value ``x``
+        lands in the bucket ``i = ceil(log_gamma(|x|))`` with ``gamma = (1 + alpha) / (1 -
+        alpha)``, reported as ``2 gamma**i / (gamma + 1)``, which is within ``alpha`` of any
+        value of the bucket, relatively. Positive and negative values have a store each,
+        zeros a counter. Memory: at most ``2 * max_buckets`` counts, whatever the stream.
+        "exact": keeps every value (O(N) memory, 8 bytes per value) and gives
+        :func:`fastmetrics.quantile`'s (numpy's) values.
+    relative_accuracy : float, default=0.01
+        ``alpha`` in (0, 1), sketch mode.
+    max_buckets : int, default=2048
+        Buckets per store (sketch mode). When the values of a store span more buckets than
+        this (a ratio above ``gamma ** max_buckets``, about 5e17 for alpha = 0.01), its lowest
+        buckets are collapsed into one: the smallest magnitudes lose the guarantee (their
+        estimate is too large), the rest keep it. ``collapsed`` tells whether it happened.
+
+    Notes
+    -----
+    Guarantee (sketch): for ``method`` "lower", "higher" and "nearest" each returned value
+    is within ``alpha`` (relative) of ``np.quantile(all_values, q, method=method)``; for
+    "linear" too when the two order statistics it interpolates have the same sign. Counts
+    are integers, so any split and merge order gives the same sketch. NaN or infinite
+    values raise ``ValueError``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics.streaming import QuantileAccumulator
+    >>> acc = QuantileAccumulator(relative_accuracy=0.01)
+    >>> for chunk in np.array_split(np.arange(1.0, 1001.0), 7):
+    ...     _ = acc.update(chunk)
+    >>> r = acc.result([0.5, 0.99], method="lower")
+    >>> r.mode, np.abs(r.values / np.array([500.0, 990.0]) - 1).max() <= 0.01
+    ('sketch', np.True_)
+    """
+
+    def __init__(self, *, mode="sketch", relative_accuracy=0.01, max_buckets=2048):
+        if mode not in ("sketch", "exact"):
+            raise ValueError(f"mode must be 'sketch' or 'exact', got {mode!r}")
+        self.mode = mode
+        a = relative_accuracy
+        if isinstance(a, bool) or not isinstance(a, (int, float, np.floating)) or not 0 < a < 1:
+            raise ValueError(f"relative_accuracy must be a number in (0, 1), got {a!r}")
+        if isinstance(max_buckets, bool) or not isinstance(max_buckets, (int, np.integer)) \
+                or max_buckets < 1:
+            raise ValueError(f"max_buckets must be an int >= 1, got {max_buckets!r}")
+        self.relative_accuracy = float(a)
+        self.max_buckets = int(max_buckets)
+        self._gamma = (1.0 + self.relative_accuracy) / (1.0 - self.relative_accuracy)
+        cap = self.max_buckets if mode == "sketch" else 0
+        self._pos = np.zeros(cap, dtype=np.int64)
+        self._neg = np.zeros(cap, dtype=np.int64)
+        # pos hi, pos n, neg hi, neg n, zeros, pos lo, neg lo (see _sketch.pyx)
+        self._meta = np.zeros(7, dtype=np.int64)
+        self._minmax = np.array([np.inf, -np.inf])
+        self._values: list[np.ndarray] = []
+        self._n = 0
+        self._weighted = False
+
+    def __repr__(self) -> str:
+        return f"QuantileAccumulator(mode={self.mode!r}, n_samples={self._n})"
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    @property
+    def collapsed(self) -> bool:
+        """Whether a store ever spanned more than ``max_buckets`` buckets (sketch mode)."""
+        m, cap = self._meta, self.max_buckets
+        return bool((m[1] > 0 and m[5] < m[0] - cap + 1) or (m[3] > 0 and m[6] < m[2] - cap + 1))
+
+    def update(self, values):
+        """Add a chunk of values (any real dtype; 1-D or anything that ravels). Returns
+        ``self``."""
+        a = values if type(values) is np.ndarray else np.asarray(values)
+        if a.dtype.kind not in "iufb":
+            raise TypeError(f"values must be real numbers, got dtype {a.dtype}")
+        a = a.reshape(-1)
+        if a.shape[0] == 0:
+            return self
+        if self.mode == "exact":
+            if a.dtype.kind == "f" and not np.isfinite(a).all():
+                bad = int(np.flatnonzero(~np.isfinite(a))[0])
+                raise ValueError(f"values contains NaN or infinity (first at index {bad})")
+            self._values = self._values + [a.copy()]
+            self._minmax = np.array([min(self._minmax[0], float(a.min())),
+                                     max(self._minmax[1], float(a.max()))])
+        else:
+            if a.dtype.kind not in "fi" or a.dtype.itemsize not in (4, 8):
+                a = a.astype(np.float64)  # the kernel reads float32/64 and int32/64
+            a = native(a)
+            pos, neg, meta, mm = self._pos.copy(), self._neg.copy(), self._meta.copy(), \
+                self._minmax.copy()
+            bad = _sketch.add(a, 1.0 / math.log(self._gamma), pos, neg, meta, mm)
+            if bad >= 0:
+                raise ValueError(f"values contains NaN or infinity (first at index {bad})")
+            self._pos, self._neg, self._meta, self._minmax = pos, neg, meta, mm
+        self._n += int(a.shape[0])
+        return self
+
+    def _empty_like(self):
+        return QuantileAccumulator(mode=self.mode, relative_accuracy=self.relative_accuracy,
+                                   max_buckets=self.max_buckets)
+
+    @staticmethod
+    def _merge_store(a, hi_a, n_a, b, hi_b, n_b):
+        """Two stores as one (same rule as the kernel: slot ``max(i, hi - cap + 1)``)."""
+        if n_b == 0:
+            return a.copy(), hi_a
+        if n_a == 0:
+            return b.copy(), hi_b
+        cap = a.shape[0]
+        hi = max(hi_a, hi_b)
+        out = np.zeros(cap, dtype=np.int64)
+        for store, h in ((a, hi_a), (b, hi_b)):
+            idx = np.arange(h - cap + 1, h + 1)
+            slot = np.maximum(idx, hi - cap + 1) - (hi - cap + 1)
+            out += np.bincount(slot, weights=store, minlength=cap).astype(np.int64)
+        return out, hi
+
+    def merge(self, other: QuantileAccumulator) -> QuantileAccumulator:
+        """A new accumulator holding both inputs' values (inputs untouched)."""
+        self._check_other(other)
+        if (self.mode, self.relative_accuracy, self.max_buckets) != (
+                other.mode, other.relative_accuracy, other.max_buckets):
+            raise ValueError(
+                "cannot merge QuantileAccumulators with different mode / relative_accuracy / "
+                "max_buckets"
+            )
+        out = self._empty_like()
+        out._n = self._n + other._n
+        out._minmax = np.array([min(self._minmax[0], other._minmax[0]),
+                                max(self._minmax[1], other._minmax[1])])
+        out._values = self._values + other._values
+        if self.mode == "sketch":
+            m, o = self._meta, other._meta
+            out._pos, ph = self._merge_store(self._pos, m[0], m[1], other._pos, o[0], o[1])
+            out._neg, nh = self._merge_store(self._neg, m[2], m[3], other._neg, o[2], o[3])
+            out._meta = np.array([ph, m[1] + o[1], nh, m[3] + o[3], m[4] + o[4],
+                                  _lowest(m[5], m[1], o[5], o[1]),
+                                  _lowest(m[6], m[3], o[6], o[3])],
+                                 dtype=np.int64)
+        return out
+
+    def _buckets(self) -> tuple[np.ndarray, np.ndarray]:
+        """Representative values (increasing) and their counts over both stores and zero."""
+        cap = self.max_buckets
+        g = self._gamma
+        m = self._meta
+
+        def rep(store, hi):
+            idx = np.arange(hi - cap + 1, hi + 1, dtype=np.float64)
+            nz = store != 0
+            return 2.0 * np.power(g, idx[nz]) / (g + 1.0), store[nz]
+
+        pv, pc = rep(self._pos, m[0]) if m[1] else (np.empty(0), np.empty(0, np.int64))
+        nv, nc = rep(self._neg, m[2]) if m[3] else (np.empty(0), np.empty(0, np.int64))
+        vals = np.concatenate([-nv[::-1], [0.0], pv])
+        counts = np.concatenate([nc[::-1], [m[4]], pc])
+        return vals, counts
+
+    def result(self, q=(0.5, 0.9, 0.95, 0.99), *, method="linear") -> QuantileResult:
+        """The quantiles ``q`` (in [0, 1]) of everything seen, as :class:`QuantileResult`.
+
+        Exact mode: any of numpy's methods, numpy's values. Sketch mode: ``method`` one of
+        "linear", "lower", "higher", "nearest", each within ``relative_accuracy`` (see the
+        class notes)."""
+        qa = np.atleast_1d(np.asarray(q, dtype=np.float64))
+        if qa.ndim != 1 or qa.size == 0 or not np.all((qa >= 0) & (qa <= 1)):
+            raise ValueError("Quantiles must be in the range [0, 1]")
+        if self._n == 0:
+            raise _no_data("QuantileAccumulator")
+        lo, hi = float(self._minmax[0]), float(self._minmax[1])
+        if self.mode == "exact":
+            v = np.asarray(_exact_quantile(np.concatenate(self._values), qa, method=method),
+                           dtype=np.float64)
+            return QuantileResult(qa, v, method, "exact", None, self._n, lo, hi,
+                                  "exact: numpy's quantile of every value seen (O(N) memory)")
+        if method not in _SKETCH_METHODS:
+            raise ValueError(f"sketch mode supports method in {_SKETCH_METHODS}, got {method!r}")
+        vals, counts = self._buckets()
+        cum = np.cumsum(counts)
+        idx = qa * (self._n - 1)
+
+        def at(rank):  # the value of the order statistic ``rank`` (0-based)
+            return np.clip(vals[np.searchsorted(cum, rank, side="right")], lo, hi)
+
+        below = np.floor(idx)
+        if method == "lower":
+            v = at(below)
+        elif method == "higher":
+            v = at(np.ceil(idx))
+        elif method == "nearest":
+            v = at(np.around(idx))
+        else:
+            frac = idx - below
+            a, b = at(below), at(np.ceil(idx))
+            v = a + frac * (b - a)
+        a_ = self.relative_accuracy
+        return QuantileResult(
+            qa, v.astype(np.float64), method, "sketch", a_, self._n, lo, hi,
+            f"sketch: each value within {a_:g} relative of numpy's (method={method!r}); "
+            f"{'LOWEST BUCKETS COLLAPSED: the smallest magnitudes are overestimated; ' if self.collapsed else ''}"
+            f"memory {2 * self.max_buckets} counts",
+        )
