@@ -797,7 +797,7 @@ class RankingAccumulator(_Accumulator):
         if int(self._counts.sum()) == 0:
             raise _no_data("RankingAccumulator")
         if self.thresholds is None:
-            return self._summary
+            return tuple(a.copy() for a in self._summary)  # type: ignore[return-value]
         upper = np.concatenate([self.thresholds, [np.inf]])
         return upper[::-1].copy(), self._p[::-1].copy(), self._q[::-1].copy()
 
