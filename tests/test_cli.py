@@ -440,3 +440,125 @@ def test_console_script():
             pytest.fail(f"the fastmetrics command is not installed beside {sys.executable}")
         pytest.skip("fastmetrics is not installed here (tests run against the source tree)")
     assert ok(exe=str(exe)).stdout == ok().stdout
+
+
+# --------------------------------------------------------------------------- out of core
+
+
+def _json_same(a, b):
+    """Report JSON of the streamed and in-memory paths: counts and classification scores
+    identical, the calibration float sums to 1e-12 (they are added in another order)."""
+    ja, jb = json.loads(a), json.loads(b)
+    assert ja.keys() == jb.keys()
+    for k in ja:
+        if k.startswith("calibration.") and isinstance(ja[k], float):
+            assert ja[k] == pytest.approx(jb[k], rel=1e-12, abs=1e-15, nan_ok=True), k
+        else:
+            assert ja[k] == jb[k], k
+
+
+def _streamed_files(tmp_path, int_data):
+    yt, yp, prob = int_data
+    names = np.array(CLASSES)
+    s_t, s_p = names[yt + 1], names[yp + 1]
+    p5 = {f"p_{c}": prob[:, i] for i, c in enumerate(CLASSES[:5])}
+    write_csv(tmp_path / "s.csv", {"y_true": s_t, "y_pred": s_p, **p5})
+    write_csv(tmp_path / "i.tsv", {"y_true": yt, "y_pred": yp,
+                                   **{f"p_{v}": prob[:, i] for i, v in enumerate(range(-1, 4))}},
+              delimiter="\t")
+    # integer-looking labels for 400 rows, then text: the in-memory rule makes all of it text
+    mixed = np.where(np.arange(500) < 400, yt.astype(str), "other")
+    write_csv(tmp_path / "mixed.csv", {"y_true": mixed, "y_pred": yp})
+    files = {
+        "s.csv": ["--oos-label", "oos", "--prob", *[f"p_{c}" for c in CLASSES[:5]]],
+        "i.tsv": ["--prob-prefix", "p_", "--labels", "3", "2", "1", "0", "-1", "--oos-label", "0"],
+        "mixed.csv": [],
+    }
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover - the parquet extra is part of the test extra
+        return files
+    pq.write_table(pa.table({"y_true": yt, "y_pred": yp.astype(np.int32),
+                             **{f"p_{v}": prob[:, i] for i, v in enumerate(range(-1, 4))}}),
+                   tmp_path / "i.parquet", row_group_size=64)
+    pq.write_table(pa.table({"y_true": s_t, "y_pred": s_p}), tmp_path / "s.parquet")
+    files["i.parquet"] = ["--prob-prefix", "p_", "--oos-label", "-1"]
+    files["s.parquet"] = ["--labels", "refund", "oos", "billing"]
+    return files
+
+
+@pytest.mark.parametrize("batch", [7, 64, 10**6])
+def test_streamed_report_equals_in_memory(tmp_path, int_data, batch, capsys, monkeypatch):
+    files = _streamed_files(tmp_path, int_data)
+    for name, extra in files.items():
+        for fmt in ("text", "json", "markdown"):
+            args = ["report", name, "--format", fmt, *extra]
+            rc, whole, err = _in_process(args, tmp_path, capsys, monkeypatch)
+            assert rc == 0, err
+            rc, streamed, err = _in_process(args + ["--batch-rows", str(batch)], tmp_path,
+                                            capsys, monkeypatch)
+            assert rc == 0, err
+            assert "100%" in err  # the progress bar ran to the end
+            if fmt == "json":
+                _json_same(streamed, whole)
+            else:
+                assert streamed == whole, (name, fmt)
+
+
+def test_streamed_report_from_stdin(int_data):
+    yt, yp, _ = int_data
+    text = "y_true,y_pred\n" + "".join(f"{a},{b}\n" for a, b in zip(yt, yp))
+    whole = ok("report", "-", stdin=text).stdout
+    assert ok("report", "-", "--batch-rows", "50", stdin=text).stdout == whole
+
+
+def test_streamed_report_memory_is_bounded_by_the_batch(tmp_path, capsys, monkeypatch):
+    import tracemalloc
+
+    rng = np.random.default_rng(9)
+    n = 200_000
+    write_csv(tmp_path / "big.csv", {"y_true": rng.integers(0, 5, n), "y_pred": rng.integers(0, 5, n)})
+    peaks = {}
+    for key, extra in (("whole", []), ("streamed", ["--batch-rows", "2000"])):
+        tracemalloc.start()
+        rc, out, err = _in_process(["report", "big.csv", *extra], tmp_path, capsys, monkeypatch)
+        peaks[key] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert rc == 0, err
+    assert peaks["streamed"] * 10 < peaks["whole"], peaks
+
+
+STREAM_BAD = [
+    (["report", "late_ragged.csv"], "late_ragged.csv: line 12 has 1 fields but the header has 2"),
+    (["report", "late_blank.csv"], "the --pred column has an empty value (data row 10)"),
+    (["report", "middle_blank_line.csv"], "middle_blank_line.csv: line 4 has 0 fields but the header has 2"),
+    (["report", "header_only.csv"], "header_only.csv has a header but no rows"),
+    (["report", "nothing.csv"], "nothing.csv is empty"),
+    (["report", "late_ragged.csv", "--true", "label"], "unknown --true column 'label'"),
+    (["report", "late_ragged.csv", "--prob", "p_9"], "unknown --prob column 'p_9'"),
+    (["report", "a.npz"], "--batch-rows streams CSV/TSV (or stdin) and Parquet files only"),
+    (["report", "probs.csv", "--prob", "p_0", "p_x"], "probability column 'p_x' names class 'x', which is not a label"),
+    (["report", "probs.csv", "--prob", "p_0", "p_1"], "probabilities: y_prob contains values outside [0, 1]"),
+    (["report", "late_ragged.csv", "--batch-rows", "0"], "argument --batch-rows: must be a whole number >= 1"),
+]
+
+
+@pytest.mark.parametrize("args, message", STREAM_BAD, ids=[" ".join(a) for a, _ in STREAM_BAD])
+def test_streamed_bad_input_one_line_exit_2(tmp_path, args, message, capsys, monkeypatch):
+    rows = "".join(f"{i % 3},{i % 2}\n" for i in range(9))
+    (tmp_path / "late_ragged.csv").write_text("y_true,y_pred\n" + rows + "1,1\n1\n")
+    (tmp_path / "late_blank.csv").write_text("y_true,y_pred\n" + rows + "1,\n")
+    (tmp_path / "middle_blank_line.csv").write_text("y_true,y_pred\n0,1\n1,1\n\n1,0\n")
+    (tmp_path / "header_only.csv").write_text("y_true,y_pred\n\n\n")
+    (tmp_path / "nothing.csv").write_text("\n")
+    (tmp_path / "probs.csv").write_text("y_true,y_pred,p_0,p_1,p_x\n0,1,0.5,0.5,0\n1,1,0.5,1.5,0\n")
+    np.savez(tmp_path / "a.npz", y_true=np.arange(3), y_pred=np.arange(3))
+    if "--batch-rows" not in args:
+        args = args + ["--batch-rows", "3"]
+    rc, out, err = _in_process(args, tmp_path, capsys, monkeypatch)
+    assert rc == 2
+    assert out == ""
+    last = err.strip().splitlines()[-1]  # after the progress lines
+    assert last.startswith("fastmetrics: error: ") and "Traceback" not in err
+    assert message in last

@@ -91,6 +91,9 @@ from .ranking import (
     roc_curve,
 )
 
+# -- streaming accumulators (issue 7): ``fastmetrics.streaming``, its own __all__ --
+from . import streaming  # noqa: E402,F401
+
 # -- LM / groups / robustness (issue 8) --
 
 __version__ = "0.1.0"

@@ -133,8 +133,9 @@ class Progress:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self._last = -1
 
-    def step(self, label: str) -> None:
-        self.done += 1
+    def step(self, label: str, n: int = 1) -> None:
+        """Advance by ``n`` units (calls, rows, bytes...) and redraw."""
+        self.done = min(self.total, self.done + n)
         filled = self.width * self.done // self.total
         pct = 100 * self.done // self.total
         if not self.tty and pct // 10 == self._last // 10 and self.done < self.total:

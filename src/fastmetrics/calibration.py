@@ -481,6 +481,11 @@ def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uni
         raise ValueError("y_true and y_prob are empty: need at least one sample")
     edges, uniform = _edges(p, n_bins, strategy)
     state = _binary_pass(y_true, p, edges, uniform, None, pos_label)
+    return _curve_from_state(state)
+
+
+def _curve_from_state(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``calibration_curve``'s (prob_true, prob_pred) of an unweighted binary state."""
     nz = state[:, _N] != 0
     return state[nz, _SY] / state[nz, _N], state[nz, _SP] / state[nz, _N]
 
@@ -637,6 +642,10 @@ def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_la
     """
     bins = calibration_bins(y_true, y_prob, n_bins=n_bins, sample_weight=sample_weight,
                             pos_label=pos_label, labels=labels)
+    return _summary_from_bins(bins)
+
+
+def _summary_from_bins(bins: CalibrationBins) -> CalibrationSummary:
     ece, mce = _ece_mce(bins.state)
     return CalibrationSummary(ece, mce, bins.brier, bins.n_bins, bins)
 

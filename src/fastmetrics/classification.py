@@ -716,10 +716,14 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
     ...                       ["neg", "pos", "neg", "neu", "neg"])
     0.6875
     """
-    if weights not in (None, "linear", "quadratic"):
-        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
     _no_multilabel(y1, y2)
     state = confusion_state(y1, y2, sample_weight, n_threads=n_threads)
+    return _kappa_from_state(state, labels, weights, replace_undefined_by)
+
+
+def _kappa_from_state(state, labels, weights, replace_undefined_by):
+    if weights not in (None, "linear", "quadratic"):
+        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
     try:
         confusion = _confusion_from_state(state, labels, None)
     except ValueError as e:
@@ -741,7 +745,7 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
             "`cohen_kappa_score` is undefined and set to the value defined by the "
             f"`replace_undefined_by` param, which is set to {replace_undefined_by}.",
             UndefinedMetricWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
         return replace_undefined_by
     expected = numerator / denominator
@@ -760,7 +764,7 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
             "undefined and set to the value defined by the the `replace_undefined_by` "
             f"param, which is set to {replace_undefined_by}.",
             UndefinedMetricWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
         return replace_undefined_by
     return float(1 - k / d)
@@ -799,13 +803,24 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
         multilabel = True
     else:
         state = _state(y_true, y_pred, sample_weight, n_threads)
-        present = state.present_labels
-        averages = ("micro", "macro", "weighted")
+        return _report_from_state(state, labels, target_names, digits, output_dict,
+                                  zero_division)
+    return _report(prfs, present, averages, multilabel, labels, target_names, digits,
+                   output_dict, zero_division)
 
-        def prfs(**kw):
-            return _prfs_from_state(state, **kw)
 
-        multilabel = False
+def _report_from_state(state, labels, target_names, digits, output_dict, zero_division):
+    """classification_report of a (binary / multiclass) confusion state."""
+
+    def prfs(**kw):
+        return _prfs_from_state(state, **kw)
+
+    return _report(prfs, state.present_labels, ("micro", "macro", "weighted"), False, labels,
+                   target_names, digits, output_dict, zero_division)
+
+
+def _report(prfs, present, averages, multilabel, labels, target_names, digits, output_dict,
+            zero_division):
     if labels is None:
         labels = present
         labels_given = False
@@ -821,7 +836,7 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
                 f"labels size, {len(labels)}, does not match size of target_names, "
                 f"{len(target_names)}",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         else:
             raise ValueError(

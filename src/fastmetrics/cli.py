@@ -89,7 +89,7 @@ def _read_csv_text(text: str, name: str, delimiter: str = ",") -> Table:
     return Table(name, cols, n_rows=len(body))
 
 
-def _read_parquet(path: str) -> Table:
+def _pyarrow_parquet() -> Any:
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -97,6 +97,11 @@ def _read_parquet(path: str) -> Table:
             "reading Parquet needs pyarrow, which is not installed: "
             "pip install 'fastmetrics-kernels[parquet]'"
         ) from None
+    return pq
+
+
+def _read_parquet(path: str) -> Table:
+    pq = _pyarrow_parquet()
     try:
         t = pq.read_table(path)
     except Exception as exc:  # pyarrow raises its own exception types
@@ -182,18 +187,29 @@ def _int_like_text(a: np.ndarray) -> bool:
     return a.size > 0 and all(isinstance(v, str) and _INT_RE.match(v) for v in set(a.tolist()))
 
 
-def _as_labels(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Label columns as arrays fastmetrics takes: integer-looking text becomes int64 (when
-    both columns are integer-looking), other text stays text; integral floats become int64."""
+def _check_label_columns(y_true: np.ndarray, y_pred: np.ndarray, row0: int = 0) -> None:
+    """1-D columns without empty values (``row0``: data rows before this batch)."""
     for a, what in ((y_true, "--true"), (y_pred, "--pred")):
         if a.ndim != 1:
             raise CLIError(f"the {what} column must be 1-D, got shape {a.shape}")
         if _is_text(a) and any(v == "" or v is None for v in set(a.tolist())):
             row = next(i for i, v in enumerate(a.tolist()) if v == "" or v is None)
-            raise CLIError(f"the {what} column has an empty value (data row {row + 1})")
+            raise CLIError(f"the {what} column has an empty value (data row {row0 + row + 1})")
+
+
+def _label_texts(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[list[np.ndarray], bool]:
+    """Both label columns as text, and whether every value of both looks like an integer."""
+    texts = [a if _is_text(a) else a.astype(str) for a in (y_true, y_pred)]
+    return texts, all(_int_like_text(a) for a in texts)
+
+
+def _as_labels(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Label columns as arrays fastmetrics takes: integer-looking text becomes int64 (when
+    both columns are integer-looking), other text stays text; integral floats become int64."""
+    _check_label_columns(y_true, y_pred)
     if _is_text(y_true) or _is_text(y_pred):
-        texts = [a if _is_text(a) else a.astype(str) for a in (y_true, y_pred)]
-        if all(_int_like_text(a) for a in texts):
+        texts, int_like = _label_texts(y_true, y_pred)
+        if int_like:
             try:
                 return texts[0].astype(np.int64), texts[1].astype(np.int64)
             except OverflowError:
@@ -243,10 +259,27 @@ class Probabilities:
 def read_probabilities(table: Table, args: argparse.Namespace,
                        labels: list) -> Probabilities | None:
     """The (n, K) probability matrix named by --prob / --prob-prefix, or None."""
+    found = _prob_columns(table, args, labels)
+    if found is None or isinstance(found, Probabilities):
+        return found
+    keys, arrays = found
+    classes = _prob_classes(keys, args, labels)
+    for a, k in zip(arrays, keys):
+        if a.ndim != 1:
+            raise CLIError(f"probability column {k!r} must be 1-D, got shape {a.shape}")
+    matrix = np.column_stack([_as_prob(a, k) for a, k in zip(arrays, keys)])
+    return Probabilities(matrix, np.asarray(classes), _prob_source(keys, args))
+
+
+def _prob_source(keys: list[str], args: argparse.Namespace) -> str:
+    return f"{args.prob_prefix}* columns" if not args.prob else ", ".join(keys)
+
+
+def _prob_columns(table: Table, args: argparse.Namespace, labels: list):
+    """None (no probabilities), a positional :class:`Probabilities`, or the named columns
+    ``(keys, arrays)``."""
     if not args.prob and not args.prob_prefix:
         return None
-    lab_set = set(labels)
-    like = np.asarray(labels)
     if args.prob:
         keys = list(args.prob)
         arrays = [table.get(k, "--prob") for k in keys]
@@ -264,28 +297,33 @@ def read_probabilities(table: Table, args: argparse.Namespace,
                 f"no column of {table.name} starts with --prob-prefix {args.prob_prefix!r}"
             )
         arrays = [table.columns[k] for k in keys]
+    return keys, arrays
+
+
+def _prob_classes(keys: list[str], args: argparse.Namespace, labels: list | None,
+                  like: np.ndarray | None = None) -> list:
+    """The class of each probability column (its name minus the prefix), in the type of the
+    labels; each must be one of ``labels`` unless ``labels`` is None (then ``like`` gives
+    the label type)."""
+    lab_set = None if labels is None else set(labels)
+    like = np.asarray(labels) if like is None else like
     strip = args.prob_prefix or DEFAULT_CLASS_PREFIX
-    classes = []
+    classes: list = []
     for k in keys:
         cls = k[len(strip):] if k.startswith(strip) else k
         try:
             (value,) = _as_label_values([cls], like, "")
         except CLIError:
             value = None
-        if value is None or value not in lab_set:
+        if value is None or (lab_set is not None and value not in lab_set):
+            known = "" if labels is None else f" (labels: {', '.join(map(str, labels))})"
             raise CLIError(
-                f"probability column {k!r} names class {cls!r}, which is not a label "
-                f"(labels: {', '.join(map(str, labels))})"
+                f"probability column {k!r} names class {cls!r}, which is not a label{known}"
             )
         if value in classes:
             raise CLIError(f"two probability columns for class {cls!r}")
         classes.append(value)
-    for a, k in zip(arrays, keys):
-        if a.ndim != 1:
-            raise CLIError(f"probability column {k!r} must be 1-D, got shape {a.shape}")
-    matrix = np.column_stack([_as_prob(a, k) for a, k in zip(arrays, keys)])
-    source = f"{args.prob_prefix}* columns" if not args.prob else ", ".join(keys)
-    return Probabilities(matrix, np.asarray(classes), source)
+    return classes
 
 
 def _positional(matrix: np.ndarray, labels: list, source: str) -> Probabilities:
@@ -329,14 +367,21 @@ def card_from_state(state: ConfusionState, labels: list | None, oos_label: Any) 
 def add_calibration(card: Card, y_true: np.ndarray, probs: Probabilities, n_bins: int,
                     diagram: str | None) -> None:
     """Top-label ECE / MCE / Brier of the probabilities."""
-    from .calibration import calibration_summary, reliability_diagram
+    from .calibration import calibration_summary
 
-    card.probabilities = probs
     try:
-        card.calibration = calibration_summary(y_true, probs.matrix, n_bins=n_bins,
-                                               labels=probs.classes)
+        summary = calibration_summary(y_true, probs.matrix, n_bins=n_bins, labels=probs.classes)
     except (ValueError, TypeError) as exc:
         raise CLIError(f"probabilities: {_first_line(exc)}") from None
+    _attach_calibration(card, probs, summary, diagram)
+
+
+def _attach_calibration(card: Card, probs: Probabilities, summary: Any,
+                        diagram: str | None) -> None:
+    from .calibration import reliability_diagram
+
+    card.probabilities = probs
+    card.calibration = summary
     if diagram:
         try:
             reliability_diagram(card.calibration.bins, diagram)
@@ -414,11 +459,7 @@ def format_json(card: Card) -> str:
 def _compute(args: argparse.Namespace, table: Table, y_true: np.ndarray, y_pred: np.ndarray,
              labels: list | None, oos: Any) -> Card:
     try:
-        state = confusion_state(y_true, y_pred)
-        present = state.present_labels.tolist()
-        if oos is not None and oos not in present and (labels is None or oos not in labels):
-            raise CLIError(f"--oos-label {args.oos_label!r} occurs in neither --true nor --pred")
-        card = card_from_state(state, labels, oos)
+        card = _checked_card(confusion_state(y_true, y_pred), labels, oos, args)
         probs = read_probabilities(table, args, card.metrics.labels)
         if probs is not None:
             if probs.matrix.shape[0] != y_true.shape[0]:
@@ -434,13 +475,26 @@ def _compute(args: argparse.Namespace, table: Table, y_true: np.ndarray, y_pred:
     return card
 
 
-def run_report(args: argparse.Namespace) -> int:
-    if args.file is None:  # the shipped sample: its out-of-scope label and p_* columns
-        for k, v in SAMPLE_DEFAULTS.items():
-            if getattr(args, k) is None and not (k == "prob_prefix" and args.prob):
-                setattr(args, k, v)
-    if args.n_bins < 1:
-        raise CLIError(f"--n-bins must be >= 1, got {args.n_bins}")
+def _checked_card(state: ConfusionState, labels: list | None, oos: Any,
+                  args: argparse.Namespace) -> Card:
+    present = state.present_labels.tolist()
+    if oos is not None and oos not in present and (labels is None or oos not in labels):
+        raise CLIError(f"--oos-label {args.oos_label!r} occurs in neither --true nor --pred")
+    return card_from_state(state, labels, oos)
+
+
+def _pinned(args: argparse.Namespace, like: np.ndarray) -> tuple[list | None, Any]:
+    """--labels and --oos-label in the type of the label column ``like``."""
+    labels = None if args.labels is None else _as_label_values(args.labels, like, "--labels")
+    if labels is not None and len(set(labels)) != len(labels):
+        raise CLIError("--labels lists a label twice")
+    oos = None
+    if args.oos_label is not None:
+        (oos,) = _as_label_values([args.oos_label], like, "--oos-label")
+    return labels, oos
+
+
+def _report_in_memory(args: argparse.Namespace) -> tuple[Card, str, Any]:
     table = read_table(args.file)
     y_true, y_pred = _as_labels(table.get(args.true, "--true"), table.get(args.pred, "--pred"))
     if y_true.shape[0] != y_pred.shape[0]:
@@ -450,15 +504,24 @@ def run_report(args: argparse.Namespace) -> int:
         )
     if y_true.shape[0] == 0:
         raise CLIError(f"{table.name} has no predictions")
-    labels = None if args.labels is None else _as_label_values(args.labels, y_true, "--labels")
-    if labels is not None and len(set(labels)) != len(labels):
-        raise CLIError("--labels lists a label twice")
-    oos = None
-    if args.oos_label is not None:
-        (oos,) = _as_label_values([args.oos_label], y_true, "--oos-label")
+    labels, oos = _pinned(args, y_true)
+    return _compute(args, table, y_true, y_pred, labels, oos), table.name, oos
+
+
+def run_report(args: argparse.Namespace) -> int:
+    if args.file is None:  # the shipped sample: its out-of-scope label and p_* columns
+        for k, v in SAMPLE_DEFAULTS.items():
+            if getattr(args, k) is None and not (k == "prob_prefix" and args.prob):
+                setattr(args, k, v)
+    if args.n_bins < 1:
+        raise CLIError(f"--n-bins must be >= 1, got {args.n_bins}")
+    batch_rows = _batch_rows(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        card = _compute(args, table, y_true, y_pred, labels, oos)
+        if batch_rows:
+            card, name, oos = _report_streamed(args, batch_rows)
+        else:
+            card, name, oos = _report_in_memory(args)
     for msg in dict.fromkeys(_first_line(w.message) for w in caught):
         print(f"fastmetrics: warning: {msg}", file=sys.stderr)
     if args.format == "json":
@@ -470,10 +533,231 @@ def run_report(args: argparse.Namespace) -> int:
             print(RESULTS_HEADER)
         print(format_metrics_row(args.name, card.metrics))
     else:
-        print(format_text(card, table.name, oos))
+        print(format_text(card, name, oos))
         if args.diagram:
             print(f"\nreliability diagram written to {args.diagram}")
     return 0
+
+
+# --------------------------------------------------------------------------- out of core
+
+#: Files larger than this are streamed in batches even without --batch-rows.
+STREAM_BYTES = 256 << 20
+DEFAULT_BATCH_ROWS = 1_000_000
+_CSV_EXTS = (".csv", ".tsv", ".txt", "")
+
+
+def _batch_rows(args: argparse.Namespace) -> int:
+    """Rows per batch when FILE is to be streamed, else 0 (read whole)."""
+    path = args.file
+    ext = "" if path in (None, "-") else os.path.splitext(path)[1].lower()
+    streamable = path == "-" or (path is not None and (ext in _CSV_EXTS or ext in (".parquet", ".pq")))
+    if args.batch_rows is not None:
+        if not streamable:
+            raise CLIError("--batch-rows streams CSV/TSV (or stdin) and Parquet files only")
+        return args.batch_rows
+    if streamable and path != "-" and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES:
+        return DEFAULT_BATCH_ROWS
+    return 0
+
+
+class _Counted:
+    """A text file's lines, counting the characters read (for the progress bar)."""
+
+    def __init__(self, f: Any) -> None:
+        self.f = f
+        self.n = 0
+
+    def __iter__(self):
+        for line in self.f:
+            self.n += len(line)
+            yield line
+
+
+def _csv_header(f: Any, name: str, delimiter: str):
+    """``(csv reader, header)`` with the header checks of :func:`_read_csv_text`."""
+    reader = csv.reader(f, delimiter=delimiter)
+    header = next(reader, None)
+    while header == []:  # blank lines before anything else: an empty file if nothing follows
+        header = next(reader, None)
+    if header is None:
+        raise CLIError(f"{name} is empty")
+    if len(set(header)) != len(header):
+        dup = next(h for h in header if header.count(h) > 1)
+        raise CLIError(f"{name} has two columns named {dup!r}")
+    return reader, header
+
+
+def _csv_batches(reader: Any, header: list[str], name: str, batch_rows: int, need: list[str]):
+    """``(Table of the needed columns, data rows before it)`` per batch of CSV rows, with
+    the row checks and messages of :func:`_read_csv_text`."""
+    width = len(header)
+    pos = [header.index(c) for c in need]
+    buf: list[list[str]] = []
+    row0 = 0
+    blank = None
+    for i, r in enumerate(reader):
+        if not r:  # a blank line is an error unless only blank lines follow it
+            blank = i if blank is None else blank
+            continue
+        if blank is not None or len(r) != width:
+            line, n = (blank, 0) if blank is not None else (i, len(r))
+            raise CLIError(
+                f"{name}: line {line + 2} has {n} fields but the header has {width} "
+                "(columns of different lengths)"
+            )
+        buf.append(r)
+        if len(buf) == batch_rows:
+            yield _batch_table(name, need, pos, buf), row0
+            row0 += len(buf)
+            buf = []
+    if buf:
+        yield _batch_table(name, need, pos, buf), row0
+    elif row0 == 0:
+        raise CLIError(f"{name} has a header but no rows")
+
+
+def _batch_table(name: str, need: list[str], pos: list[int], rows: list[list[str]]) -> Table:
+    return Table(name, {c: np.array([r[j] for r in rows], dtype=str) for c, j in zip(need, pos)},
+                 n_rows=len(rows))
+
+
+def _parquet_file(path: str):
+    pq = _pyarrow_parquet()
+    try:
+        return pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises its own exception types
+        raise CLIError(f"cannot read {path} as Parquet: {_first_line(exc)}") from None
+
+
+def _parquet_batches(pf: Any, path: str, batch_rows: int, need: list[str]):
+    row0 = 0
+    try:
+        for rb in pf.iter_batches(batch_size=batch_rows, columns=need):
+            cols = {n: np.asarray(rb.column(i).to_numpy(zero_copy_only=False))
+                    for i, n in enumerate(rb.schema.names)}
+            yield Table(path, cols, n_rows=rb.num_rows), row0
+            row0 += rb.num_rows
+    except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+        raise CLIError(f"cannot read {path} as Parquet: {_first_line(exc)}") from None
+
+
+def _relabel(state: ConfusionState, values: np.ndarray) -> ConfusionState:
+    """``state`` with its label values replaced by ``values`` (equal new values merged):
+    text labels that all look like integers become integers, as the in-memory reader does."""
+    u, inv = np.unique(values, return_inverse=True)
+    k = u.shape[0]
+    cm = np.zeros((k, k), dtype=state.cm.dtype)
+    np.add.at(cm, (inv[:, None], inv[None, :]), state.cm)
+    present = np.zeros(k, dtype=bool)
+    np.logical_or.at(present, inv, state.present)
+    in_true = np.zeros(k, dtype=bool)
+    np.logical_or.at(in_true, inv, state.in_true)
+    return ConfusionState(u, cm, present, state.n_samples, state.weight_sum, state.int_weights,
+                          in_true, None)
+
+
+def _report_streamed(args: argparse.Namespace, batch_rows: int) -> tuple[Card, str, Any]:
+    """The report card of a CSV/Parquet file read ``batch_rows`` rows at a time through the
+    streaming accumulators: memory bounded by the batch, output as the in-memory path."""
+    from ._bench import Progress
+
+    path = args.file
+    ext = "" if path == "-" else os.path.splitext(path)[1].lower()
+    if path != "-" and not os.path.exists(path):
+        raise CLIError(f"no such file: {path}")
+    if path != "-" and os.path.isdir(path):
+        raise CLIError(f"{path} is a directory, not a predictions file")
+    name = "<stdin>" if path == "-" else path
+    f = counted = None
+    try:
+        if ext in (".parquet", ".pq"):
+            pf = _parquet_file(path)
+            header = Table(path, {n: np.empty(0) for n in pf.schema_arrow.names})
+            total = pf.metadata.num_rows
+        else:
+            try:
+                f = sys.stdin if path == "-" else open(path, newline="", encoding="utf-8-sig")
+            except OSError as exc:
+                raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
+            counted = _Counted(f)
+            reader, names = _csv_header(counted, name, "\t" if ext == ".tsv" else ",")
+            header = Table(name, {h: np.empty(0, dtype=str) for h in names})
+            total = 0 if path == "-" else os.path.getsize(path)
+        header.get(args.true, "--true")
+        header.get(args.pred, "--pred")
+        found = _prob_columns(header, args, [])
+        keys = list(found[0]) if found is not None else []  # type: ignore[index]
+        need = list(dict.fromkeys([args.true, args.pred, *keys]))
+        if counted is None:
+            batches = _parquet_batches(pf, path, batch_rows, need)
+        else:
+            batches = _csv_batches(reader, names, name, batch_rows, need)
+        progress = Progress(total, width=30) if total else None
+
+        def advance(rows_done: int) -> None:
+            if progress is not None:
+                done = counted.n if counted is not None else rows_done
+                progress.step(f"{rows_done:,} rows", done - progress.done)
+
+        return _stream_card(args, name, batches, keys, advance)
+    except UnicodeDecodeError:
+        raise CLIError(f"{path} is not a UTF-8 text (CSV) file") from None
+    finally:
+        if f is not None and path != "-":
+            f.close()
+
+
+def _stream_card(args: argparse.Namespace, name: str, batches: Any, keys: list[str],
+                 advance: Any) -> tuple[Card, str, Any]:
+    from .streaming import CalibrationAccumulator, ConfusionAccumulator
+
+    acc = ConfusionAccumulator()
+    cal = CalibrationAccumulator(args.n_bins) if keys else None
+    text = False
+    int_like = True
+    rows = 0
+    try:
+        for table, row0 in batches:
+            yt, yp = table.get(args.true, "--true"), table.get(args.pred, "--pred")
+            _check_label_columns(yt, yp, row0)
+            if _is_text(yt) or _is_text(yp):
+                (yt, yp), batch_int = _label_texts(yt, yp)
+                text, int_like = True, int_like and batch_int
+                y_cal = yt.astype(np.int64) if batch_int else yt
+            else:
+                yt, yp = _as_labels(yt, yp)
+                y_cal = yt
+            acc.update(yt, yp)
+            if cal is not None:
+                cal.labels = np.asarray(_prob_classes(keys, args, None, like=y_cal[:0]))
+                matrix = np.column_stack([_as_prob(table.get(k, "--prob"), k) for k in keys])
+                try:
+                    cal.update(y_cal, matrix)
+                except (ValueError, TypeError) as exc:
+                    raise CLIError(f"probabilities: {_first_line(exc)}") from None
+            rows += yt.shape[0]
+            advance(rows)
+        if acc.state is None:
+            raise CLIError(f"{name} has no predictions")
+        state = acc.state
+        if text and int_like:  # every label looked like an integer: integers, as in memory
+            try:
+                state = _relabel(state, state.values.astype(np.int64))
+            except OverflowError:
+                pass
+        labels, oos = _pinned(args, state.values)
+        card = _checked_card(state, labels, oos, args)
+        if cal is not None:
+            classes = _prob_classes(keys, args, card.metrics.labels)
+            probs = Probabilities(np.empty((0, len(keys))), np.asarray(classes),
+                                  _prob_source(keys, args))
+            _attach_calibration(card, probs, cal.result(), args.diagram)
+        elif args.diagram:
+            raise CLIError("--diagram needs probabilities: give --prob COL... or --prob-prefix P")
+    except (ValueError, TypeError) as exc:
+        raise CLIError(_first_line(exc)) from None
+    return card, name, oos
 
 
 # --------------------------------------------------------------------------- argument parsing
@@ -533,6 +817,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--n-bins", type=int, default=10, help="calibration bins (default 10)")
     r.add_argument("--diagram", metavar="OUT.png",
                    help="write a reliability diagram (needs matplotlib)")
+    r.add_argument("--batch-rows", type=_count, default=None, metavar="N",
+                   help="stream a CSV/TSV or Parquet file N rows at a time through the "
+                   "streaming accumulators (memory bounded by the batch, same report); "
+                   f"files over {STREAM_BYTES >> 20} MiB are streamed in batches of "
+                   f"{DEFAULT_BATCH_ROWS:,} rows by default")
     b = sub.add_parser(
         "bench",
         help="time fastmetrics against scikit-learn on this machine",

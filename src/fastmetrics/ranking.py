@@ -167,11 +167,11 @@ def _threads(n):
     return resolve_n_threads(None) if n >= _PAR_MIN else 1
 
 
-def _weights(sample_weight, n):
+def _weights(sample_weight, n, allow_zero=False):
     w = check_sample_weight(sample_weight, n)
     if w is None:
         return _NO_W, False
-    if n and not w.any():
+    if n and not allow_zero and not w.any():
         raise ValueError("Sample weights must contain at least one non-zero number.")
     return w, True
 
@@ -197,7 +197,9 @@ def _stats_1d(y, pos, s, w, has_w):
     return out[0]
 
 
-def _summary_1d(y, pos, s, w, has_w):
+def _summary_1d(y, pos, s, w, has_w, with_stats=False):
+    """``(thresholds, pos_weight, neg_weight)`` (and the statistics row when
+    ``with_stats``) of ``y == pos`` against the rest."""
     if pos is None:
         y = np.broadcast_to(_ZERO_U8, (s.shape[0],))
         pos = np.ones(1, dtype=np.uint8)
@@ -213,17 +215,17 @@ def _summary_1d(y, pos, s, w, has_w):
         _raise_bad(bad)
     if m < n:
         thr, p, q = thr[:m].copy(), p[:m].copy(), q[:m].copy()
-    return thr, p, q
+    return (thr, p, q, stats) if with_stats else (thr, p, q)
 
 
-def _prepare_binary(y_true, y_score, sample_weight):
+def _prepare_binary(y_true, y_score, sample_weight, allow_zero_weights=False):
     lab = _Labels(y_true)
     s = _scores(y_score)
     if s.ndim != 1:
         raise ValueError(f"y_score must be 1-D for a binary problem, got shape {s.shape}")
     n = lab.y.shape[0]
     _check_lengths(n, s.shape[0])
-    w, has_w = _weights(sample_weight, n)
+    w, has_w = _weights(sample_weight, n, allow_zero_weights)
     return lab, s, w, has_w
 
 

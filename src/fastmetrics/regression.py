@@ -143,14 +143,21 @@ def _raise_non_finite(yt, yp, w) -> None:
 def _state(y_true, y_pred, sample_weight, flags=0, delta=1.0) -> np.ndarray:
     """Validate and run the one pass. Returns the float64 state."""
     yt, yp, w = _targets(y_true, y_pred, sample_weight)
+    state = _checked_sums(yt, yp, w, flags, delta)
+    if state[_W] == 0:
+        raise zero_weight_sum_error(w)
+    return state
+
+
+def _checked_sums(yt, yp, w, flags, delta) -> np.ndarray:
+    """The kernel pass over validated arrays, NaN / infinity named (zero weights allowed:
+    a streamed chunk may have them)."""
     state = np.zeros(_N_STATE)
     _regression.sums(yt, yp, w if w is not None else np.empty(0), w is not None, flags,
                      float(delta), state, resolve_n_threads(None) if len(yt) >= 1 << 19 else 1)
     if not (math.isfinite(state[_W]) and math.isfinite(state[_ABS])
             and math.isfinite(state[_MEAN]) and math.isfinite(state[_SQ])):
         _raise_non_finite(yt, yp, w)
-    if state[_W] == 0:
-        raise zero_weight_sum_error(w)
     return state
 
 
@@ -158,6 +165,22 @@ def _out(value: float, multioutput):
     if isinstance(multioutput, str) and multioutput == "raw_values":
         return np.array([value])
     return float(value)
+
+
+def _mae(s):
+    return s[_ABS] / s[_W]
+
+
+def _mse(s):
+    return s[_SQ] / s[_W]
+
+
+def _mape(s):
+    return s[_APE] / s[_W]
+
+
+def _huber(s) -> float:
+    return float(s[_HUBER] / s[_W])
 
 
 def _r2_from_state(state: np.ndarray, force_finite: bool) -> float:
@@ -210,7 +233,7 @@ def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="unif
     """
     _check_multioutput(multioutput)
     s = _state(y_true, y_pred, sample_weight)
-    return _out(s[_ABS] / s[_W], multioutput)
+    return _out(_mae(s), multioutput)
 
 
 def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average"):
@@ -231,7 +254,7 @@ def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="unifo
     """
     _check_multioutput(multioutput)
     s = _state(y_true, y_pred, sample_weight)
-    return _out(s[_SQ] / s[_W], multioutput)
+    return _out(_mse(s), multioutput)
 
 
 def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
@@ -253,7 +276,7 @@ def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
     """
     _check_multioutput(multioutput, output_weights=True)
     s = _state(y_true, y_pred, sample_weight)
-    return _out(math.sqrt(s[_SQ] / s[_W]), multioutput)
+    return _out(math.sqrt(_mse(s)), multioutput)
 
 
 def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
@@ -276,7 +299,7 @@ def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
     """
     _check_multioutput(multioutput)
     s = _state(y_true, y_pred, sample_weight, _FLAG_APE)
-    return _out(s[_APE] / s[_W], multioutput)
+    return _out(_mape(s), multioutput)
 
 
 def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None) -> float:
@@ -302,11 +325,9 @@ def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None) -> float:
     >>> fm.huber_loss([0.0, 0.0], [0.5, 3.0])
     1.3125
     """
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not delta > 0 \
-            or not math.isfinite(delta):
-        raise ValueError(f"delta must be a finite number > 0, got {delta!r}")
+    _check_delta(delta)
     s = _state(y_true, y_pred, sample_weight, _FLAG_HUBER, delta)
-    return float(s[_HUBER] / s[_W])
+    return _huber(s)
 
 
 def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
@@ -368,10 +389,24 @@ def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_f
     >>> fm.adjusted_r2_score([1, 2, 3, 4, 5], [1, 2, 3, 4, 6], n_features=1)
     0.8666666666666667
     """
+    _check_n_features(n_features)
+    return _adjusted_r2_from_state(_state(y_true, y_pred, sample_weight, _FLAG_R2), n_features,
+                                   force_finite)
+
+
+def _check_n_features(n_features) -> None:
     if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) \
             or n_features < 0:
         raise ValueError(f"n_features must be an int >= 0, got {n_features!r}")
-    s = _state(y_true, y_pred, sample_weight, _FLAG_R2)
+
+
+def _check_delta(delta) -> None:
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not delta > 0 \
+            or not math.isfinite(delta):
+        raise ValueError(f"delta must be a finite number > 0, got {delta!r}")
+
+
+def _adjusted_r2_from_state(s, n_features, force_finite) -> float:
     n = int(s[_N])
     if n - n_features - 1 <= 0:
         raise ValueError(
@@ -404,13 +439,21 @@ def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average", samp
     """
     _check_multioutput(multioutput)
     yt, yp, w = _targets(y_true, y_pred, sample_weight)
+    e = _abs_errors(yt, yp, w)
+    return _out(_median_from_errors(e, w), multioutput)
+
+
+def _abs_errors(yt: np.ndarray, yp: np.ndarray, w) -> np.ndarray:
+    """``|y_pred - y_true|`` in the inputs' common float dtype (one O(n) array), checked."""
     e = np.subtract(yp, yt, dtype=np.result_type(yt.dtype, yp.dtype))
     np.abs(e, out=e)
-    if not np.isfinite(e.max()) or (w is not None and not np.isfinite(w.sum())):
+    if e.shape[0] and (not np.isfinite(e.max()) or (w is not None and not np.isfinite(w.sum()))):
         _raise_non_finite(yt, yp, w)
-    if w is None:
-        return _out(_median(e), multioutput)
-    return _out(_weighted_median(e, w), multioutput)
+    return e
+
+
+def _median_from_errors(e: np.ndarray, w) -> float:
+    return _median(e) if w is None else _weighted_median(e, w)
 
 
 def _weighted_median(e: np.ndarray, w: np.ndarray) -> float:
@@ -459,9 +502,12 @@ def regression_summary(y_true, y_pred, *, sample_weight=None) -> RegressionSumma
     >>> fm.regression_summary([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]).as_row()
     {'mae': 0.5, 'mse': 0.375, 'rmse': 0.6123724356957945, 'r2': 0.9486081370449679, 'n_samples': 4}
     """
-    s = _state(y_true, y_pred, sample_weight, _FLAG_R2)
-    mse = s[_SQ] / s[_W]
-    return RegressionSummary(float(s[_ABS] / s[_W]), float(mse), math.sqrt(mse),
+    return _summary_from_state(_state(y_true, y_pred, sample_weight, _FLAG_R2))
+
+
+def _summary_from_state(s: np.ndarray) -> RegressionSummary:
+    mse = _mse(s)
+    return RegressionSummary(float(_mae(s)), float(mse), math.sqrt(mse),
                              _r2_from_state(s, True), int(s[_N]))
 
 

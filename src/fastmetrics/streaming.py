@@ -1,0 +1,1138 @@
+"""Streaming accumulators: metrics over data that arrives in chunks, in memory independent
+of the number of rows seen.
+
+Each accumulator holds the same small *state* the one-shot functions compute in their
+kernel pass, and derives its metrics from it with the same code. Chunks are added with
+``update(...)``; two accumulators (from other threads, processes or machines) combine with
+``merge(other)`` or ``a + b`` (a new accumulator: the inputs are left untouched), in any order
+and any tree shape; ``sum(accumulators)`` works too. Accumulators pickle to their state only.
+
+Guarantees
+----------
+* Integer states (confusion counts, bin counts, sketch buckets) merge exactly: any split of
+  the data into chunks, merged in any order, gives the one-shot result bit for bit.
+* Float sums (sample weights, calibration sums, regression sums, ranking weights) are added
+  in another order than in one pass: results agree with the one-shot functions to about
+  1e-12 relative (1e-15 per addition).
+* Memory is O(state): K x K counts, ``n_bins`` bins, 10 regression sums, ``len(thresholds)``
+  ranking bins or at most ``max_buckets`` sketch buckets, whatever the number of rows. Three
+  modes keep O(N) data and say so: ``RegressionAccumulator(keep_values=True)`` (exact median
+  absolute error), exact ranking (``thresholds=None``: one entry per distinct score) and
+  ``QuantileAccumulator(mode="exact")``.
+* An empty accumulator costs a few small arrays; ``update`` with an empty chunk is a no-op.
+* Mixing weighted and unweighted updates, or merging accumulators configured differently
+  (other labels, edges, thresholds, ``pos_label``...) raises ``ValueError``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from fastmetrics.streaming import ConfusionAccumulator
+>>> acc = ConfusionAccumulator(labels=[0, 1, 2])
+>>> for chunk in np.array_split(np.array([[0, 0], [1, 2], [2, 2], [2, 1]]), 2):
+...     acc.update(chunk[:, 0], chunk[:, 1])
+ConfusionAccumulator(labels=[0, 1, 2], n_samples=2)
+ConfusionAccumulator(labels=[0, 1, 2], n_samples=4)
+>>> acc.result().accuracy, acc.f1_score(average="macro")
+(0.5, 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _rank, _regression, _sketch
+from . import calibration as _cal
+from . import classification as _cls
+from . import ranking as _rk
+from . import regression as _reg
+from ._state import ConfusionState, _mix_msg, confusion_state
+from ._threads import resolve_n_threads
+from ._validation import as_1d, check_consistent_length, check_sample_weight, native
+from .percentiles import quantile as _exact_quantile
+from .report import ClassificationMetrics, _card_from_state, _oos_from_state
+
+__all__ = [
+    "CalibrationAccumulator",
+    "ConfusionAccumulator",
+    "QuantileAccumulator",
+    "QuantileResult",
+    "RankingAccumulator",
+    "RankingResult",
+    "RegressionAccumulator",
+]
+
+_MIXED_WEIGHTS = (
+    "sample_weight was given for some chunks and not for others: pass weights for every "
+    "chunk (ones where unweighted) or for none"
+)
+
+
+class _Accumulator:
+    """Shared protocol: ``merge`` (new object), ``+``, ``sum()`` and the weights rule."""
+
+    _weighted: bool | None
+
+    def merge(self, other):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def _check_other(self, other) -> None:
+        if type(other) is not type(self):
+            raise TypeError(
+                f"cannot merge {type(self).__name__} with {type(other).__name__}"
+            )
+        if None not in (self._weighted, other._weighted) and self._weighted != other._weighted:
+            raise ValueError(_MIXED_WEIGHTS)
+
+    def _merged_weighted(self, other):
+        return self._weighted if self._weighted is not None else other._weighted
+
+    def _note_weighted(self, weighted: bool) -> None:
+        if self._weighted is None:
+            self._weighted = weighted
+        elif self._weighted != weighted:
+            raise ValueError(_MIXED_WEIGHTS)
+
+    def __add__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.merge(other)
+
+    def __radd__(self, other):
+        if isinstance(other, int) and other == 0:  # sum(accumulators) starts from 0
+            return self.merge(self._empty_like())
+        return NotImplemented
+
+    def _empty_like(self):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+
+def _no_data(what: str) -> ValueError:
+    return ValueError(f"{what}: no samples seen yet (call update() with data first)")
+
+
+# --------------------------------------------------------------------------- confusion
+
+
+def _add_aligned(a: ConfusionState, b: ConfusionState) -> ConfusionState:
+    """Sum of two states over the same label values (the fixed-labels fast path)."""
+    ws = None if a.weight_sum is None else a.weight_sum + b.weight_sum
+    margins = None if a.margins is None else a.margins + b.margins
+    return ConfusionState(a.values, a.cm + b.cm, a.present | b.present,
+                          a.n_samples + b.n_samples, ws, a.int_weights and b.int_weights,
+                          a.in_true | b.in_true, margins)
+
+
+class ConfusionAccumulator(_Accumulator):
+    """Streaming confusion state: every classification metric and the report card.
+
+    Parameters
+    ----------
+    labels : array-like, default=None
+        The fixed label set. Chunks are counted straight into a K x K table over these
+        labels and a label outside them raises ``ValueError``; the report card lists them in
+        this order (as ``score(..., labels=labels)``). None: labels are discovered as they
+        come and states over different label sets are aligned when they merge.
+
+    Notes
+    -----
+    ``result()`` equals ``fastmetrics.score(y_true, y_pred, labels=labels, oos_label=...,
+    sample_weight=...)`` on the concatenated chunks, and each metric method equals the
+    function of the same name (scikit-learn's keyword arguments) on the concatenated chunks:
+    exactly for counts, to 1e-12 relative for float weights. Labels are 1-D (binary or
+    multiclass); multilabel indicator matrices are not streamed.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import ConfusionAccumulator
+    >>> a = ConfusionAccumulator().update([0, 1, 1], [0, 1, 0])
+    >>> (a + ConfusionAccumulator().update([2], [2])).confusion_matrix()
+    array([[1, 0, 0],
+           [1, 1, 0],
+           [0, 0, 1]])
+    """
+
+    def __init__(self, labels=None):
+        if labels is None:
+            self.labels = None
+            self._values = None
+        else:
+            lab = np.asarray(labels).reshape(-1)
+            if lab.size == 0:
+                raise ValueError("labels must contain at least one label")
+            values = np.unique(lab)
+            if values.shape[0] != lab.shape[0]:
+                raise ValueError("labels must not contain duplicates")
+            self.labels = lab
+            self._values = values
+        self._state: ConfusionState | None = None
+        self._weighted = None
+
+    def __repr__(self) -> str:
+        lab = "None" if self.labels is None else str(self.labels.tolist())
+        return f"ConfusionAccumulator(labels={lab}, n_samples={self.n_samples})"
+
+    @property
+    def n_samples(self) -> int:
+        """Number of samples counted so far."""
+        return 0 if self._state is None else int(self._state.n_samples)
+
+    @property
+    def state(self) -> ConfusionState | None:
+        """The accumulated :class:`~fastmetrics._state.ConfusionState` (None before data)."""
+        return self._state
+
+    def _align(self, st: ConfusionState) -> ConfusionState:
+        """``st`` over the fixed label values, or ValueError for labels outside them."""
+        vals = self._values
+        if _cls._kind(st.values) != _cls._kind(vals):
+            raise ValueError(
+                f"y_true/y_pred hold labels of another type ({st.values.dtype}) than the fixed "
+                f"labels ({vals.dtype})"
+            )
+        pos = np.minimum(np.searchsorted(vals, st.values), vals.shape[0] - 1)
+        found = vals[pos] == st.values
+        if not found.all():
+            raise ValueError(
+                "y_true/y_pred contain labels outside the fixed labels: "
+                f"{st.values[~found][:10].tolist()}"
+            )
+        st = _cls._with_labels(st, vals)[0]  # zero rows for the fixed labels not seen
+        return ConfusionState(vals, st.cm, st.present, st.n_samples, st.weight_sum,
+                              st.int_weights, st.in_true, st.margins)
+
+    def _combine(self, a, b):
+        if a is None:
+            return b
+        if b is None:
+            return a
+        if self._values is not None:
+            return _add_aligned(a, b)
+        if _cls._kind(a.values) != _cls._kind(b.values):
+            raise ValueError(_mix_msg)
+        return a.merge(b)
+
+    def update(self, y_true, y_pred, sample_weight=None, *, n_threads=1):
+        """Count one chunk. Returns ``self``.
+
+        Parameters
+        ----------
+        y_true, y_pred : array-like of shape (n_samples,)
+            Labels of the chunk (any dtype :func:`fastmetrics.confusion_matrix` takes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights: give them for every chunk or for none.
+        n_threads : int, default=1
+            Threads for the counting kernel. One by default: a stream is parallelised by
+            running accumulators side by side (threads, processes, Dask workers) and merging
+            them, and OpenMP start-up on every chunk of a loaded machine costs more than it
+            saves; pass ``None`` (OpenMP default) or a number for very large chunks.
+        """
+        st = confusion_state(y_true, y_pred, sample_weight, n_threads=n_threads,
+                             allow_empty=True)
+        if st.n_samples == 0:
+            return self
+        self._note_weighted(st.weighted)
+        if self._values is not None:
+            st = self._align(st)
+        self._state = self._combine(self._state, st)
+        return self
+
+    def _empty_like(self):
+        return ConfusionAccumulator(self.labels)
+
+    def merge(self, other: ConfusionAccumulator) -> ConfusionAccumulator:
+        """A new accumulator holding both inputs' samples (inputs untouched)."""
+        self._check_other(other)
+        if (self._values is None) != (other._values is None) or (
+            self._values is not None and not (
+                self.labels.shape == other.labels.shape
+                and np.array_equal(self.labels, other.labels)
+            )
+        ):
+            raise ValueError(
+                "cannot merge ConfusionAccumulators with different labels configurations "
+                f"({None if self.labels is None else self.labels.tolist()} vs "
+                f"{None if other.labels is None else other.labels.tolist()})"
+            )
+        out = self._empty_like()
+        out._weighted = self._merged_weighted(other)
+        out._state = self._combine(self._state, other._state)
+        return out
+
+    def _st(self) -> ConfusionState:
+        if self._state is None:
+            raise _no_data("ConfusionAccumulator")
+        return self._state
+
+    # ----------------------------------------------------------------- results
+
+    def result(self, *, oos_label=None) -> ClassificationMetrics:
+        """The report card: ``fastmetrics.score(y_true, y_pred, labels=labels,
+        oos_label=oos_label, sample_weight=...)`` of everything seen."""
+        return _card_from_state(self._st(), self.labels, oos_label)[0]
+
+    def confusion_matrix(self, *, labels=None, normalize=None) -> np.ndarray:
+        """As :func:`fastmetrics.confusion_matrix`."""
+        return _cls._confusion_from_state(self._st(), labels, normalize)
+
+    def multilabel_confusion_matrix(self, *, labels=None) -> np.ndarray:
+        """As :func:`fastmetrics.multilabel_confusion_matrix` (1-D labels)."""
+        return _cls._mcm_from_state(self._st(), labels)
+
+    def accuracy_score(self, *, normalize=True) -> float:
+        """As :func:`fastmetrics.accuracy_score`."""
+        return _cls._accuracy_from_state(self._st(), normalize)
+
+    def precision_recall_fscore_support(self, *, beta=1.0, labels=None, pos_label=1,
+                                        average=None,
+                                        warn_for=("precision", "recall", "f-score"),
+                                        zero_division="warn"):
+        """As :func:`fastmetrics.precision_recall_fscore_support`."""
+        return _cls._prfs_from_state(self._st(), beta=beta, labels=labels, pos_label=pos_label,
+                                     average=average, warn_for=warn_for,
+                                     zero_division=zero_division)
+
+    def fbeta_score(self, *, beta, labels=None, pos_label=1, average="binary",
+                    zero_division="warn"):
+        """As :func:`fastmetrics.fbeta_score`."""
+        return _cls._prfs_from_state(self._st(), beta=beta, labels=labels, pos_label=pos_label,
+                                     average=average, warn_for=("f-score",),
+                                     zero_division=zero_division, need="f")[2]
+
+    def f1_score(self, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+        """As :func:`fastmetrics.f1_score`."""
+        return self.fbeta_score(beta=1.0, labels=labels, pos_label=pos_label, average=average,
+                                zero_division=zero_division)
+
+    def precision_score(self, *, labels=None, pos_label=1, average="binary",
+                        zero_division="warn"):
+        """As :func:`fastmetrics.precision_score`."""
+        return _cls._prfs_from_state(self._st(), labels=labels, pos_label=pos_label,
+                                     average=average, warn_for=("precision",),
+                                     zero_division=zero_division, need="p")[0]
+
+    def recall_score(self, *, labels=None, pos_label=1, average="binary",
+                     zero_division="warn"):
+        """As :func:`fastmetrics.recall_score`."""
+        return _cls._prfs_from_state(self._st(), labels=labels, pos_label=pos_label,
+                                     average=average, warn_for=("recall",),
+                                     zero_division=zero_division, need="r")[1]
+
+    def matthews_corrcoef(self) -> float:
+        """As :func:`fastmetrics.matthews_corrcoef`."""
+        return _cls._mcc_from_state(self._st())
+
+    def balanced_accuracy_score(self, *, adjusted=False) -> float:
+        """As :func:`fastmetrics.balanced_accuracy_score`."""
+        return _cls._balanced_from_state(self._st(), adjusted)
+
+    def cohen_kappa_score(self, *, labels=None, weights=None, replace_undefined_by=np.nan):
+        """As :func:`fastmetrics.cohen_kappa_score` (y1 = y_true, y2 = y_pred)."""
+        return _cls._kappa_from_state(self._st(), labels, weights, replace_undefined_by)
+
+    def classification_report(self, *, labels=None, target_names=None, digits=2,
+                              output_dict=False, zero_division="warn"):
+        """As :func:`fastmetrics.classification_report`."""
+        return _cls._report_from_state(self._st(), labels, target_names, digits, output_dict,
+                                       zero_division)
+
+    def oos_precision_recall(self, oos_label) -> tuple[float, float]:
+        """As :func:`fastmetrics.oos_precision_recall`: ``(recall, precision)`` of
+        ``oos_label``."""
+        return _oos_from_state(self._st(), oos_label)
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+class CalibrationAccumulator(_Accumulator):
+    """Streaming calibration bins over fixed edges: ECE, MCE, Brier and the curve.
+
+    Parameters
+    ----------
+    n_bins : int, default=10
+        Equal-width bins on [0, 1] (scikit-learn's ``strategy="uniform"``).
+    edges : array-like, default=None
+        Explicit bin edges instead: strictly increasing, from 0.0 to 1.0. Bins are closed
+        on the right, as in :func:`fastmetrics.calibration_bins`. Quantile bins need all
+        the data first and cannot be streamed.
+    pos_label : label, default=None
+        Positive class of binary ``y_true`` (None: 1 for {0, 1} / {-1, 1} labels).
+    labels : array-like, default=None
+        Class values of the columns of an (n, K) probability matrix (top-label mode).
+
+    Notes
+    -----
+    ``result()`` equals ``calibration_summary(y_true, y_prob, n_bins=n_bins, ...)`` on the
+    concatenated chunks, ``curve()`` equals ``calibration_curve(y_true, y_prob,
+    n_bins=n_bins)``; counts exactly, the float sums to 1e-12 relative.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import CalibrationAccumulator
+    >>> acc = CalibrationAccumulator(n_bins=2)
+    >>> acc = acc.update([0, 0], [0.5, 0.5]) + CalibrationAccumulator(2).update([1, 1], [0.75, 1.0])
+    >>> acc.result().as_row()
+    {'ece': 0.3125, 'mce': 0.5, 'brier': 0.140625, 'n_bins': 2}
+    """
+
+    def __init__(self, n_bins=10, *, edges=None, pos_label=None, labels=None):
+        if edges is None:
+            n_bins = _cal._check_n_bins(n_bins)
+            self.edges = np.linspace(0.0, 1.0, n_bins + 1)
+            self._uniform = True
+        else:
+            e = np.asarray(edges, dtype=np.float64)
+            if e.ndim != 1 or e.shape[0] < 2:
+                raise ValueError(f"edges must be a 1-D array of at least 2 values, got shape {e.shape}")
+            if not (np.all(np.diff(e) > 0) and e[0] == 0.0 and e[-1] == 1.0):
+                raise ValueError("edges must be strictly increasing from 0.0 to 1.0")
+            self.edges = e
+            self._uniform = False
+        self.pos_label = pos_label
+        self.labels = None if labels is None else np.asarray(labels)
+        self._state = np.zeros((self.edges.shape[0] - 1, 5))
+        self._mode: str | int | None = None  # "binary", or K for top-label
+        self._weighted = None
+
+    def __repr__(self) -> str:
+        return f"CalibrationAccumulator(n_bins={self.n_bins}, n_samples={self.n_samples})"
+
+    @property
+    def n_bins(self) -> int:
+        return int(self.edges.shape[0] - 1)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self._state[:, 4].sum())
+
+    def update(self, y_true, y_prob, sample_weight=None):
+        """Bin one chunk: ``y_prob`` 1-D (binary) or (n, K) (top label). Returns ``self``."""
+        p = _cal._as_prob(y_prob)
+        if p.ndim == 2 and p.shape[1] == 1:
+            p = p[:, 0]
+        if p.ndim not in (1, 2):
+            raise ValueError(f"y_prob must be 1-D or (n_samples, n_classes), got shape {p.shape}")
+        y = as_1d(y_true, "y_true")
+        check_consistent_length(y_true=y, y_prob=p)
+        if p.shape[0] == 0:
+            return self
+        mode = "binary" if p.ndim == 1 else int(p.shape[1])
+        if self._mode is not None and mode != self._mode:
+            raise ValueError(
+                f"y_prob changed shape between chunks ({self._mode!r} then {mode!r} "
+                "columns): binary and top-label chunks cannot be mixed"
+            )
+        weighted = sample_weight is not None
+        if p.ndim == 1:
+            st = _cal._binary_pass(y, p, self.edges, self._uniform, sample_weight,
+                                   self.pos_label)
+        else:
+            st, _ = _cal._top_label_pass(y, p, self.edges, self._uniform, sample_weight,
+                                         self.labels)
+        self._note_weighted(weighted)
+        self._mode = mode
+        self._state = self._state + st
+        return self
+
+    def _empty_like(self):
+        out = CalibrationAccumulator.__new__(CalibrationAccumulator)
+        out.edges, out._uniform = self.edges, self._uniform
+        out.pos_label, out.labels = self.pos_label, self.labels
+        out._state = np.zeros_like(self._state)
+        out._mode = None
+        out._weighted = None
+        return out
+
+    def merge(self, other: CalibrationAccumulator) -> CalibrationAccumulator:
+        """A new accumulator holding both inputs' samples (inputs untouched)."""
+        self._check_other(other)
+        if self.edges.shape != other.edges.shape or not np.array_equal(self.edges, other.edges):
+            raise ValueError("cannot merge CalibrationAccumulators with different edges")
+        if self.pos_label != other.pos_label or (self.labels is None) != (other.labels is None) \
+                or (self.labels is not None and not np.array_equal(self.labels, other.labels)):
+            raise ValueError(
+                "cannot merge CalibrationAccumulators with different pos_label / labels"
+            )
+        if None not in (self._mode, other._mode) and self._mode != other._mode:
+            raise ValueError("cannot merge binary and top-label (or different K) calibration")
+        out = self._empty_like()
+        out._state = self._state + other._state
+        out._mode = self._mode if self._mode is not None else other._mode
+        out._weighted = self._merged_weighted(other)
+        return out
+
+    def bins(self) -> _cal.CalibrationBins:
+        """The :class:`~fastmetrics.CalibrationBins` of everything seen."""
+        if self._mode is None:
+            raise _no_data("CalibrationAccumulator")
+        return _cal.CalibrationBins.from_state(self._state.copy(), self.edges)
+
+    def result(self) -> _cal.CalibrationSummary:
+        """ECE, MCE and Brier score (:class:`~fastmetrics.CalibrationSummary`)."""
+        return _cal._summary_from_bins(self.bins())
+
+    def curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(prob_true, prob_pred)`` as :func:`fastmetrics.calibration_curve` (binary,
+        unweighted chunks only)."""
+        if self._mode not in (None, "binary") or self._weighted:
+            raise ValueError("curve() needs binary, unweighted chunks (as calibration_curve)")
+        self.bins()  # raises without data
+        return _cal._curve_from_state(self._state)
+
+
+# --------------------------------------------------------------------------- regression
+
+_ALL_FLAGS = _reg._FLAG_APE | _reg._FLAG_HUBER | _reg._FLAG_R2
+
+
+class RegressionAccumulator(_Accumulator):
+    """Streaming regression sums: MAE, MSE, RMSE, R², MAPE, Huber loss.
+
+    Parameters
+    ----------
+    delta : float, default=1.0
+        The Huber loss' ``delta``.
+    keep_values : bool, default=False
+        Also keep every absolute error (and weight) so that ``median_absolute_error()`` is
+        exact. This is O(N) memory (8 bytes per sample, 16 with weights); without it the
+        accumulator is 10 floats.
+
+    Notes
+    -----
+    Sums merge with Chan et al.'s formula for the spread of ``y_true`` (no cancellation), so
+    every metric equals the one-shot function on the concatenated chunks to 1e-12 relative.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import RegressionAccumulator
+    >>> acc = RegressionAccumulator().update([3, -0.5], [2.5, 0.0]).update([2, 7], [2, 8])
+    >>> acc.mean_absolute_error(), acc.mean_squared_error()
+    (0.5, 0.375)
+    """
+
+    def __init__(self, *, delta=1.0, keep_values=False):
+        _reg._check_delta(delta)
+        self.delta = float(delta)
+        self.keep_values = bool(keep_values)
+        self._state = np.zeros(_reg._N_STATE)
+        self._errors: list[np.ndarray] = []
+        self._weights: list[np.ndarray] = []
+        self._weighted = None
+
+    def __repr__(self) -> str:
+        return f"RegressionAccumulator(n_samples={self.n_samples})"
+
+    @property
+    def n_samples(self) -> int:
+        return int(self._state[_reg._N])
+
+    def update(self, y_true, y_pred, sample_weight=None):
+        """Add one chunk of targets and predictions. Returns ``self``."""
+        yt = _reg._as_target(y_true, "y_true")
+        yp = _reg._as_target(y_pred, "y_pred")
+        n = check_consistent_length(y_true=yt, y_pred=yp)
+        w = check_sample_weight(sample_weight, n)
+        if n == 0:
+            return self
+        st = _reg._checked_sums(yt, yp, w, _ALL_FLAGS, self.delta)
+        errors = _reg._abs_errors(yt, yp, w) if self.keep_values else None
+        self._note_weighted(w is not None)
+        merged = self._state.copy()
+        _regression.merge(merged, st)
+        self._state = merged
+        if errors is not None:
+            self._errors = self._errors + [errors]
+            if w is not None:
+                self._weights = self._weights + [w.copy()]
+        return self
+
+    def _empty_like(self):
+        return RegressionAccumulator(delta=self.delta, keep_values=self.keep_values)
+
+    def merge(self, other: RegressionAccumulator) -> RegressionAccumulator:
+        """A new accumulator holding both inputs' samples (inputs untouched)."""
+        self._check_other(other)
+        if self.delta != other.delta or self.keep_values != other.keep_values:
+            raise ValueError(
+                "cannot merge RegressionAccumulators with different delta / keep_values"
+            )
+        out = self._empty_like()
+        out._state = self._state.copy()
+        _regression.merge(out._state, other._state)
+        out._errors = self._errors + other._errors
+        out._weights = self._weights + other._weights
+        out._weighted = self._merged_weighted(other)
+        return out
+
+    def _s(self) -> np.ndarray:
+        if self.n_samples == 0:
+            raise _no_data("RegressionAccumulator")
+        if self._state[_reg._W] == 0:
+            raise _reg.zero_weight_sum_error(np.zeros(1))
+        return self._state
+
+    def result(self) -> _reg.RegressionSummary:
+        """MAE, MSE, RMSE and R² (:class:`~fastmetrics.regression.RegressionSummary`), as
+        :func:`fastmetrics.regression_summary`."""
+        return _reg._summary_from_state(self._s())
+
+    def mean_absolute_error(self, *, multioutput="uniform_average"):
+        _reg._check_multioutput(multioutput)
+        return _reg._out(_reg._mae(self._s()), multioutput)
+
+    def mean_squared_error(self, *, multioutput="uniform_average"):
+        _reg._check_multioutput(multioutput)
+        return _reg._out(_reg._mse(self._s()), multioutput)
+
+    def root_mean_squared_error(self, *, multioutput="uniform_average"):
+        _reg._check_multioutput(multioutput, output_weights=True)
+        return _reg._out(math.sqrt(_reg._mse(self._s())), multioutput)
+
+    def mean_absolute_percentage_error(self, *, multioutput="uniform_average"):
+        _reg._check_multioutput(multioutput)
+        return _reg._out(_reg._mape(self._s()), multioutput)
+
+    def huber_loss(self) -> float:
+        """Mean Huber loss with the accumulator's ``delta``."""
+        return _reg._huber(self._s())
+
+    def r2_score(self, *, multioutput="uniform_average", force_finite=True):
+        _reg._check_multioutput(multioutput, ("raw_values", "uniform_average",
+                                              "variance_weighted"))
+        return _reg._out(_reg._r2_from_state(self._s(), force_finite), multioutput)
+
+    def adjusted_r2_score(self, *, n_features, force_finite=True) -> float:
+        _reg._check_n_features(n_features)
+        return _reg._adjusted_r2_from_state(self._s(), n_features, force_finite)
+
+    def median_absolute_error(self, *, multioutput="uniform_average"):
+        """Exact median absolute error; needs ``keep_values=True`` (O(N) memory)."""
+        _reg._check_multioutput(multioutput)
+        if not self.keep_values:
+            raise ValueError(
+                "median_absolute_error needs every error: create the accumulator with "
+                "keep_values=True (O(N) memory)"
+            )
+        self._s()
+        e = np.concatenate(self._errors)
+        w = np.concatenate(self._weights) if self._weighted else None
+        return _reg._out(_reg._median_from_errors(e, w), multioutput)
+
+
+# --------------------------------------------------------------------------- ranking
+
+
+@dataclass(frozen=True)
+class RankingResult:
+    """ROC AUC and average precision of a :class:`RankingAccumulator`.
+
+    Attributes
+    ----------
+    roc_auc, average_precision : float
+        The scores. Exact mode: scikit-learn's values on all the data. Binned mode: the
+        values when the scores of each bin are taken as tied.
+    roc_auc_bounds, average_precision_bounds : tuple of float
+        ``(low, high)``: the true scores lie in this interval whatever the order of the
+        scores inside each bin (equal to the score in exact mode).
+    n_positive, n_negative : int
+        Samples seen of each class.
+    mode : {"exact", "binned"}
+    guarantee : str
+        What the numbers promise, in words.
+    """
+
+    roc_auc: float
+    average_precision: float
+    roc_auc_bounds: tuple[float, float]
+    average_precision_bounds: tuple[float, float]
+    n_positive: int
+    n_negative: int
+    mode: str
+    guarantee: str
+
+
+class RankingAccumulator(_Accumulator):
+    """Streaming binary ROC AUC / average precision.
+
+    Parameters
+    ----------
+    pos_label : label, default=1
+        The positive class; every other label is negative. At most two distinct labels may
+        be seen over the whole stream.
+    thresholds : array-like, default=None
+        None: exact mode. The accumulator keeps the sorted summary (distinct score, positive
+        weight, negative weight) and merges summaries by threshold: memory grows with the
+        number of distinct scores (O(N) at worst, 24 bytes each). Scores given: binned mode,
+        constant memory. ``len(thresholds) + 1`` bins ``(-inf, t0], (t0, t1], ...,
+        (t_last, inf)`` each keep a positive and a negative weight; the result gives the
+        scores with the samples of a bin taken as tied, and bounds for any order inside the
+        bins.
+
+    Notes
+    -----
+    Exact mode equals ``roc_auc_score(y, s)`` (when ``pos_label`` is the greater label, as
+    scikit-learn picks it), ``average_precision_score(y, s, pos_label=pos_label)``,
+    ``roc_curve`` and ``precision_recall_curve`` on the concatenated chunks, to 1e-12
+    relative (exactly for the counts).
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import RankingAccumulator
+    >>> acc = RankingAccumulator().update([0, 0], [0.1, 0.4]).update([1, 1], [0.35, 0.8])
+    >>> r = acc.result()
+    >>> r.roc_auc, round(r.average_precision, 6), r.mode
+    (0.75, 0.833333, 'exact')
+    """
+
+    def __init__(self, *, pos_label=1, thresholds=None):
+        self.pos_label = pos_label
+        if thresholds is None:
+            self.thresholds = None
+            self._summary = None
+            self._p = self._q = None
+        else:
+            t = np.asarray(thresholds, dtype=np.float64)
+            if t.ndim != 1 or t.shape[0] < 1:
+                raise ValueError("thresholds must be a non-empty 1-D array of scores")
+            if not np.isfinite(t).all() or not np.all(np.diff(t) > 0):
+                raise ValueError("thresholds must be finite and strictly increasing")
+            self.thresholds = t
+            self._summary = None
+            self._p = np.zeros(t.shape[0] + 1)
+            self._q = np.zeros(t.shape[0] + 1)
+        self._counts = np.zeros(2, dtype=np.int64)  # positives, negatives (any weight)
+        self._classes: list = []
+        self._weighted = None
+
+    def __repr__(self) -> str:
+        mode = "exact" if self.thresholds is None else f"binned({self.thresholds.shape[0] + 1})"
+        return f"RankingAccumulator({mode}, n_samples={int(self._counts.sum())})"
+
+    @property
+    def mode(self) -> str:
+        return "exact" if self.thresholds is None else "binned"
+
+    def _union_classes(self, a, b) -> list:
+        out = sorted(set(a) | set(b), key=repr)
+        if len(out) > 2:
+            raise ValueError(
+                f"y_true holds more than two labels over the stream ({out[:5]}): "
+                "RankingAccumulator is binary (pos_label against the rest)"
+            )
+        return out
+
+    def update(self, y_true, y_score, sample_weight=None):
+        """Add one chunk of binary labels and scores. Returns ``self``."""
+        y = y_true if type(y_true) is np.ndarray else np.asarray(y_true)
+        s = y_score if type(y_score) is np.ndarray else np.asarray(y_score)
+        if y.ndim == 1 and s.ndim == 1 and y.shape[0] == 0 and s.shape[0] == 0:
+            return self
+        lab, s, w, has_w = _rk._prepare_binary(y, s, sample_weight, allow_zero_weights=True)
+        if lab.more:
+            raise ValueError(
+                "y_true holds more than two labels: RankingAccumulator is binary "
+                "(pos_label against the rest)"
+            )
+        classes = self._union_classes(self._classes, lab.classes.tolist())
+        pos = lab.code(self.pos_label)
+        if self.thresholds is None:
+            thr, p, q, stats = _rk._summary_1d(lab.y, pos, s, w, has_w, with_stats=True)
+            summary = (thr, p, q)
+            counts = np.array([stats[_rk._NPOS], stats[_rk._NNEG]], dtype=np.int64)
+            self._summary = summary if self._summary is None else _rk._merge_summaries(
+                self._summary, summary)
+        else:
+            if not np.isfinite(s).all():
+                bad = int(np.flatnonzero(~np.isfinite(s))[0])
+                raise ValueError(f"y_score contains a non-finite value at index {bad}")
+            if has_w and not np.isfinite(w).all():
+                raise ValueError("sample_weight contains NaN or infinity")
+            is_pos = (lab.y == pos[0]) if pos is not None else np.zeros(s.shape[0], bool)
+            b = np.searchsorted(self.thresholds, s, side="left")
+            m = self._p.shape[0]
+            wp = np.where(is_pos, w, 0.0) if has_w else is_pos.astype(np.float64)
+            wn = np.where(is_pos, 0.0, w) if has_w else (~is_pos).astype(np.float64)
+            self._p = self._p + np.bincount(b, weights=wp, minlength=m)
+            self._q = self._q + np.bincount(b, weights=wn, minlength=m)
+            npos = int(np.count_nonzero(is_pos))
+            counts = np.array([npos, s.shape[0] - npos], dtype=np.int64)
+        self._note_weighted(has_w)
+        self._classes = classes
+        self._counts = self._counts + counts
+        return self
+
+    def _empty_like(self):
+        return RankingAccumulator(pos_label=self.pos_label, thresholds=self.thresholds)
+
+    def merge(self, other: RankingAccumulator) -> RankingAccumulator:
+        """A new accumulator holding both inputs' samples (inputs untouched)."""
+        self._check_other(other)
+        same_thr = (self.thresholds is None and other.thresholds is None) or (
+            self.thresholds is not None and other.thresholds is not None
+            and self.thresholds.shape == other.thresholds.shape
+            and np.array_equal(self.thresholds, other.thresholds)
+        )
+        if not same_thr or self.pos_label != other.pos_label:
+            raise ValueError(
+                "cannot merge RankingAccumulators with different thresholds / pos_label"
+            )
+        out = self._empty_like()
+        out._classes = self._union_classes(self._classes, other._classes)
+        out._counts = self._counts + other._counts
+        out._weighted = self._merged_weighted(other)
+        if self.thresholds is None:
+            a, b = self._summary, other._summary
+            out._summary = b if a is None else a if b is None else _rk._merge_summaries(a, b)
+        else:
+            out._p = self._p + other._p
+            out._q = self._q + other._q
+        return out
+
+    def summary(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(thresholds, positive weight, negative weight)``, thresholds decreasing. Binned
+        mode: one row per bin, labelled by the bin's upper edge (inf for the last)."""
+        if int(self._counts.sum()) == 0:
+            raise _no_data("RankingAccumulator")
+        if self.thresholds is None:
+            return tuple(a.copy() for a in self._summary)  # type: ignore[return-value]
+        upper = np.concatenate([self.thresholds, [np.inf]])
+        return upper[::-1].copy(), self._p[::-1].copy(), self._q[::-1].copy()
+
+    def _stats(self, summary) -> np.ndarray:
+        st = np.zeros(_rk._NSTATS)
+        st[_rk._NPOS], st[_rk._NNEG] = self._counts
+        _rank.summary_stats(np.ascontiguousarray(summary[1]), np.ascontiguousarray(summary[2]),
+                            st)
+        return st
+
+    def roc_auc_score(self, *, max_fpr=None) -> float:
+        """As :func:`fastmetrics.roc_auc_score` with ``pos_label`` positive (exact mode; in
+        binned mode the tied-bins value)."""
+        summary = self.summary()
+        return _rk._roc_auc_from_stats(self._stats(summary), max_fpr, lambda: summary)
+
+    def average_precision_score(self) -> float:
+        """As :func:`fastmetrics.average_precision_score` (``pos_label``)."""
+        return _rk._ap_from_stats(self._stats(self.summary()))
+
+    def roc_curve(self, *, drop_intermediate=True):
+        """As :func:`fastmetrics.roc_curve` (``pos_label``)."""
+        return _rk._summary_roc_curve(self.summary(), drop_intermediate)
+
+    def precision_recall_curve(self, *, drop_intermediate=False):
+        """As :func:`fastmetrics.precision_recall_curve` (``pos_label``)."""
+        return _rk._summary_pr_curve(self.summary(), drop_intermediate)
+
+    def result(self) -> RankingResult:
+        """:class:`RankingResult`: AUC and AP, with bounds and the mode's guarantee."""
+        summary = self.summary()
+        st = self._stats(summary)
+        P, N = st[_rk._P], st[_rk._N]
+        if P == 0 and N == 0:
+            raise ValueError("Sample weights must contain at least one non-zero number.")
+        auc = _rk._roc_auc_from_stats(st, None, lambda: summary)
+        ap = _rk._ap_from_stats(st)
+        npos, nneg = (int(c) for c in self._counts)
+        if self.thresholds is None:
+            return RankingResult(auc, ap, (auc, auc), (ap, ap), npos, nneg, "exact",
+                                 "exact: scikit-learn's values on all the data seen")
+        _, p, q = summary
+        if P > 0 and N > 0:
+            half = 0.5 * float(np.dot(p, q)) / (P * N)
+            auc_b = (max(0.0, auc - half), min(1.0, auc + half))
+        else:
+            auc_b = (auc, auc)
+        ap_b = _ap_bounds(p, q, P) if P > 0 else (ap, ap)
+        return RankingResult(
+            auc, ap, auc_b, ap_b, npos, nneg, "binned",
+            f"binned into {p.shape[0]} score bins: values take each bin's scores as tied; "
+            "the true AUC and AP (any order inside the bins) lie within the bounds",
+        )
+
+
+def _ap_bounds(p: np.ndarray, q: np.ndarray, P: float) -> tuple[float, float]:
+    """Bounds of the step-wise AP over every order of the samples inside each bin (bins in
+    decreasing score order). Highest: a bin's positives first, as one block. Lowest: its
+    negatives first, then each positive at the precision it would have if the positive
+    weight arrived continuously (the integral of (T + x) / (T + F + x), below any order)."""
+    T = np.concatenate([[0.0], np.cumsum(p)[:-1]])
+    F = np.concatenate([[0.0], np.cumsum(q)[:-1]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hi_den = T + F + p
+        hi = np.where((p > 0) & (hi_den > 0), p * (T + p) / np.where(hi_den > 0, hi_den, 1), 0.0)
+        Fq = F + q
+        base = T + Fq
+        lo = np.where(
+            (p > 0) & (Fq > 0) & (base > 0),
+            p - Fq * np.log1p(p / np.where(base > 0, base, 1)),
+            p,
+        )
+        lo = np.where(p > 0, lo, 0.0)
+    return float(max(0.0, lo.sum() / P)), float(min(1.0, hi.sum() / P))
+
+
+# --------------------------------------------------------------------------- quantiles
+
+
+def _lowest(lo_a, n_a, lo_b, n_b):
+    """Lowest bucket of two stores, an empty one (n == 0) not counting."""
+    if not n_a:
+        return lo_b
+    if not n_b:
+        return lo_a
+    return min(lo_a, lo_b)
+
+_SKETCH_METHODS = ("linear", "lower", "higher", "nearest")
+
+
+@dataclass(frozen=True)
+class QuantileResult:
+    """Quantiles from a :class:`QuantileAccumulator`.
+
+    Attributes
+    ----------
+    q : ndarray
+        The probabilities asked for, in [0, 1].
+    values : ndarray
+        The quantiles (float64).
+    method : str
+        numpy's ``method`` they follow.
+    mode : {"exact", "sketch"}
+    relative_accuracy : float or None
+        Sketch mode: the guaranteed relative error ``alpha`` (None when exact).
+    n_samples : int
+    min, max : float
+        Exact smallest and largest values seen.
+    guarantee : str
+        What the numbers promise, in words.
+    """
+
+    q: np.ndarray
+    values: np.ndarray
+    method: str
+    mode: str
+    relative_accuracy: float | None
+    n_samples: int
+    min: float
+    max: float
+    guarantee: str
+
+    def as_dict(self) -> dict[float, float]:
+        """``{q: value}``."""
+        return {float(a): float(b) for a, b in zip(self.q, self.values)}
+
+
+class QuantileAccumulator(_Accumulator):
+    """Streaming quantiles (latencies, scores, errors): exact, or a mergeable sketch.
+
+    Parameters
+    ----------
+    mode : {"sketch", "exact"}, default="sketch"
+        "sketch": DDSketch-style log buckets counted by a compiled kernel. Every value ``x``
+        lands in the bucket ``i = ceil(log_gamma(|x|))`` with ``gamma = (1 + alpha) / (1 -
+        alpha)``, reported as ``2 gamma**i / (gamma + 1)``, which is within ``alpha`` of any
+        value of the bucket, relatively. Positive and negative values have a store each,
+        zeros a counter. Memory: at most ``2 * max_buckets`` counts, whatever the stream.
+        "exact": keeps every value (O(N) memory, 8 bytes per value) and gives
+        :func:`fastmetrics.quantile`'s (numpy's) values.
+    relative_accuracy : float, default=0.01
+        ``alpha`` in (0, 1), sketch mode.
+    max_buckets : int, default=2048
+        Buckets per store (sketch mode). When the values of a store span more buckets than
+        this (a ratio above ``gamma ** max_buckets``, about 5e17 for alpha = 0.01), its lowest
+        buckets are collapsed into one: the smallest magnitudes lose the guarantee (their
+        estimate is too large), the rest keep it. ``collapsed`` tells whether it happened.
+
+    Notes
+    -----
+    Guarantee (sketch): for ``method`` "lower", "higher" and "nearest" each returned value
+    is within ``alpha`` (relative) of ``np.quantile(all_values, q, method=method)``; for
+    "linear" too when the two order statistics it interpolates have the same sign. Counts
+    are integers, so any split and merge order gives the same sketch. NaN or infinite
+    values raise ``ValueError``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics.streaming import QuantileAccumulator
+    >>> acc = QuantileAccumulator(relative_accuracy=0.01)
+    >>> for chunk in np.array_split(np.arange(1.0, 1001.0), 7):
+    ...     _ = acc.update(chunk)
+    >>> r = acc.result([0.5, 0.99], method="lower")
+    >>> r.mode, np.abs(r.values / np.array([500.0, 990.0]) - 1).max() <= 0.01
+    ('sketch', np.True_)
+    """
+
+    def __init__(self, *, mode="sketch", relative_accuracy=0.01, max_buckets=2048):
+        if mode not in ("sketch", "exact"):
+            raise ValueError(f"mode must be 'sketch' or 'exact', got {mode!r}")
+        self.mode = mode
+        a = relative_accuracy
+        if isinstance(a, bool) or not isinstance(a, (int, float, np.floating)) or not 0 < a < 1:
+            raise ValueError(f"relative_accuracy must be a number in (0, 1), got {a!r}")
+        if isinstance(max_buckets, bool) or not isinstance(max_buckets, (int, np.integer)) \
+                or max_buckets < 1:
+            raise ValueError(f"max_buckets must be an int >= 1, got {max_buckets!r}")
+        self.relative_accuracy = float(a)
+        self.max_buckets = int(max_buckets)
+        self._gamma = (1.0 + self.relative_accuracy) / (1.0 - self.relative_accuracy)
+        cap = self.max_buckets if mode == "sketch" else 0
+        self._pos = np.zeros(cap, dtype=np.int64)
+        self._neg = np.zeros(cap, dtype=np.int64)
+        # pos hi, pos n, neg hi, neg n, zeros, pos lo, neg lo (see _sketch.pyx)
+        self._meta = np.zeros(7, dtype=np.int64)
+        self._minmax = np.array([np.inf, -np.inf])
+        self._values: list[np.ndarray] = []
+        self._n = 0
+        self._weighted = False
+
+    def __repr__(self) -> str:
+        return f"QuantileAccumulator(mode={self.mode!r}, n_samples={self._n})"
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    @property
+    def collapsed(self) -> bool:
+        """Whether a store ever spanned more than ``max_buckets`` buckets (sketch mode)."""
+        m, cap = self._meta, self.max_buckets
+        return bool((m[1] > 0 and m[5] < m[0] - cap + 1) or (m[3] > 0 and m[6] < m[2] - cap + 1))
+
+    def update(self, values):
+        """Add a chunk of values (any real dtype; 1-D or anything that ravels). Returns
+        ``self``."""
+        a = values if type(values) is np.ndarray else np.asarray(values)
+        if a.dtype.kind not in "iufb":
+            raise TypeError(f"values must be real numbers, got dtype {a.dtype}")
+        a = a.reshape(-1)
+        if a.shape[0] == 0:
+            return self
+        if self.mode == "exact":
+            if a.dtype.kind == "f" and not np.isfinite(a).all():
+                bad = int(np.flatnonzero(~np.isfinite(a))[0])
+                raise ValueError(f"values contains NaN or infinity (first at index {bad})")
+            self._values = self._values + [a.copy()]
+            self._minmax = np.array([min(self._minmax[0], float(a.min())),
+                                     max(self._minmax[1], float(a.max()))])
+        else:
+            if a.dtype.kind not in "fi" or a.dtype.itemsize not in (4, 8):
+                a = a.astype(np.float64)  # the kernel reads float32/64 and int32/64
+            a = native(a)
+            pos, neg, meta, mm = self._pos.copy(), self._neg.copy(), self._meta.copy(), \
+                self._minmax.copy()
+            bad = _sketch.add(a, 1.0 / math.log(self._gamma), pos, neg, meta, mm)
+            if bad >= 0:
+                raise ValueError(f"values contains NaN or infinity (first at index {bad})")
+            self._pos, self._neg, self._meta, self._minmax = pos, neg, meta, mm
+        self._n += int(a.shape[0])
+        return self
+
+    def _empty_like(self):
+        return QuantileAccumulator(mode=self.mode, relative_accuracy=self.relative_accuracy,
+                                   max_buckets=self.max_buckets)
+
+    @staticmethod
+    def _merge_store(a, hi_a, n_a, b, hi_b, n_b):
+        """Two stores as one (same rule as the kernel: slot ``max(i, hi - cap + 1)``)."""
+        if n_b == 0:
+            return a.copy(), hi_a
+        if n_a == 0:
+            return b.copy(), hi_b
+        cap = a.shape[0]
+        hi = max(hi_a, hi_b)
+        out = np.zeros(cap, dtype=np.int64)
+        for store, h in ((a, hi_a), (b, hi_b)):
+            idx = np.arange(h - cap + 1, h + 1)
+            slot = np.maximum(idx, hi - cap + 1) - (hi - cap + 1)
+            out += np.bincount(slot, weights=store, minlength=cap).astype(np.int64)
+        return out, hi
+
+    def merge(self, other: QuantileAccumulator) -> QuantileAccumulator:
+        """A new accumulator holding both inputs' values (inputs untouched)."""
+        self._check_other(other)
+        if (self.mode, self.relative_accuracy, self.max_buckets) != (
+                other.mode, other.relative_accuracy, other.max_buckets):
+            raise ValueError(
+                "cannot merge QuantileAccumulators with different mode / relative_accuracy / "
+                "max_buckets"
+            )
+        out = self._empty_like()
+        out._n = self._n + other._n
+        out._minmax = np.array([min(self._minmax[0], other._minmax[0]),
+                                max(self._minmax[1], other._minmax[1])])
+        out._values = self._values + other._values
+        if self.mode == "sketch":
+            m, o = self._meta, other._meta
+            out._pos, ph = self._merge_store(self._pos, m[0], m[1], other._pos, o[0], o[1])
+            out._neg, nh = self._merge_store(self._neg, m[2], m[3], other._neg, o[2], o[3])
+            out._meta = np.array([ph, m[1] + o[1], nh, m[3] + o[3], m[4] + o[4],
+                                  _lowest(m[5], m[1], o[5], o[1]),
+                                  _lowest(m[6], m[3], o[6], o[3])],
+                                 dtype=np.int64)
+        return out
+
+    def _buckets(self) -> tuple[np.ndarray, np.ndarray]:
+        """Representative values (increasing) and their counts over both stores and zero."""
+        cap = self.max_buckets
+        g = self._gamma
+        m = self._meta
+
+        def rep(store, hi):
+            idx = np.arange(hi - cap + 1, hi + 1, dtype=np.float64)
+            nz = store != 0
+            return 2.0 * np.power(g, idx[nz]) / (g + 1.0), store[nz]
+
+        pv, pc = rep(self._pos, m[0]) if m[1] else (np.empty(0), np.empty(0, np.int64))
+        nv, nc = rep(self._neg, m[2]) if m[3] else (np.empty(0), np.empty(0, np.int64))
+        vals = np.concatenate([-nv[::-1], [0.0], pv])
+        counts = np.concatenate([nc[::-1], [m[4]], pc])
+        return vals, counts
+
+    def result(self, q=(0.5, 0.9, 0.95, 0.99), *, method="linear") -> QuantileResult:
+        """The quantiles ``q`` (in [0, 1]) of everything seen, as :class:`QuantileResult`.
+
+        Exact mode: any of numpy's methods, numpy's values. Sketch mode: ``method`` one of
+        "linear", "lower", "higher", "nearest", each within ``relative_accuracy`` (see the
+        class notes)."""
+        qa = np.atleast_1d(np.asarray(q, dtype=np.float64))
+        if qa.ndim != 1 or qa.size == 0 or not np.all((qa >= 0) & (qa <= 1)):
+            raise ValueError("Quantiles must be in the range [0, 1]")
+        if self._n == 0:
+            raise _no_data("QuantileAccumulator")
+        lo, hi = float(self._minmax[0]), float(self._minmax[1])
+        if self.mode == "exact":
+            v = np.asarray(_exact_quantile(np.concatenate(self._values), qa, method=method),
+                           dtype=np.float64)
+            return QuantileResult(qa, v, method, "exact", None, self._n, lo, hi,
+                                  "exact: numpy's quantile of every value seen (O(N) memory)")
+        if method not in _SKETCH_METHODS:
+            raise ValueError(f"sketch mode supports method in {_SKETCH_METHODS}, got {method!r}")
+        vals, counts = self._buckets()
+        cum = np.cumsum(counts)
+        idx = qa * (self._n - 1)
+
+        def at(rank):  # the value of the order statistic ``rank`` (0-based)
+            return np.clip(vals[np.searchsorted(cum, rank, side="right")], lo, hi)
+
+        below = np.floor(idx)
+        if method == "lower":
+            v = at(below)
+        elif method == "higher":
+            v = at(np.ceil(idx))
+        elif method == "nearest":
+            v = at(np.around(idx))
+        else:
+            frac = idx - below
+            a, b = at(below), at(np.ceil(idx))
+            v = a + frac * (b - a)
+        a_ = self.relative_accuracy
+        return QuantileResult(
+            qa, v.astype(np.float64), method, "sketch", a_, self._n, lo, hi,
+            f"sketch: each value within {a_:g} relative of numpy's (method={method!r}); "
+            f"{'LOWEST BUCKETS COLLAPSED: the smallest magnitudes are overestimated; ' if self.collapsed else ''}"
+            f"memory {2 * self.max_buckets} counts",
+        )
