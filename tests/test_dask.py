@@ -306,6 +306,9 @@ def test_numpy_and_pandas_inputs(sync):
     same(fmd.accuracy_score(pd.Series(YT), YP.tolist()), fm.accuracy_score(YT, YP))
     same(fmd.confusion_matrix(da.from_array(YT[:, None], chunks=(1000, 1)), YP),
          fm.confusion_matrix(YT, YP))
+    words = np.array(["a", "b", "c", "d", "e"], dtype=object)
+    same(fmd.f1_score(pd.Series(words[YT]), words[YP], average="macro"),
+         fm.f1_score(words[YT], words[YP], average="macro"))
 
 
 def test_unknown_chunk_sizes(sync):

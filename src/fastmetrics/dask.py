@@ -125,6 +125,9 @@ def _to_dask_or_numpy(x, name: str, da, allow_2d: bool):
     return x
 
 
+_NUMPY_ROWS = 1 << 22
+
+
 def _known(x) -> bool:
     return not any(np.isnan(c) for c in x.chunks[0])
 
@@ -134,11 +137,10 @@ def _align(arrays: dict, da, allow_2d: frozenset = frozenset()) -> tuple[list, b
     unchecked (partitions of unknown length paired one to one)."""
     conv = {k: _to_dask_or_numpy(v, k, da, k in allow_2d) for k, v in arrays.items()}
     lazy = [v for v in conv.values() if isinstance(v, da.Array)]
-    if not lazy:  # all numpy: one dask array of automatic chunks
-        first = next(iter(conv.values()))
-        conv[next(iter(conv))] = lazy_first = da.from_array(first, chunks="auto")
-        lazy = [lazy_first]
-    ref = lazy[0]
+    if not lazy:  # all numpy: chunks of 2**22 rows (object arrays cannot be auto-chunked)
+        key = next(iter(conv))
+        conv[key] = da.from_array(conv[key], chunks=(_NUMPY_ROWS,) + conv[key].shape[1:])
+        lazy = [conv[key]]
     paired = all(isinstance(v, da.Array) for v in conv.values()) and len(
         {v.numblocks[0] for v in lazy}) == 1
     unchecked = paired and not all(_known(v) for v in lazy)
@@ -205,10 +207,11 @@ def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
     allow_2d = frozenset({"y_prob"}) if kind == "calibration" else frozenset()
     aligned, _ = _align({k: arrays[k] for k in names}, da, allow_2d)
     blocks = [a.to_delayed().reshape(-1) for a in aligned]
-    chunk = dask.delayed(_chunk_state, pure=True)
+    # impure: fresh keys per call, so a call never picks up states still held from another
+    chunk = dask.delayed(_chunk_state, pure=False)
     level = [chunk(factory, init_kw, update_kw, names, i, *b)
              for i, b in enumerate(zip(*blocks))]
-    merge = dask.delayed(_merge_all, pure=True)
+    merge = dask.delayed(_merge_all, pure=False)
     while len(level) > 1:
         level = [merge(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
     return level[0]
@@ -285,7 +288,7 @@ def _run(kind, y_true, y_pred, sample_weight, init_kw, fn, args=(), *, compute, 
                      split_every=split_every, n_threads=n_threads, **init_kw)
     if not compute:
         dask, _ = _dask()
-        return dask.delayed(_finish, pure=True)(acc, fn, args)
+        return dask.delayed(_finish, pure=False)(acc, fn, args)
     return fn(acc.compute(), *args)
 
 
