@@ -3,6 +3,7 @@ partitions, weights, string labels, chunks missing classes), on a real distribut
 LocalCluster with worker processes, every function returns what the in-memory function
 returns on the same data (exactly for counts, 1e-12 relative for floats)."""
 
+import inspect
 import subprocess
 import sys
 import warnings
@@ -209,6 +210,8 @@ def test_calibration_on_cluster(client, layout):
             same(fmd.calibration_curve(yt, p, n_bins=8), fm.calibration_curve(YB, PROB, n_bins=8))
             same(fmd.calibration_curve(yt, p), sk_curve(YB, PROB))
     same(fmd.brier_score_loss(yt, p), skm.brier_score_loss(YB, PROB))
+    same(fmd.brier_score_loss(YB, da.from_array(PROB[:, None], chunks=(999, 1))),
+         fm.brier_score_loss(YB, PROB[:, None]))
 
 
 def test_top_label_calibration(client):
@@ -385,6 +388,19 @@ def test_errors_come_back_from_workers(client):
         fmd.brier_score_loss(YB, da.from_array(bad, chunks=1000))
     with pytest.raises(type(exc.value)):
         fm.brier_score_loss(YB, bad)
+
+
+def test_same_signatures_as_the_top_level_functions():
+    for name in fmd.__all__:
+        if name == "accumulate":
+            continue
+        ours = inspect.signature(getattr(fmd, name)).parameters
+        theirs = inspect.signature(getattr(fm, name)).parameters
+        assert list(ours)[:len(theirs)] == list(theirs), name
+        for p in theirs.values():
+            same_default = ours[p.name].default is p.default or ours[p.name].default == p.default
+            assert same_default and ours[p.name].kind == p.kind, (name, p.name)
+        assert set(ours) - set(theirs) == {"compute", "split_every"}, name
 
 
 # ----------------------------------------------------------------------------- optional

@@ -529,7 +529,7 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     """
     if not (isinstance(scale_by_half, bool | np.bool_) or scale_by_half == "auto"):
         raise ValueError(f"scale_by_half must be a bool or 'auto', got {scale_by_half!r}")
-    if labels is not None or np.ndim(y_proba) != 1:
+    if labels is not None or not (np.ndim(y_proba) == 1 or np.shape(y_proba)[1:] == (1,)):
         raise ValueError(
             "fastmetrics.dask.brier_score_loss is binary: y_proba must be 1-D (the "
             "multiclass Brier score is not merged over chunks)"
