@@ -420,6 +420,12 @@ def test_import_fastmetrics_does_not_import_dask():
     assert r.returncode == 0, r.stderr
 
 
+def test_the_real_dask_is_imported():
+    # fastmetrics/dask.py must not shadow the dask package for its own absolute imports
+    real, real_da = fmd._dask()
+    assert real is dask and real_da is da and "fastmetrics" not in real.__file__
+
+
 def test_missing_dask_names_the_extra():
     r = _run(
         "import sys\n"

@@ -132,9 +132,10 @@ def _known(x) -> bool:
     return not any(np.isnan(c) for c in x.chunks[0])
 
 
-def _align(arrays: dict, da, allow_2d: frozenset = frozenset()) -> tuple[list, bool]:
-    """The inputs as dask arrays with the same row blocks, and whether the block lengths are
-    unchecked (partitions of unknown length paired one to one)."""
+def _align(arrays: dict, da, allow_2d: frozenset = frozenset()) -> list:
+    """The inputs as dask arrays with the same row blocks. Arrays of unknown chunk lengths
+    and the same block count are paired block by block (each task checks the lengths);
+    otherwise unknown lengths are computed and all is rechunked to the first dask input."""
     conv = {k: _to_dask_or_numpy(v, k, da, k in allow_2d) for k, v in arrays.items()}
     lazy = [v for v in conv.values() if isinstance(v, da.Array)]
     if not lazy:  # all numpy: chunks of 2**22 rows (object arrays cannot be auto-chunked)
@@ -166,7 +167,7 @@ def _align(arrays: dict, da, allow_2d: frozenset = frozenset()) -> tuple[list, b
     else:
         conv = {k: v.rechunk({1: -1}) if v.ndim == 2 and v.numblocks[1] != 1 else v
                 for k, v in conv.items()}
-    return list(conv.values()), unchecked
+    return list(conv.values())
 
 
 # --------------------------------------------------------------------------- the graph
@@ -205,7 +206,7 @@ def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
     factory(**init_kw)  # bad parameters fail here, on the client, before any work
     names = [k for k, v in arrays.items() if v is not None]
     allow_2d = frozenset({"y_prob"}) if kind == "calibration" else frozenset()
-    aligned, _ = _align({k: arrays[k] for k in names}, da, allow_2d)
+    aligned = _align({k: arrays[k] for k in names}, da, allow_2d)
     blocks = [a.to_delayed().reshape(-1) for a in aligned]
     # impure: fresh keys per call, so a call never picks up states still held from another
     chunk = dask.delayed(_chunk_state, pure=False)
