@@ -1,0 +1,662 @@
+"""Metrics over dask arrays and dask dataframe columns: the kernels run on each chunk where
+the chunk lives, only the small states travel, and a tree of merges reduces them.
+
+Every function takes the same arguments as the top-level function of the same name and
+returns the same value (exactly for counts, to about 1e-12 relative for float sums), plus
+two keywords: ``compute=True`` (False: a :class:`dask.delayed.Delayed` of the result) and
+``split_every=8`` (fan-in of the merge tree). The active scheduler is used: with a
+``distributed.Client`` the chunks are scored on the cluster's workers.
+
+Inputs may be :class:`dask.array.Array`, dask dataframe columns (``df["y"]``) and numpy
+arrays, mixed. Arrays of other chunkings are rechunked to ``y_true``'s. Dataframe columns
+with the same number of partitions are paired partition by partition, without computing
+their lengths first (a partition pair of unequal lengths raises ``ValueError``); otherwise
+unknown chunk sizes are computed before the graph is built.
+
+What travels from a worker: one accumulator of :mod:`fastmetrics.streaming` per chunk
+(a K x K confusion state, ``n_bins`` x 5 calibration sums, 10 regression sums; for the exact
+ranking scores, the sorted (score, positive weight, negative weight) summary, 24 bytes per
+distinct score of the chunk). Never the data.
+
+Needs the ``dask`` extra: ``pip install "fastmetrics-kernels[dask]"``. ``import fastmetrics``
+does not import dask, and importing this module does not either until a function is called.
+
+Examples
+--------
+>>> import numpy as np
+>>> import dask
+>>> import dask.array as da
+>>> import fastmetrics.dask as fmd
+>>> y_true = da.from_array(np.array([0, 1, 2, 2, 1, 0]), chunks=4)
+>>> y_pred = da.from_array(np.array([0, 2, 2, 2, 1, 1]), chunks=3)
+>>> with dask.config.set(scheduler="synchronous"):
+...     acc = fmd.accumulate("confusion", y_true, y_pred)
+>>> acc.accuracy_score(), acc.confusion_matrix().tolist()
+(0.6666666666666666, [[1, 1, 0], [0, 1, 1], [0, 0, 2]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import calibration as _cal
+from .report import _card_from_state
+from .streaming import (
+    CalibrationAccumulator,
+    ConfusionAccumulator,
+    RankingAccumulator,
+    RegressionAccumulator,
+)
+
+__all__ = [
+    "accumulate",
+    "accuracy_score",
+    "average_precision_score",
+    "balanced_accuracy_score",
+    "brier_score_loss",
+    "calibration_curve",
+    "calibration_summary",
+    "classification_report",
+    "cohen_kappa_score",
+    "confusion_matrix",
+    "expected_calibration_error",
+    "f1_score",
+    "fbeta_score",
+    "matthews_corrcoef",
+    "max_calibration_error",
+    "mean_absolute_error",
+    "mean_squared_error",
+    "precision_recall_fscore_support",
+    "precision_score",
+    "r2_score",
+    "recall_score",
+    "regression_summary",
+    "roc_auc_score",
+    "root_mean_squared_error",
+    "score",
+]
+
+_KINDS = {
+    "confusion": ConfusionAccumulator,
+    "calibration": CalibrationAccumulator,
+    "regression": RegressionAccumulator,
+    "ranking": RankingAccumulator,
+}
+_SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
+           "ranking": "y_score"}
+
+_MISSING = (
+    'fastmetrics.dask needs dask and distributed: pip install "fastmetrics-kernels[dask]"'
+)
+
+
+def _dask():
+    """``(dask, dask.array)``, or ImportError naming the extra."""
+    try:
+        import dask
+        import dask.array as da
+    except ImportError as exc:
+        raise ImportError(_MISSING) from exc
+    return dask, da
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _to_dask_or_numpy(x, name: str, da, allow_2d: bool):
+    """A dask array (dataframe columns converted lazily) or a numpy array, 1-D (or 2-D
+    where ``allow_2d``); (n, 1) columns are raveled."""
+    if hasattr(x, "to_dask_array") and hasattr(x, "npartitions"):  # dask Series / DataFrame
+        x = x.to_dask_array()
+    elif hasattr(x, "__dask_graph__") and not isinstance(x, da.Array):
+        raise TypeError(
+            f"{name} is a {type(x).__name__}: pass a dask array, a dask dataframe column, or "
+            "a numpy array"
+        )
+    elif not isinstance(x, da.Array):
+        x = np.asarray(x)
+    if x.ndim == 2 and x.shape[1] == 1 and not allow_2d:
+        x = x[:, 0]
+    if x.ndim == 0:
+        raise ValueError(f"{name} must be a 1-D array-like, got a scalar")
+    if x.ndim != 1 and not (allow_2d and x.ndim == 2):
+        want = "1-D or (n_samples, n_classes)" if allow_2d else "1-D (or an (n, 1) column)"
+        raise ValueError(f"{name} must be {want}, got shape {x.shape}")
+    return x
+
+
+_NUMPY_ROWS = 1 << 22
+
+
+def _known(x) -> bool:
+    return not any(np.isnan(c) for c in x.chunks[0])
+
+
+def _align(arrays: dict, da, allow_2d: frozenset = frozenset()) -> list:
+    """The inputs as dask arrays with the same row blocks. Arrays of unknown chunk lengths
+    and the same block count are paired block by block (each task checks the lengths);
+    otherwise unknown lengths are computed and all is rechunked to the first dask input."""
+    conv = {k: _to_dask_or_numpy(v, k, da, k in allow_2d) for k, v in arrays.items()}
+    lazy = [v for v in conv.values() if isinstance(v, da.Array)]
+    if not lazy:  # all numpy: chunks of 2**22 rows (object arrays cannot be auto-chunked)
+        key = next(iter(conv))
+        conv[key] = da.from_array(conv[key], chunks=(_NUMPY_ROWS,) + conv[key].shape[1:])
+        lazy = [conv[key]]
+    paired = all(isinstance(v, da.Array) for v in conv.values()) and len(
+        {v.numblocks[0] for v in lazy}) == 1
+    unchecked = paired and not all(_known(v) for v in lazy)
+    if not unchecked:
+        conv = {k: v.compute_chunk_sizes() if isinstance(v, da.Array) and not _known(v) else v
+                for k, v in conv.items()}
+        ref = next(v for v in conv.values() if isinstance(v, da.Array))
+        lengths = {k: int(v.shape[0]) for k, v in conv.items()}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(
+                "Found input variables with inconsistent numbers of samples: "
+                + ", ".join(f"{k}={n}" for k, n in lengths.items())
+            )
+        rows = ref.chunks[0]
+        out = {}
+        for k, v in conv.items():
+            if not isinstance(v, da.Array):
+                v = da.from_array(v, chunks=(rows,) + v.shape[1:])
+            elif v.chunks[0] != rows or (v.ndim == 2 and v.numblocks[1] != 1):
+                v = v.rechunk((rows,) + v.shape[1:])
+            out[k] = v
+        conv = out
+    else:
+        conv = {k: v.rechunk({1: -1}) if v.ndim == 2 and v.numblocks[1] != 1 else v
+                for k, v in conv.items()}
+    return list(conv.values())
+
+
+# --------------------------------------------------------------------------- the graph
+
+
+def _chunk_state(factory, init_kw, update_kw, names, index, *blocks):
+    """One chunk's accumulator (runs on a worker)."""
+    lengths = {n: int(np.shape(b)[0]) for n, b in zip(names, blocks)}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(
+            f"chunk {index} of the inputs has inconsistent lengths ("
+            + ", ".join(f"{k}={n}" for k, n in lengths.items())
+            + "): their partitions do not line up; pass dask arrays with known chunk sizes "
+            "(e.g. series.to_dask_array(lengths=True))"
+        )
+    return factory(**init_kw).update(*blocks, **update_kw)
+
+
+def _merge_all(*accs):
+    out = accs[0]
+    for a in accs[1:]:
+        out = out.merge(a)
+    return out
+
+
+def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
+    """A Delayed of the merged accumulator of ``kind`` over the aligned ``arrays``."""
+    dask, da = _dask()
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {sorted(_KINDS)}, got {kind!r}")
+    if split_every is None:
+        split_every = 8
+    if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
+        raise ValueError(f"split_every must be an integer >= 2, got {split_every!r}")
+    factory = _KINDS[kind]
+    factory(**init_kw)  # bad parameters fail here, on the client, before any work
+    names = [k for k, v in arrays.items() if v is not None]
+    allow_2d = frozenset({"y_prob"}) if kind == "calibration" else frozenset()
+    aligned = _align({k: arrays[k] for k in names}, da, allow_2d)
+    blocks = [a.to_delayed().reshape(-1) for a in aligned]
+    # impure: fresh keys per call, so a call never picks up states still held from another
+    chunk = dask.delayed(_chunk_state, pure=False)
+    level = [chunk(factory, init_kw, update_kw, names, i, *b)
+             for i, b in enumerate(zip(*blocks))]
+    merge = dask.delayed(_merge_all, pure=False)
+    while len(level) > 1:
+        level = [merge(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
+    return level[0]
+
+
+def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_every=None,
+               n_threads=None, **params):
+    """The merged :mod:`fastmetrics.streaming` accumulator of dask inputs.
+
+    One graph execution gives every metric of the accumulator: ask it for several without
+    reading the data again.
+
+    Parameters
+    ----------
+    kind : {"confusion", "calibration", "regression", "ranking"}
+        :class:`~fastmetrics.streaming.ConfusionAccumulator`,
+        :class:`~fastmetrics.streaming.CalibrationAccumulator`,
+        :class:`~fastmetrics.streaming.RegressionAccumulator` or
+        :class:`~fastmetrics.streaming.RankingAccumulator`.
+    y_true, y_pred : dask array, dask dataframe column or array-like of shape (n_samples,)
+        Labels or targets and predictions (probabilities of shape (n_samples,) or
+        (n_samples, K) for calibration, scores for ranking).
+    sample_weight : same kinds, of shape (n_samples,), default=None
+        Sample weights.
+    compute : bool, default=True
+        False: return a :class:`dask.delayed.Delayed` of the accumulator.
+    split_every : int, default=8
+        How many accumulators each merge task combines.
+    n_threads : int, default=None
+        Threads of the counting kernel on each chunk (confusion only; workers of
+        ``distributed`` run with ``OMP_NUM_THREADS=1`` by default).
+    **params
+        Arguments of the accumulator (``labels=``, ``n_bins=``, ``pos_label=``,
+        ``thresholds=``, ``delta=``...).
+
+    Returns
+    -------
+    accumulator or Delayed
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask
+    >>> import dask.array as da
+    >>> import fastmetrics.dask as fmd
+    >>> y = da.from_array(np.array([3.0, -0.5, 2.0, 7.0]), chunks=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     acc = fmd.accumulate("regression", y, np.array([2.5, 0.0, 2.0, 8.0]))
+    >>> acc.mean_absolute_error(), acc.mean_squared_error()
+    (0.5, 0.375)
+    """
+    update_kw = {}
+    if n_threads is not None:
+        if kind != "confusion":
+            raise ValueError("n_threads applies to kind='confusion' only")
+        update_kw["n_threads"] = n_threads
+    arrays = {"y_true": y_true, _SECOND.get(kind, "y_pred"): y_pred,
+              "sample_weight": sample_weight}
+    out = _graph(kind, arrays, params, update_kw, split_every)
+    if not compute:
+        return out
+    return out.compute()
+
+
+def _finish(acc, fn, args):
+    return fn(acc, *args)
+
+
+def _run(kind, y_true, y_pred, sample_weight, init_kw, fn, args=(), *, compute, split_every,
+         n_threads=None):
+    """Build the graph and apply ``fn(acc, *args)`` to the merged accumulator: on the client
+    (``compute=True``, so warnings reach the caller as in one pass) or as a last task."""
+    acc = accumulate(kind, y_true, y_pred, sample_weight=sample_weight, compute=False,
+                     split_every=split_every, n_threads=n_threads, **init_kw)
+    if not compute:
+        dask, _ = _dask()
+        return dask.delayed(_finish, pure=False)(acc, fn, args)
+    return fn(acc.compute(), *args)
+
+
+# --------------------------------------------------------------------------- classification
+
+
+def _method(acc, name, kw):
+    return getattr(acc, name)(**kw)
+
+
+def _confusion(name, y_true, y_pred, sample_weight, n_threads, compute, split_every, **kw):
+    """``ConfusionAccumulator.<name>(**kw)`` of the merged state."""
+    return _run("confusion", y_true, y_pred, sample_weight, {}, _method, (name, kw),
+                compute=compute, split_every=split_every, n_threads=n_threads)
+
+
+def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normalize=None,
+                     n_threads=None, compute=True, split_every=None):
+    """:func:`fastmetrics.confusion_matrix` of dask inputs.
+
+    Labels are discovered per chunk and aligned when states merge, so chunks may hold
+    different label sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask
+    >>> import dask.array as da
+    >>> import fastmetrics.dask as fmd
+    >>> y_true = da.from_array(np.array([2, 0, 2, 2, 0, 1]), chunks=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     fmd.confusion_matrix(y_true, np.array([0, 0, 2, 2, 0, 2]))
+    array([[2, 0, 0],
+           [0, 0, 1],
+           [1, 0, 2]])
+    """
+    return _confusion("confusion_matrix", y_true, y_pred, sample_weight, n_threads, compute,
+                      split_every, labels=labels, normalize=normalize)
+
+
+def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, n_threads=None,
+                   compute=True, split_every=None):
+    """:func:`fastmetrics.accuracy_score` of dask inputs."""
+    return _confusion("accuracy_score", y_true, y_pred, sample_weight, n_threads, compute,
+                      split_every, normalize=normalize)
+
+
+def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, pos_label=1,
+                                    average=None,
+                                    warn_for=("precision", "recall", "f-score"),
+                                    sample_weight=None, zero_division="warn", n_threads=None,
+                                    compute=True, split_every=None):
+    """:func:`fastmetrics.precision_recall_fscore_support` of dask inputs."""
+    return _confusion("precision_recall_fscore_support", y_true, y_pred, sample_weight,
+                      n_threads, compute, split_every, beta=beta, labels=labels,
+                      pos_label=pos_label, average=average, warn_for=warn_for,
+                      zero_division=zero_division)
+
+
+def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="binary",
+                sample_weight=None, zero_division="warn", n_threads=None, compute=True,
+                split_every=None):
+    """:func:`fastmetrics.fbeta_score` of dask inputs."""
+    return _confusion("fbeta_score", y_true, y_pred, sample_weight, n_threads, compute,
+                      split_every, beta=beta, labels=labels, pos_label=pos_label,
+                      average=average, zero_division=zero_division)
+
+
+def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
+             sample_weight=None, zero_division="warn", n_threads=None, compute=True,
+             split_every=None):
+    """:func:`fastmetrics.f1_score` of dask inputs."""
+    return _confusion("f1_score", y_true, y_pred, sample_weight, n_threads, compute,
+                      split_every, labels=labels, pos_label=pos_label, average=average,
+                      zero_division=zero_division)
+
+
+def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
+                    sample_weight=None, zero_division="warn", n_threads=None, compute=True,
+                    split_every=None):
+    """:func:`fastmetrics.precision_score` of dask inputs."""
+    return _confusion("precision_score", y_true, y_pred, sample_weight, n_threads, compute,
+                      split_every, labels=labels, pos_label=pos_label, average=average,
+                      zero_division=zero_division)
+
+
+def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
+                 sample_weight=None, zero_division="warn", n_threads=None, compute=True,
+                 split_every=None):
+    """:func:`fastmetrics.recall_score` of dask inputs."""
+    return _confusion("recall_score", y_true, y_pred, sample_weight, n_threads, compute,
+                      split_every, labels=labels, pos_label=pos_label, average=average,
+                      zero_division=zero_division)
+
+
+def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, n_threads=None, compute=True,
+                      split_every=None):
+    """:func:`fastmetrics.matthews_corrcoef` of dask inputs."""
+    return _confusion("matthews_corrcoef", y_true, y_pred, sample_weight, n_threads, compute,
+                      split_every)
+
+
+def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False,
+                            n_threads=None, compute=True, split_every=None):
+    """:func:`fastmetrics.balanced_accuracy_score` of dask inputs."""
+    return _confusion("balanced_accuracy_score", y_true, y_pred, sample_weight, n_threads,
+                      compute, split_every, adjusted=adjusted)
+
+
+def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
+                      replace_undefined_by=np.nan, n_threads=None, compute=True,
+                      split_every=None):
+    """:func:`fastmetrics.cohen_kappa_score` of dask inputs."""
+    return _confusion("cohen_kappa_score", y1, y2, sample_weight, n_threads, compute,
+                      split_every, labels=labels, weights=weights,
+                      replace_undefined_by=replace_undefined_by)
+
+
+def classification_report(y_true, y_pred, *, labels=None, target_names=None,
+                          sample_weight=None, digits=2, output_dict=False,
+                          zero_division="warn", n_threads=None, compute=True,
+                          split_every=None):
+    """:func:`fastmetrics.classification_report` of dask inputs."""
+    return _confusion("classification_report", y_true, y_pred, sample_weight, n_threads,
+                      compute, split_every, labels=labels, target_names=target_names,
+                      digits=digits, output_dict=output_dict, zero_division=zero_division)
+
+
+def _card(acc, labels, oos_label):
+    if labels is None:
+        return acc.result(oos_label=oos_label)
+    # as fastmetrics.score: the card over ``labels``, samples of other labels still counted
+    return _card_from_state(acc._st(), labels, oos_label)[0]
+
+
+def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_threads=None,
+          compute=True, split_every=None):
+    """:func:`fastmetrics.score` (the report card) of dask inputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask
+    >>> import dask.array as da
+    >>> import fastmetrics.dask as fmd
+    >>> y_true = da.from_array(np.array([0, 1, 2, 2, -1]), chunks=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     m = fmd.score(y_true, np.array([0, 1, 2, 1, -1]), oos_label=-1)
+    >>> m.accuracy, round(m.macro_f1, 4), m.oos_recall
+    (0.8, 0.8333, 1.0)
+    """
+    return _run("confusion", y_true, y_pred, sample_weight, {}, _card, (labels, oos_label),
+                compute=compute, split_every=split_every, n_threads=n_threads)
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+def _uniform_only(strategy) -> None:
+    if strategy != "uniform":
+        raise ValueError(
+            f"strategy={strategy!r}: over dask only fixed uniform bins (strategy='uniform') "
+            "can be merged; quantile edges need all the data first"
+        )
+
+
+def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_label=None,
+                        labels=None, compute=True, split_every=None):
+    """:func:`fastmetrics.calibration_summary` of dask inputs (``y_prob`` 1-D or (n, K)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask
+    >>> import dask.array as da
+    >>> import fastmetrics.dask as fmd
+    >>> p = da.from_array(np.array([0.5, 0.5, 0.75, 1.0]), chunks=3)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     fmd.calibration_summary(np.array([0, 0, 1, 1]), p, n_bins=2).as_row()
+    {'ece': 0.3125, 'mce': 0.5, 'brier': 0.140625, 'n_bins': 2}
+    """
+    init = dict(n_bins=n_bins, pos_label=pos_label, labels=labels)
+    return _run("calibration", y_true, y_prob, sample_weight, init, _method, ("result", {}),
+                compute=compute, split_every=split_every)
+
+
+def _attr(acc, name):
+    return getattr(acc.result(), name)
+
+
+def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
+                               sample_weight=None, pos_label=None, labels=None, compute=True,
+                               split_every=None):
+    """:func:`fastmetrics.expected_calibration_error` of dask inputs (uniform bins)."""
+    _uniform_only(strategy)
+    init = dict(n_bins=n_bins, pos_label=pos_label, labels=labels)
+    return _run("calibration", y_true, y_prob, sample_weight, init, _attr, ("ece",),
+                compute=compute, split_every=split_every)
+
+
+def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
+                          sample_weight=None, pos_label=None, labels=None, compute=True,
+                          split_every=None):
+    """:func:`fastmetrics.max_calibration_error` of dask inputs (uniform bins)."""
+    _uniform_only(strategy)
+    init = dict(n_bins=n_bins, pos_label=pos_label, labels=labels)
+    return _run("calibration", y_true, y_prob, sample_weight, init, _attr, ("mce",),
+                compute=compute, split_every=split_every)
+
+
+def _curve(acc):
+    return acc.curve()
+
+
+def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uniform",
+                      compute=True, split_every=None):
+    """:func:`fastmetrics.calibration_curve` of dask inputs (uniform bins only)."""
+    _uniform_only(strategy)
+    init = dict(n_bins=n_bins, pos_label=pos_label)
+    return _run("calibration", y_true, y_prob, None, init, _curve, compute=compute,
+                split_every=split_every)
+
+
+def _brier(acc, scale_by_half):
+    state = acc.bins().state
+    W = state[:, _cal._W].sum()
+    if W == 0:
+        raise ValueError("Sample weights must contain at least one non-zero number.")
+    score = state[:, _cal._SQ].sum() / W
+    return float(score * 0.5 if scale_by_half in ("auto", True) else score)
+
+
+def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
+                     scale_by_half="auto", compute=True, split_every=None):
+    """:func:`fastmetrics.brier_score_loss` of dask inputs, binary (1-D ``y_proba``) only.
+
+    ``pos_label=None`` means 1 for labels in {0, 1} or {-1, 1}; name it for other labels.
+    """
+    if not (isinstance(scale_by_half, bool | np.bool_) or scale_by_half == "auto"):
+        raise ValueError(f"scale_by_half must be a bool or 'auto', got {scale_by_half!r}")
+    if labels is not None or not (np.ndim(y_proba) == 1 or np.shape(y_proba)[1:] == (1,)):
+        raise ValueError(
+            "fastmetrics.dask.brier_score_loss is binary: y_proba must be 1-D (the "
+            "multiclass Brier score is not merged over chunks)"
+        )
+    init = dict(n_bins=1, pos_label=pos_label)
+    return _run("calibration", y_true, y_proba, sample_weight, init, _brier,
+                (scale_by_half,), compute=compute, split_every=split_every)
+
+
+# --------------------------------------------------------------------------- regression
+
+
+def regression_summary(y_true, y_pred, *, sample_weight=None, compute=True, split_every=None):
+    """:func:`fastmetrics.regression_summary` (MAE, MSE, RMSE, R²) of dask inputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask
+    >>> import dask.array as da
+    >>> import fastmetrics.dask as fmd
+    >>> y = da.from_array(np.array([3, -0.5, 2, 7]), chunks=3)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     fmd.regression_summary(y, np.array([2.5, 0.0, 2, 8])).mse
+    0.375
+    """
+    return _run("regression", y_true, y_pred, sample_weight, {}, _method, ("result", {}),
+                compute=compute, split_every=split_every)
+
+
+def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
+                        compute=True, split_every=None):
+    """:func:`fastmetrics.mean_absolute_error` of dask inputs (1-D targets)."""
+    return _run("regression", y_true, y_pred, sample_weight, {}, _method,
+                ("mean_absolute_error", {"multioutput": multioutput}), compute=compute, split_every=split_every)
+
+
+def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
+                       compute=True, split_every=None):
+    """:func:`fastmetrics.mean_squared_error` of dask inputs (1-D targets)."""
+    return _run("regression", y_true, y_pred, sample_weight, {}, _method,
+                ("mean_squared_error", {"multioutput": multioutput}), compute=compute, split_every=split_every)
+
+
+def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
+                            multioutput="uniform_average", compute=True, split_every=None):
+    """:func:`fastmetrics.root_mean_squared_error` of dask inputs (1-D targets)."""
+    return _run("regression", y_true, y_pred, sample_weight, {}, _method,
+                ("root_mean_squared_error", {"multioutput": multioutput}), compute=compute, split_every=split_every)
+
+
+def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
+             force_finite=True, compute=True, split_every=None):
+    """:func:`fastmetrics.r2_score` of dask inputs (1-D targets)."""
+    kw = {"multioutput": multioutput, "force_finite": force_finite}
+    return _run("regression", y_true, y_pred, sample_weight, {}, _method, ("r2_score", kw),
+                compute=compute, split_every=split_every)
+
+
+# --------------------------------------------------------------------------- ranking
+
+
+def _binary_scores(y_score) -> None:
+    if np.ndim(y_score) != 1 and not (np.ndim(y_score) == 2 and np.shape(y_score)[1] == 1):
+        raise ValueError(
+            f"y_score has shape {np.shape(y_score)}: fastmetrics.dask ranking metrics are "
+            "binary (1-D scores); multiclass / multilabel scores are not merged over chunks"
+        )
+
+
+def _auc(acc, max_fpr):
+    return acc.roc_auc_score(max_fpr=max_fpr)
+
+
+def _auc_if_one_positive(acc, max_fpr):
+    classes = acc._classes  # the labels seen over all chunks (at most two)
+    if len(classes) == 2 and max(classes) != 1:
+        raise ValueError(
+            f"y_true holds labels {classes}: with compute=False, roc_auc_score over dask "
+            "needs 1 as the greater label ({0, 1}, {-1, 1} or bool); compute=True handles "
+            "any two labels"
+        )
+    return _auc(acc, max_fpr)
+
+
+def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_fpr=None,
+                  multi_class="raise", labels=None, compute=True, split_every=None):
+    """:func:`fastmetrics.roc_auc_score` of dask inputs: binary ``y_true``, exact.
+
+    Each chunk sends its sorted (score, positive weight, negative weight) summary; the
+    merged summary gives scikit-learn's value on all the data. As there, the greater of the
+    two labels is the positive class: the graph counts label 1 as positive, and when the
+    labels turn out to be two others (say {2, 5}) it runs once more with the greater one.
+    ``average``, ``multi_class`` and ``labels`` only matter for multiclass input, which is
+    not supported here.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dask
+    >>> import dask.array as da
+    >>> import fastmetrics.dask as fmd
+    >>> s = da.from_array(np.array([0.1, 0.4, 0.35, 0.8]), chunks=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     fmd.roc_auc_score(np.array([0, 0, 1, 1]), s)
+    0.75
+    """
+    _binary_scores(y_score)
+    if labels is not None:
+        raise ValueError("labels is for multiclass y_true, which fastmetrics.dask does not "
+                         "support: y_true must be binary")
+    if not compute:
+        return _run("ranking", y_true, y_score, sample_weight, {"pos_label": 1},
+                    _auc_if_one_positive, (max_fpr,), compute=False, split_every=split_every)
+    acc = accumulate("ranking", y_true, y_score, sample_weight=sample_weight,
+                     split_every=split_every, pos_label=1)
+    classes = acc._classes
+    if len(classes) == 2 and max(classes) != 1:
+        acc = accumulate("ranking", y_true, y_score, sample_weight=sample_weight,
+                         split_every=split_every, pos_label=max(classes))
+    return _auc(acc, max_fpr)
+
+
+def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
+                            sample_weight=None, compute=True, split_every=None):
+    """:func:`fastmetrics.average_precision_score` of dask inputs: binary, exact."""
+    _binary_scores(y_score)
+    return _run("ranking", y_true, y_score, sample_weight, {"pos_label": pos_label}, _method,
+                ("average_precision_score", {}), compute=compute, split_every=split_every)
