@@ -92,6 +92,15 @@ from .ranking import (
 )
 
 # -- LM / groups / robustness (issue 8) --
+from .lm import (
+    Window,
+    multiple_choice_accuracy,
+    perplexity,
+    rolling_loglik,
+    rolling_windows,
+    sequence_loglik,
+    token_logprobs,
+)
 
 __version__ = "0.1.0"
 
@@ -159,4 +168,11 @@ __all__ = [
     "ndcg_score",
     "mean_reciprocal_rank",
     # -- LM / groups / robustness (issue 8) --
+    "Window",
+    "multiple_choice_accuracy",
+    "perplexity",
+    "rolling_loglik",
+    "rolling_windows",
+    "sequence_loglik",
+    "token_logprobs",
 ]
