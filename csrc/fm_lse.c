@@ -129,9 +129,14 @@ static inline d2 sel_d2(l2 m, d2 a, d2 b) { return (d2)(((l2)a & m) | ((l2)b & ~
 static inline f4 max_f4(f4 v, f4 m) { return sel_f4(v > m, v, m); } /* NaN v: keeps m */
 static inline d2 max_d2(d2 v, d2 m) { return sel_d2(v > m, v, m); }
 
+/* exp for x <= 0 of a row already known to hold no NaN (the clamp may drop NaN) */
 static inline f4 exp_neg_f4(f4 x) {
     f4 s, kf, r, p;
+#ifdef __SSE__
+    x = __builtin_ia32_maxps(x, (f4){-87.0f, -87.0f, -87.0f, -87.0f});
+#else
     x = sel_f4(x < -87.0f, x - x - 87.0f, x);
+#endif
     FM_EXPF_STEPS(x, s, kf, r, p);
     return p * (f4)(((u4)s - 0x4B400000u + 127u) << 23);
 }
@@ -175,6 +180,7 @@ static inline d2 hi_d2(f4 v) { return __builtin_convertvector(__builtin_shufflev
         const float ninf = -(float)INFINITY;                                                  \
         f4 a, b, m0 = {ninf, ninf, ninf, ninf}, m1 = m0, mv;                                   \
         d2 s0 = {0.0, 0.0}, s1 = s0, s2 = s0, s3 = s0;                                        \
+        i4 nan = {0, 0, 0, 0};                                                                \
         ptrdiff_t i, j, n8 = n - n % 8;                                                       \
         float m, xt;                                                                          \
         double s;                                                                             \
@@ -182,11 +188,16 @@ static inline d2 hi_d2(f4 v) { return __builtin_convertvector(__builtin_shufflev
             LOAD8(x + i, &a, &b);                                                             \
             m0 = max_f4(a, m0);                                                               \
             m1 = max_f4(b, m1);                                                               \
+            nan |= (a != a) | (b != b);                                                       \
         }                                                                                     \
         m0 = max_f4(m1, m0);                                                                  \
         m = m0[0];                                                                            \
         for (j = 1; j < 4; j++) m = m0[j] > m ? m0[j] : m;                                    \
         for (i = n8; i < n; i++) m = LOAD1(x + i) > m ? LOAD1(x + i) : m;                     \
+        if ((nan[0] | nan[1] | nan[2] | nan[3]) || m == (float)INFINITY) {                    \
+            *is_max = 0; /* NaN or +inf in the row: NaN, as numpy's log_softmax */            \
+            return NAN;                                                                       \
+        }                                                                                     \
         mv = (f4){m, m, m, m};                                                                \
         for (i = 0; i < n8; i += 8) {                                                         \
             LOAD8(x + i, &a, &b);                                                             \
