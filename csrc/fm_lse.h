@@ -9,11 +9,13 @@
  * The exponentials are computed by a small polynomial after range reduction to
  * |r| <= ln2/2: a fitted polynomial of degree 5 in float for float16/float32 rows, the Taylor
  * polynomial of degree 13 in double for float64 rows. Contiguous rows use GCC/Clang vector
- * extensions (16-byte vectors: SSE2 on x86-64, NEON on arm64; no -ffast-math, no -march;
- * -DFM_NO_VEC turns them off),
- * strided rows the same arithmetic one element at a time. Relative error of one
- * exponential: < 3e-7 (float), < 1e-15 (double). The sum is accumulated in double in fixed
- * lanes and a fixed order: the result does not depend on threads.
+ * extensions (16-byte vectors: SSE2 on x86-64, NEON on arm64; no -ffast-math, no -march), and
+ * float32 rows 32-byte AVX vectors with fused multiply-adds when the CPU has AVX and FMA (a
+ * run-time check; the build still targets the baseline ISA). -DFM_NO_AVX / -DFM_NO_VEC turn
+ * those off. Strided rows use the same arithmetic one element at a time. Relative error of one exponential: < 3e-7 (float),
+ * < 1e-15 (double). The sum is accumulated in double in fixed lanes and a fixed order: the
+ * result does not depend on the number of threads (CPUs with and without AVX/FMA may differ
+ * in the last bits).
  *
  * Non-finite logits: NaN anywhere in the row, +inf anywhere, or a row of only -inf gives a
  * NaN log-probability (as log_softmax computed by numpy does); a -inf target logit in an

@@ -131,8 +131,9 @@ int main(void) {
 """
 
 
-@pytest.mark.parametrize("vec", [True, False], ids=["vector", "scalar"])
-def test_fm_lse_matches_naive_log_softmax(tmp_path, vec):
+@pytest.mark.parametrize("flags", [[], ["-DFM_NO_AVX"], ["-DFM_NO_VEC"]],
+                         ids=["default", "sse", "scalar"])
+def test_fm_lse_matches_naive_log_softmax(tmp_path, flags):
     if not os.path.isdir(CSRC):
         pytest.skip("csrc/ is only present when the tests run from the source tree")
     cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
@@ -141,7 +142,6 @@ def test_fm_lse_matches_naive_log_softmax(tmp_path, vec):
     src = tmp_path / "t.c"
     src.write_text(LSE_PROGRAM)
     exe = tmp_path / "t"
-    flags = [] if vec else ["-DFM_NO_VEC"]
     subprocess.run([cc, "-O2", "-std=c11", "-Wall", "-Werror", *flags, f"-I{CSRC}", str(src),
                     os.path.join(CSRC, "fm_lse.c"), "-o", str(exe), "-lm"],
                    check=True, capture_output=True)

@@ -138,3 +138,25 @@ def test_property_accuracy_and_f1(yt, data):
     g = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, 3)))
     for metric in ("accuracy", "f1_macro"):
         _check(fm.group_metrics(yt, yp, g, metric), yt, yp, g, metric)
+
+
+def test_repeated_calls_do_not_leak():
+    import gc
+
+    import psutil
+
+    yt, yp, g = _data(5000, seed=6)
+    gs = g.astype(str)
+
+    def many(n):
+        for _ in range(n):
+            fm.group_metrics(yt, yp, g, "f1_macro")
+            fm.group_metrics(yt, yp, gs)
+
+    many(100)
+    gc.collect()
+    before = psutil.Process().memory_info().rss
+    many(1500)
+    gc.collect()
+    grown = psutil.Process().memory_info().rss - before
+    assert grown < 4 * 2**20, f"RSS grew by {grown / 2**20:.1f} MiB over 3,000 calls"

@@ -244,6 +244,29 @@ def test_threads_give_identical_results():
     np.testing.assert_allclose(runs[0], ref_token_logprobs(x, t, mask), rtol=1e-5)
 
 
+def test_many_python_threads_match_serial():
+    import threading
+
+    x, t = _data((2, 16, 700), seed=11)
+    x16 = x.astype(np.float16)
+    expected = [fm.sequence_loglik(x, t), fm.sequence_loglik(x16, t, mask=t > 100)]
+    errors = []
+
+    def worker():
+        for _ in range(20):
+            if not np.array_equal(fm.sequence_loglik(x, t), expected[0]):
+                errors.append(0)
+            if not np.array_equal(fm.sequence_loglik(x16, t, mask=t > 100), expected[1]):
+                errors.append(1)
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+
+
 def test_extra_memory_is_o_bt():
     x, t = _data((2, 64, 8000), seed=3)   # 4 MB of logits
     fm.sequence_loglik(x, t)

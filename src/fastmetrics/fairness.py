@@ -229,9 +229,7 @@ def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
     if cells > _MAX_CELLS:
         raise ValueError(f"{n_groups} groups x {k} labels is too many for a dense "
                          f"(group x K x K) state ({cells} cells)")
-    nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN else 1
-    if n_threads is not None:
-        resolve_n_threads(n_threads)
+    nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN or n_threads is not None else 1
     lanes = max(1, min(_MAX_LANES, n // _LANE_MIN, _MAX_CELLS // max(cells, 1)))
     tables = np.zeros((lanes, cells), dtype=np.int64)
     nbad = _groups.group_confusion(ct, cp, gcodes, lo % (1 << 64), k, glo % (1 << 64),

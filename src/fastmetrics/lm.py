@@ -94,11 +94,9 @@ def _check_targets(targets, shape: tuple[int, int], single: bool) -> np.ndarray:
         )
     if t.dtype.kind not in "iu":
         raise TypeError(f"targets must hold integer token ids, got dtype {t.dtype}")
-    if t.dtype.char not in "il" and t.dtype.char not in "q":
+    if t.dtype.itemsize not in (4, 8) or t.dtype.kind == "u":  # int32/int64 read in place
         if t.dtype == np.uint64 and t.size and int(t.max()) > np.iinfo(np.int64).max:
             raise ValueError("targets hold ids >= 2**63, outside any vocabulary")
-        t = t.astype(np.int64)
-    elif t.dtype.itemsize not in (4, 8):  # pragma: no cover - C long of another width
         t = t.astype(np.int64)
     return native(t)
 
@@ -131,9 +129,7 @@ def _run(logits, targets, mask, n_threads):
     m = _check_mask(mask, shape, single)
     out = np.empty(shape, dtype=np.float64)
     greedy = np.empty(shape, dtype=np.uint8)
-    nt = resolve_n_threads(n_threads) if x.size >= _PARALLEL_MIN else 1
-    if n_threads is not None:
-        resolve_n_threads(n_threads)  # validate the argument even for small inputs
+    nt = resolve_n_threads(n_threads) if x.size >= _PARALLEL_MIN or n_threads is not None else 1
     if x.shape[0] and x.shape[1]:
         nbad = _lm.token_logprobs(x, t, _NO_MASK if m is None else m, m is not None, out,
                                   greedy, nt)
