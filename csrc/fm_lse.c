@@ -255,7 +255,7 @@ static double vrow_f64(const double *x, ptrdiff_t n, ptrdiff_t target, int *is_m
 
 #if defined(FM_VEC) && (defined(__x86_64__) || defined(__i386__)) && !defined(FM_NO_AVX)
 /* x86 CPUs with AVX and FMA (checked at run time: the build targets the baseline ISA): the
- * float rows again, 8 lanes a vector, with fused multiply-adds. 2**k is built with float arithmetic and one conversion (no
+ * float32 rows again (float16 ones with F16C), 8 lanes a vector, with fused multiply-adds. 2**k is built with float arithmetic and one conversion (no
  * 256-bit integer instructions, which need AVX2). */
 #define FM_AVX 1
 #define FM_AVX_FN __attribute__((target("avx,fma")))
@@ -285,51 +285,72 @@ FM_AVX_FN static inline f8 exp_neg_f8(f8 x) {
     return p * (f8)__builtin_convertvector((kf + 127.0f) * 8388608.0f, i8);
 }
 
-FM_AVX_FN static double avx_row_f32(const float *x, ptrdiff_t n, ptrdiff_t target,
-                                    int *is_max) {
-    const float ninf = -(float)INFINITY;
-    f8 a, b, m0 = {ninf, ninf, ninf, ninf, ninf, ninf, ninf, ninf}, m1 = m0, mv;
-    d4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0, s3 = s0;
-    i8 nan = {0, 0, 0, 0, 0, 0, 0, 0};
-    ptrdiff_t i, j, n16 = n - n % 16;
-    float m, xt;
-    double s;
-    for (i = 0; i < n16; i += 16) {
-        a = load_f8(x + i);
-        b = load_f8(x + i + 8);
-        m0 = max_f8(a, m0);
-        m1 = max_f8(b, m1);
-        nan |= (a != a) | (b != b);
+/* One row, 16 elements a step as two f8; T the stored type, LOAD8 / LOAD1 read 8 / 1 of
+ * them as floats, FN the function's target attribute. */
+#define FM_AVX_ROW(NAME, T, LOAD8, LOAD1, FN)                                                 \
+    FN static double NAME(const T *x, ptrdiff_t n, ptrdiff_t target, int *is_max) {          \
+        const float ninf = -(float)INFINITY;                                                  \
+        f8 a, b, m0 = {ninf, ninf, ninf, ninf, ninf, ninf, ninf, ninf}, m1 = m0, mv;           \
+        d4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0, s3 = s0;                              \
+        i8 nan = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
+        ptrdiff_t i, j, n16 = n - n % 16;                                                     \
+        float m, xt;                                                                          \
+        double s;                                                                             \
+        for (i = 0; i < n16; i += 16) {                                                       \
+            a = LOAD8(x + i);                                                                 \
+            b = LOAD8(x + i + 8);                                                             \
+            m0 = max_f8(a, m0);                                                               \
+            m1 = max_f8(b, m1);                                                               \
+            nan |= (a != a) | (b != b);                                                       \
+        }                                                                                     \
+        m0 = max_f8(m1, m0);                                                                  \
+        m = m0[0];                                                                            \
+        for (j = 1; j < 8; j++) m = m0[j] > m ? m0[j] : m;                                    \
+        for (i = n16; i < n; i++) m = LOAD1(x + i) > m ? LOAD1(x + i) : m;                    \
+        for (j = 0; j < 8; j++) nan[0] |= nan[j];                                             \
+        if (nan[0] || m == (float)INFINITY) {                                                 \
+            *is_max = 0;                                                                      \
+            return NAN;                                                                       \
+        }                                                                                     \
+        mv = (f8){m, m, m, m, m, m, m, m};                                                    \
+        for (i = 0; i < n16; i += 16) {                                                       \
+            a = exp_neg_f8(LOAD8(x + i) - mv);                                                \
+            b = exp_neg_f8(LOAD8(x + i + 8) - mv);                                            \
+            s0 += __builtin_convertvector(__builtin_shufflevector(a, a, 0, 1, 2, 3), d4);     \
+            s1 += __builtin_convertvector(__builtin_shufflevector(a, a, 4, 5, 6, 7), d4);     \
+            s2 += __builtin_convertvector(__builtin_shufflevector(b, b, 0, 1, 2, 3), d4);     \
+            s3 += __builtin_convertvector(__builtin_shufflevector(b, b, 4, 5, 6, 7), d4);     \
+        }                                                                                     \
+        s0 = (s0 + s1) + (s2 + s3);                                                           \
+        s = (s0[0] + s0[1]) + (s0[2] + s0[3]);                                                \
+        for (i = n16; i < n; i++) s += (double)exp_neg_f(LOAD1(x + i) - m);                   \
+        xt = LOAD1(x + target);                                                               \
+        *is_max = xt == m;                                                                    \
+        return ((double)xt - (double)m) - log(s);                                             \
     }
-    m0 = max_f8(m1, m0);
-    m = m0[0];
-    for (j = 1; j < 8; j++) m = m0[j] > m ? m0[j] : m;
-    for (i = n16; i < n; i++) m = x[i] > m ? x[i] : m;
-    for (j = 0; j < 8; j++) nan[0] |= nan[j];
-    if (nan[0] || m == (float)INFINITY) {
-        *is_max = 0;
-        return NAN;
-    }
-    mv = (f8){m, m, m, m, m, m, m, m};
-    for (i = 0; i < n16; i += 16) {
-        a = exp_neg_f8(load_f8(x + i) - mv);
-        b = exp_neg_f8(load_f8(x + i + 8) - mv);
-        s0 += __builtin_convertvector(__builtin_shufflevector(a, a, 0, 1, 2, 3), d4);
-        s1 += __builtin_convertvector(__builtin_shufflevector(a, a, 4, 5, 6, 7), d4);
-        s2 += __builtin_convertvector(__builtin_shufflevector(b, b, 0, 1, 2, 3), d4);
-        s3 += __builtin_convertvector(__builtin_shufflevector(b, b, 4, 5, 6, 7), d4);
-    }
-    s0 = (s0 + s1) + (s2 + s3);
-    s = (s0[0] + s0[1]) + (s0[2] + s0[3]);
-    for (i = n16; i < n; i++) s += (double)exp_neg_f(x[i] - m);
-    xt = x[target];
-    *is_max = xt == m;
-    return ((double)xt - (double)m) - log(s);
+
+/* float16: F16C converts 8 halves at once (exactly, as fm_half_to_float) */
+#define FM_F16C_FN __attribute__((target("avx,fma,f16c")))
+typedef short s8 __attribute__((vector_size(16)));
+FM_F16C_FN static inline f8 load_h8_f8(const uint16_t *p) {
+    s8 h;
+    memcpy(&h, p, sizeof h);
+    return __builtin_ia32_vcvtph2ps256(h);
 }
 
-static int fm_have_avx(void) {
+FM_AVX_ROW(avx_row_f32, float, load_f8, load_f32, FM_AVX_FN)
+FM_AVX_ROW(avx_row_f16, uint16_t, load_h8_f8, load_f16, FM_F16C_FN)
+
+#define FM_HAVE_AVX_FMA 1
+#define FM_HAVE_F16C 2
+
+/* FM_HAVE_AVX_FMA | FM_HAVE_F16C as this CPU has them */
+static int fm_cpu(void) {
     static int have = -1; /* benign race: every thread computes the same value */
-    if (have < 0) have = __builtin_cpu_supports("avx") && __builtin_cpu_supports("fma");
+    if (have < 0)
+        have = (__builtin_cpu_supports("avx") && __builtin_cpu_supports("fma"))
+                   ? FM_HAVE_AVX_FMA | (__builtin_cpu_supports("f16c") ? FM_HAVE_F16C : 0)
+                   : 0;
     return have;
 }
 #endif
@@ -344,7 +365,7 @@ static int fm_have_avx(void) {
 
 double fm_logprob_f32(const float *x, ptrdiff_t st, ptrdiff_t n, ptrdiff_t target, int *is_max) {
 #ifdef FM_AVX
-    if (st == 1 && fm_have_avx()) return avx_row_f32(x, n, target, is_max);
+    if (st == 1 && (fm_cpu() & FM_HAVE_AVX_FMA)) return avx_row_f32(x, n, target, is_max);
 #endif
     FM_DISPATCH(vrow_f32, row_f32);
 }
@@ -356,5 +377,8 @@ double fm_logprob_f64(const double *x, ptrdiff_t st, ptrdiff_t n, ptrdiff_t targ
 
 double fm_logprob_f16(const uint16_t *x, ptrdiff_t st, ptrdiff_t n, ptrdiff_t target,
                       int *is_max) {
+#ifdef FM_AVX
+    if (st == 1 && (fm_cpu() & FM_HAVE_F16C)) return avx_row_f16(x, n, target, is_max);
+#endif
     FM_DISPATCH(vrow_f16, row_f16);
 }

@@ -10,9 +10,10 @@
  * |r| <= ln2/2: a fitted polynomial of degree 5 in float for float16/float32 rows, the Taylor
  * polynomial of degree 13 in double for float64 rows. Contiguous rows use GCC/Clang vector
  * extensions (16-byte vectors: SSE2 on x86-64, NEON on arm64; no -ffast-math, no -march), and
- * float32 rows 32-byte AVX vectors with fused multiply-adds when the CPU has AVX and FMA (a
- * run-time check; the build still targets the baseline ISA). -DFM_NO_AVX / -DFM_NO_VEC turn
- * those off. Strided rows use the same arithmetic one element at a time. Relative error of one exponential: < 3e-7 (float),
+ * float32 rows 32-byte AVX vectors with fused multiply-adds when the CPU has AVX and FMA,
+ * float16 rows too when it also has F16C (run-time checks; the build still targets the
+ * baseline ISA). -DFM_NO_AVX / -DFM_NO_VEC turn those off. Strided rows use the same
+ * arithmetic one element at a time. Relative error of one exponential: < 3e-7 (float),
  * < 1e-15 (double). The sum is accumulated in double in fixed lanes and a fixed order: the
  * result does not depend on the number of threads (CPUs with and without AVX/FMA may differ
  * in the last bits).
