@@ -204,8 +204,10 @@ def test_bad_inputs(logits, targets, kwargs, exc, match):
 
 
 @given(
-    hnp.arrays(np.float32, hnp.array_shapes(min_dims=3, max_dims=3, max_side=12),
-               elements=st.floats(-1e4, 1e4, width=32)),
+    st.sampled_from([16, 32]).flatmap(lambda w: hnp.arrays(
+        np.float16 if w == 16 else np.float32,
+        hnp.array_shapes(min_dims=3, max_dims=3, max_side=40),
+        elements=st.floats(-1e4, 1e4, width=w))),
     st.data(),
 )
 def test_property_matches_reference(x, data):

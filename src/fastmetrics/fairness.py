@@ -63,7 +63,9 @@ class GroupMetrics:
     ----------
     metric : str
     per_group : dict group -> float
-        In sorted group order.
+        In sorted group order. Groups are the distinct values of ``groups``, so each has at
+        least one sample: there is no empty group (a group that should be there but has no
+        sample is simply absent; compare ``per_group`` keys with the expected groups).
     global_value : float
         The metric over every sample (not the mean of the groups).
     worst_group : group label
