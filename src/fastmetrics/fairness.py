@@ -167,8 +167,8 @@ def _label_codes(yt, yp):
         for name, a in (("y_true", yt), ("y_pred", yp)):
             if a.dtype.kind == "f" and not np.isfinite(a).all():
                 raise ValueError(f"{name} contains NaN or infinity")
-    (ct, cp), values = _encode(yt, yp, name="y_true/y_pred")
-    return ct, cp, 0, values.shape[0], values
+    (codes_t, codes_p), values = _encode(yt, yp, name="y_true/y_pred")
+    return codes_t, codes_p, 0, values.shape[0], values
 
 
 def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
