@@ -59,7 +59,7 @@ def test_matches_sklearn_per_group(metric):
 
 @pytest.mark.parametrize("kind", ["int8", "uint16", "bool_groups", "str_groups", "str_labels",
                                   "mixed_int", "wide_range", "float_labels", "object_groups",
-                                  "negative"])
+                                  "negative", "swapped", "strided"])
 def test_label_and_group_types(kind):
     yt, yp, g = _data(3000, k=3, n_groups=3, seed=1)
     if kind == "int8":
@@ -82,6 +82,10 @@ def test_label_and_group_types(kind):
         g = np.array(["x", 1, 2.5], dtype=object)[g].astype(str).astype(object)
     elif kind == "negative":
         yt, yp, g = yt - 2, yp - 2, g - 7
+    elif kind == "swapped":
+        yt, yp, g = (a.astype(a.dtype.newbyteorder(">")) for a in (yt, yp, g))
+    elif kind == "strided":
+        yt, yp, g = (np.repeat(a, 2)[::2] for a in (yt, yp, g))
     r = fm.group_metrics(yt, yp, g, "f1_macro")
     _check(r, yt, yp, g, "f1_macro")
 

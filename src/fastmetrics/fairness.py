@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _groups
+from . import _confusion, _groups
 from ._state import ConfusionState
 from ._threads import resolve_n_threads
 from ._validation import as_1d, native
@@ -123,10 +123,11 @@ def _codes(a: np.ndarray, name: str, max_range: int):
         a = a.view(np.uint8)
     if a.dtype.char not in _INT_CHARS or a.size == 0:
         return None
-    lo, hi = int(a.min()), int(a.max())
+    a = native(a)
+    lo, hi = _confusion.minmax(a, a.shape[0])  # one pass for both
     if hi - lo >= max_range:
         return None
-    return native(a), lo, hi - lo + 1
+    return a, lo, hi - lo + 1
 
 
 def _encode(*arrays: np.ndarray, name: str):
