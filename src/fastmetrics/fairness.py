@@ -33,7 +33,7 @@ _MAX_GROUP_RANGE = 1 << 16
 _MAX_CELLS = 1 << 24  # G * K * K cells of one table (128 MiB of int64): above, refuse
 _LANE_MIN = 1 << 16
 _MAX_LANES = 16
-_PARALLEL_MIN = 1 << 18
+_PARALLEL_MIN = 1 << 22  # samples; below, a second thread costs more than it saves
 
 
 def _prf(average, which):
