@@ -111,9 +111,10 @@ FM_ROW(row_f64, double, double, load_f64, exp_neg_d)
 FM_ROW(row_f16, uint16_t, float, load_f16, exp_neg_f)
 
 
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(FM_NO_VEC)
+#if (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)) && !defined(FM_NO_VEC)
 /* Contiguous rows: the same arithmetic on 16-byte vectors (GCC/Clang vector extensions, so
- * SSE2 on x86-64 and NEON on arm64 without -march), two vectors per step. */
+ * SSE2 on x86-64 and NEON on arm64 without -march; GCC 12+ for __builtin_shufflevector),
+ * two vectors per step. */
 #define FM_VEC 1
 typedef float f4 __attribute__((vector_size(16)));
 typedef int32_t i4 __attribute__((vector_size(16)));

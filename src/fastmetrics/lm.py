@@ -17,8 +17,8 @@ Conventions
   (the continuation tokens); other positions are skipped entirely and their targets are not
   looked at (padding such as -100 is fine there). ``mask=None`` scores every position.
 * **dtypes.** float32, float64 and float16 logits are read in place (any strides, read-only
-  is fine; float16 is converted element by element in the kernel, never copied); all sums
-  are float64. Targets: any integer dtype (int32/int64 read in place).
+  is fine; float16 is converted element by element in the kernel, never copied; only
+  byte-swapped arrays are converted once); all sums are float64. Targets: any integer dtype (int32/int64 read in place).
 * **Accuracy.** float32 logits: within 1e-6 relative of the float64 numpy reference
   (the exponential is a float polynomial with relative error < 3e-7, summed in double).
   float16 logits: the values are exact in float32, so the same bound holds against the
