@@ -415,7 +415,8 @@ def test_bench_quick_table():
     names = [row.split(" | ")[0][2:] for row in table[1:]]
     assert names == ["confusion_matrix", "accuracy_score", "f1_score(average='macro')",
                      "classification_report", "brier_score_loss", "mean_squared_error",
-                     "percentile(q=[50, 95, 99])"]
+                     "percentile(q=[50, 95, 99])", "sequence_loglik (float32 logits, V = 1000)",
+                     "group_metrics(metric='f1_macro'), 8 groups"]
     for row in table[1:]:
         assert row.rstrip(" |").endswith("x")  # a ratio, results agreed
         assert "(scikit-learn)" in row or "(numpy)" in row

@@ -74,3 +74,77 @@ def test_fm_count_matches_naive_counting(tmp_path):
     out = subprocess.run([str(exe)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout
     assert out.stdout.strip().endswith("0 failures")
+
+
+LSE_PROGRAM = r"""
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "fm_lse.h"
+
+/* naive reference in double */
+static double naive(const float *x, long n, long st, long t) {
+    double m = -INFINITY, s = 0.0;
+    for (long i = 0; i < n; i++) if (x[i * st] > m) m = x[i * st];
+    for (long i = 0; i < n; i++) s += exp((double)x[i * st] - m);
+    return ((double)x[t * st] - m) - log(s);
+}
+
+int main(void) {
+    srand(7);
+    int failures = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        long n = 1 + rand() % 200, st = 1 + trial % 3, t = rand() % n;
+        float *x = malloc(sizeof(float) * n * st);
+        uint16_t *h = malloc(sizeof(uint16_t) * n);
+        double *d = malloc(sizeof(double) * n);
+        for (long i = 0; i < n * st; i++) x[i] = (float)((rand() / (double)RAND_MAX - 0.5) * 40.0);
+        int g1, g2, g3;
+        double want = naive(x, n, st, t);
+        double got = fm_logprob_f32(x, st, n, t, &g1);
+        if (fabs(got - want) > 1e-6 * fabs(want) + 1e-9) { printf("f32 %d: %g %g\n", trial, got, want); failures++; }
+        for (long i = 0; i < n; i++) d[i] = x[i * st];
+        got = fm_logprob_f64(d, 1, n, t, &g2);
+        if (fabs(got - want) > 1e-12 * fabs(want) + 1e-12) { printf("f64 %d: %g %g\n", trial, got, want); failures++; }
+        for (long i = 0; i < n; i++) {
+            /* float16 bits of small integers-over-8 (exact in binary16) */
+            int v = rand() % 161 - 80;
+            float f = v / 8.0f;
+            x[i] = f;
+            uint16_t sign = f < 0 ? 0x8000 : 0;
+            float a = fabsf(f);
+            if (a == 0.0f) h[i] = sign;
+            else { int e; float mant = frexpf(a, &e); h[i] = sign | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)((mant * 2.0f - 1.0f) * 1024.0f); }
+            if (fm_half_to_float(h[i]) != f) { printf("half %d: %g %g\n", trial, fm_half_to_float(h[i]), f); failures++; break; }
+        }
+        want = naive(x, n, 1, t);
+        got = fm_logprob_f16(h, 1, n, t, &g3);
+        if (fabs(got - want) > 1e-6 * fabs(want) + 1e-9) { printf("f16 %d: %g %g\n", trial, got, want); failures++; }
+        free(x); free(h); free(d);
+    }
+    float nanrow[9] = {0, 1, 2, NAN, 4, 5, 6, 7, 8};
+    int g;
+    if (!isnan(fm_logprob_f32(nanrow, 1, 9, 0, &g))) { printf("NaN row\n"); failures++; }
+    printf("%d failures\n", failures);
+    return failures != 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [[], ["-DFM_NO_AVX"], ["-DFM_NO_VEC"]],
+                         ids=["default", "sse", "scalar"])
+def test_fm_lse_matches_naive_log_softmax(tmp_path, flags):
+    if not os.path.isdir(CSRC):
+        pytest.skip("csrc/ is only present when the tests run from the source tree")
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler ({cc}) on this machine")
+    src = tmp_path / "t.c"
+    src.write_text(LSE_PROGRAM)
+    exe = tmp_path / "t"
+    subprocess.run([cc, "-O2", "-std=c11", "-Wall", "-Werror", *flags, f"-I{CSRC}", str(src),
+                    os.path.join(CSRC, "fm_lse.c"), "-o", str(exe), "-lm"],
+                   check=True, capture_output=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout
+    assert out.stdout.strip().endswith("0 failures")

@@ -34,6 +34,7 @@ from .classification import (
 from .report import (
     ClassificationMetrics,
     PerClassMetrics,
+    flatten,
     format_metrics_row,
     oos_precision_recall,
     score,
@@ -51,6 +52,7 @@ from .timing import (
     latency_stats,
     measure_batch,
     measure_latency,
+    throughput_per_minute,
 )
 
 # -- calibration / regression (issue 4) --
@@ -95,6 +97,19 @@ from .ranking import (
 from . import streaming  # noqa: E402,F401
 
 # -- LM / groups / robustness (issue 8) --
+from .lm import (
+    Window,
+    multiple_choice_accuracy,
+    perplexity,
+    rolling_loglik,
+    rolling_windows,
+    sequence_loglik,
+    token_logprobs,
+)
+from .fairness import GroupMetrics, group_metrics
+from .parsing import ParsedPredictions, parse_failures
+from .robustness import RobustnessReport, consistency_rate, robustness_report, robustness_score
+from .stability import Stability, stability_summary
 
 __version__ = "0.1.0"
 
@@ -162,4 +177,23 @@ __all__ = [
     "ndcg_score",
     "mean_reciprocal_rank",
     # -- LM / groups / robustness (issue 8) --
+    "Window",
+    "multiple_choice_accuracy",
+    "perplexity",
+    "rolling_loglik",
+    "rolling_windows",
+    "sequence_loglik",
+    "token_logprobs",
+    "GroupMetrics",
+    "group_metrics",
+    "RobustnessReport",
+    "consistency_rate",
+    "robustness_report",
+    "robustness_score",
+    "Stability",
+    "stability_summary",
+    "ParsedPredictions",
+    "parse_failures",
+    "throughput_per_minute",
+    "flatten",
 ]

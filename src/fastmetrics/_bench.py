@@ -60,6 +60,38 @@ def _sample(n: int, rng: np.random.Generator) -> tuple:
     return (rng.lognormal(size=n),)
 
 
+def _logits(n: int, rng: np.random.Generator) -> tuple:
+    """n float32 logits as (1, n // 1000, 1000) (at least one row), and their targets."""
+    t = max(1, n // 1000)
+    logits = rng.standard_normal((1, t, 1000), dtype=np.float32) * 3
+    return logits, rng.integers(0, 1000, (1, t))
+
+
+def _numpy_sequence_loglik(logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """log_softmax via logsumexp, then take_along_axis: the (B, T, V) way."""
+    m = logits.max(axis=-1, keepdims=True)
+    logp = logits - (m + np.log(np.exp(logits - m).sum(axis=-1, keepdims=True)))
+    return np.take_along_axis(logp, targets[..., None], axis=-1)[..., 0].sum(axis=-1,
+                                                                           dtype=np.float64)
+
+
+def _grouped(n: int, rng: np.random.Generator) -> tuple:
+    return (*_labels(n, rng), rng.integers(0, 8, n))
+
+
+def _sklearn_group_f1(skm: Any) -> Callable[..., Any]:
+    def run(yt: np.ndarray, yp: np.ndarray, g: np.ndarray) -> dict:
+        return {int(k): skm.f1_score(yt[g == k], yp[g == k], average="macro")
+                for k in np.unique(g)}
+
+    return run
+
+
+def _close_float32(a: Any, b: Any) -> bool:
+    """float32 inputs: fastmetrics sums in double, numpy in float32."""
+    return bool(np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-4, atol=0))
+
+
 def _equal(a: Any, b: Any) -> bool:
     return bool(np.array_equal(np.asarray(a), np.asarray(b)))
 
@@ -102,6 +134,12 @@ def _cases() -> list[Case]:
              ref("mean_squared_error"), _close),
         Case("percentile(q=[50, 95, 99])", _sample, lambda a: fm.percentile(a, [50, 95, 99]),
              lambda a: np.percentile(a, [50, 95, 99]), _equal, "numpy"),
+        Case("sequence_loglik (float32 logits, V = 1000)", _logits, fm.sequence_loglik,
+             _numpy_sequence_loglik, _close_float32, "numpy"),
+        Case("group_metrics(metric='f1_macro'), 8 groups", _grouped,
+             lambda yt, yp, g: fm.group_metrics(yt, yp, g, "f1_macro").per_group,
+             None if skm is None else _sklearn_group_f1(skm),
+             lambda a, b: a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)),
     ]
 
 

@@ -15,6 +15,18 @@ ctypedef fused label_t:
     uint32_t
     uint64_t
 
+# a second integer type, independent of label_t, for an array read beside the labels
+# (the group of each sample)
+ctypedef fused group_t:
+    int8_t
+    int16_t
+    int32_t
+    int64_t
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
+
 # sample weights
 ctypedef fused weight_t:
     float

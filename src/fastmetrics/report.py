@@ -6,6 +6,8 @@ Everything in a report card comes from one counting pass (one confusion state).
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +20,7 @@ __all__ = [
     "RESULTS_HEADER",
     "ClassificationMetrics",
     "PerClassMetrics",
+    "flatten",
     "format_metrics_row",
     "oos_precision_recall",
     "score",
@@ -258,3 +261,62 @@ def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=Non
         cells.append(fmt(cost_per_1k, 4))
         cells.append("N/A" if params is None else f"{params:,}" if isinstance(params, int) else str(params))
     return "| " + " | ".join(cells) + " |"
+
+
+def flatten(obj, prefix: str = "") -> dict:
+    """Every number of a report object under one flat ``name -> value`` dict with dot keys,
+    ready for a metrics table (``run_id, metric_name, value``).
+
+    Works for every result object of fastmetrics and for containers of them:
+
+    * objects with ``to_flat_dict()`` (:class:`ClassificationMetrics`, ``ModelBenchmark``,
+      ``CalibrationSummary``, ``ProbabilityReport``, ``GroupMetrics``, ``Stability``,
+      ``RobustnessReport``, ``ParsedPredictions``) use their own keys;
+    * other dataclasses (``LatencyStats``, ``BatchStats``, ``RegressionSummary``,
+      ``PerClassMetrics``, ``CalibrationBins``...) give one key per field shown in their repr;
+    * dicts give ``key.subkey``; lists, tuples and arrays give ``key.0``, ``key.1.2``...;
+      numpy scalars become Python scalars; strings, numbers, bools and None are kept.
+
+    Parameters
+    ----------
+    obj : result object, dict, list, array or scalar
+    prefix : str, default=""
+        Prepended to every key (``prefix.key``), e.g. the name of the run or of the section.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.flatten({"latency": fm.latency_stats([1e6, 2e6, 3e6]), "f1": 0.5})["latency.p50_ms"]
+    2.0
+    >>> fm.flatten(fm.score([0, 1], [0, 0]), prefix="run1")["run1.per_class.0.recall"]
+    1.0
+    """
+    out: dict = {}
+    _flatten_into(out, obj, str(prefix))
+    return out
+
+
+def _join(prefix: str, key) -> str:
+    return f"{prefix}.{key}" if prefix else str(key)
+
+
+def _flatten_into(out: dict, obj, key: str) -> None:
+    if hasattr(obj, "to_flat_dict") and not isinstance(obj, type):
+        for k, v in obj.to_flat_dict().items():
+            _flatten_into(out, v, _join(key, k))
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            if f.repr:
+                _flatten_into(out, getattr(obj, f.name), _join(key, f.name))
+    elif isinstance(obj, Mapping):
+        for k, v in obj.items():
+            _flatten_into(out, v, _join(key, _py(k)))
+    elif isinstance(obj, np.ndarray) and obj.ndim > 0:
+        for idx in np.ndindex(obj.shape):
+            _flatten_into(out, obj[idx], _join(key, ".".join(map(str, idx))))
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _flatten_into(out, v, _join(key, i))
+    else:
+        v = obj.item() if isinstance(obj, (np.generic, np.ndarray)) else obj
+        out[key if key else "value"] = v

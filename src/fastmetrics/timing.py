@@ -29,6 +29,7 @@ __all__ = [
     "measure_batch",
     "benchmark_model",
     "append_results",
+    "throughput_per_minute",
 ]
 
 DEFAULT_WARMUP = 10
@@ -203,6 +204,31 @@ def measure_latency(fn, inputs, *, warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITER
         fn(x)
         samples[j] = clock() - t0
     return latency_stats(np.array(samples, dtype=np.int64))
+
+
+def throughput_per_minute(n_instances, duration_s) -> float:
+    """Instances per minute: ``n_instances / duration_s * 60`` (the reference harness's
+    ``throughput``); ``inf`` for a duration of 0 with instances, 0.0 with none.
+
+    Raises
+    ------
+    ValueError
+        Negative or non-finite ``n_instances`` or ``duration_s``.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.throughput_per_minute(1200, 30.0)
+    2400.0
+    """
+    n, d = float(n_instances), float(duration_s)
+    if not (math.isfinite(n) and n >= 0):
+        raise ValueError(f"n_instances must be a finite number >= 0, got {n_instances!r}")
+    if not (math.isfinite(d) and d >= 0):
+        raise ValueError(f"duration_s must be a finite number >= 0, got {duration_s!r}")
+    if d == 0:
+        return math.inf if n > 0 else 0.0
+    return n / d * 60.0
 
 
 def measure_batch(fn, X, *, warmup=DEFAULT_BATCH_WARMUP) -> BatchStats:

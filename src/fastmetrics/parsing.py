@@ -1,0 +1,121 @@
+"""Parse failures: predictions a model's output could not be turned into (``None``, NaN, or a
+sentinel), counted and handled by an explicit rule before any metric is computed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import as_1d
+
+__all__ = ["ParsedPredictions", "parse_failures"]
+
+
+@dataclass(frozen=True)
+class ParsedPredictions:
+    """The predictions to score, and how many could not be parsed.
+
+    Attributes
+    ----------
+    y_true, y_pred : ndarray
+        What the metrics should see (after the ``policy``).
+    n_total : int
+        Predictions given.
+    n_failures : int
+        Predictions that were missing.
+    parse_failure_rate : float
+        ``n_failures / n_total``.
+    n_predictions : int
+        Predictions included in the metrics (``n_total - n_failures`` with
+        ``policy="exclude"``, ``n_total`` with ``policy="wrong"``).
+    """
+
+    y_true: np.ndarray
+    y_pred: np.ndarray
+    n_total: int
+    n_failures: int
+    parse_failure_rate: float
+    n_predictions: int
+
+    def to_flat_dict(self) -> dict:
+        return {"parse_failure_rate": self.parse_failure_rate,
+                "n_predictions": self.n_predictions, "n_failures": self.n_failures}
+
+
+def _missing_mask(yp: np.ndarray, missing) -> np.ndarray:
+    if yp.dtype.kind == "O":
+        miss = np.fromiter((v is None or (isinstance(v, float) and v != v) for v in yp.tolist()),
+                           dtype=bool, count=yp.shape[0])
+    elif yp.dtype.kind in "fc":
+        miss = np.isnan(yp)
+    else:
+        miss = np.zeros(yp.shape[0], dtype=bool)
+    if missing is not None:
+        miss |= yp == missing
+    return miss
+
+
+def parse_failures(y_true, y_pred, *, missing=None, policy: str = "exclude",
+                   fill_label=None) -> ParsedPredictions:
+    """Count the predictions that failed to parse and apply a rule to them.
+
+    A prediction is a parse failure when it is ``None`` or NaN, or equal to ``missing``
+    (a sentinel such as ``-1`` or ``"UNPARSED"``) when that is given.
+
+    Rules (``policy``):
+
+    * ``"exclude"`` (the reference harness's): the failures are dropped; metrics are over the
+      parsed predictions only and ``n_predictions`` counts them.
+    * ``"wrong"``: every failure counts as a wrong prediction: it is replaced by
+      ``fill_label``, which must not occur in ``y_true``; ``n_predictions`` is ``n_total``.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,)
+    missing : label, default=None
+    policy : {"exclude", "wrong"}, default="exclude"
+    fill_label : label, default=None
+        Required with ``policy="wrong"``.
+
+    Returns
+    -------
+    ParsedPredictions
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> p = fm.parse_failures(["a", "b", "a", "b"], ["a", None, "a", "a"])
+    >>> p.parse_failure_rate, p.n_predictions, fm.accuracy_score(p.y_true, p.y_pred)
+    (0.25, 3, 0.6666666666666666)
+    >>> p = fm.parse_failures([1, 0, 1], [1, -1, 0], missing=-1, policy="wrong", fill_label=9)
+    >>> p.y_pred.tolist(), p.n_predictions
+    ([1, 9, 0], 3)
+    """
+    if policy not in ("exclude", "wrong"):
+        raise ValueError(f"policy must be 'exclude' or 'wrong', got {policy!r}")
+    yt = as_1d(y_true, "y_true")
+    yp = as_1d(y_pred, "y_pred")
+    n = yt.shape[0]
+    if yp.shape[0] != n:
+        raise ValueError(f"y_true and y_pred must have the same length, got {n} and {yp.shape[0]}")
+    if n == 0:
+        raise ValueError("parse_failures needs at least one prediction")
+    miss = _missing_mask(yp, missing)
+    n_fail = int(np.count_nonzero(miss))
+    if policy == "exclude":
+        keep = ~miss
+        out_t, out_p = yt[keep], yp[keep]
+        n_pred = n - n_fail
+    else:
+        if fill_label is None:
+            raise ValueError("policy='wrong' needs a fill_label (a label that no sample has)")
+        if np.any(yt == fill_label):
+            raise ValueError(f"fill_label {fill_label!r} occurs in y_true: it would count as correct")
+        out_t = yt
+        out_p = np.array([fill_label if m else v for v, m in zip(yp.tolist(), miss.tolist())]) \
+            if n_fail else yp
+        n_pred = n
+    if out_p.dtype.kind == "O" and out_p.size:
+        out_p = np.array(out_p.tolist())  # parsed values only: a plain dtype again
+    return ParsedPredictions(out_t, out_p, n, n_fail, n_fail / n, n_pred)

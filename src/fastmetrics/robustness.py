@@ -1,0 +1,116 @@
+"""Robustness of a model to perturbed inputs: how often its predictions stay the same, and how
+far a metric moves (the reference harness's ``consistency_rate`` and ``robustness_score``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._state import confusion_state
+from ._validation import as_1d
+from .fairness import GROUP_METRICS
+
+__all__ = ["RobustnessReport", "consistency_rate", "robustness_report", "robustness_score"]
+
+
+def consistency_rate(pred_orig, pred_perturbed) -> float:
+    """Fraction of samples whose prediction is the same on the original and the perturbed
+    input.
+
+    Parameters
+    ----------
+    pred_orig, pred_perturbed : array-like of shape (n_samples,)
+        Predictions (labels of any type; compared with ``==``; NaN never equals NaN).
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Raises
+    ------
+    ValueError
+        Different lengths, or no samples.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.consistency_rate([0, 1, 2, 2], [0, 1, 1, 2])
+    0.75
+    """
+    a = as_1d(pred_orig, "pred_orig")
+    b = as_1d(pred_perturbed, "pred_perturbed")
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"pred_orig and pred_perturbed must have the same length, got {a.shape[0]} and "
+            f"{b.shape[0]}"
+        )
+    if a.shape[0] == 0:
+        raise ValueError("consistency_rate needs at least one prediction")
+    return float(np.count_nonzero(a == b) / a.shape[0])
+
+
+def robustness_score(metric_orig: float, metric_perturbed: float) -> float:
+    """``max(0, min(1, 1 - |metric_orig - metric_perturbed|))``: 1 = no degradation, 0 = the
+    metric collapsed (for metrics on a [0, 1] scale).
+
+    Raises
+    ------
+    ValueError
+        If either value is NaN or infinite.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.robustness_score(0.9, 0.5)
+    0.6
+    """
+    a, b = float(metric_orig), float(metric_perturbed)
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise ValueError(f"metric values must be finite, got {a} and {b}")
+    return max(0.0, min(1.0, 1.0 - abs(a - b)))
+
+
+@dataclass(frozen=True)
+class RobustnessReport:
+    """A metric on original and perturbed inputs, its robustness score and the prediction
+    consistency."""
+
+    metric: str
+    original: float
+    perturbed: float
+    robustness_score: float
+    consistency_rate: float
+    n_samples: int
+
+    def to_flat_dict(self) -> dict:
+        return {"metric": self.metric, f"{self.metric}.original": self.original,
+                f"{self.metric}.perturbed": self.perturbed,
+                "robustness_score": self.robustness_score,
+                "consistency_rate": self.consistency_rate, "n_samples": self.n_samples}
+
+
+def robustness_report(y_true, pred_orig, pred_perturbed, *, metric: str = "accuracy",
+                      n_threads=None) -> RobustnessReport:
+    """Metric on both prediction sets (one counting pass each), robustness score and
+    consistency rate.
+
+    ``metric`` is a name of :data:`fastmetrics.fairness.GROUP_METRICS` ("accuracy",
+    "f1_macro", ...; scikit-learn's value with ``zero_division=0``).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> r = fm.robustness_report([0, 1, 1, 0], [0, 1, 1, 1], [0, 1, 0, 1])
+    >>> r.original, r.perturbed, r.robustness_score, r.consistency_rate
+    (0.75, 0.5, 0.75, 0.75)
+    """
+    if metric not in GROUP_METRICS:
+        raise ValueError(f"metric must be one of {sorted(GROUP_METRICS)}, got {metric!r}")
+    rate = consistency_rate(pred_orig, pred_perturbed)
+    fn = GROUP_METRICS[metric]
+    orig = float(fn(confusion_state(y_true, pred_orig, n_threads=n_threads)))
+    pert = float(fn(confusion_state(y_true, pred_perturbed, n_threads=n_threads)))
+    return RobustnessReport(metric, orig, pert, robustness_score(orig, pert), rate,
+                            int(np.shape(pred_orig)[0]))
