@@ -47,6 +47,27 @@ def test_confusion_same_for_1_2_8_threads(data, weighted):
     np.testing.assert_allclose(ref, confusion_matrix(yt, yp, sample_weight=sw), rtol=1e-12)
 
 
+EXPLICIT = {
+    "calibration": lambda d, nt: fm.calibration_summary(d[4], d[3], sample_weight=d[2],
+                                                        n_threads=nt),
+    "ece": lambda d, nt: fm.expected_calibration_error(d[4], d[3], n_bins=15, n_threads=nt),
+    "regression": lambda d, nt: fm.regression_summary(d[5], d[6], sample_weight=d[2],
+                                                      n_threads=nt),
+    "r2": lambda d, nt: fm.r2_score(d[5], d[6], n_threads=nt),
+    "huber": lambda d, nt: fm.huber_loss(d[5], d[6], delta=0.5, n_threads=nt),
+}
+
+
+@pytest.mark.parametrize("family", sorted(EXPLICIT))
+def test_explicit_n_threads_same_bits(data, family):
+    call = EXPLICIT[family]
+    ref = _as_comparable(call(data, 1))
+    for nt in (2, 8, None):
+        assert _as_comparable(call(data, nt)) == ref
+    with pytest.raises(ValueError, match="n_threads"):
+        call(data, 0)
+
+
 # the families that take their thread count from the OpenMP runtime: limited by threadpoolctl
 FAMILIES = {
     "calibration": lambda d: fm.calibration_summary(d[4], d[3], sample_weight=d[2]),

@@ -158,7 +158,8 @@ def _classes_message(y) -> str:
 # the binary pass
 
 
-def _binary_pass(y_true, y_prob, edges, uniform, sample_weight, pos_label, *, brier_rule=False):
+def _binary_pass(y_true, y_prob, edges, uniform, sample_weight, pos_label, *, brier_rule=False,
+                 n_threads=None):
     """One binning pass over binary labels. Returns the (n_bins, 5) state.
 
     ``pos_label=None`` follows scikit-learn: labels in {0, 1} or {-1, 1} (or one of them)
@@ -203,7 +204,7 @@ def _binary_pass(y_true, y_prob, edges, uniform, sample_weight, pos_label, *, br
         state[...] = 0.0
         bad, kind, n_other, other = _bins.bin_binary(
             yk, p, w, has_w, 0 if pos_value is None else pos_value, pos_value is not None,
-            inner, uniform, state, resolve_n_threads(None)
+            inner, uniform, state, resolve_n_threads(n_threads)
         )
         _raise_bad(bad, kind, p, sample_weight)
         if n_other == 2:
@@ -298,8 +299,11 @@ def _top_label_pass(y_true, y_prob, edges, uniform, sample_weight, labels, *, al
     return state, float(extra[0])
 
 
-def _state_for(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels):
-    """Validate and run the right pass. Returns (state, edges, multiclass_sq or None)."""
+def _state_for(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels, n_threads=None):
+    """Validate and run the right pass. Returns (state, edges, multiclass_sq or None).
+
+    ``n_threads`` serves the binary pass; the top-label pass runs on one thread."""
+    resolve_n_threads(n_threads)  # a bad value is an error on either path
     n_bins = _check_n_bins(n_bins)
     p = _as_prob(y_prob)
     if p.ndim == 2 and p.shape[1] == 1:
@@ -317,7 +321,7 @@ def _state_for(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, label
     if p.shape[0] == 0:
         raise ValueError("y_true and y_prob are empty: need at least one sample")
     edges, uniform = _edges(p, n_bins, strategy)
-    state = _binary_pass(y_true, p, edges, uniform, sample_weight, pos_label)
+    state = _binary_pass(y_true, p, edges, uniform, sample_weight, pos_label, n_threads=n_threads)
     return state, edges, None
 
 
@@ -399,7 +403,7 @@ class CalibrationBins:
 
 
 def calibration_bins(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None,
-                     pos_label=None, labels=None) -> CalibrationBins:
+                     pos_label=None, labels=None, n_threads=None) -> CalibrationBins:
     """Bin probabilities and count, in one pass, what every calibration metric needs.
 
     Parameters
@@ -421,6 +425,10 @@ def calibration_bins(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_we
     labels : array-like of shape (K,), default=None
         Class values of the columns of a probability matrix.
 
+    n_threads : int, default=None
+        Threads for the binary pass over large inputs (the top-label pass uses one). None:
+        the OpenMP default (honours ``OMP_NUM_THREADS`` and threadpoolctl limits). The
+        result is the same for any value.
     Returns
     -------
     CalibrationBins
@@ -436,7 +444,8 @@ def calibration_bins(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_we
     >>> b.observed_frequency
     array([0.33333333, 1.        ])
     """
-    state, edges, _ = _state_for(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels)
+    state, edges, _ = _state_for(y_true, y_prob, n_bins, strategy, sample_weight, pos_label,
+                                 labels, n_threads)
     return CalibrationBins.from_state(state, edges)
 
 
@@ -491,7 +500,8 @@ def _curve_from_state(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                               sample_weight=None, pos_label=None, labels=None) -> float:
+                               sample_weight=None, pos_label=None, labels=None,
+                               n_threads=None) -> float:
     """Expected calibration error: ``sum_b (W_b / W) * |observed_b - confidence_b|``.
 
     Binary ``y_prob`` (1-D) compares the fraction of positives to the mean probability per
@@ -509,12 +519,14 @@ def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     >>> fm.expected_calibration_error([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2)
     0.3125
     """
-    state, _, _ = _state_for(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels)
+    state, _, _ = _state_for(y_true, y_prob, n_bins, strategy, sample_weight, pos_label,
+                             labels, n_threads)
     return _ece_mce(state)[0]
 
 
 def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                          sample_weight=None, pos_label=None, labels=None) -> float:
+                          sample_weight=None, pos_label=None, labels=None,
+                          n_threads=None) -> float:
     """Maximum calibration error: the largest ``|observed_b - confidence_b|`` over non-empty
     bins. Parameters as :func:`calibration_bins`.
 
@@ -529,7 +541,8 @@ def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     >>> fm.max_calibration_error([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2)
     0.5
     """
-    state, _, _ = _state_for(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels)
+    state, _, _ = _state_for(y_true, y_prob, n_bins, strategy, sample_weight, pos_label,
+                             labels, n_threads)
     return _ece_mce(state)[1]
 
 
@@ -626,7 +639,7 @@ class CalibrationSummary:
 
 
 def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_label=None,
-                        labels=None) -> CalibrationSummary:
+                        labels=None, n_threads=None) -> CalibrationSummary:
     """ECE, MCE and Brier score (10 equal-width bins by default) from one kernel pass.
 
     For a probability matrix all three are top-label: Brier is ``mean((conf - correct)**2)``
@@ -641,7 +654,7 @@ def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_la
     {'ece': 0.3125, 'mce': 0.5, 'brier': 0.140625, 'n_bins': 2}
     """
     bins = calibration_bins(y_true, y_prob, n_bins=n_bins, sample_weight=sample_weight,
-                            pos_label=pos_label, labels=labels)
+                            pos_label=pos_label, labels=labels, n_threads=n_threads)
     return _summary_from_bins(bins)
 
 

@@ -242,8 +242,8 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
     split_every : int, default=8
         How many accumulators each merge task combines.
     n_threads : int, default=None
-        Threads of the counting kernel on each chunk (confusion only; workers of
-        ``distributed`` run with ``OMP_NUM_THREADS=1`` by default).
+        Threads of the kernel pass on each chunk (confusion, calibration and regression;
+        workers of ``distributed`` run with ``OMP_NUM_THREADS=1`` by default).
     **params
         Arguments of the accumulator (``labels=``, ``n_bins=``, ``pos_label=``,
         ``thresholds=``, ``delta=``...).
@@ -266,8 +266,9 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
     """
     update_kw = {}
     if n_threads is not None:
-        if kind != "confusion":
-            raise ValueError("n_threads applies to kind='confusion' only")
+        if kind == "ranking":
+            raise ValueError("n_threads applies to kinds 'confusion', 'calibration' and "
+                             "'regression'")
         update_kw["n_threads"] = n_threads
     arrays = {"y_true": y_true, _SECOND.get(kind, "y_pred"): y_pred,
               "sample_weight": sample_weight}
@@ -457,7 +458,7 @@ def _uniform_only(strategy) -> None:
 
 
 def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_label=None,
-                        labels=None, compute=True, split_every=None):
+                        labels=None, n_threads=None, compute=True, split_every=None):
     """:func:`fastmetrics.calibration_summary` of dask inputs (``y_prob`` 1-D or (n, K)).
 
     Examples
@@ -473,7 +474,7 @@ def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_la
     """
     init = dict(n_bins=n_bins, pos_label=pos_label, labels=labels)
     return _run("calibration", y_true, y_prob, sample_weight, init, _method, ("result", {}),
-                compute=compute, split_every=split_every)
+                compute=compute, split_every=split_every, n_threads=n_threads)
 
 
 def _attr(acc, name):
@@ -481,23 +482,23 @@ def _attr(acc, name):
 
 
 def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                               sample_weight=None, pos_label=None, labels=None, compute=True,
-                               split_every=None):
+                               sample_weight=None, pos_label=None, labels=None, n_threads=None,
+                               compute=True, split_every=None):
     """:func:`fastmetrics.expected_calibration_error` of dask inputs (uniform bins)."""
     _uniform_only(strategy)
     init = dict(n_bins=n_bins, pos_label=pos_label, labels=labels)
     return _run("calibration", y_true, y_prob, sample_weight, init, _attr, ("ece",),
-                compute=compute, split_every=split_every)
+                compute=compute, split_every=split_every, n_threads=n_threads)
 
 
 def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                          sample_weight=None, pos_label=None, labels=None, compute=True,
-                          split_every=None):
+                          sample_weight=None, pos_label=None, labels=None, n_threads=None,
+                          compute=True, split_every=None):
     """:func:`fastmetrics.max_calibration_error` of dask inputs (uniform bins)."""
     _uniform_only(strategy)
     init = dict(n_bins=n_bins, pos_label=pos_label, labels=labels)
     return _run("calibration", y_true, y_prob, sample_weight, init, _attr, ("mce",),
-                compute=compute, split_every=split_every)
+                compute=compute, split_every=split_every, n_threads=n_threads)
 
 
 def _curve(acc):
@@ -543,7 +544,8 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
 # --------------------------------------------------------------------------- regression
 
 
-def regression_summary(y_true, y_pred, *, sample_weight=None, compute=True, split_every=None):
+def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None, compute=True,
+                       split_every=None):
     """:func:`fastmetrics.regression_summary` (MAE, MSE, RMSE, R²) of dask inputs.
 
     Examples
@@ -558,36 +560,40 @@ def regression_summary(y_true, y_pred, *, sample_weight=None, compute=True, spli
     0.375
     """
     return _run("regression", y_true, y_pred, sample_weight, {}, _method, ("result", {}),
-                compute=compute, split_every=split_every)
+                compute=compute, split_every=split_every, n_threads=n_threads)
 
 
 def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-                        compute=True, split_every=None):
+                        n_threads=None, compute=True, split_every=None):
     """:func:`fastmetrics.mean_absolute_error` of dask inputs (1-D targets)."""
     return _run("regression", y_true, y_pred, sample_weight, {}, _method,
-                ("mean_absolute_error", {"multioutput": multioutput}), compute=compute, split_every=split_every)
+                ("mean_absolute_error", {"multioutput": multioutput}), compute=compute,
+                split_every=split_every, n_threads=n_threads)
 
 
 def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-                       compute=True, split_every=None):
+                       n_threads=None, compute=True, split_every=None):
     """:func:`fastmetrics.mean_squared_error` of dask inputs (1-D targets)."""
     return _run("regression", y_true, y_pred, sample_weight, {}, _method,
-                ("mean_squared_error", {"multioutput": multioutput}), compute=compute, split_every=split_every)
+                ("mean_squared_error", {"multioutput": multioutput}), compute=compute,
+                split_every=split_every, n_threads=n_threads)
 
 
 def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
-                            multioutput="uniform_average", compute=True, split_every=None):
+                            multioutput="uniform_average", n_threads=None, compute=True,
+                            split_every=None):
     """:func:`fastmetrics.root_mean_squared_error` of dask inputs (1-D targets)."""
     return _run("regression", y_true, y_pred, sample_weight, {}, _method,
-                ("root_mean_squared_error", {"multioutput": multioutput}), compute=compute, split_every=split_every)
+                ("root_mean_squared_error", {"multioutput": multioutput}), compute=compute,
+                split_every=split_every, n_threads=n_threads)
 
 
 def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-             force_finite=True, compute=True, split_every=None):
+             force_finite=True, n_threads=None, compute=True, split_every=None):
     """:func:`fastmetrics.r2_score` of dask inputs (1-D targets)."""
     kw = {"multioutput": multioutput, "force_finite": force_finite}
     return _run("regression", y_true, y_pred, sample_weight, {}, _method, ("r2_score", kw),
-                compute=compute, split_every=split_every)
+                compute=compute, split_every=split_every, n_threads=n_threads)
 
 
 # --------------------------------------------------------------------------- ranking

@@ -140,21 +140,22 @@ def _raise_non_finite(yt, yp, w) -> None:
             raise ValueError(f"Input {name} contains {what} (first at index {i}).")
 
 
-def _state(y_true, y_pred, sample_weight, flags=0, delta=1.0) -> np.ndarray:
+def _state(y_true, y_pred, sample_weight, flags=0, delta=1.0, n_threads=None) -> np.ndarray:
     """Validate and run the one pass. Returns the float64 state."""
     yt, yp, w = _targets(y_true, y_pred, sample_weight)
-    state = _checked_sums(yt, yp, w, flags, delta)
+    state = _checked_sums(yt, yp, w, flags, delta, n_threads)
     if state[_W] == 0:
         raise zero_weight_sum_error(w)
     return state
 
 
-def _checked_sums(yt, yp, w, flags, delta) -> np.ndarray:
+def _checked_sums(yt, yp, w, flags, delta, n_threads=None) -> np.ndarray:
     """The kernel pass over validated arrays, NaN / infinity named (zero weights allowed:
     a streamed chunk may have them)."""
     state = np.zeros(_N_STATE)
+    nt = resolve_n_threads(n_threads)  # validated even when n is too small to split
     _regression.sums(yt, yp, w if w is not None else np.empty(0), w is not None, flags,
-                     float(delta), state, resolve_n_threads(None) if len(yt) >= 1 << 19 else 1)
+                     float(delta), state, nt if len(yt) >= 1 << 19 else 1)
     if not (math.isfinite(state[_W]) and math.isfinite(state[_ABS])
             and math.isfinite(state[_MEAN]) and math.isfinite(state[_SQ])):
         _raise_non_finite(yt, yp, w)
@@ -206,7 +207,8 @@ def _r2_from_state(state: np.ndarray, force_finite: bool) -> float:
 # public metrics
 
 
-def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average"):
+def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
+                        n_threads=None):
     """Mean absolute error regression loss.
 
     Parameters
@@ -220,6 +222,9 @@ def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="unif
     multioutput : {"raw_values", "uniform_average"}, default="uniform_average"
         "raw_values" returns an array with the one output's value.
 
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
     float or ndarray
@@ -232,15 +237,19 @@ def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="unif
     0.5
     """
     _check_multioutput(multioutput)
-    s = _state(y_true, y_pred, sample_weight)
+    s = _state(y_true, y_pred, sample_weight, n_threads=n_threads)
     return _out(_mae(s), multioutput)
 
 
-def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average"):
+def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
+                       n_threads=None):
     """Mean squared error regression loss.
 
     Parameters as :func:`mean_absolute_error`.
 
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
     float or ndarray
@@ -253,16 +262,19 @@ def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="unifo
     0.375
     """
     _check_multioutput(multioutput)
-    s = _state(y_true, y_pred, sample_weight)
+    s = _state(y_true, y_pred, sample_weight, n_threads=n_threads)
     return _out(_mse(s), multioutput)
 
 
 def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
-                            multioutput="uniform_average"):
+                            multioutput="uniform_average", n_threads=None):
     """Root mean squared error regression loss.
 
     Parameters as :func:`mean_absolute_error`.
 
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
     float or ndarray
@@ -275,17 +287,20 @@ def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
     0.6123724356957945
     """
     _check_multioutput(multioutput, output_weights=True)
-    s = _state(y_true, y_pred, sample_weight)
+    s = _state(y_true, y_pred, sample_weight, n_threads=n_threads)
     return _out(math.sqrt(_mse(s)), multioutput)
 
 
 def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
-                                   multioutput="uniform_average"):
+                                   multioutput="uniform_average", n_threads=None):
     """Mean absolute percentage error, as a fraction: ``mean(|e| / max(|y_true|, eps))``.
 
     Like scikit-learn, ``eps`` is float64's machine epsilon, so a zero ``y_true`` gives a
     large but finite value. Parameters as :func:`mean_absolute_error`.
 
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
     float or ndarray
@@ -298,11 +313,11 @@ def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
     0.3274
     """
     _check_multioutput(multioutput)
-    s = _state(y_true, y_pred, sample_weight, _FLAG_APE)
+    s = _state(y_true, y_pred, sample_weight, _FLAG_APE, n_threads=n_threads)
     return _out(_mape(s), multioutput)
 
 
-def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None) -> float:
+def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None, n_threads=None) -> float:
     """Mean Huber loss: ``e**2 / 2`` for ``|e| <= delta``, ``delta * (|e| - delta / 2)`` above.
 
     Parameters
@@ -314,6 +329,9 @@ def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None) -> float:
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
 
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
     float
@@ -326,12 +344,12 @@ def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None) -> float:
     1.3125
     """
     _check_delta(delta)
-    s = _state(y_true, y_pred, sample_weight, _FLAG_HUBER, delta)
+    s = _state(y_true, y_pred, sample_weight, _FLAG_HUBER, delta, n_threads=n_threads)
     return _huber(s)
 
 
 def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-             force_finite=True):
+             force_finite=True, n_threads=None):
     """R² (coefficient of determination) regression score.
 
     Parameters
@@ -346,6 +364,9 @@ def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average
         For constant ``y_true``: 1.0 for perfect predictions, else 0.0, instead of NaN /
         -inf.
 
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
     float or ndarray
@@ -360,11 +381,12 @@ def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average
     -inf
     """
     _check_multioutput(multioutput, ("raw_values", "uniform_average", "variance_weighted"))
-    s = _state(y_true, y_pred, sample_weight, _FLAG_R2)
+    s = _state(y_true, y_pred, sample_weight, _FLAG_R2, n_threads=n_threads)
     return _out(_r2_from_state(s, force_finite), multioutput)
 
 
-def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_finite=True):
+def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_finite=True,
+                      n_threads=None):
     """Adjusted R²: ``1 - (1 - R²) (n - 1) / (n - n_features - 1)``.
 
     Parameters
@@ -378,6 +400,9 @@ def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_f
     force_finite : bool, default=True
         As in :func:`r2_score`.
 
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
     float
@@ -390,8 +415,8 @@ def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_f
     0.8666666666666667
     """
     _check_n_features(n_features)
-    return _adjusted_r2_from_state(_state(y_true, y_pred, sample_weight, _FLAG_R2), n_features,
-                                   force_finite)
+    s = _state(y_true, y_pred, sample_weight, _FLAG_R2, n_threads=n_threads)
+    return _adjusted_r2_from_state(s, n_features, force_finite)
 
 
 def _check_n_features(n_features) -> None:
@@ -493,8 +518,23 @@ class RegressionSummary:
                 "n_samples": self.n_samples}
 
 
-def regression_summary(y_true, y_pred, *, sample_weight=None) -> RegressionSummary:
+def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) -> RegressionSummary:
     """MAE, MSE, RMSE and R² (``force_finite=True``) together, from one kernel pass.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,)
+        Ground truth and estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+    Returns
+    -------
+    RegressionSummary
+        ``mae``, ``mse``, ``rmse``, ``r2`` and ``n_samples``.
 
     Examples
     --------
@@ -502,7 +542,7 @@ def regression_summary(y_true, y_pred, *, sample_weight=None) -> RegressionSumma
     >>> fm.regression_summary([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]).as_row()
     {'mae': 0.5, 'mse': 0.375, 'rmse': 0.6123724356957945, 'r2': 0.9486081370449679, 'n_samples': 4}
     """
-    return _summary_from_state(_state(y_true, y_pred, sample_weight, _FLAG_R2))
+    return _summary_from_state(_state(y_true, y_pred, sample_weight, _FLAG_R2, n_threads=n_threads))
 
 
 def _summary_from_state(s: np.ndarray) -> RegressionSummary:

@@ -408,8 +408,12 @@ class CalibrationAccumulator(_Accumulator):
     def n_samples(self) -> int:
         return int(self._state[:, 4].sum())
 
-    def update(self, y_true, y_prob, sample_weight=None):
-        """Bin one chunk: ``y_prob`` 1-D (binary) or (n, K) (top label). Returns ``self``."""
+    def update(self, y_true, y_prob, sample_weight=None, *, n_threads=None):
+        """Bin one chunk: ``y_prob`` 1-D (binary) or (n, K) (top label). Returns ``self``.
+
+        ``n_threads``: threads of the binary pass over a large chunk (None: the OpenMP
+        default; the result is the same for any value).
+        """
         p = _cal._as_prob(y_prob)
         if p.ndim == 2 and p.shape[1] == 1:
             p = p[:, 0]
@@ -428,7 +432,7 @@ class CalibrationAccumulator(_Accumulator):
         weighted = sample_weight is not None
         if p.ndim == 1:
             st = _cal._binary_pass(y, p, self.edges, self._uniform, sample_weight,
-                                   self.pos_label)
+                                   self.pos_label, n_threads=n_threads)
         else:
             st, _ = _cal._top_label_pass(y, p, self.edges, self._uniform, sample_weight,
                                          self.labels)
@@ -529,15 +533,19 @@ class RegressionAccumulator(_Accumulator):
     def n_samples(self) -> int:
         return int(self._state[_reg._N])
 
-    def update(self, y_true, y_pred, sample_weight=None):
-        """Add one chunk of targets and predictions. Returns ``self``."""
+    def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
+        """Add one chunk of targets and predictions. Returns ``self``.
+
+        ``n_threads``: threads of the kernel pass over a large chunk (None: the OpenMP
+        default; the result is the same for any value).
+        """
         yt = _reg._as_target(y_true, "y_true")
         yp = _reg._as_target(y_pred, "y_pred")
         n = check_consistent_length(y_true=yt, y_pred=yp)
         w = check_sample_weight(sample_weight, n)
         if n == 0:
             return self
-        st = _reg._checked_sums(yt, yp, w, _ALL_FLAGS, self.delta)
+        st = _reg._checked_sums(yt, yp, w, _ALL_FLAGS, self.delta, n_threads)
         errors = _reg._abs_errors(yt, yp, w) if self.keep_values else None
         self._note_weighted(w is not None)
         merged = self._state.copy()
