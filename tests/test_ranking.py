@@ -113,6 +113,47 @@ def test_huge_n_against_sklearn():
         check_parity(name, y, s)
 
 
+# ----------------------------------------------------------------------------- the key sort
+def _sort_cases():
+    """(name, n) pairs on both sides of every switch in fm_sort_u64: insertion (<= 48 keys),
+    MSD recursion, in-cache LSD buckets (> 1024 keys), and plain LSD in
+    [LSD_FROM, LSD_UNTIL)."""
+    from fastmetrics import _rank
+
+    sizes = [0, 1, 2, 48, 49, 1000, 5000, _rank.LSD_FROM - 1, _rank.LSD_FROM,
+             _rank.LSD_UNTIL - 1, _rank.LSD_UNTIL, 1_500_000]
+    return sizes
+
+
+def _key_sets(n, rng):
+    u = rng.integers(0, 2**64, n, dtype=np.uint64)
+    yield "random", u
+    yield "few distinct", rng.integers(0, 5, n).astype(np.uint64) << np.uint64(40)
+    yield "constant", np.full(n, 12345, dtype=np.uint64)
+    yield "low bits only", u & np.uint64(0x3FF)
+    yield "high bits only", u & np.uint64(0xFFF0000000000000)
+    sk = u >> np.uint64(20)  # one huge bucket and a few outliers
+    sk[: max(n // 1000, 1)] |= np.uint64(1 << 63)
+    yield "skewed", sk
+    yield "float keys", np.sort(rng.random(n)).view(np.uint64)[::-1].copy()
+
+
+@pytest.mark.parametrize("n", _sort_cases())
+def test_key_sort_is_a_stable_sort(n):
+    from fastmetrics import _rank
+
+    rng = np.random.default_rng(n)
+    for name, keys in _key_sets(n, rng):
+        w = np.arange(n, dtype=np.float64)  # original positions: checks stability
+        got, gw = _rank._py_sort_keys(keys, w)
+        order = np.argsort(keys, kind="stable")
+        np.testing.assert_array_equal(got, keys[order], err_msg=name)
+        np.testing.assert_array_equal(gw, w[order], err_msg=name)
+        got2, none = _rank._py_sort_keys(keys)
+        assert none is None
+        np.testing.assert_array_equal(got2, keys[order], err_msg=name)
+
+
 # ----------------------------------------------------------------------------- labels
 @pytest.mark.parametrize(
     "y, kwargs",

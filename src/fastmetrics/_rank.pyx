@@ -32,6 +32,10 @@ cdef extern from "fm_sort.h" nogil:
     int64_t fm_radix_hist_size(int64_t n)
     uint64_t *fm_radix_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp,
                                 int64_t n, uint64_t *hist)
+    uint64_t *fm_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp, int64_t n,
+                          uint64_t *hist, uint64_t varying)
+    int FM_LSD_FROM
+    int FM_LSD_UNTIL
 
 ctypedef fused label_t:
     int8_t
@@ -71,6 +75,7 @@ cdef struct Scratch:
     uint64_t* hist   # two histograms: one per run
     int64_t hsize
     int n_threads
+    uint64_t varying  # OR ^ AND of every key written by the partition
 
 
 cdef enum:
@@ -80,15 +85,73 @@ cdef enum:
 cdef void _sort_run(Scratch* sb, int r, Py_ssize_t off, Py_ssize_t m, bint has_w,
                     uint64_t** runk, double** runw) noexcept nogil:
     """Radix sort run ``r`` (keys[off:off+m]); records where the sorted keys/weights are."""
-    cdef uint64_t* out = fm_radix_sort_u64(sb.keys + off, sb.tmp + off,
-                                           (sb.w + off) if has_w else NULL,
-                                           (sb.wtmp + off) if has_w else NULL, m,
-                                           sb.hist + r * sb.hsize)
+    cdef uint64_t* out = fm_sort_u64(sb.keys + off, sb.tmp + off,
+                                     (sb.w + off) if has_w else NULL,
+                                     (sb.wtmp + off) if has_w else NULL, m,
+                                     sb.hist + r * sb.hsize, sb.varying)
     runk[r] = out
     if has_w:
         runw[r] = (sb.w + off) if out == sb.keys + off else (sb.wtmp + off)
     else:
         runw[r] = NULL
+
+
+cdef inline void _flush(int64_t ip, int64_t jn, int64_t* tpg, int64_t* fpg, int64_t* m,
+                        uint64_t k, double* auc2, double* ap, double* thr, double* out_p,
+                        double* out_q) noexcept nogil:
+    """Close the group of threshold ``k``: ``ip`` / ``jn`` positives / negatives at or above
+    it, ``tpg`` / ``fpg`` above it."""
+    cdef int64_t p = ip - tpg[0], q = jn - fpg[0]
+    if thr != NULL:
+        thr[m[0]] = fm_undkey_f64(k)
+        out_p[m[0]] = <double>p
+        out_q[m[0]] = <double>q
+    auc2[0] += <double>q * <double>(tpg[0] + ip)
+    ap[0] += <double>p * (<double>ip / <double>(ip + jn))
+    m[0] += 1
+    tpg[0] = ip
+    fpg[0] = jn
+
+
+cdef int64_t _walk_counts(const uint64_t* pk, int64_t np_, const uint64_t* nk, int64_t nn,
+                          double* stats, double* thr, double* out_p,
+                          double* out_q) noexcept nogil:
+    """Unweighted merge walk: the same numbers, in the same order of operations, as the
+    weighted one with unit weights, but the run to take from is chosen without a branch
+    (a select on ``pk[ip] <= nk[jn]``, whose outcome is unpredictable) and counts are
+    integers; only a new threshold branches (predictable: nearly always or nearly never)."""
+    cdef int64_t ip = 0, jn = 0, m = 0, tpg = 0, fpg = 0, t
+    cdef double auc2 = 0.0, ap = 0.0
+    cdef uint64_t a, b, k, prev
+    if np_ + nn > 0:
+        prev = pk[0] if (np_ > 0 and (nn == 0 or pk[0] <= nk[0])) else nk[0]
+        while ip < np_ and jn < nn:
+            a = pk[ip]
+            b = nk[jn]
+            t = a <= b
+            k = a if t else b
+            if k != prev:
+                _flush(ip, jn, &tpg, &fpg, &m, prev, &auc2, &ap, thr, out_p, out_q)
+                prev = k
+            ip += t
+            jn += 1 - t
+        while ip < np_:
+            if pk[ip] != prev:
+                _flush(ip, jn, &tpg, &fpg, &m, prev, &auc2, &ap, thr, out_p, out_q)
+                prev = pk[ip]
+            ip += 1
+        while jn < nn:
+            if nk[jn] != prev:
+                _flush(ip, jn, &tpg, &fpg, &m, prev, &auc2, &ap, thr, out_p, out_q)
+                prev = nk[jn]
+            jn += 1
+        _flush(ip, jn, &tpg, &fpg, &m, prev, &auc2, &ap, thr, out_p, out_q)
+    stats[STAT_P] = <double>np_
+    stats[STAT_N] = <double>nn
+    stats[STAT_AUC2] = auc2
+    stats[STAT_AP] = ap
+    return m
+
 
 
 cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s,
@@ -98,10 +161,10 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
     """One binary problem. Returns the number of distinct thresholds, or -1 after writing
     the offending row into ``bad`` (bad[0]: non-finite score, bad[1]: non-finite weight)."""
     cdef Py_ssize_t n = s.shape[0]
-    cdef Py_ssize_t i, np_ = 0, nn = 0, lo
+    cdef Py_ssize_t i, np_ = 0, nn = 0
     cdef int64_t cnt_pos = 0, cnt_neg = 0, m = 0
     cdef double x, wi = 1.0, tp = 0.0, fp = 0.0, tp0, p, q, auc2 = 0.0, ap = 0.0
-    cdef uint64_t k, kp, kn
+    cdef uint64_t k, kp, kn, kor = 0, kand = ~(<uint64_t>0)
     cdef label_t v
     cdef bint is_pos, is_neg, keep = True
     cdef uint64_t* keys = sb.keys
@@ -137,9 +200,12 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
             ww[n - 1 - nn] = wi
         keys[np_] = k
         keys[n - 1 - nn] = k
+        kor = kor | k
+        kand = kand & k
         np_ += is_pos & keep
         nn += is_neg & keep
     nstart = n - nn
+    sb.varying = kor ^ kand
     # 2. sort each run (the two runs in parallel on large inputs)
     cdef uint64_t* runk[2]
     cdef double* runw[2]
@@ -151,31 +217,27 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
     pw = runw[0]
     nw = runw[1]
     # 3. merge the runs by threshold, one sequential walk
+    if not has_w:
+        m = _walk_counts(pk, np_, nk, nn, stats, thr, out_p, out_q)
+        tp = stats[STAT_P]
+        fp = stats[STAT_N]
+        auc2 = stats[STAT_AUC2]
+        ap = stats[STAT_AP]
     ip = 0
     jn = 0
-    while ip < np_ or jn < nn:
+    while has_w and (ip < np_ or jn < nn):
         if ip < np_ and (jn >= nn or pk[ip] <= nk[jn]):
             k = pk[ip]
         else:
             k = nk[jn]
         p = 0.0
         q = 0.0
-        if has_w:
-            while ip < np_ and pk[ip] == k:
-                p += pw[ip]
-                ip += 1
-            while jn < nn and nk[jn] == k:
-                q += nw[jn]
-                jn += 1
-        else:
-            lo = ip
-            while ip < np_ and pk[ip] == k:
-                ip += 1
-            p = <double>(ip - lo)
-            lo = jn
-            while jn < nn and nk[jn] == k:
-                jn += 1
-            q = <double>(jn - lo)
+        while ip < np_ and pk[ip] == k:
+            p += pw[ip]
+            ip += 1
+        while jn < nn and nk[jn] == k:
+            q += nw[jn]
+            jn += 1
         if thr != NULL:
             thr[m] = fm_undkey_f64(k)
             out_p[m] = p
@@ -328,3 +390,31 @@ def label_scan(const label_t[:] y):
                             break
             i = end
     return nd, v0, v1
+
+
+LSD_FROM = FM_LSD_FROM
+LSD_UNTIL = FM_LSD_UNTIL
+
+
+def _py_sort_keys(const uint64_t[::1] keys, w=None):
+    """Test hook: ``fm_sort_u64`` on a copy of ``keys`` (with the float64 payload ``w`` when
+    given); returns ``(sorted keys, payload in the same order or None)``."""
+    cdef Py_ssize_t n = keys.shape[0], m = max(n, 1)
+    cdef uint64_t[::1] k = np.empty(m, np.uint64)
+    cdef uint64_t[::1] t = np.empty(m, np.uint64)
+    cdef uint64_t[::1] h = np.empty(fm_radix_hist_size(m), np.uint64)
+    cdef double[::1] wa = np.empty(m)
+    cdef double[::1] wt = np.empty(m)
+    cdef bint has_w = w is not None
+    cdef const double[:] win
+    cdef uint64_t* out
+    k[:n] = keys
+    if has_w:
+        win = np.ascontiguousarray(w, dtype=np.float64)
+        wa[:n] = win
+    with nogil:
+        out = fm_sort_u64(&k[0], &t[0], &wa[0] if has_w else NULL, &wt[0] if has_w else NULL,
+                          n, &h[0], ~(<uint64_t>0))
+    if out == &k[0]:
+        return (np.asarray(k)[:n].copy(), np.asarray(wa)[:n].copy() if has_w else None)
+    return (np.asarray(t)[:n].copy(), np.asarray(wt)[:n].copy() if has_w else None)
