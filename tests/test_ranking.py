@@ -154,6 +154,73 @@ def test_key_sort_is_a_stable_sort(n):
         np.testing.assert_array_equal(got2, keys[order], err_msg=name)
 
 
+# ----------------------------------------------------------------------------- small fast path
+SMALL_MAX = 2048  # _rank.binary_small's limit
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 1000, SMALL_MAX, SMALL_MAX + 1])
+@pytest.mark.parametrize("ydt", [np.int8, np.int32, np.int64, np.uint8, bool, np.int16])
+@pytest.mark.parametrize("sdt", [np.float32, np.float64])
+def test_small_fast_path_matches_sklearn(n, ydt, sdt):
+    from fastmetrics import _rank
+
+    rng = np.random.default_rng(n)
+    y = (rng.integers(0, 2, n) if n > 2 else np.arange(n) % 2).astype(ydt)
+    s = rng.integers(0, 50, n).astype(sdt) / 7  # ties
+    taken = n <= SMALL_MAX and n > 1 and ydt is not np.int16
+    for mode, name in enumerate(BINARY_FUNCS):
+        got = _rank.binary_small(y, s, mode)
+        assert (got is not None) == taken
+        if taken:
+            assert got == pytest.approx(getattr(skm, name)(y, s), rel=RTOL)
+        check_parity(name, y, s)
+
+
+@pytest.mark.parametrize(
+    "y, s",
+    [
+        ([0, 0, 0], [0.1, 0.2, 0.3]),  # one class: nan + warning / AP warning
+        ([1, 1, 1], [0.1, 0.2, 0.3]),
+        ([0, 1, 2], [0.1, 0.2, 0.3]),  # three classes
+        ([0, 2, 2, 0], [0.1, 0.2, 0.3, 0.4]),  # AP: pos_label 1 not a label
+        ([-1, 1, 1, -1], [0.1, 0.2, 0.3, 0.4]),
+        ([0, 1, 1, 0], [0.1, np.nan, 0.3, 0.4]),  # non-finite score
+        ([0, 1, 1, 0], [0.1, np.inf, 0.3, 0.4]),
+        ([0, 1, 1], [0.1, 0.2, 0.3, 0.4]),  # length mismatch
+    ],
+)
+def test_small_fast_path_declines_or_agrees(y, s):
+    from fastmetrics import _rank
+
+    y = np.array(y)
+    s = np.array(s)
+    for mode, name in enumerate(BINARY_FUNCS):
+        got = _rank.binary_small(y, s, mode)
+        ref, _, exc = _call(getattr(skm, name), y, s)
+        if got is not None:  # only clean binary input is answered
+            assert exc is None and got == pytest.approx(ref, rel=RTOL)
+        check_parity(name, y, s)
+
+
+def test_small_fast_path_layouts():
+    from fastmetrics import _rank
+
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 600)
+    s = rng.random(1200)[::2]
+    ref = skm.roc_auc_score(y, s)
+    assert _rank.binary_small(y, s, 0) == pytest.approx(ref, rel=RTOL)  # strided scores
+    assert _rank.binary_small(y.astype(">i8"), s, 0) is None  # byte-swapped: general path
+    assert _rank.binary_small(y[:, None], s, 0) is None  # 2-D: general path
+    assert _rank.binary_small(list(y), s, 0) is None
+    for yy, ss in ((y.astype(">i8"), s), (y[:, None], s), (list(y), list(s))):
+        assert fm.roc_auc_score(yy, ss) == pytest.approx(ref, rel=RTOL)
+    # options other than the defaults take the general path with the same numbers
+    assert fm.roc_auc_score(y, s, average="weighted") == pytest.approx(ref, rel=RTOL)
+    assert fm.average_precision_score(y, s, pos_label=np.int64(1)) == pytest.approx(
+        skm.average_precision_score(y, s), rel=RTOL)
+
+
 # ----------------------------------------------------------------------------- labels
 @pytest.mark.parametrize(
     "y, kwargs",

@@ -392,6 +392,115 @@ def label_scan(const label_t[:] y):
     return nd, v0, v1
 
 
+# ----------------------------------------------------------------------------- small inputs
+cdef enum:
+    SMALL_MAX = 2048   # binary_small: scratch on the stack up to this many samples
+
+cdef const double[:] _NO_WEIGHTS = np.zeros(1)
+
+
+cdef object _small(const label_t[:, :] y, const score_t[:, :] s, int mode):
+    """ROC AUC (mode 0, positive = the greater label) or AP (mode 1, positive = 1) of one
+    binary problem of at most SMALL_MAX samples with exactly two label values, finite scores
+    and no weights; None for anything else (the caller takes the general path)."""
+    cdef Py_ssize_t i, n = y.shape[0]
+    cdef label_t v0, v1, v, pos
+    cdef bint two = False
+    cdef uint64_t keys[SMALL_MAX]
+    cdef uint64_t tmp[SMALL_MAX]
+    cdef uint64_t hist[2 * (8 << 8)]  # 2 * fm_radix_hist_size(n) for n < 16384
+    cdef double stats[N_STATS]
+    cdef int64_t bad[2]
+    cdef int64_t m
+    cdef Scratch sb
+    if n == 0 or n > SMALL_MAX or s.shape[0] != n:
+        return None
+    v0 = y[0, 0]
+    v1 = v0
+    for i in range(1, n):
+        v = y[i, 0]
+        if v != v0 and v != v1:
+            if two:
+                return None  # a third label
+            v1 = v
+            two = True
+    if not two:
+        return None
+    if mode == 0:
+        pos = v0 if v0 > v1 else v1
+    elif v0 == 1 or v1 == 1:
+        pos = 1
+    else:
+        return None
+    sb.keys = keys
+    sb.tmp = tmp
+    sb.w = NULL
+    sb.wtmp = NULL
+    sb.hist = hist
+    sb.hsize = fm_radix_hist_size(n)
+    sb.n_threads = 1
+    bad[0] = -1
+    bad[1] = -1
+    with nogil:
+        m = _column(y, 0, s, 0, _NO_WEIGHTS, False, pos, pos, True, &sb, stats, NULL, NULL,
+                    NULL, bad)
+    if m < 0:
+        return None
+    if mode == 0:
+        return stats[STAT_AUC2] / (2.0 * stats[STAT_P] * stats[STAT_N])
+    return max(0.0, stats[STAT_AP] / stats[STAT_P])
+
+
+cdef object _small_labels(y2, const score_t[:, :] s2, str yk, Py_ssize_t ysz, int mode):
+    """_small on the label dtypes binary_small serves; None for the others."""
+    cdef const int64_t[:, :] i64
+    cdef const int32_t[:, :] i32
+    cdef const int8_t[:, :] i8
+    cdef const uint8_t[:, :] u8
+    if yk == "i" and ysz == 8:
+        i64 = y2
+        return _small(i64, s2, mode)
+    if yk == "i" and ysz == 4:
+        i32 = y2
+        return _small(i32, s2, mode)
+    if yk == "i" and ysz == 1:
+        i8 = y2
+        return _small(i8, s2, mode)
+    if yk == "u" and ysz == 1:
+        u8 = y2
+        return _small(u8, s2, mode)
+    return None
+
+
+def binary_small(y, s, int mode):
+    """Fast path of ``roc_auc_score`` (mode 0) / ``average_precision_score`` (mode 1, pos_label
+    1) for plain 1-D native arrays: int8/int32/int64/uint8/bool labels, float32/float64 scores,
+    at most 2048 samples, exactly two label values, finite scores. Returns the score, or None
+    when the input is outside that (the general path then validates, warns or raises)."""
+    if type(y) is not np.ndarray or type(s) is not np.ndarray or y.ndim != 1 or s.ndim != 1:
+        return None
+    cdef const double[:, :] s64
+    cdef const float[:, :] s32
+    cdef str yk
+    cdef Py_ssize_t ysz
+    yd = y.dtype
+    sd = s.dtype
+    if not (yd.isnative and sd.isnative) or y.shape[0] > SMALL_MAX:
+        return None
+    yk = yd.kind
+    ysz = yd.itemsize
+    if yk == "b":
+        y = y.view(np.uint8)
+        yk = "u"
+    if sd.char == "d":
+        s64 = s[:, None]
+        return _small_labels(y[:, None], s64, yk, ysz, mode)
+    if sd.char == "f":
+        s32 = s[:, None]
+        return _small_labels(y[:, None], s32, yk, ysz, mode)
+    return None
+
+
 LSD_FROM = FM_LSD_FROM
 LSD_UNTIL = FM_LSD_UNTIL
 

@@ -634,6 +634,18 @@ def roc_auc_score(
     >>> roc_auc_score(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
     0.75
     """
+    if (
+        sample_weight is None
+        and max_fpr is None
+        and labels is None
+        and type(average) is str
+        and average == "macro"
+        and type(multi_class) is str
+        and multi_class == "raise"
+    ):
+        auc = _rank.binary_small(y_true, y_score, 0)  # small plain binary input: one call
+        if auc is not None:
+            return auc
     if max_fpr is not None and (
         isinstance(max_fpr, bool)
         or not isinstance(max_fpr, numbers.Real)
@@ -798,6 +810,16 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1, sa
     >>> average_precision_score(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
     0.8333333333333333
     """
+    if (
+        sample_weight is None
+        and type(pos_label) is int
+        and pos_label == 1
+        and type(average) is str
+        and average == "macro"
+    ):
+        ap = _rank.binary_small(y_true, y_score, 1)  # small plain binary input: one call
+        if ap is not None:
+            return ap
     _check_average(average, (None, "micro", "macro", "weighted", "samples"))
     ind = _indicator(y_true)
     if ind is not None:
