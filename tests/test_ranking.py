@@ -154,6 +154,33 @@ def test_key_sort_is_a_stable_sort(n):
         np.testing.assert_array_equal(got2, keys[order], err_msg=name)
 
 
+@pytest.mark.parametrize("n", [(1 << 17) - 1, 1 << 17, 400_001])
+@pytest.mark.parametrize("kind", ["distinct", "ties at the cut", "one positive block"])
+def test_split_walk_matches_serial_walk_and_threads(n, kind, monkeypatch):
+    """From 2^17 samples the statistics walk runs in two halves cut at a key: the result must
+    equal the serial walk (curve summary) and sklearn, for any thread count."""
+    rng = np.random.default_rng(n)
+    y = rng.integers(0, 2, n)
+    if kind == "distinct":
+        s = rng.random(n)
+    elif kind == "ties at the cut":
+        s = np.where(rng.random(n) < 0.6, 0.5, rng.random(n))
+    else:
+        s = rng.random(n)
+        y[:] = 0
+        y[np.argsort(s)[-1000:]] = 1  # every positive above every negative
+    P, N, auc, ap = ranking._summary_scores(ranking._binary_summary(y, s))
+    got = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(ranking, "_threads", lambda n_, t=threads: t)
+        got[threads] = (fm.roc_auc_score(y, s), fm.average_precision_score(y, s))
+    assert got[1] == got[2]
+    assert got[1][0] == auc  # sums of integers: exact
+    assert got[1][1] == pytest.approx(ap, rel=1e-14)
+    assert got[1][0] == pytest.approx(skm.roc_auc_score(y, s), rel=RTOL)
+    assert got[1][1] == pytest.approx(skm.average_precision_score(y, s), rel=RTOL)
+
+
 # ----------------------------------------------------------------------------- small fast path
 SMALL_MAX = 2048  # _rank.binary_small's limit
 

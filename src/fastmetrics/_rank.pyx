@@ -113,18 +113,20 @@ cdef inline void _flush(int64_t ip, int64_t jn, int64_t* tpg, int64_t* fpg, int6
     fpg[0] = jn
 
 
-cdef int64_t _walk_counts(const uint64_t* pk, int64_t np_, const uint64_t* nk, int64_t nn,
-                          double* stats, double* thr, double* out_p,
-                          double* out_q) noexcept nogil:
-    """Unweighted merge walk: the same numbers, in the same order of operations, as the
-    weighted one with unit weights, but the run to take from is chosen without a branch
-    (a select on ``pk[ip] <= nk[jn]``, whose outcome is unpredictable) and counts are
-    integers; only a new threshold branches (predictable: nearly always or nearly never)."""
-    cdef int64_t ip = 0, jn = 0, m = 0, tpg = 0, fpg = 0, t
+cdef void _walk_range(const uint64_t* pk, int64_t ip, int64_t np_, const uint64_t* nk,
+                      int64_t jn, int64_t nn, double* acc, double* thr, double* out_p,
+                      double* out_q) noexcept nogil:
+    """Unweighted merge walk over pk[ip:np_] and nk[jn:nn] (``ip`` / ``jn`` positives /
+    negatives precede them, so counts stay absolute); acc = [auc2, ap, thresholds].
+
+    The run to take from is chosen without a branch (a select on ``pk[ip] <= nk[jn]``, whose
+    outcome is unpredictable) and counts are integers; only a new threshold branches
+    (predictable: nearly always or nearly never)."""
+    cdef int64_t m = 0, tpg = ip, fpg = jn, t
     cdef double auc2 = 0.0, ap = 0.0
     cdef uint64_t a, b, k, prev
-    if np_ + nn > 0:
-        prev = pk[0] if (np_ > 0 and (nn == 0 or pk[0] <= nk[0])) else nk[0]
+    if ip < np_ or jn < nn:
+        prev = pk[ip] if (ip < np_ and (jn == nn or pk[ip] <= nk[jn])) else nk[jn]
         while ip < np_ and jn < nn:
             a = pk[ip]
             b = nk[jn]
@@ -146,12 +148,56 @@ cdef int64_t _walk_counts(const uint64_t* pk, int64_t np_, const uint64_t* nk, i
                 prev = nk[jn]
             jn += 1
         _flush(ip, jn, &tpg, &fpg, &m, prev, &auc2, &ap, thr, out_p, out_q)
+    acc[0] = auc2
+    acc[1] = ap
+    acc[2] = <double>m
+
+
+cdef int64_t _lower_bound(const uint64_t* a, int64_t n, uint64_t key) noexcept nogil:
+    """First index i with a[i] >= key in sorted a[0:n]."""
+    cdef int64_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if a[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef int64_t _walk_counts(const uint64_t* pk, int64_t np_, const uint64_t* nk, int64_t nn,
+                          double* stats, double* thr, double* out_p, double* out_q,
+                          int n_threads) noexcept nogil:
+    """Unweighted walk: the same numbers, in the same order of operations, as the weighted
+    one with unit weights. From PAR_MIN samples (statistics only) the thresholds are cut in
+    two halves at a key, walked on two threads and added: always two halves, whatever the
+    thread count, so the result does not depend on it (auc2 is a sum of integers, exact)."""
+    cdef double acc[2][3]
+    cdef int64_t cut_p[3]
+    cdef int64_t cut_n[3]
+    cdef uint64_t key
+    cdef int h, nh = 1
+    cut_p[0] = 0
+    cut_n[0] = 0
+    if thr == NULL and np_ + nn >= PAR_MIN and np_ >= 2 and nn >= 1:
+        key = pk[np_ // 2]  # positives in both halves; equal keys stay on one side
+        cut_p[1] = _lower_bound(pk, np_, key)
+        cut_n[1] = _lower_bound(nk, nn, key)
+        nh = 2
+    cut_p[nh] = np_
+    cut_n[nh] = nn
+    for h in prange(nh, num_threads=n_threads if nh > 1 else 1, schedule="static"):
+        _walk_range(pk, cut_p[h], cut_p[h + 1], nk, cut_n[h], cut_n[h + 1], acc[h], thr,
+                    out_p, out_q)
+    if nh == 2:
+        acc[0][0] = acc[0][0] + acc[1][0]
+        acc[0][1] = acc[0][1] + acc[1][1]
+        acc[0][2] = acc[0][2] + acc[1][2]
     stats[STAT_P] = <double>np_
     stats[STAT_N] = <double>nn
-    stats[STAT_AUC2] = auc2
-    stats[STAT_AP] = ap
-    return m
-
+    stats[STAT_AUC2] = acc[0][0]
+    stats[STAT_AP] = acc[0][1]
+    return <int64_t>acc[0][2]
 
 
 cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s,
@@ -218,7 +264,7 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
     nw = runw[1]
     # 3. merge the runs by threshold, one sequential walk
     if not has_w:
-        m = _walk_counts(pk, np_, nk, nn, stats, thr, out_p, out_q)
+        m = _walk_counts(pk, np_, nk, nn, stats, thr, out_p, out_q, nth)
         tp = stats[STAT_P]
         fp = stats[STAT_N]
         auc2 = stats[STAT_AUC2]
