@@ -182,21 +182,24 @@ def test_split_walk_matches_serial_walk_and_threads(n, kind, monkeypatch):
 
 
 # ----------------------------------------------------------------------------- small fast path
-SMALL_MAX = 2048  # _rank.binary_small's limit
+SMALL_MAX = 2048  # _rank.binary_plain's stack scratch limit
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 1000, SMALL_MAX, SMALL_MAX + 1])
+def _plain(y, s, mode):
+    """_rank.binary_plain as ranking calls it (stack scratch when small, else the cache)."""
+    return ranking._plain_binary(y, s, mode)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 1000, SMALL_MAX, SMALL_MAX + 1, 300_000])
 @pytest.mark.parametrize("ydt", [np.int8, np.int32, np.int64, np.uint8, bool, np.int16])
 @pytest.mark.parametrize("sdt", [np.float32, np.float64])
 def test_small_fast_path_matches_sklearn(n, ydt, sdt):
-    from fastmetrics import _rank
-
     rng = np.random.default_rng(n)
     y = (rng.integers(0, 2, n) if n > 2 else np.arange(n) % 2).astype(ydt)
     s = rng.integers(0, 50, n).astype(sdt) / 7  # ties
-    taken = n <= SMALL_MAX and n > 1 and ydt is not np.int16
+    taken = n > 1 and ydt is not np.int16
     for mode, name in enumerate(BINARY_FUNCS):
-        got = _rank.binary_small(y, s, mode)
+        got = _plain(y, s, mode)
         assert (got is not None) == taken
         if taken:
             assert got == pytest.approx(getattr(skm, name)(y, s), rel=RTOL)
@@ -214,15 +217,18 @@ def test_small_fast_path_matches_sklearn(n, ydt, sdt):
         ([0, 1, 1, 0], [0.1, np.nan, 0.3, 0.4]),  # non-finite score
         ([0, 1, 1, 0], [0.1, np.inf, 0.3, 0.4]),
         ([0, 1, 1], [0.1, 0.2, 0.3, 0.4]),  # length mismatch
+        # large: the third label / the bad score comes late (found by the partition pass)
+        (np.r_[np.zeros(3000, int), np.ones(3000, int), 2], np.linspace(0, 1, 6001)),
+        (np.r_[np.ones(3000, int), np.zeros(3000, int)], np.r_[np.linspace(0, 1, 5999), np.nan]),
+        (np.zeros(6000, int), np.linspace(0, 1, 6000)),
+        (np.r_[np.zeros(3000, int), np.full(3000, 2)], np.linspace(0, 1, 6000)),
     ],
 )
 def test_small_fast_path_declines_or_agrees(y, s):
-    from fastmetrics import _rank
-
     y = np.array(y)
     s = np.array(s)
     for mode, name in enumerate(BINARY_FUNCS):
-        got = _rank.binary_small(y, s, mode)
+        got = _plain(y, s, mode)
         ref, _, exc = _call(getattr(skm, name), y, s)
         if got is not None:  # only clean binary input is answered
             assert exc is None and got == pytest.approx(ref, rel=RTOL)
@@ -236,10 +242,11 @@ def test_small_fast_path_layouts():
     y = rng.integers(0, 2, 600)
     s = rng.random(1200)[::2]
     ref = skm.roc_auc_score(y, s)
-    assert _rank.binary_small(y, s, 0) == pytest.approx(ref, rel=RTOL)  # strided scores
-    assert _rank.binary_small(y.astype(">i8"), s, 0) is None  # byte-swapped: general path
-    assert _rank.binary_small(y[:, None], s, 0) is None  # 2-D: general path
-    assert _rank.binary_small(list(y), s, 0) is None
+    assert _plain(y, s, 0) == pytest.approx(ref, rel=RTOL)  # strided scores
+    assert _plain(y.astype(">i8"), s, 0) is None  # byte-swapped: general path
+    assert _plain(y[:, None], s, 0) is None  # 2-D: general path
+    assert _plain(list(y), s, 0) is None
+    assert _rank.binary_plain(np.tile(y, 4), np.tile(s, 4), 0) is None  # large, no scratch
     for yy, ss in ((y.astype(">i8"), s), (y[:, None], s), (list(y), list(s))):
         assert fm.roc_auc_score(yy, ss) == pytest.approx(ref, rel=RTOL)
     # options other than the defaults take the general path with the same numbers

@@ -4,7 +4,8 @@
 For one binary problem (one *column*), one pass over the scores and labels writes each
 sample's order-preserving descending key (``fm_dkey_f64``) into one buffer: positives from
 the front, negatives from the back (zero-weight samples are dropped, like scikit-learn does).
-Each part is radix sorted, then one merging walk over the two sorted runs visits the distinct
+Each part is radix sorted (``fm_sort_u64``: an MSD pass into cache-sized buckets, then in-cache
+passes), then one merging walk over the two sorted runs visits the distinct
 thresholds in decreasing order with the positive weight ``p`` and negative weight ``q`` tied
 at that score. That walk either writes the summary ``(threshold, p, q)`` (the mergeable state:
 two summaries merge by threshold, adding weights) or accumulates, in the same pass,
@@ -14,9 +15,13 @@ two summaries merge by threshold, adding weights) or accumulates, in the same pa
   tied positive/negative pair counts one half,
 - ``ap = sum p * tp / (tp + fp)``: the step-wise average precision, times ``P``.
 
+On large inputs the two runs are sorted on two threads and the statistics walk is cut into
+two halves at a key (see ``_walk_counts``).
+
 Scratch (passed in by the caller, see ``ranking._scratch``): ``2 N`` uint64 keys (sort
 buffer + radix scratch) and, with sample weights, ``2 N`` doubles (the weight payload); a
-small histogram. Nothing else is allocated or copied.
+small histogram. Nothing else is allocated or copied. ``binary_plain`` (the one-call path of
+plain binary inputs) keeps its scratch on the stack up to 2048 samples.
 Scores that are NaN or infinite (scikit-learn rejects both) stop the pass and are reported.
 """
 
@@ -205,10 +210,12 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
                      bint neg_any, Scratch* sb, double* stats, double* thr, double* out_p,
                      double* out_q, int64_t* bad) noexcept nogil:
     """One binary problem. Returns the number of distinct thresholds, or -1 after writing
-    the offending row into ``bad`` (bad[0]: non-finite score, bad[1]: non-finite weight)."""
+    the offending row into ``bad`` (bad[0]: non-finite score, bad[1]: non-finite weight).
+    bad[2] is set to the number of labels equal to neither ``pos`` nor ``neg`` (with
+    ``neg_any`` they count as negatives; a binary caller rejects the input when any)."""
     cdef Py_ssize_t n = s.shape[0]
     cdef Py_ssize_t i, np_ = 0, nn = 0
-    cdef int64_t cnt_pos = 0, cnt_neg = 0, m = 0
+    cdef int64_t cnt_pos = 0, cnt_neg = 0, m = 0, other = 0
     cdef double x, wi = 1.0, tp = 0.0, fp = 0.0, tp0, p, q, auc2 = 0.0, ap = 0.0
     cdef uint64_t k, kp, kn, kor = 0, kand = ~(<uint64_t>0)
     cdef label_t v
@@ -235,6 +242,7 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
         is_neg = (not is_pos) & (neg_any | (v == neg))
         cnt_pos += is_pos
         cnt_neg += is_neg
+        other += (not is_pos) & (v != neg)
         k = fm_dkey_f64(x)
         if has_w:
             wi = <double>w[i]
@@ -251,6 +259,7 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
         np_ += is_pos & keep
         nn += is_neg & keep
     nstart = n - nn
+    bad[2] = other
     sb.varying = kor ^ kand
     # 2. sort each run (the two runs in parallel on large inputs)
     cdef uint64_t* runk[2]
@@ -340,7 +349,7 @@ def binary_stats(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:]
     cdef Py_ssize_t n = s.shape[0]
     cdef Py_ssize_t j, nprob = ycol.shape[0]
     cdef Scratch sb
-    cdef int64_t rb[2]
+    cdef int64_t rb[3]
     cdef int64_t r = 0
     _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], n, has_w, n_threads)
     with nogil:
@@ -365,7 +374,7 @@ def binary_summary(const label_t[:, :] y, const score_t[:, :] s, const weight_t[
     thresholds (decreasing) with their positive / negative weights; returns how many, or -1
     with ``bad`` set as in :func:`binary_stats`."""
     cdef Scratch sb
-    cdef int64_t rb[2]
+    cdef int64_t rb[3]
     cdef int64_t m
     _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], s.shape[0], has_w,
           n_threads)
@@ -440,88 +449,96 @@ def label_scan(const label_t[:] y):
 
 # ----------------------------------------------------------------------------- small inputs
 cdef enum:
-    SMALL_MAX = 2048   # binary_small: scratch on the stack up to this many samples
+    SMALL_MAX = 2048   # binary_plain: scratch on the stack up to this many samples
 
 cdef const double[:] _NO_WEIGHTS = np.zeros(1)
 
 
-cdef object _small(const label_t[:, :] y, const score_t[:, :] s, int mode):
+cdef object _plain(const label_t[:, :] y, const score_t[:, :] s, int mode, scratch,
+                   int n_threads):
     """ROC AUC (mode 0, positive = the greater label) or AP (mode 1, positive = 1) of one
-    binary problem of at most SMALL_MAX samples with exactly two label values, finite scores
-    and no weights; None for anything else (the caller takes the general path)."""
+    binary problem with exactly two label values, finite scores and no weights; None for
+    anything else (the caller takes the general path). The two labels are the first value
+    and the first different one; a third value is counted by the partition pass (no
+    separate scan). Scratch: ``scratch`` (ranking._scratch), or on the stack when None."""
     cdef Py_ssize_t i, n = y.shape[0]
-    cdef label_t v0, v1, v, pos
-    cdef bint two = False
+    cdef label_t v0, v1, pos, neg
     cdef uint64_t keys[SMALL_MAX]
     cdef uint64_t tmp[SMALL_MAX]
     cdef uint64_t hist[2 * (8 << 8)]  # 2 * fm_radix_hist_size(n) for n < 16384
     cdef double stats[N_STATS]
-    cdef int64_t bad[2]
+    cdef int64_t bad[3]
     cdef int64_t m
     cdef Scratch sb
-    if n == 0 or n > SMALL_MAX or s.shape[0] != n:
+    if n == 0 or s.shape[0] != n or (scratch is None and n > SMALL_MAX):
         return None
     v0 = y[0, 0]
-    v1 = v0
-    for i in range(1, n):
-        v = y[i, 0]
-        if v != v0 and v != v1:
-            if two:
-                return None  # a third label
-            v1 = v
-            two = True
-    if not two:
-        return None
+    i = 1
+    while i < n and y[i, 0] == v0:
+        i += 1
+    if i == n:
+        return None  # one class: the general path warns
+    v1 = y[i, 0]
     if mode == 0:
         pos = v0 if v0 > v1 else v1
     elif v0 == 1 or v1 == 1:
         pos = 1
     else:
-        return None
-    sb.keys = keys
-    sb.tmp = tmp
-    sb.w = NULL
-    sb.wtmp = NULL
-    sb.hist = hist
-    sb.hsize = fm_radix_hist_size(n)
-    sb.n_threads = 1
+        return None  # pos_label 1 is not a label: the general path raises
+    neg = v1 if pos == v0 else v0
+    if scratch is None:
+        sb.keys = keys
+        sb.tmp = tmp
+        sb.w = NULL
+        sb.wtmp = NULL
+        sb.hist = hist
+        sb.hsize = fm_radix_hist_size(n)
+        sb.n_threads = 1
+    else:
+        _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], n, False,
+              n_threads)
     bad[0] = -1
     bad[1] = -1
     with nogil:
-        m = _column(y, 0, s, 0, _NO_WEIGHTS, False, pos, pos, True, &sb, stats, NULL, NULL,
+        m = _column(y, 0, s, 0, _NO_WEIGHTS, False, pos, neg, True, &sb, stats, NULL, NULL,
                     NULL, bad)
-    if m < 0:
-        return None
+    if m < 0 or bad[2] != 0:
+        return None  # non-finite score / a third label: the general path raises
     if mode == 0:
         return stats[STAT_AUC2] / (2.0 * stats[STAT_P] * stats[STAT_N])
     return max(0.0, stats[STAT_AP] / stats[STAT_P])
 
 
-cdef object _small_labels(y2, const score_t[:, :] s2, str yk, Py_ssize_t ysz, int mode):
-    """_small on the label dtypes binary_small serves; None for the others."""
+cdef object _plain_labels(y2, const score_t[:, :] s2, str yk, Py_ssize_t ysz, int mode,
+                          scratch, int n_threads):
+    """_plain on the label dtypes binary_plain serves; None for the others."""
     cdef const int64_t[:, :] i64
     cdef const int32_t[:, :] i32
     cdef const int8_t[:, :] i8
     cdef const uint8_t[:, :] u8
     if yk == "i" and ysz == 8:
         i64 = y2
-        return _small(i64, s2, mode)
+        return _plain(i64, s2, mode, scratch, n_threads)
     if yk == "i" and ysz == 4:
         i32 = y2
-        return _small(i32, s2, mode)
+        return _plain(i32, s2, mode, scratch, n_threads)
     if yk == "i" and ysz == 1:
         i8 = y2
-        return _small(i8, s2, mode)
+        return _plain(i8, s2, mode, scratch, n_threads)
     if yk == "u" and ysz == 1:
         u8 = y2
-        return _small(u8, s2, mode)
+        return _plain(u8, s2, mode, scratch, n_threads)
     return None
 
 
-def binary_small(y, s, int mode):
+SMALL = SMALL_MAX
+
+
+def binary_plain(y, s, int mode, scratch=None, int n_threads=1):
     """Fast path of ``roc_auc_score`` (mode 0) / ``average_precision_score`` (mode 1, pos_label
-    1) for plain 1-D native arrays: int8/int32/int64/uint8/bool labels, float32/float64 scores,
-    at most 2048 samples, exactly two label values, finite scores. Returns the score, or None
+    1) for plain 1-D native arrays: int8/int32/int64/uint8/bool labels with exactly two
+    values, float32/float64 finite scores. Up to ``SMALL`` samples with ``scratch`` None
+    (stack scratch), any size with a ``ranking._scratch`` tuple. Returns the score, or None
     when the input is outside that (the general path then validates, warns or raises)."""
     if type(y) is not np.ndarray or type(s) is not np.ndarray or y.ndim != 1 or s.ndim != 1:
         return None
@@ -531,7 +548,7 @@ def binary_small(y, s, int mode):
     cdef Py_ssize_t ysz
     yd = y.dtype
     sd = s.dtype
-    if not (yd.isnative and sd.isnative) or y.shape[0] > SMALL_MAX:
+    if not (yd.isnative and sd.isnative):
         return None
     yk = yd.kind
     ysz = yd.itemsize
@@ -540,10 +557,10 @@ def binary_small(y, s, int mode):
         yk = "u"
     if sd.char == "d":
         s64 = s[:, None]
-        return _small_labels(y[:, None], s64, yk, ysz, mode)
+        return _plain_labels(y[:, None], s64, yk, ysz, mode, scratch, n_threads)
     if sd.char == "f":
         s32 = s[:, None]
-        return _small_labels(y[:, None], s32, yk, ysz, mode)
+        return _plain_labels(y[:, None], s32, yk, ysz, mode, scratch, n_threads)
     return None
 
 

@@ -167,6 +167,15 @@ def _threads(n):
     return resolve_n_threads(None) if n >= _PAR_MIN else 1
 
 
+def _plain_binary(y_true, y_score, mode):
+    """AUC (mode 0) / AP (mode 1) of plain binary input in one kernel call, or None (then the
+    general path validates, warns or raises): see ``_rank.binary_plain``."""
+    if type(y_true) is np.ndarray and y_true.ndim == 1 and y_true.shape[0] > _rank.SMALL:
+        n = y_true.shape[0]
+        return _rank.binary_plain(y_true, y_score, mode, _scratch(n, False), _threads(n))
+    return _rank.binary_plain(y_true, y_score, mode)
+
+
 def _weights(sample_weight, n):
     w = check_sample_weight(sample_weight, n)
     if w is None:
@@ -643,7 +652,7 @@ def roc_auc_score(
         and type(multi_class) is str
         and multi_class == "raise"
     ):
-        auc = _rank.binary_small(y_true, y_score, 0)  # small plain binary input: one call
+        auc = _plain_binary(y_true, y_score, 0)
         if auc is not None:
             return auc
     if max_fpr is not None and (
@@ -817,7 +826,7 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1, sa
         and type(average) is str
         and average == "macro"
     ):
-        ap = _rank.binary_small(y_true, y_score, 1)  # small plain binary input: one call
+        ap = _plain_binary(y_true, y_score, 1)
         if ap is not None:
             return ap
     _check_average(average, (None, "micro", "macro", "weighted", "samples"))
