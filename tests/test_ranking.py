@@ -113,6 +113,148 @@ def test_huge_n_against_sklearn():
         check_parity(name, y, s)
 
 
+# ----------------------------------------------------------------------------- the key sort
+def _sort_cases():
+    """(name, n) pairs on both sides of every switch in fm_sort_u64: insertion (<= 48 keys),
+    MSD recursion, in-cache LSD buckets (> 1024 keys), and plain LSD in
+    [LSD_FROM, LSD_UNTIL)."""
+    from fastmetrics import _rank
+
+    sizes = [0, 1, 2, 48, 49, 1000, 5000, _rank.LSD_FROM - 1, _rank.LSD_FROM,
+             _rank.LSD_UNTIL - 1, _rank.LSD_UNTIL, 1_500_000]
+    return sizes
+
+
+def _key_sets(n, rng):
+    u = rng.integers(0, 2**64, n, dtype=np.uint64)
+    yield "random", u
+    yield "few distinct", rng.integers(0, 5, n).astype(np.uint64) << np.uint64(40)
+    yield "constant", np.full(n, 12345, dtype=np.uint64)
+    yield "low bits only", u & np.uint64(0x3FF)
+    yield "high bits only", u & np.uint64(0xFFF0000000000000)
+    sk = u >> np.uint64(20)  # one huge bucket and a few outliers
+    sk[: max(n // 1000, 1)] |= np.uint64(1 << 63)
+    yield "skewed", sk
+    yield "float keys", np.sort(rng.random(n)).view(np.uint64)[::-1].copy()
+
+
+@pytest.mark.parametrize("n", _sort_cases())
+def test_key_sort_is_a_stable_sort(n):
+    from fastmetrics import _rank
+
+    rng = np.random.default_rng(n)
+    for name, keys in _key_sets(n, rng):
+        w = np.arange(n, dtype=np.float64)  # original positions: checks stability
+        got, gw = _rank._py_sort_keys(keys, w)
+        order = np.argsort(keys, kind="stable")
+        np.testing.assert_array_equal(got, keys[order], err_msg=name)
+        np.testing.assert_array_equal(gw, w[order], err_msg=name)
+        got2, none = _rank._py_sort_keys(keys)
+        assert none is None
+        np.testing.assert_array_equal(got2, keys[order], err_msg=name)
+
+
+@pytest.mark.parametrize("n", [(1 << 17) - 1, 1 << 17, 400_001])
+@pytest.mark.parametrize("kind", ["distinct", "ties at the cut", "one positive block"])
+def test_split_walk_matches_serial_walk_and_threads(n, kind, monkeypatch):
+    """From 2^17 samples the statistics walk runs in two halves cut at a key: the result must
+    equal the serial walk (curve summary) and sklearn, for any thread count."""
+    rng = np.random.default_rng(n)
+    y = rng.integers(0, 2, n)
+    if kind == "distinct":
+        s = rng.random(n)
+    elif kind == "ties at the cut":
+        s = np.where(rng.random(n) < 0.6, 0.5, rng.random(n))
+    else:
+        s = rng.random(n)
+        y[:] = 0
+        y[np.argsort(s)[-1000:]] = 1  # every positive above every negative
+    P, N, auc, ap = ranking._summary_scores(ranking._binary_summary(y, s))
+    got = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(ranking, "_threads", lambda n_, t=threads: t)
+        got[threads] = (fm.roc_auc_score(y, s), fm.average_precision_score(y, s))
+    assert got[1] == got[2]
+    assert got[1][0] == auc  # sums of integers: exact
+    assert got[1][1] == pytest.approx(ap, rel=1e-14)
+    assert got[1][0] == pytest.approx(skm.roc_auc_score(y, s), rel=RTOL)
+    assert got[1][1] == pytest.approx(skm.average_precision_score(y, s), rel=RTOL)
+
+
+# ----------------------------------------------------------------------------- small fast path
+SMALL_MAX = 2048  # _rank.binary_plain's stack scratch limit
+
+
+def _plain(y, s, mode):
+    """_rank.binary_plain as ranking calls it (stack scratch when small, else the cache)."""
+    return ranking._plain_binary(y, s, mode)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 1000, SMALL_MAX, SMALL_MAX + 1, 300_000])
+@pytest.mark.parametrize("ydt", [np.int8, np.int32, np.int64, np.uint8, bool, np.int16])
+@pytest.mark.parametrize("sdt", [np.float32, np.float64])
+def test_small_fast_path_matches_sklearn(n, ydt, sdt):
+    rng = np.random.default_rng(n)
+    y = (rng.integers(0, 2, n) if n > 2 else np.arange(n) % 2).astype(ydt)
+    s = rng.integers(0, 50, n).astype(sdt) / 7  # ties
+    taken = n > 1 and ydt is not np.int16
+    for mode, name in enumerate(BINARY_FUNCS):
+        got = _plain(y, s, mode)
+        assert (got is not None) == taken
+        if taken:
+            assert got == pytest.approx(getattr(skm, name)(y, s), rel=RTOL)
+        check_parity(name, y, s)
+
+
+@pytest.mark.parametrize(
+    "y, s",
+    [
+        ([0, 0, 0], [0.1, 0.2, 0.3]),  # one class: nan + warning / AP warning
+        ([1, 1, 1], [0.1, 0.2, 0.3]),
+        ([0, 1, 2], [0.1, 0.2, 0.3]),  # three classes
+        ([0, 2, 2, 0], [0.1, 0.2, 0.3, 0.4]),  # AP: pos_label 1 not a label
+        ([-1, 1, 1, -1], [0.1, 0.2, 0.3, 0.4]),
+        ([0, 1, 1, 0], [0.1, np.nan, 0.3, 0.4]),  # non-finite score
+        ([0, 1, 1, 0], [0.1, np.inf, 0.3, 0.4]),
+        ([0, 1, 1], [0.1, 0.2, 0.3, 0.4]),  # length mismatch
+        # large: the third label / the bad score comes late (found by the partition pass)
+        (np.r_[np.zeros(3000, int), np.ones(3000, int), 2], np.linspace(0, 1, 6001)),
+        (np.r_[np.ones(3000, int), np.zeros(3000, int)], np.r_[np.linspace(0, 1, 5999), np.nan]),
+        (np.zeros(6000, int), np.linspace(0, 1, 6000)),
+        (np.r_[np.zeros(3000, int), np.full(3000, 2)], np.linspace(0, 1, 6000)),
+    ],
+)
+def test_small_fast_path_declines_or_agrees(y, s):
+    y = np.array(y)
+    s = np.array(s)
+    for mode, name in enumerate(BINARY_FUNCS):
+        got = _plain(y, s, mode)
+        ref, _, exc = _call(getattr(skm, name), y, s)
+        if got is not None:  # only clean binary input is answered
+            assert exc is None and got == pytest.approx(ref, rel=RTOL)
+        check_parity(name, y, s)
+
+
+def test_small_fast_path_layouts():
+    from fastmetrics import _rank
+
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 600)
+    s = rng.random(1200)[::2]
+    ref = skm.roc_auc_score(y, s)
+    assert _plain(y, s, 0) == pytest.approx(ref, rel=RTOL)  # strided scores
+    assert _plain(y.astype(">i8"), s, 0) is None  # byte-swapped: general path
+    assert _plain(y[:, None], s, 0) is None  # 2-D: general path
+    assert _plain(list(y), s, 0) is None
+    assert _rank.binary_plain(np.tile(y, 4), np.tile(s, 4), 0) is None  # large, no scratch
+    for yy, ss in ((y.astype(">i8"), s), (y[:, None], s), (list(y), list(s))):
+        assert fm.roc_auc_score(yy, ss) == pytest.approx(ref, rel=RTOL)
+    # options other than the defaults take the general path with the same numbers
+    assert fm.roc_auc_score(y, s, average="weighted") == pytest.approx(ref, rel=RTOL)
+    assert fm.average_precision_score(y, s, pos_label=np.int64(1)) == pytest.approx(
+        skm.average_precision_score(y, s), rel=RTOL)
+
+
 # ----------------------------------------------------------------------------- labels
 @pytest.mark.parametrize(
     "y, kwargs",

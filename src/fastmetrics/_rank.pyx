@@ -4,7 +4,8 @@
 For one binary problem (one *column*), one pass over the scores and labels writes each
 sample's order-preserving descending key (``fm_dkey_f64``) into one buffer: positives from
 the front, negatives from the back (zero-weight samples are dropped, like scikit-learn does).
-Each part is radix sorted, then one merging walk over the two sorted runs visits the distinct
+Each part is radix sorted (``fm_sort_u64``: an MSD pass into cache-sized buckets, then in-cache
+passes), then one merging walk over the two sorted runs visits the distinct
 thresholds in decreasing order with the positive weight ``p`` and negative weight ``q`` tied
 at that score. That walk either writes the summary ``(threshold, p, q)`` (the mergeable state:
 two summaries merge by threshold, adding weights) or accumulates, in the same pass,
@@ -14,9 +15,13 @@ two summaries merge by threshold, adding weights) or accumulates, in the same pa
   tied positive/negative pair counts one half,
 - ``ap = sum p * tp / (tp + fp)``: the step-wise average precision, times ``P``.
 
+On large inputs the two runs are sorted on two threads and the statistics walk is cut into
+two halves at a key (see ``_walk_counts``).
+
 Scratch (passed in by the caller, see ``ranking._scratch``): ``2 N`` uint64 keys (sort
 buffer + radix scratch) and, with sample weights, ``2 N`` doubles (the weight payload); a
-small histogram. Nothing else is allocated or copied.
+small histogram. Nothing else is allocated or copied. ``binary_plain`` (the one-call path of
+plain binary inputs) keeps its scratch on the stack up to 2048 samples.
 Scores that are NaN or infinite (scikit-learn rejects both) stop the pass and are reported.
 """
 
@@ -32,6 +37,10 @@ cdef extern from "fm_sort.h" nogil:
     int64_t fm_radix_hist_size(int64_t n)
     uint64_t *fm_radix_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp,
                                 int64_t n, uint64_t *hist)
+    uint64_t *fm_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp, int64_t n,
+                          uint64_t *hist, uint64_t varying)
+    int FM_LSD_FROM
+    int FM_LSD_UNTIL
 
 ctypedef fused label_t:
     int8_t
@@ -71,6 +80,7 @@ cdef struct Scratch:
     uint64_t* hist   # two histograms: one per run
     int64_t hsize
     int n_threads
+    uint64_t varying  # OR ^ AND of every key written by the partition
 
 
 cdef enum:
@@ -80,10 +90,10 @@ cdef enum:
 cdef void _sort_run(Scratch* sb, int r, Py_ssize_t off, Py_ssize_t m, bint has_w,
                     uint64_t** runk, double** runw) noexcept nogil:
     """Radix sort run ``r`` (keys[off:off+m]); records where the sorted keys/weights are."""
-    cdef uint64_t* out = fm_radix_sort_u64(sb.keys + off, sb.tmp + off,
-                                           (sb.w + off) if has_w else NULL,
-                                           (sb.wtmp + off) if has_w else NULL, m,
-                                           sb.hist + r * sb.hsize)
+    cdef uint64_t* out = fm_sort_u64(sb.keys + off, sb.tmp + off,
+                                     (sb.w + off) if has_w else NULL,
+                                     (sb.wtmp + off) if has_w else NULL, m,
+                                     sb.hist + r * sb.hsize, sb.varying)
     runk[r] = out
     if has_w:
         runw[r] = (sb.w + off) if out == sb.keys + off else (sb.wtmp + off)
@@ -91,17 +101,123 @@ cdef void _sort_run(Scratch* sb, int r, Py_ssize_t off, Py_ssize_t m, bint has_w
         runw[r] = NULL
 
 
+cdef inline void _flush(int64_t ip, int64_t jn, int64_t* tpg, int64_t* fpg, int64_t* m,
+                        uint64_t k, double* auc2, double* ap, double* thr, double* out_p,
+                        double* out_q) noexcept nogil:
+    """Close the group of threshold ``k``: ``ip`` / ``jn`` positives / negatives at or above
+    it, ``tpg`` / ``fpg`` above it."""
+    cdef int64_t p = ip - tpg[0], q = jn - fpg[0]
+    if thr != NULL:
+        thr[m[0]] = fm_undkey_f64(k)
+        out_p[m[0]] = <double>p
+        out_q[m[0]] = <double>q
+    auc2[0] += <double>q * <double>(tpg[0] + ip)
+    ap[0] += <double>p * (<double>ip / <double>(ip + jn))
+    m[0] += 1
+    tpg[0] = ip
+    fpg[0] = jn
+
+
+cdef void _walk_range(const uint64_t* pk, int64_t ip, int64_t np_, const uint64_t* nk,
+                      int64_t jn, int64_t nn, double* acc, double* thr, double* out_p,
+                      double* out_q) noexcept nogil:
+    """Unweighted merge walk over pk[ip:np_] and nk[jn:nn] (``ip`` / ``jn`` positives /
+    negatives precede them, so counts stay absolute); acc = [auc2, ap, thresholds].
+
+    The run to take from is chosen without a branch (a select on ``pk[ip] <= nk[jn]``, whose
+    outcome is unpredictable) and counts are integers; only a new threshold branches
+    (predictable: nearly always or nearly never)."""
+    cdef int64_t m = 0, tpg = ip, fpg = jn, t
+    cdef double auc2 = 0.0, ap = 0.0
+    cdef uint64_t a, b, k, prev
+    if ip < np_ or jn < nn:
+        prev = pk[ip] if (ip < np_ and (jn == nn or pk[ip] <= nk[jn])) else nk[jn]
+        while ip < np_ and jn < nn:
+            a = pk[ip]
+            b = nk[jn]
+            t = a <= b
+            k = a if t else b
+            if k != prev:
+                _flush(ip, jn, &tpg, &fpg, &m, prev, &auc2, &ap, thr, out_p, out_q)
+                prev = k
+            ip += t
+            jn += 1 - t
+        while ip < np_:
+            if pk[ip] != prev:
+                _flush(ip, jn, &tpg, &fpg, &m, prev, &auc2, &ap, thr, out_p, out_q)
+                prev = pk[ip]
+            ip += 1
+        while jn < nn:
+            if nk[jn] != prev:
+                _flush(ip, jn, &tpg, &fpg, &m, prev, &auc2, &ap, thr, out_p, out_q)
+                prev = nk[jn]
+            jn += 1
+        _flush(ip, jn, &tpg, &fpg, &m, prev, &auc2, &ap, thr, out_p, out_q)
+    acc[0] = auc2
+    acc[1] = ap
+    acc[2] = <double>m
+
+
+cdef int64_t _lower_bound(const uint64_t* a, int64_t n, uint64_t key) noexcept nogil:
+    """First index i with a[i] >= key in sorted a[0:n]."""
+    cdef int64_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if a[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef int64_t _walk_counts(const uint64_t* pk, int64_t np_, const uint64_t* nk, int64_t nn,
+                          double* stats, double* thr, double* out_p, double* out_q,
+                          int n_threads) noexcept nogil:
+    """Unweighted walk: the same numbers, in the same order of operations, as the weighted
+    one with unit weights. From PAR_MIN samples (statistics only) the thresholds are cut in
+    two halves at a key, walked on two threads and added: always two halves, whatever the
+    thread count, so the result does not depend on it (auc2 is a sum of integers, exact)."""
+    cdef double acc[2][3]
+    cdef int64_t cut_p[3]
+    cdef int64_t cut_n[3]
+    cdef uint64_t key
+    cdef int h, nh = 1
+    cut_p[0] = 0
+    cut_n[0] = 0
+    if thr == NULL and np_ + nn >= PAR_MIN and np_ >= 2 and nn >= 1:
+        key = pk[np_ // 2]  # positives in both halves; equal keys stay on one side
+        cut_p[1] = _lower_bound(pk, np_, key)
+        cut_n[1] = _lower_bound(nk, nn, key)
+        nh = 2
+    cut_p[nh] = np_
+    cut_n[nh] = nn
+    for h in prange(nh, num_threads=n_threads if nh > 1 else 1, schedule="static"):
+        _walk_range(pk, cut_p[h], cut_p[h + 1], nk, cut_n[h], cut_n[h + 1], acc[h], thr,
+                    out_p, out_q)
+    if nh == 2:
+        acc[0][0] = acc[0][0] + acc[1][0]
+        acc[0][1] = acc[0][1] + acc[1][1]
+        acc[0][2] = acc[0][2] + acc[1][2]
+    stats[STAT_P] = <double>np_
+    stats[STAT_N] = <double>nn
+    stats[STAT_AUC2] = acc[0][0]
+    stats[STAT_AP] = acc[0][1]
+    return <int64_t>acc[0][2]
+
+
 cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s,
                      Py_ssize_t sc, const weight_t[:] w, bint has_w, label_t pos, label_t neg,
                      bint neg_any, Scratch* sb, double* stats, double* thr, double* out_p,
                      double* out_q, int64_t* bad) noexcept nogil:
     """One binary problem. Returns the number of distinct thresholds, or -1 after writing
-    the offending row into ``bad`` (bad[0]: non-finite score, bad[1]: non-finite weight)."""
+    the offending row into ``bad`` (bad[0]: non-finite score, bad[1]: non-finite weight).
+    bad[2] is set to the number of labels equal to neither ``pos`` nor ``neg`` (with
+    ``neg_any`` they count as negatives; a binary caller rejects the input when any)."""
     cdef Py_ssize_t n = s.shape[0]
-    cdef Py_ssize_t i, np_ = 0, nn = 0, lo
-    cdef int64_t cnt_pos = 0, cnt_neg = 0, m = 0
+    cdef Py_ssize_t i, np_ = 0, nn = 0
+    cdef int64_t cnt_pos = 0, cnt_neg = 0, m = 0, other = 0
     cdef double x, wi = 1.0, tp = 0.0, fp = 0.0, tp0, p, q, auc2 = 0.0, ap = 0.0
-    cdef uint64_t k, kp, kn
+    cdef uint64_t k, kp, kn, kor = 0, kand = ~(<uint64_t>0)
     cdef label_t v
     cdef bint is_pos, is_neg, keep = True
     cdef uint64_t* keys = sb.keys
@@ -126,6 +242,7 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
         is_neg = (not is_pos) & (neg_any | (v == neg))
         cnt_pos += is_pos
         cnt_neg += is_neg
+        other += (not is_pos) & (v != neg)
         k = fm_dkey_f64(x)
         if has_w:
             wi = <double>w[i]
@@ -137,9 +254,13 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
             ww[n - 1 - nn] = wi
         keys[np_] = k
         keys[n - 1 - nn] = k
+        kor = kor | k
+        kand = kand & k
         np_ += is_pos & keep
         nn += is_neg & keep
     nstart = n - nn
+    bad[2] = other
+    sb.varying = kor ^ kand
     # 2. sort each run (the two runs in parallel on large inputs)
     cdef uint64_t* runk[2]
     cdef double* runw[2]
@@ -151,31 +272,27 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
     pw = runw[0]
     nw = runw[1]
     # 3. merge the runs by threshold, one sequential walk
+    if not has_w:
+        m = _walk_counts(pk, np_, nk, nn, stats, thr, out_p, out_q, nth)
+        tp = stats[STAT_P]
+        fp = stats[STAT_N]
+        auc2 = stats[STAT_AUC2]
+        ap = stats[STAT_AP]
     ip = 0
     jn = 0
-    while ip < np_ or jn < nn:
+    while has_w and (ip < np_ or jn < nn):
         if ip < np_ and (jn >= nn or pk[ip] <= nk[jn]):
             k = pk[ip]
         else:
             k = nk[jn]
         p = 0.0
         q = 0.0
-        if has_w:
-            while ip < np_ and pk[ip] == k:
-                p += pw[ip]
-                ip += 1
-            while jn < nn and nk[jn] == k:
-                q += nw[jn]
-                jn += 1
-        else:
-            lo = ip
-            while ip < np_ and pk[ip] == k:
-                ip += 1
-            p = <double>(ip - lo)
-            lo = jn
-            while jn < nn and nk[jn] == k:
-                jn += 1
-            q = <double>(jn - lo)
+        while ip < np_ and pk[ip] == k:
+            p += pw[ip]
+            ip += 1
+        while jn < nn and nk[jn] == k:
+            q += nw[jn]
+            jn += 1
         if thr != NULL:
             thr[m] = fm_undkey_f64(k)
             out_p[m] = p
@@ -232,7 +349,7 @@ def binary_stats(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:]
     cdef Py_ssize_t n = s.shape[0]
     cdef Py_ssize_t j, nprob = ycol.shape[0]
     cdef Scratch sb
-    cdef int64_t rb[2]
+    cdef int64_t rb[3]
     cdef int64_t r = 0
     _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], n, has_w, n_threads)
     with nogil:
@@ -257,7 +374,7 @@ def binary_summary(const label_t[:, :] y, const score_t[:, :] s, const weight_t[
     thresholds (decreasing) with their positive / negative weights; returns how many, or -1
     with ``bad`` set as in :func:`binary_stats`."""
     cdef Scratch sb
-    cdef int64_t rb[2]
+    cdef int64_t rb[3]
     cdef int64_t m
     _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], s.shape[0], has_w,
           n_threads)
@@ -328,3 +445,148 @@ def label_scan(const label_t[:] y):
                             break
             i = end
     return nd, v0, v1
+
+
+# ----------------------------------------------------------------------------- small inputs
+cdef enum:
+    SMALL_MAX = 2048   # binary_plain: scratch on the stack up to this many samples
+
+cdef const double[:] _NO_WEIGHTS = np.zeros(1)
+
+
+cdef object _plain(const label_t[:, :] y, const score_t[:, :] s, int mode, scratch,
+                   int n_threads):
+    """ROC AUC (mode 0, positive = the greater label) or AP (mode 1, positive = 1) of one
+    binary problem with exactly two label values, finite scores and no weights; None for
+    anything else (the caller takes the general path). The two labels are the first value
+    and the first different one; a third value is counted by the partition pass (no
+    separate scan). Scratch: ``scratch`` (ranking._scratch), or on the stack when None."""
+    cdef Py_ssize_t i, n = y.shape[0]
+    cdef label_t v0, v1, pos, neg
+    cdef uint64_t keys[SMALL_MAX]
+    cdef uint64_t tmp[SMALL_MAX]
+    cdef uint64_t hist[2 * (8 << 8)]  # 2 * fm_radix_hist_size(n) for n < 16384
+    cdef double stats[N_STATS]
+    cdef int64_t bad[3]
+    cdef int64_t m
+    cdef Scratch sb
+    if n == 0 or s.shape[0] != n or (scratch is None and n > SMALL_MAX):
+        return None
+    v0 = y[0, 0]
+    i = 1
+    while i < n and y[i, 0] == v0:
+        i += 1
+    if i == n:
+        return None  # one class: the general path warns
+    v1 = y[i, 0]
+    if mode == 0:
+        pos = v0 if v0 > v1 else v1
+    elif v0 == 1 or v1 == 1:
+        pos = 1
+    else:
+        return None  # pos_label 1 is not a label: the general path raises
+    neg = v1 if pos == v0 else v0
+    if scratch is None:
+        sb.keys = keys
+        sb.tmp = tmp
+        sb.w = NULL
+        sb.wtmp = NULL
+        sb.hist = hist
+        sb.hsize = fm_radix_hist_size(n)
+        sb.n_threads = 1
+    else:
+        _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], n, False,
+              n_threads)
+    bad[0] = -1
+    bad[1] = -1
+    with nogil:
+        m = _column(y, 0, s, 0, _NO_WEIGHTS, False, pos, neg, True, &sb, stats, NULL, NULL,
+                    NULL, bad)
+    if m < 0 or bad[2] != 0:
+        return None  # non-finite score / a third label: the general path raises
+    if mode == 0:
+        return stats[STAT_AUC2] / (2.0 * stats[STAT_P] * stats[STAT_N])
+    return max(0.0, stats[STAT_AP] / stats[STAT_P])
+
+
+cdef object _plain_labels(y2, const score_t[:, :] s2, str yk, Py_ssize_t ysz, int mode,
+                          scratch, int n_threads):
+    """_plain on the label dtypes binary_plain serves; None for the others."""
+    cdef const int64_t[:, :] i64
+    cdef const int32_t[:, :] i32
+    cdef const int8_t[:, :] i8
+    cdef const uint8_t[:, :] u8
+    if yk == "i" and ysz == 8:
+        i64 = y2
+        return _plain(i64, s2, mode, scratch, n_threads)
+    if yk == "i" and ysz == 4:
+        i32 = y2
+        return _plain(i32, s2, mode, scratch, n_threads)
+    if yk == "i" and ysz == 1:
+        i8 = y2
+        return _plain(i8, s2, mode, scratch, n_threads)
+    if yk == "u" and ysz == 1:
+        u8 = y2
+        return _plain(u8, s2, mode, scratch, n_threads)
+    return None
+
+
+SMALL = SMALL_MAX
+
+
+def binary_plain(y, s, int mode, scratch=None, int n_threads=1):
+    """Fast path of ``roc_auc_score`` (mode 0) / ``average_precision_score`` (mode 1, pos_label
+    1) for plain 1-D native arrays: int8/int32/int64/uint8/bool labels with exactly two
+    values, float32/float64 finite scores. Up to ``SMALL`` samples with ``scratch`` None
+    (stack scratch), any size with a ``ranking._scratch`` tuple. Returns the score, or None
+    when the input is outside that (the general path then validates, warns or raises)."""
+    if type(y) is not np.ndarray or type(s) is not np.ndarray or y.ndim != 1 or s.ndim != 1:
+        return None
+    cdef const double[:, :] s64
+    cdef const float[:, :] s32
+    cdef str yk
+    cdef Py_ssize_t ysz
+    yd = y.dtype
+    sd = s.dtype
+    if not (yd.isnative and sd.isnative):
+        return None
+    yk = yd.kind
+    ysz = yd.itemsize
+    if yk == "b":
+        y = y.view(np.uint8)
+        yk = "u"
+    if sd.char == "d":
+        s64 = s[:, None]
+        return _plain_labels(y[:, None], s64, yk, ysz, mode, scratch, n_threads)
+    if sd.char == "f":
+        s32 = s[:, None]
+        return _plain_labels(y[:, None], s32, yk, ysz, mode, scratch, n_threads)
+    return None
+
+
+LSD_FROM = FM_LSD_FROM
+LSD_UNTIL = FM_LSD_UNTIL
+
+
+def _py_sort_keys(const uint64_t[::1] keys, w=None):
+    """Test hook: ``fm_sort_u64`` on a copy of ``keys`` (with the float64 payload ``w`` when
+    given); returns ``(sorted keys, payload in the same order or None)``."""
+    cdef Py_ssize_t n = keys.shape[0], m = max(n, 1)
+    cdef uint64_t[::1] k = np.empty(m, np.uint64)
+    cdef uint64_t[::1] t = np.empty(m, np.uint64)
+    cdef uint64_t[::1] h = np.empty(fm_radix_hist_size(m), np.uint64)
+    cdef double[::1] wa = np.empty(m)
+    cdef double[::1] wt = np.empty(m)
+    cdef bint has_w = w is not None
+    cdef const double[:] win
+    cdef uint64_t* out
+    k[:n] = keys
+    if has_w:
+        win = np.ascontiguousarray(w, dtype=np.float64)
+        wa[:n] = win
+    with nogil:
+        out = fm_sort_u64(&k[0], &t[0], &wa[0] if has_w else NULL, &wt[0] if has_w else NULL,
+                          n, &h[0], ~(<uint64_t>0))
+    if out == &k[0]:
+        return (np.asarray(k)[:n].copy(), np.asarray(wa)[:n].copy() if has_w else None)
+    return (np.asarray(t)[:n].copy(), np.asarray(wt)[:n].copy() if has_w else None)

@@ -167,6 +167,15 @@ def _threads(n):
     return resolve_n_threads(None) if n >= _PAR_MIN else 1
 
 
+def _plain_binary(y_true, y_score, mode):
+    """AUC (mode 0) / AP (mode 1) of plain binary input in one kernel call, or None (then the
+    general path validates, warns or raises): see ``_rank.binary_plain``."""
+    if type(y_true) is np.ndarray and y_true.ndim == 1 and y_true.shape[0] > _rank.SMALL:
+        n = y_true.shape[0]
+        return _rank.binary_plain(y_true, y_score, mode, _scratch(n, False), _threads(n))
+    return _rank.binary_plain(y_true, y_score, mode)
+
+
 def _weights(sample_weight, n, allow_zero=False):
     w = check_sample_weight(sample_weight, n)
     if w is None:
@@ -636,6 +645,18 @@ def roc_auc_score(
     >>> roc_auc_score(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
     0.75
     """
+    if (
+        sample_weight is None
+        and max_fpr is None
+        and labels is None
+        and type(average) is str
+        and average == "macro"
+        and type(multi_class) is str
+        and multi_class == "raise"
+    ):
+        auc = _plain_binary(y_true, y_score, 0)
+        if auc is not None:
+            return auc
     if max_fpr is not None and (
         isinstance(max_fpr, bool)
         or not isinstance(max_fpr, numbers.Real)
@@ -800,6 +821,16 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1, sa
     >>> average_precision_score(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
     0.8333333333333333
     """
+    if (
+        sample_weight is None
+        and type(pos_label) is int
+        and pos_label == 1
+        and type(average) is str
+        and average == "macro"
+    ):
+        ap = _plain_binary(y_true, y_score, 1)
+        if ap is not None:
+            return ap
     _check_average(average, (None, "micro", "macro", "weighted", "samples"))
     ind = _indicator(y_true)
     if ind is not None:
