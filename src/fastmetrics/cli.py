@@ -687,7 +687,7 @@ def _report_streamed(args: argparse.Namespace, batch_rows: int) -> tuple[Card, s
         header.get(args.true, "--true")
         header.get(args.pred, "--pred")
         found = _prob_columns(header, args, [])
-        keys = list(found[0]) if found is not None else []  # type: ignore[index]
+        keys = list(found[0]) if found is not None else []
         need = list(dict.fromkeys([args.true, args.pred, *keys]))
         if counted is None:
             batches = _parquet_batches(pf, path, batch_rows, need)

@@ -39,6 +39,7 @@ ConfusionAccumulator(labels=[0, 1, 2], n_samples=4)
 from __future__ import annotations
 
 import math
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,6 +154,9 @@ class ConfusionAccumulator(_Accumulator):
            [1, 1, 0],
            [0, 0, 1]])
     """
+
+    labels: Any
+    _values: Any
 
     def __init__(self, labels=None):
         if labels is None:
@@ -377,6 +381,8 @@ class CalibrationAccumulator(_Accumulator):
     >>> acc.result().as_row()
     {'ece': 0.3125, 'mce': 0.5, 'brier': 0.140625, 'n_bins': 2}
     """
+
+    labels: Any
 
     def __init__(self, n_bins=10, *, edges=None, pos_label=None, labels=None):
         if edges is None:
@@ -695,6 +701,11 @@ class RankingAccumulator(_Accumulator):
     (0.75, 0.833333, 'exact')
     """
 
+    thresholds: Any
+    _summary: Any
+    _p: Any
+    _q: Any
+
     def __init__(self, *, pos_label=1, thresholds=None):
         self.pos_label = pos_label
         if thresholds is None:
@@ -805,7 +816,8 @@ class RankingAccumulator(_Accumulator):
         if int(self._counts.sum()) == 0:
             raise _no_data("RankingAccumulator")
         if self.thresholds is None:
-            return tuple(a.copy() for a in self._summary)  # type: ignore[return-value]
+            thr, pos_w, neg_w = (a.copy() for a in self._summary)
+            return thr, pos_w, neg_w
         upper = np.concatenate([self.thresholds, [np.inf]])
         return upper[::-1].copy(), self._p[::-1].copy(), self._q[::-1].copy()
 
