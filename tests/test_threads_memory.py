@@ -9,6 +9,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics import _confusion
+from fastmetrics.streaming import ConfusionAccumulator, QuantileAccumulator
 
 
 def _inputs():
@@ -65,6 +66,12 @@ def _rss():
         lambda a, b, w: fm.classification_report(a, b, output_dict=True),
         lambda a, b, w: fm.confusion_matrix(a.astype(str), b),  # error path
         lambda a, b, w: _confusion.dense_state(a, b, 1024, 1),
+        # the multilabel kernel, on (n, 3) indicator matrices
+        lambda a, b, w: fm.multilabel_confusion_matrix(
+            (a[:1500] % 2).reshape(-1, 3), (b[:1500] % 2).reshape(-1, 3)),
+        # the sketch kernel and the streaming accumulators' update/merge path
+        lambda a, b, w: QuantileAccumulator().update(w).merge(QuantileAccumulator().update(w)),
+        lambda a, b, w: ConfusionAccumulator(labels=range(6)).update(a, b).result(),
     ],
 )
 def test_repeated_calls_do_not_leak(call):
