@@ -423,7 +423,12 @@ def test_import_fastmetrics_does_not_import_dask():
 def test_the_real_dask_is_imported():
     # fastmetrics/dask.py must not shadow the dask package for its own absolute imports
     real, real_da = fmd._dask()
-    assert real is dask and real_da is da and "fastmetrics" not in real.__file__
+    assert real is dask and real_da is da and real is not fmd
+    # the package's own directory, not fastmetrics/dask.py (the path itself may well contain
+    # "fastmetrics", e.g. a virtual environment named after it)
+    assert real.__name__ == "dask" and real.__file__.endswith(("dask/__init__.py",
+                                                               "dask\\__init__.py"))
+    assert not real.__file__.endswith(("fastmetrics/dask.py", "fastmetrics\\dask.py"))
 
 
 def test_missing_dask_names_the_extra():
