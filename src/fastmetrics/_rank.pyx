@@ -42,21 +42,10 @@ cdef extern from "fm_sort.h" nogil:
     int FM_LSD_FROM
     int FM_LSD_UNTIL
 
-ctypedef fused label_t:
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
+from ._common cimport label_t, weight_t
 
+# scores: a fused type of their own, independent of the weights' dtype
 ctypedef fused score_t:
-    float
-    double
-
-ctypedef fused weight_t:
     float
     double
 
