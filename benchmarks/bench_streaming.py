@@ -29,17 +29,36 @@ def stream_data(scaled):
     return yt, yp, scaled(10**6), ref
 
 
-def _stream(yt, yp, chunk):
-    acc = ConfusionAccumulator(labels=np.arange(K))
+def _stream(yt, yp, chunk, labels=np.arange(K), n_threads=None):
+    acc = ConfusionAccumulator(labels=labels)
     for i in range(0, yt.shape[0], chunk):
-        acc.update(yt[i:i + chunk], yp[i:i + chunk])
+        acc.update(yt[i:i + chunk], yp[i:i + chunk], n_threads=n_threads)
     return acc.confusion_matrix()
 
 
 @pytest.mark.benchmark(group=GROUP)
 def test_stream_confusion_accumulator(benchmark, stream_data):
+    """Fixed labels, default threads: each chunk is counted into the running table."""
     yt, yp, chunk, ref = stream_data
     res = benchmark.pedantic(_stream, args=(yt, yp, chunk), rounds=5, iterations=1)
+    np.testing.assert_array_equal(res, ref)
+
+
+@pytest.mark.benchmark(group=GROUP)
+def test_stream_confusion_accumulator_1thread(benchmark, stream_data):
+    """The same on one thread per update (compare with the one-thread call)."""
+    yt, yp, chunk, ref = stream_data
+    res = benchmark.pedantic(_stream, args=(yt, yp, chunk), kwargs={"n_threads": 1},
+                             rounds=5, iterations=1)
+    np.testing.assert_array_equal(res, ref)
+
+
+@pytest.mark.benchmark(group=GROUP)
+def test_stream_confusion_accumulator_discovered_labels(benchmark, stream_data):
+    """labels=None: every chunk builds its own state over the labels it holds, then merges."""
+    yt, yp, chunk, ref = stream_data
+    res = benchmark.pedantic(_stream, args=(yt, yp, chunk), kwargs={"labels": None},
+                             rounds=5, iterations=1)
     np.testing.assert_array_equal(res, ref)
 
 

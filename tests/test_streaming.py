@@ -84,6 +84,14 @@ def fed(make, times, *arrays):
     return acc
 
 
+def fed_maybe_pickled(acc, chunk, data):
+    """``acc`` after one update on a drawn thread count, or a pickled copy of it."""
+    acc.update(*chunk, n_threads=data.draw(st.sampled_from([None, 1, 2, 3]), label="threads"))
+    if data.draw(st.booleans(), label="pickle"):
+        acc = pickle.loads(pickle.dumps(acc))
+    return acc
+
+
 def small_as(big, small):
     """``big`` (many more rows seen) pickles to the size of ``small`` (the counters' integers
     may take a few more bytes)."""
@@ -254,6 +262,184 @@ def test_confusion_errors():
         ConfusionAccumulator().update([0], [0]).merge(ConfusionAccumulator().update(["a"], ["a"]))
     # an empty chunk is a no-op, even the first one
     assert ConfusionAccumulator().update(np.array([], int), np.array([], int)).n_samples == 0
+
+
+fixed_label_sets = st.one_of(
+    # spans <= 64: counted straight into the running table (the fast update path)
+    st.integers(-70, 60).flatmap(
+        lambda lo: st.lists(st.integers(lo, lo + 63), min_size=1, max_size=12, unique=True)),
+    # wider spans and labels near the dtype limits: the general path
+    st.lists(st.integers(-200, 200), min_size=2, max_size=8, unique=True),
+    st.just([0, 2**62, 2**63 - 1]),
+)
+
+
+@given(fixed_label_sets, st.data())
+def test_confusion_fixed_labels_fast_path_matches_one_shot(labels, data):
+    """Any mix of chunk kinds (native int arrays of several dtypes, lists, bool arrays, and
+    chunks with a label outside the fixed ones, which must raise and leave nothing behind),
+    thread counts and pickling, against one call on the accepted chunks."""
+    warnings.simplefilter("ignore")
+    lab = np.array(labels)
+    outside = int(lab.max()) + 1 if int(lab.max()) < 2**63 - 1 else int(lab.min()) - 1
+    if int(lab.min()) < 0 or int(lab.max()) >= 2**31:
+        dtypes = [np.int64] + ([np.int32, np.int16] if np.abs(lab).max() < 2**15 else [])
+    else:
+        dtypes = [np.int64, np.uint8, np.int32, np.uint64] if lab.max() < 256 else [np.int64]
+    acc = ConfusionAccumulator(labels=labels)
+    kept_t, kept_p = [], []
+    for _ in range(data.draw(st.integers(1, 5), label="chunks")):
+        n = data.draw(st.integers(0, 40), label="n")
+        yt = data.draw(st.lists(st.sampled_from(labels), min_size=n, max_size=n))
+        yp = data.draw(st.lists(st.sampled_from(labels), min_size=n, max_size=n))
+        kind = data.draw(st.sampled_from(["array", "list", "bad"]), label="kind")
+        if kind == "bad" and n:
+            where = data.draw(st.integers(0, n - 1))
+            (yt if data.draw(st.booleans()) else yp)[where] = outside
+            before = acc.n_samples
+            with pytest.raises(ValueError, match="outside the fixed labels|another type"):
+                acc.update(np.array(yt), np.array(yp))
+            assert acc.n_samples == before  # nothing of the failed chunk counted
+            continue
+        if kind == "array":
+            dt = data.draw(st.sampled_from(dtypes))
+            chunk = (np.array(yt, dtype=dt), np.array(yp, dtype=dt))
+        else:
+            chunk = (yt, yp)
+        acc = fed_maybe_pickled(acc, chunk, data)
+        kept_t += yt
+        kept_p += yp
+    assert acc.n_samples == len(kept_t)
+    if not kept_t:
+        return
+    yt, yp = np.array(kept_t), np.array(kept_p)
+    assert acc.result().to_flat_dict() == fm.score(yt, yp, labels=labels).to_flat_dict()
+    np.testing.assert_array_equal(acc.confusion_matrix(), fm.confusion_matrix(yt, yp))
+    np.testing.assert_array_equal(acc.state.values, np.unique(lab))
+    # bool chunks read as 0/1 labels
+    if {0, 1} <= set(labels):
+        acc.update(np.array([True, False]), np.array([True, True]))
+        one = fm.confusion_matrix(np.r_[yt, 1, 0], np.r_[yp, 1, 1], labels=labels)
+        np.testing.assert_array_equal(acc.confusion_matrix(labels=labels), one)
+
+
+@given(st.data())
+def test_confusion_discovered_labels_many_chunks_match_one_shot(data):
+    """One accumulator with discovered labels fed many chunks: labels inside the running
+    table (fast path), labels far outside it, other dtypes, lists, bool arrays and strided
+    views, pickled between chunks, against one call on everything."""
+    warnings.simplefilter("ignore")
+    acc = ConfusionAccumulator()
+    seen_t, seen_p = [], []
+    base = data.draw(st.integers(-40, 40), label="base")
+    for _ in range(data.draw(st.integers(1, 6), label="chunks")):
+        n = data.draw(st.integers(0, 30), label="n")
+        far = data.draw(st.sampled_from([0, 0, 0, 70, -300, 2**40]), label="far")
+        pool = st.integers(base, base + 9) | st.integers(base + far, base + far + 3)
+        yt = data.draw(st.lists(pool, min_size=n, max_size=n))
+        yp = data.draw(st.lists(pool, min_size=n, max_size=n))
+        kind = data.draw(st.sampled_from(["int32", "int32", "int64", "int16", "list",
+                                          "strided"]), label="kind")
+        if kind == "list":
+            chunk = (yt, yp)
+        elif kind == "strided":
+            chunk = (np.repeat(np.array(yt, dtype=np.int64), 2)[::2],
+                     np.repeat(np.array(yp, dtype=np.int64), 2)[::2])
+        else:
+            dt = np.dtype(kind)
+            if max(map(abs, yt + yp), default=0) >= np.iinfo(dt).max:
+                dt = np.dtype(np.int64)
+            chunk = (np.array(yt, dtype=dt), np.array(yp, dtype=dt))
+        acc = fed_maybe_pickled(acc, chunk, data)
+        seen_t += yt
+        seen_p += yp
+    assert acc.n_samples == len(seen_t)
+    if not seen_t:
+        return
+    yt, yp = np.array(seen_t), np.array(seen_p)
+    assert acc.result().to_flat_dict() == fm.score(yt, yp).to_flat_dict()
+    np.testing.assert_array_equal(acc.confusion_matrix(), sk_cm(yt, yp))
+    np.testing.assert_array_equal(acc.state.values, np.union1d(yt, yp))
+    acc.update(np.array([True]), np.array([False]))  # bool chunks: labels 0 and 1
+    np.testing.assert_array_equal(acc.confusion_matrix(),
+                                  sk_cm(np.r_[yt, 1], np.r_[yp, 0]))
+
+
+def test_confusion_discovered_labels_keep_the_one_shot_dtype_and_errors():
+    a = ConfusionAccumulator().update(np.array([0, 1], np.int8), np.array([1, 1], np.int8))
+    a.update(np.array([2, 1], np.int8), np.array([0, 1], np.int8))  # the running table
+    assert a.state.values.dtype == np.int8
+    assert a.state.values.tolist() == [0, 1, 2]
+    a.update(np.array([3]), np.array([3]))  # int64: general path, labels promoted
+    assert a.state.values.dtype == np.int64
+    np.testing.assert_array_equal(a.confusion_matrix(),
+                                  sk_cm([0, 1, 2, 1, 3], [1, 1, 0, 1, 3]))
+    b = ConfusionAccumulator().update(np.array([0, 1]), np.array([1, 1]))
+    b.update(np.array([1, 0]), np.array([0, 0]))  # counted in the table, not yet folded
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        b.update(["a"], ["b"])  # raises at the update, as without the table
+    with pytest.raises(ValueError, match="sample_weight was given for some chunks"):
+        b.update(np.array([0]), np.array([1]), [1.0])
+    assert b.n_samples == 4
+
+
+def test_confusion_concurrent_updates_of_one_accumulator():
+    """Eight Python threads update one accumulator at once (chunks big enough to use the
+    OpenMP threads too): no count is lost."""
+    import threading
+
+    rng = np.random.default_rng(5)
+    n, parts = 2**19, 16
+    yt = rng.integers(0, 10, n * parts, dtype=np.int32)
+    yp = rng.integers(0, 10, n * parts, dtype=np.int32)
+    for labels in (np.arange(10), np.arange(12)[::-1], None):
+        acc = ConfusionAccumulator(labels=labels)
+        todo = list(range(parts))
+        lock = threading.Lock()
+
+        def work():
+            while True:
+                with lock:
+                    if not todo:
+                        return
+                    i = todo.pop()
+                acc.update(yt[i * n:(i + 1) * n], yp[i * n:(i + 1) * n], n_threads=2)
+                acc.n_samples  # reads (which fold the running table) interleave with updates
+
+        threads = [threading.Thread(target=work) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert acc.n_samples == n * parts
+        np.testing.assert_array_equal(acc.confusion_matrix(labels=labels),
+                                      sk_cm(yt, yp, labels=labels))
+        if labels is None:
+            assert acc._table is not None  # the chunks after the first took the fast path
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 8])
+def test_confusion_fixed_labels_big_chunks_any_thread_count(n_threads):
+    """Chunks past the threading threshold: the same counts for 1, 2 and 8 threads, and a
+    label outside the fixed ones (first, middle or last sample) raises and adds nothing."""
+    rng = np.random.default_rng(6)
+    n = 2**20 + 3
+    yt = rng.integers(-3, 7, n).astype(np.int16)
+    yp = rng.integers(-3, 7, n).astype(np.int16)
+    labels = np.arange(-3, 7)
+    acc = ConfusionAccumulator(labels=labels).update(yt, yp, n_threads=n_threads)
+    acc.update(yt[::3], yp[::3], n_threads=n_threads)  # strided views are read in place
+    ref = sk_cm(np.r_[yt, yt[::3]], np.r_[yp, yp[::3]], labels=labels)
+    np.testing.assert_array_equal(acc.confusion_matrix(labels=labels), ref)
+    for where in (0, n // 2, n - 1):
+        for arr in ("y_true", "y_pred"):
+            bt, bp = yt.copy(), yp.copy()
+            (bt if arr == "y_true" else bp)[where] = 7  # inside the 16-wide table, not a label
+            with pytest.raises(ValueError, match=r"outside the fixed labels: \[7\]"):
+                acc.update(bt, bp, n_threads=n_threads)
+    np.testing.assert_array_equal(acc.confusion_matrix(labels=labels), ref)
+    with pytest.raises(ValueError, match="n_threads must be >= 1"):
+        acc.update(yt[:10], yp[:10], n_threads=0)
 
 
 def test_confusion_memory_independent_of_rows():

@@ -72,6 +72,10 @@ def _rss():
         # the sketch kernel and the streaming accumulators' update/merge path
         lambda a, b, w: QuantileAccumulator().update(w).merge(QuantileAccumulator().update(w)),
         lambda a, b, w: ConfusionAccumulator(labels=range(6)).update(a, b).result(),
+        lambda a, b, w: ConfusionAccumulator().update(a, b).update(a, b).result(),
+        # the running-table kernel of the streaming update: counts, and values outside
+        lambda a, b, w: _confusion.count_fixed(a, b, 0, 3, np.ones(8, dtype=bool), 2),
+        lambda a, b, w: _confusion.count_fixed(a, b, 0, 2, np.ones(4, dtype=bool), 1),
     ],
 )
 def test_repeated_calls_do_not_leak(call):

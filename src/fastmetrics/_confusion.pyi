@@ -23,3 +23,11 @@ def dense_state(
     max_range: int,
     n_threads: int,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None: ...
+def count_fixed(
+    y_true: npt.NDArray[np.integer],  # const label_t[:]
+    y_pred: npt.NDArray[np.integer],  # const label_t[:]
+    lo: int,
+    shift: int,
+    allowed: npt.NDArray[np.bool_],  # const npy_bool[::1], 2**shift offsets
+    n_threads: int,
+) -> npt.NDArray[np.int64] | None: ...

@@ -231,12 +231,7 @@ def dense_state(const label_t[:] y_true, const label_t[:] y_pred, int64_t max_ra
             kk = k * k
             cells = 4 * kk
             n_lanes = max(1, min(_MAX_LANES, n // _LANE_MIN, _CELL_BUDGET // <int64_t>cells))
-            lanes = <int64_t*>calloc(n_lanes * cells, sizeof(int64_t))
-            bad = <int64_t*>calloc(2 * n_lanes, sizeof(int64_t))
-            if lanes == NULL or bad == NULL:
-                free(lanes)
-                free(bad)
-                raise MemoryError()
+            _lane_tables(n_lanes, cells, &lanes, &bad)
             try:
                 with nogil:
                     _dense_lanes(y_true, y_pred, <uint64_t>lo, shift, lanes, bad, n_lanes,
@@ -258,6 +253,20 @@ def dense_state(const label_t[:] y_true, const label_t[:] y_pred, int64_t max_ra
         lo = min(lo_t, lo_p)
         hi = max(hi_t, hi_p)
         exact = True
+
+
+cdef int _lane_tables(Py_ssize_t n_lanes, Py_ssize_t cells, int64_t** lanes,
+                      int64_t** bad) except -1:
+    """Zeroed scratch: ``n_lanes`` tables of ``cells`` counts and their (index, kind) slots."""
+    lanes[0] = <int64_t*>calloc(n_lanes * cells, sizeof(int64_t))
+    bad[0] = <int64_t*>calloc(2 * n_lanes, sizeof(int64_t))
+    if lanes[0] == NULL or bad[0] == NULL:
+        free(lanes[0])
+        free(bad[0])
+        lanes[0] = NULL
+        bad[0] = NULL
+        raise MemoryError()
+    return 0
 
 
 cdef void _dense_lanes(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo,
@@ -329,3 +338,68 @@ cdef object _compact(int64_t* lanes, Py_ssize_t n_lanes, uint64_t k, int64_t lo)
     finally:
         free(tot)
         free(keep)
+
+
+# ---------------------------------------------------------------------------------------
+# Counting into a fixed table (the streaming update path): no range probe, no compaction.
+
+cdef int64_t _FIXED_LANE_CELLS = 1 << 16  # scratch cells over all lanes (512 KiB)
+
+
+def count_fixed(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo, int shift,
+                const cnp.npy_bool[::1] allowed, int n_threads):
+    """Pair counts over the offsets ``0 .. 2**shift - 1`` from ``lo``, or None.
+
+    Returns a ((2**shift)**2,) int64 array, ``out[(a << shift) | b]`` = number of samples
+    with ``y_true - lo == a`` and ``y_pred - lo == b``, when every value lies in
+    ``lo .. lo + 2**shift - 1`` and every offset that occurs is ``allowed``; None otherwise
+    (nothing is returned in part, so a caller adding the result to a running table never
+    adds half a chunk). ``shift`` is at most 6 (a 64 x 64 table).
+
+    Counts are integers, so the lane split does not change them: a few lanes per thread.
+    """
+    cdef Py_ssize_t n = y_true.shape[0]
+    cdef Py_ssize_t k, kk, cells, n_lanes, lane, b, c
+    cdef int64_t* lanes = NULL
+    cdef int64_t* bad = NULL
+    cdef int64_t* po
+    cdef bint ok = True
+    cdef cnp.npy_intp dims[1]
+    if y_pred.shape[0] != n:
+        raise ValueError("count_fixed: y_true and y_pred lengths differ")
+    if shift < 0 or shift > 6:
+        raise ValueError("count_fixed: shift must be in 0..6")
+    k = (<Py_ssize_t>1) << shift
+    kk = k * k
+    if allowed.shape[0] != k:
+        raise ValueError("count_fixed: allowed must have 2**shift entries")
+    dims[0] = kk
+    out = cnp.PyArray_ZEROS(1, dims, cnp.NPY_INT64, 0)
+    if n == 0:
+        return out
+    cells = 4 * kk
+    n_lanes = 1
+    if n_threads > 1:
+        # a few lanes per thread for balance, each big enough to be worth a task
+        n_lanes = max(1, min(4 * <Py_ssize_t>n_threads, n // _LANE_MIN,
+                             _FIXED_LANE_CELLS // cells))
+    _lane_tables(n_lanes, cells, &lanes, &bad)
+    po = <int64_t*>cnp.PyArray_DATA(out)
+    try:
+        with nogil:
+            _dense_lanes(y_true, y_pred, lo, shift, lanes, bad, n_lanes, n_threads)
+            for lane in range(n_lanes):
+                if bad[2 * lane] >= 0:
+                    ok = False
+            if ok:
+                for b in range(4 * n_lanes):
+                    for c in range(kk):
+                        po[c] += lanes[b * kk + c]
+                for c in range(kk):
+                    if po[c] != 0 and not (allowed[c >> shift] and allowed[c & (k - 1)]):
+                        ok = False
+                        break
+    finally:
+        free(lanes)
+        free(bad)
+    return out if ok else None

@@ -39,17 +39,18 @@ ConfusionAccumulator(labels=[0, 1, 2], n_samples=4)
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import _rank, _regression, _sketch
+from . import _confusion, _rank, _regression, _sketch
 from . import calibration as _cal
 from . import classification as _cls
 from . import ranking as _rk
 from . import regression as _reg
-from ._state import ConfusionState, _mix_msg, confusion_state
+from ._state import _INT_CHARS, _PARALLEL_MIN, ConfusionState, _mix_msg, confusion_state
 from ._threads import resolve_n_threads
 from ._validation import as_1d, check_consistent_length, check_sample_weight, native
 from .percentiles import quantile as _exact_quantile
@@ -64,6 +65,8 @@ __all__ = [
     "RankingResult",
     "RegressionAccumulator",
 ]
+
+_TABLE_SPAN = 64  # integer labels spanning at most this many values take the fast path
 
 _MIXED_WEIGHTS = (
     "sample_weight was given for some chunks and not for others: pass weights for every "
@@ -115,6 +118,80 @@ def _no_data(what: str) -> ValueError:
 
 
 # --------------------------------------------------------------------------- confusion
+
+
+class _PairTable:
+    """Running pair counts over the offsets ``0 .. 2**shift - 1`` from ``lo``: the fast
+    update path of a ConfusionAccumulator whose integer labels span at most 64 values.
+
+    With fixed labels, ``offsets`` are theirs and only they are ``allowed`` (a count
+    elsewhere is an error). With discovered labels (``offsets=None``) the table covers the
+    range of the first chunk's labels (at least 16 wide), every offset is allowed, and only
+    chunks of ``dtype`` are counted into it (so the labels keep the one-shot dtype)."""
+
+    __slots__ = ("lo", "shift", "allowed", "counts", "n", "dtype", "_offsets")
+
+    def __init__(self, lo: int, shift: int, offsets: np.ndarray | None, dtype=None):
+        self.lo = lo % (1 << 64)  # the kernel subtracts modulo 2**64
+        self.shift = shift
+        self.dtype = dtype
+        self._offsets = offsets
+        if offsets is None:
+            self.allowed = np.ones(1 << shift, dtype=bool)
+        else:
+            self.allowed = np.zeros(1 << shift, dtype=bool)
+            self.allowed[offsets] = True
+        self.counts = np.zeros(1 << (2 * shift), dtype=np.int64)
+        self.n = 0
+
+    @classmethod
+    def for_labels(cls, values) -> _PairTable | None:
+        """A table for the fixed (sorted, unique) label ``values``, if they fit one."""
+        if values is None or values.dtype.kind not in "iu":
+            return None
+        lo, hi = int(values[0]), int(values[-1])
+        if hi - lo >= _TABLE_SPAN or hi >= 1 << 63:
+            return None
+        return cls(lo, (hi - lo).bit_length(), (values.astype(object) - lo).astype(np.intp))
+
+    @classmethod
+    def for_state(cls, st: ConfusionState) -> _PairTable | None:
+        """A discovered-labels table around the labels of a first (unweighted) chunk."""
+        values = st.values
+        if values.dtype.kind not in "iu" or values.dtype.char not in _INT_CHARS:
+            return None
+        lo, hi = int(values[0]), int(values[-1])
+        if hi - lo >= _TABLE_SPAN or hi >= 1 << 63:
+            return None
+        return cls(lo, max(4, (hi - lo).bit_length()), None, values.dtype)
+
+    def empty_like(self) -> _PairTable:
+        lo = self.lo - (1 << 64) if self.lo >= 1 << 63 else self.lo
+        return _PairTable(lo, self.shift, self._offsets, self.dtype)
+
+    def add(self, counts: np.ndarray, n: int) -> None:
+        self.counts += counts
+        self.n += n
+
+    def clear(self) -> None:
+        self.counts[:] = 0
+        self.n = 0
+
+    def state(self, values: np.ndarray | None) -> ConfusionState:
+        """The counts so far as a state: over the fixed label ``values``, or (discovered
+        labels) over the values that occur."""
+        k = 1 << self.shift
+        table = self.counts.reshape(k, k)
+        if self._offsets is None:
+            idx = np.flatnonzero((table.sum(axis=1) != 0) | (table.sum(axis=0) != 0))
+            lo = self.lo - (1 << 64) if self.lo >= 1 << 63 else self.lo
+            values = (idx + lo).astype(self.dtype)
+        else:
+            idx = self._offsets
+        cm = table[np.ix_(idx, idx)]
+        rows = cm.sum(axis=1) != 0
+        return ConfusionState(values, cm, rows | (cm.sum(axis=0) != 0), self.n, None, False,
+                              rows)
 
 
 def _add_aligned(a: ConfusionState, b: ConfusionState) -> ConfusionState:
@@ -171,8 +248,46 @@ class ConfusionAccumulator(_Accumulator):
                 raise ValueError("labels must not contain duplicates")
             self.labels = lab
             self._values = values
-        self._state: ConfusionState | None = None
+        self._stored: ConfusionState | None = None
         self._weighted = None
+        self._table = _PairTable.for_labels(self._values)  # discovered: set by update
+        self._lock = threading.Lock()
+
+    def __getstate__(self):
+        self._flush()
+        d = self.__dict__.copy()
+        del d["_lock"]
+        if d["_table"] is not None:
+            d["_table"] = d["_table"].empty_like()
+        return d
+
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        self._lock = threading.Lock()
+
+    @property
+    def _state(self) -> ConfusionState | None:
+        if self._table is not None and self._table.n:
+            self._flush()
+        return self._stored
+
+    @_state.setter
+    def _state(self, st: ConfusionState | None) -> None:
+        self._stored = st
+
+    def _flush(self) -> None:
+        """Fold the counts of the fast update path into the stored state."""
+        if self._table is not None:
+            with self._lock:
+                self._fold()
+
+    def _fold(self) -> None:
+        # the caller holds self._lock
+        t = self._table
+        if t is not None and t.n:
+            st = t.state(self._values)
+            self._stored = st if self._stored is None else self._combine(self._stored, st)
+            t.clear()
 
     def __repr__(self) -> str:
         lab = "None" if self.labels is None else str(self.labels.tolist())
@@ -218,7 +333,7 @@ class ConfusionAccumulator(_Accumulator):
             raise ValueError(_mix_msg)
         return a.merge(b)
 
-    def update(self, y_true, y_pred, sample_weight=None, *, n_threads=1):
+    def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
         """Count one chunk. Returns ``self``.
 
         Parameters
@@ -227,12 +342,39 @@ class ConfusionAccumulator(_Accumulator):
             Labels of the chunk (any dtype :func:`fastmetrics.confusion_matrix` takes).
         sample_weight : array-like of shape (n_samples,), default=None
             Weights: give them for every chunk or for none.
-        n_threads : int, default=1
-            Threads for the counting kernel. One by default: a stream is parallelised by
-            running accumulators side by side (threads, processes, Dask workers) and merging
-            them, and OpenMP start-up on every chunk of a loaded machine costs more than it
-            saves; pass ``None`` (OpenMP default) or a number for very large chunks.
+        n_threads : int, default=None
+            Threads for the counting kernel, as in the one-shot functions: None is what
+            OpenMP allows (``OMP_NUM_THREADS``, threadpoolctl limits), and chunks under
+            2**18 samples always use one. Pass 1 when accumulators already run side by side
+            (one per thread or process) and are merged afterwards.
+
+        Notes
+        -----
+        Integer labels spanning at most 64 values (the fixed ones, or with discovered
+        labels those of the first chunk, in a table at least 16 wide) are counted straight
+        into a running table when a chunk is a pair of native 1-D arrays of one integer
+        dtype: no per-chunk state is built. Other chunks take the general path. Updates of
+        one accumulator from several Python threads at once are safe.
         """
+        t = self._table
+        if (t is not None and sample_weight is None and type(y_true) is np.ndarray
+                and type(y_pred) is np.ndarray and y_true.ndim == 1 and y_pred.ndim == 1
+                and y_true.dtype is y_pred.dtype and y_true.dtype.char in _INT_CHARS
+                and y_true.dtype.isnative and 0 < y_true.shape[0] == y_pred.shape[0]
+                and self._weighted is not True
+                and (t.dtype is None or y_true.dtype == t.dtype)):
+            n = y_true.shape[0]
+            nt = resolve_n_threads(n_threads)
+            if n < _PARALLEL_MIN:
+                nt = 1
+            counts = _confusion.count_fixed(y_true, y_pred, t.lo, t.shift, t.allowed, nt)
+            if counts is not None:
+                with self._lock:
+                    self._note_weighted(False)
+                    t.add(counts, n)
+                return self
+            # a value outside the table: the general path below counts it, or raises (a
+            # value outside the fixed labels)
         st = confusion_state(y_true, y_pred, sample_weight, n_threads=n_threads,
                              allow_empty=True)
         if st.n_samples == 0:
@@ -240,7 +382,11 @@ class ConfusionAccumulator(_Accumulator):
         self._note_weighted(st.weighted)
         if self._values is not None:
             st = self._align(st)
-        self._state = self._combine(self._state, st)
+        with self._lock:
+            self._fold()  # so that a mix of label types raises here, not in a later read
+            self._stored = self._combine(self._stored, st)
+            if self._table is None and self._values is None and not st.weighted:
+                self._table = _PairTable.for_state(st)
         return self
 
     def _empty_like(self):
