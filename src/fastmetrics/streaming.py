@@ -345,8 +345,8 @@ class ConfusionAccumulator(_Accumulator):
         n_threads : int, default=None
             Threads for the counting kernel, as in the one-shot functions: None is what
             OpenMP allows (``OMP_NUM_THREADS``, threadpoolctl limits), and chunks under
-            2**18 samples always use one. Pass 1 when accumulators already run side by side
-            (one per thread or process) and are merged afterwards.
+            2**18 samples always use one. Pass 1 on a machine busy with other work: OpenMP's
+            spinning worker then competes with it on every chunk (README, Streaming).
 
         Notes
         -----
