@@ -352,6 +352,12 @@ def _layouts(a):
     yield "strided", big
     yield "read-only", ro
     yield "byte-swapped", a.astype(a.dtype.newbyteorder("S"))
+    # a field of a packed record array: its stride is not a whole number of items
+    rec = np.zeros(a.shape[0], dtype=[("v", a.dtype), ("pad", np.uint8)])
+    rec["v"] = a
+    rec["pad"] = 0xFF
+    yield "record field", rec["v"]
+    yield "reversed record field", rec[::-1]["v"][::-1]
 
 
 @pytest.mark.parametrize("pdtype", [np.float32, np.float64])

@@ -265,6 +265,15 @@ def test_bad_options():
 ALL_INT = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 
 
+def _packed_field(a):
+    """``a`` as the first field of a packed record array (stride = itemsize + 1), twice."""
+    rec = np.zeros(a.shape[0], dtype=[("v", a.dtype), ("pad", np.uint8)])
+    rec["v"] = a
+    rec["pad"] = 0xFF  # garbage a kernel stepping in whole items would read
+    assert rec["v"].strides[0] % max(1, a.dtype.itemsize) or a.dtype.itemsize == 1
+    return rec["v"], rec["v"]
+
+
 @pytest.mark.parametrize("dtype", ALL_INT + [bool])
 def test_dtype_layout_matrix(dtype):
     rng = np.random.default_rng(1)
@@ -277,7 +286,13 @@ def test_dtype_layout_matrix(dtype):
         "strided": (np.repeat(base_t, 3)[::3], np.repeat(base_p, 3)[::3]),
         "reversed": (base_t[::-1][::-1], base_p[::-1][::-1]),
         "byteswapped": (base_t.astype(base_t.dtype.newbyteorder()), base_p.astype(base_p.dtype.newbyteorder())),
+        # fields of a packed record array: a stride that is not a whole number of items
+        "record field": _packed_field(base_t),
+        "reversed record field": tuple(f[::-1] for f in _packed_field(base_t[::-1])),
     }
+    layouts["record field"] = (layouts["record field"][0], _packed_field(base_p)[0])
+    layouts["reversed record field"] = (layouts["reversed record field"][0],
+                                        _packed_field(base_p[::-1])[0][::-1])
     for name, (yt, yp) in layouts.items():
         yt_c, yp_c = yt.copy(), yp.copy()
         yt.setflags(write=False)

@@ -442,6 +442,48 @@ def test_confusion_fixed_labels_big_chunks_any_thread_count(n_threads):
         acc.update(yt[:10], yp[:10], n_threads=0)
 
 
+def test_confusion_fixed_labels_near_the_int64_limits():
+    """uint64 chunks against signed fixed labels: a value >= 2**63 never lands on a negative
+    label (modulo 2**64 it would), and labels near 2**63 compare exactly on every path."""
+    acc = ConfusionAccumulator(labels=[-1, 0, 1])
+    bad = np.array([-1, 0, 1, 0]).astype(np.uint64)  # -1 stored as 2**64 - 1
+    with pytest.raises(ValueError, match="uint64 values >= 2"):
+        acc.update(bad, np.zeros(4, np.uint64))
+    assert acc.n_samples == 0
+    acc.update(np.array([0, 1], np.uint64), np.array([1, 1], np.uint64))
+    np.testing.assert_array_equal(acc.confusion_matrix(labels=[-1, 0, 1]),
+                                  [[0, 0, 0], [0, 0, 1], [0, 0, 1]])
+    top = [2**63 - 2, 2**63 - 1]
+    yt = np.array([2**63 - 1, 2**63 - 2], np.uint64)
+    yp = np.array([2**63 - 1, 2**63 - 1], np.uint64)
+    acc = ConfusionAccumulator(labels=top)
+    acc.update(yt, yp)  # the running table
+    acc.update(yt.tolist(), yp.tolist())  # the general path
+    np.testing.assert_array_equal(acc.confusion_matrix(), [[0, 2], [0, 2]])
+    np.testing.assert_array_equal(fm.confusion_matrix(yt, yp, labels=top), [[0, 1], [0, 1]])
+
+
+def test_confusion_old_pickles_and_protocol_0():
+    """An accumulator pickled before the running table existed (its dict held ``_state``)
+    loads and keeps counting; protocols 0 and 1 work for an empty accumulator."""
+    from fastmetrics._state import confusion_state
+
+    for labels in (None, [0, 1, 2]):
+        acc = ConfusionAccumulator.__new__(ConfusionAccumulator)
+        acc.__setstate__({
+            "labels": None if labels is None else np.array(labels),
+            "_values": None if labels is None else np.array(labels),
+            "_state": confusion_state([0, 1, 2], [0, 1, 1]), "_weighted": False,
+        })
+        assert acc.n_samples == 3
+        acc.update(np.array([2, 2]), np.array([2, 0]))
+        np.testing.assert_array_equal(acc.confusion_matrix(),
+                                      sk_cm([0, 1, 2, 2, 2], [0, 1, 1, 2, 0]))
+        for protocol in (0, 1):
+            empty = pickle.loads(pickle.dumps(ConfusionAccumulator(labels), protocol=protocol))
+            assert empty.update([0], [1]).n_samples == 1
+
+
 def test_confusion_memory_independent_of_rows():
     rng = np.random.default_rng(2)
     yt, yp = rng.integers(0, 10, 1000), rng.integers(0, 10, 1000)

@@ -239,7 +239,11 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
     cdef double[:, ::1] banks = np.zeros((n_lanes, NBANK * nb * NCOL))
     cdef int64_t[:, ::1] info = np.zeros((n_lanes, 5), np.int64)
     cdef const double* E = &padded_edges[0]
-    # element strides: numpy strides of these dtypes are multiples of the item size
+    # element strides: a stride that is not a whole number of items (a field of a packed
+    # record array) is read from a packed copy
+    if y.strides[0] % <Py_ssize_t>sizeof(label_t) or p.strides[0] % <Py_ssize_t>sizeof(prob_t):
+        y = np.ascontiguousarray(y)
+        p = np.ascontiguousarray(p)
     cdef Py_ssize_t sy = y.strides[0] // <Py_ssize_t>sizeof(label_t)
     cdef Py_ssize_t sp = p.strides[0] // <Py_ssize_t>sizeof(prob_t)
     cdef const label_t* yptr = &y[0]

@@ -156,6 +156,12 @@ cdef int64_t _MAX_LANES = 64
 cdef int64_t _CELL_BUDGET = 1 << 22
 
 
+cdef inline bint _odd_stride(const label_t[:] a) noexcept:
+    """The C counting loops step in items: a stride that is not a whole number of items
+    (a field of a packed record array) must be read from a packed copy instead."""
+    return a.strides[0] % <Py_ssize_t>sizeof(label_t) != 0
+
+
 cdef inline int _shift_for(uint64_t span) noexcept nogil:
     """Smallest s with 2**s >= span."""
     cdef int s = 0
@@ -206,6 +212,9 @@ def dense_state(const label_t[:] y_true, const label_t[:] y_pred, int64_t max_ra
         raise ValueError("dense_state: y_true and y_pred lengths differ")
     if n == 0:
         return None
+    if _odd_stride(y_true) or _odd_stride(y_pred):
+        y_true = np.ascontiguousarray(y_true)
+        y_pred = np.ascontiguousarray(y_pred)
     probe = n if n <= _PROBE else _PROBE
     exact = probe == n
     with nogil:
@@ -377,6 +386,9 @@ def count_fixed(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo, i
     out = cnp.PyArray_ZEROS(1, dims, cnp.NPY_INT64, 0)
     if n == 0:
         return out
+    if _odd_stride(y_true) or _odd_stride(y_pred):
+        y_true = np.ascontiguousarray(y_true)
+        y_pred = np.ascontiguousarray(y_pred)
     cells = 4 * kk
     n_lanes = 1
     if n_threads > 1:

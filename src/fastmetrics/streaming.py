@@ -67,6 +67,7 @@ __all__ = [
 ]
 
 _TABLE_SPAN = 64  # integer labels spanning at most this many values take the fast path
+_U64_CHARS = frozenset(c for c in "LQ" if np.dtype(c) == np.uint64)
 
 _MIXED_WEIGHTS = (
     "sample_weight was given for some chunks and not for others: pass weights for every "
@@ -129,12 +130,12 @@ class _PairTable:
     range of the first chunk's labels (at least 16 wide), every offset is allowed, and only
     chunks of ``dtype`` are counted into it (so the labels keep the one-shot dtype)."""
 
-    __slots__ = ("lo", "shift", "allowed", "counts", "n", "dtype", "_offsets")
-
     def __init__(self, lo: int, shift: int, offsets: np.ndarray | None, dtype=None):
         self.lo = lo % (1 << 64)  # the kernel subtracts modulo 2**64
         self.shift = shift
         self.dtype = dtype
+        # modulo 2**64 a uint64 value v >= 2**63 would land on the negative label v - 2**64
+        self.skip = _U64_CHARS if lo < 0 else frozenset()
         self._offsets = offsets
         if offsets is None:
             self.allowed = np.ones(1 << shift, dtype=bool)
@@ -262,7 +263,11 @@ class ConfusionAccumulator(_Accumulator):
         return d
 
     def __setstate__(self, d):
+        if "_state" in d:  # pickled before the running table existed
+            d["_stored"] = d.pop("_state")
         self.__dict__.update(d)
+        if "_table" not in d:
+            self._table = _PairTable.for_labels(self._values)
         self._lock = threading.Lock()
 
     @property
@@ -311,8 +316,9 @@ class ConfusionAccumulator(_Accumulator):
                 f"y_true/y_pred hold labels of another type ({st.values.dtype}) than the fixed "
                 f"labels ({vals.dtype})"
             )
-        pos = np.minimum(np.searchsorted(vals, st.values), vals.shape[0] - 1)
-        found = vals[pos] == st.values
+        v, x = _cls._common_int(vals, st.values)
+        pos = np.minimum(np.searchsorted(v, x), vals.shape[0] - 1)
+        found = v[pos] == x
         if not found.all():
             raise ValueError(
                 "y_true/y_pred contain labels outside the fixed labels: "
@@ -361,7 +367,7 @@ class ConfusionAccumulator(_Accumulator):
                 and type(y_pred) is np.ndarray and y_true.ndim == 1 and y_pred.ndim == 1
                 and y_true.dtype is y_pred.dtype and y_true.dtype.char in _INT_CHARS
                 and y_true.dtype.isnative and 0 < y_true.shape[0] == y_pred.shape[0]
-                and self._weighted is not True
+                and self._weighted is not True and y_true.dtype.char not in t.skip
                 and (t.dtype is None or y_true.dtype == t.dtype)):
             n = y_true.shape[0]
             nt = resolve_n_threads(n_threads)
