@@ -7,7 +7,8 @@
  * interleaved banks break the store-to-load dependency when consecutive samples hit the same
  * cell. The range check is fused into the pass (one OR of the offsets per four pairs); the
  * first pair out of range stops the lane: bad[0] = its index, bad[1] = 1 (y_true) or 2
- * (y_pred); bad is left untouched otherwise. Strides are in elements. Offsets use modular
+ * (y_pred); bad is left untouched otherwise. Strides are in bytes (numpy's: a field of a
+ * packed record array has one that is not a whole number of items). Offsets use modular
  * uint64 arithmetic, so "v - lo < 2**shift" is exactly "lo <= v < lo + 2**shift" for every
  * signed and unsigned type.
  */
@@ -23,11 +24,15 @@
 #define FM_ALWAYS_INLINE
 #endif
 
+/* element i of a T array whose stride is s bytes */
+#define FM_AT(T, p, i, s) (*(const T *)((const char *)(p) + (i) * (s)))
+
 #define FM_BAD_TRUE 1
 #define FM_BAD_PRED 2
 
 #define FM_DEFINE_COUNT(SUFFIX, T)                                                         \
-    static inline FM_ALWAYS_INLINE void fm_count_body_##SUFFIX(const T *yt, ptrdiff_t st, const T *yp,      \
+    static inline FM_ALWAYS_INLINE void fm_count_body_##SUFFIX(                            \
+                                              const T *yt, ptrdiff_t st, const T *yp,      \
                                               ptrdiff_t sp, ptrdiff_t start,               \
                                               ptrdiff_t stop, uint64_t lo, int shift,      \
                                               int64_t *table, int64_t *bad)                \
@@ -36,13 +41,14 @@
         int64_t *b1 = table + kk, *b2 = table + 2 * kk, *b3 = table + 3 * kk;              \
         ptrdiff_t i = start;                                                               \
         for (; i + 3 < stop; i += 4) {                                                     \
-            uint64_t a0 = (uint64_t)yt[i * st] - lo, c0 = (uint64_t)yp[i * sp] - lo;       \
-            uint64_t a1 = (uint64_t)yt[(i + 1) * st] - lo;                                 \
-            uint64_t c1 = (uint64_t)yp[(i + 1) * sp] - lo;                                 \
-            uint64_t a2 = (uint64_t)yt[(i + 2) * st] - lo;                                 \
-            uint64_t c2 = (uint64_t)yp[(i + 2) * sp] - lo;                                 \
-            uint64_t a3 = (uint64_t)yt[(i + 3) * st] - lo;                                 \
-            uint64_t c3 = (uint64_t)yp[(i + 3) * sp] - lo;                                 \
+            uint64_t a0 = (uint64_t)FM_AT(T, yt, i, st) - lo;                              \
+            uint64_t c0 = (uint64_t)FM_AT(T, yp, i, sp) - lo;                              \
+            uint64_t a1 = (uint64_t)FM_AT(T, yt, i + 1, st) - lo;                          \
+            uint64_t c1 = (uint64_t)FM_AT(T, yp, i + 1, sp) - lo;                          \
+            uint64_t a2 = (uint64_t)FM_AT(T, yt, i + 2, st) - lo;                          \
+            uint64_t c2 = (uint64_t)FM_AT(T, yp, i + 2, sp) - lo;                          \
+            uint64_t a3 = (uint64_t)FM_AT(T, yt, i + 3, st) - lo;                          \
+            uint64_t c3 = (uint64_t)FM_AT(T, yp, i + 3, sp) - lo;                          \
             if ((a0 | c0 | a1 | c1 | a2 | c2 | a3 | c3) >> shift)                          \
                 break;                                                                     \
             table[(a0 << shift) | c0]++;                                                   \
@@ -51,7 +57,8 @@
             b3[(a3 << shift) | c3]++;                                                      \
         }                                                                                  \
         for (; i < stop; i++) {                                                            \
-            uint64_t a = (uint64_t)yt[i * st] - lo, c = (uint64_t)yp[i * sp] - lo;         \
+            uint64_t a = (uint64_t)FM_AT(T, yt, i, st) - lo;                               \
+            uint64_t c = (uint64_t)FM_AT(T, yp, i, sp) - lo;                               \
             if (a >= k) { bad[0] = i; bad[1] = FM_BAD_TRUE; return; }                      \
             if (c >= k) { bad[0] = i; bad[1] = FM_BAD_PRED; return; }                      \
             table[(a << shift) | c]++;                                                     \
@@ -62,22 +69,26 @@
                                          uint64_t lo, int shift, int64_t *table,           \
                                          int64_t *bad)                                     \
     {                                                                                      \
-        if (st != 1 || sp != 1) {                                                          \
+        if (st != (ptrdiff_t)sizeof(T) || sp != (ptrdiff_t)sizeof(T)) {                    \
             fm_count_body_##SUFFIX(yt, st, yp, sp, start, stop, lo, shift, table, bad);    \
             return;                                                                        \
         }                                                                                  \
-        /* contiguous: constant strides, and a constant shift (and lo = 0) for small      \
+        /* contiguous: constant strides, and a constant shift (and lo = 0) for small       \
            tables let the compiler drop multiplies and variable shifts (~25% faster) */    \
         switch (lo == 0 ? shift : -1 - shift) {                                            \
         FM_COUNT_CASES(SUFFIX)                                                             \
         default:                                                                           \
-            fm_count_body_##SUFFIX(yt, 1, yp, 1, start, stop, lo, shift, table, bad);      \
+            fm_count_body_##SUFFIX(yt, sizeof(T), yp, sizeof(T), start, stop, lo, shift,   \
+                                   table, bad);                                            \
         }                                                                                  \
     }
 
+/* the contiguous stride, in bytes, inside fm_count_<T> */
+#define FM_ST ((ptrdiff_t)sizeof(*yt))
 #define FM_COUNT_CASE(SUFFIX, S)                                                           \
-    case S: fm_count_body_##SUFFIX(yt, 1, yp, 1, start, stop, 0, S, table, bad); break;    \
-    case -1 - S: fm_count_body_##SUFFIX(yt, 1, yp, 1, start, stop, lo, S, table, bad); break;
+    case S: fm_count_body_##SUFFIX(yt, FM_ST, yp, FM_ST, start, stop, 0, S, table, bad); break; \
+    case -1 - S:                                                                           \
+        fm_count_body_##SUFFIX(yt, FM_ST, yp, FM_ST, start, stop, lo, S, table, bad); break;
 #define FM_COUNT_CASES(SUFFIX)                                                             \
     FM_COUNT_CASE(SUFFIX, 1) FM_COUNT_CASE(SUFFIX, 2) FM_COUNT_CASE(SUFFIX, 3)             \
     FM_COUNT_CASE(SUFFIX, 4) FM_COUNT_CASE(SUFFIX, 5) FM_COUNT_CASE(SUFFIX, 6)

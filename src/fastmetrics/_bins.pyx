@@ -100,19 +100,19 @@ cdef void _binary_lane_unweighted(const label_t* yptr, Py_ssize_t sy, const prob
         return
     npos = cnt + NBANK * nb
     for i in range(start, stop):
-        yv = yptr[i * sy]
+        yv = (<const label_t*>(<const char*>yptr + i * sy))[0]
         if not (pos_ok and yv == pos):
             lo_other = yv
             hi_other = yv
             info[2] = i
             break
     for i in range(start, stop):
-        pv = <double>pptr[i * sp]
+        pv = <double>(<const prob_t*>(<const char*>pptr + i * sp))[0]
         if not (pv >= 0.0 and pv <= 1.0):
             info[0] = i
             info[1] = BAD_PROB
             break
-        yv = yptr[i * sy]
+        yv = (<const label_t*>(<const char*>yptr + i * sy))[0]
         is_pos = (yv == pos) & pos_ok
         m = <label_t>0 - <label_t>is_pos
         v_lo = (hi_other & m) | (yv & ~m)
@@ -163,7 +163,7 @@ cdef void _binary_lane(const label_t* yptr, Py_ssize_t sy, const prob_t* pptr, P
     info[1] = 0
     info[2] = -1
     for i in range(start, stop):
-        yv = yptr[i * sy]
+        yv = (<const label_t*>(<const char*>yptr + i * sy))[0]
         if not (pos_ok and yv == pos):
             lo_other = yv
             hi_other = yv
@@ -171,7 +171,7 @@ cdef void _binary_lane(const label_t* yptr, Py_ssize_t sy, const prob_t* pptr, P
             break
     wv = 1.0
     for i in range(start, stop):
-        pv = <double>pptr[i * sp]
+        pv = <double>(<const prob_t*>(<const char*>pptr + i * sp))[0]
         if not (pv >= 0.0 and pv <= 1.0):
             info[0] = i
             info[1] = BAD_PROB
@@ -182,7 +182,7 @@ cdef void _binary_lane(const label_t* yptr, Py_ssize_t sy, const prob_t* pptr, P
                 info[0] = i
                 info[1] = BAD_WEIGHT
                 break
-        yv = yptr[i * sy]
+        yv = (<const label_t*>(<const char*>yptr + i * sy))[0]
         is_pos = (yv == pos) & pos_ok
         t = <double>is_pos
         # Non-positive labels: track the smallest and largest, selecting without a branch
@@ -239,13 +239,10 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
     cdef double[:, ::1] banks = np.zeros((n_lanes, NBANK * nb * NCOL))
     cdef int64_t[:, ::1] info = np.zeros((n_lanes, 5), np.int64)
     cdef const double* E = &padded_edges[0]
-    # element strides: a stride that is not a whole number of items (a field of a packed
-    # record array) is read from a packed copy
-    if y.strides[0] % <Py_ssize_t>sizeof(label_t) or p.strides[0] % <Py_ssize_t>sizeof(prob_t):
-        y = np.ascontiguousarray(y)
-        p = np.ascontiguousarray(p)
-    cdef Py_ssize_t sy = y.strides[0] // <Py_ssize_t>sizeof(label_t)
-    cdef Py_ssize_t sp = p.strides[0] // <Py_ssize_t>sizeof(prob_t)
+    # byte strides (a field of a packed record array has one that is not a whole number of
+    # items)
+    cdef Py_ssize_t sy = y.strides[0]
+    cdef Py_ssize_t sp = p.strides[0]
     cdef const label_t* yptr = &y[0]
     cdef const prob_t* pptr = &p[0]
     with nogil:

@@ -156,12 +156,6 @@ cdef int64_t _MAX_LANES = 64
 cdef int64_t _CELL_BUDGET = 1 << 22
 
 
-cdef inline bint _odd_stride(const label_t[:] a) noexcept:
-    """The C counting loops step in items: a stride that is not a whole number of items
-    (a field of a packed record array) must be read from a packed copy instead."""
-    return a.strides[0] % <Py_ssize_t>sizeof(label_t) != 0
-
-
 cdef inline int _shift_for(uint64_t span) noexcept nogil:
     """Smallest s with 2**s >= span."""
     cdef int s = 0
@@ -212,9 +206,6 @@ def dense_state(const label_t[:] y_true, const label_t[:] y_pred, int64_t max_ra
         raise ValueError("dense_state: y_true and y_pred lengths differ")
     if n == 0:
         return None
-    if _odd_stride(y_true) or _odd_stride(y_pred):
-        y_true = np.ascontiguousarray(y_true)
-        y_pred = np.ascontiguousarray(y_pred)
     probe = n if n <= _PROBE else _PROBE
     exact = probe == n
     with nogil:
@@ -283,8 +274,8 @@ cdef void _dense_lanes(const label_t[:] y_true, const label_t[:] y_pred, uint64_
                        int n_threads) noexcept nogil:
     cdef Py_ssize_t n = y_true.shape[0]
     cdef Py_ssize_t lane
-    cdef Py_ssize_t st = y_true.strides[0] // <Py_ssize_t>sizeof(label_t)
-    cdef Py_ssize_t sp = y_pred.strides[0] // <Py_ssize_t>sizeof(label_t)
+    cdef Py_ssize_t st = y_true.strides[0]  # bytes (fm_count.h)
+    cdef Py_ssize_t sp = y_pred.strides[0]
     cdef Py_ssize_t cells = (<Py_ssize_t>4) << (2 * shift)
     for lane in range(n_lanes):
         bad[2 * lane] = -1
@@ -295,7 +286,7 @@ cdef void _dense_lanes(const label_t[:] y_true, const label_t[:] y_pred, uint64_
                     bad + 2 * lane)
 
 
-cdef bint _any_bad(int64_t* bad, Py_ssize_t n_lanes) noexcept:
+cdef bint _any_bad(const int64_t* bad, Py_ssize_t n_lanes) noexcept nogil:
     cdef Py_ssize_t lane
     for lane in range(n_lanes):
         if bad[2 * lane] >= 0:
@@ -303,9 +294,18 @@ cdef bint _any_bad(int64_t* bad, Py_ssize_t n_lanes) noexcept:
     return False
 
 
+cdef void _sum_banks(const int64_t* lanes, Py_ssize_t n_banks, Py_ssize_t kk,
+                     int64_t* tot) noexcept nogil:
+    """Add ``n_banks`` consecutive tables of ``kk`` counts into ``tot``."""
+    cdef Py_ssize_t b, c
+    for b in range(n_banks):
+        for c in range(kk):
+            tot[c] += lanes[b * kk + c]
+
+
 cdef object _compact(int64_t* lanes, Py_ssize_t n_lanes, uint64_t k, int64_t lo):
     """Sum lanes and banks, keep the values that occur; returns (values, cm, in_true)."""
-    cdef Py_ssize_t kk = k * k, b, i, j, c, m = 0
+    cdef Py_ssize_t kk = k * k, i, j, m = 0
     cdef Py_ssize_t nb = 4 * n_lanes
     cdef int64_t* tot = <int64_t*>calloc(kk, sizeof(int64_t))
     cdef Py_ssize_t* keep = <Py_ssize_t*>calloc(k, sizeof(Py_ssize_t))
@@ -319,9 +319,7 @@ cdef object _compact(int64_t* lanes, Py_ssize_t n_lanes, uint64_t k, int64_t lo)
         free(keep)
         raise MemoryError()
     try:
-        for b in range(nb):
-            for c in range(kk):
-                tot[c] += lanes[b * kk + c]
+        _sum_banks(lanes, nb, kk, tot)
         for i in range(<Py_ssize_t>k):
             for j in range(<Py_ssize_t>k):
                 if tot[i * k + j] != 0 or tot[j * k + i] != 0:
@@ -368,11 +366,11 @@ def count_fixed(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo, i
     Counts are integers, so the lane split does not change them: a few lanes per thread.
     """
     cdef Py_ssize_t n = y_true.shape[0]
-    cdef Py_ssize_t k, kk, cells, n_lanes, lane, b, c
+    cdef Py_ssize_t k, kk, cells, n_lanes, c
     cdef int64_t* lanes = NULL
     cdef int64_t* bad = NULL
     cdef int64_t* po
-    cdef bint ok = True
+    cdef bint ok
     cdef cnp.npy_intp dims[1]
     if y_pred.shape[0] != n:
         raise ValueError("count_fixed: y_true and y_pred lengths differ")
@@ -386,9 +384,6 @@ def count_fixed(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo, i
     out = cnp.PyArray_ZEROS(1, dims, cnp.NPY_INT64, 0)
     if n == 0:
         return out
-    if _odd_stride(y_true) or _odd_stride(y_pred):
-        y_true = np.ascontiguousarray(y_true)
-        y_pred = np.ascontiguousarray(y_pred)
     cells = 4 * kk
     n_lanes = 1
     if n_threads > 1:
@@ -400,13 +395,9 @@ def count_fixed(const label_t[:] y_true, const label_t[:] y_pred, uint64_t lo, i
     try:
         with nogil:
             _dense_lanes(y_true, y_pred, lo, shift, lanes, bad, n_lanes, n_threads)
-            for lane in range(n_lanes):
-                if bad[2 * lane] >= 0:
-                    ok = False
+            ok = not _any_bad(bad, n_lanes)
             if ok:
-                for b in range(4 * n_lanes):
-                    for c in range(kk):
-                        po[c] += lanes[b * kk + c]
+                _sum_banks(lanes, 4 * n_lanes, kk, po)
                 for c in range(kk):
                     if po[c] != 0 and not (allowed[c >> shift] and allowed[c & (k - 1)]):
                         ok = False
