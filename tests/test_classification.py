@@ -312,6 +312,13 @@ def test_int8_extremes_and_mixed_dtypes():
     assert_same(fm.confusion_matrix(a, b), skm.confusion_matrix(a, b))
     u = np.array([0, 2**64 - 1, 5], dtype=np.uint64)
     assert_same(fm.confusion_matrix(u, u[::-1]), skm.confusion_matrix(u, u[::-1]))
+    # int64 without negatives beside uint64 values >= 2**63: compared as uint64, exactly
+    s = np.array([0, 5, 5], dtype=np.int64)
+    big = np.array([2**63, 5, 2**63 + 1], dtype=np.uint64)
+    np.testing.assert_array_equal(fm.confusion_matrix(s, big),
+                                  [[0, 0, 1, 0], [0, 1, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]])
+    with pytest.raises(ValueError, match="no integer type"):
+        fm.confusion_matrix(np.array([-1, 0]), np.array([2**63, 0], dtype=np.uint64))
 
 
 def test_large_multiclass_parallel_paths():

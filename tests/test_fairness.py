@@ -164,3 +164,15 @@ def test_repeated_calls_do_not_leak():
     gc.collect()
     grown = psutil.Process().memory_info().rss - before
     assert grown < 4 * 2**20, f"RSS grew by {grown / 2**20:.1f} MiB over 3,000 calls"
+
+
+def test_int64_with_uint64_labels_compare_exactly():
+    """int64 y_true with uint64 y_pred: numpy's common type is float64, which would merge
+    2**53 and 2**53 + 1; the labels are compared as integers, as in accuracy_score."""
+    yt = np.array([2**53, 2**53 + 1, 7])
+    yp = np.array([2**53 + 1, 2**53, 7], np.uint64)
+    got = fm.group_metrics(yt, yp, [0, 0, 1])
+    assert got.per_group == {0: 0.0, 1: 1.0}
+    assert got.global_value == fm.accuracy_score(yt, yp) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="no integer type"):
+        fm.group_metrics(np.array([-1, 0]), np.array([2**63, 0], np.uint64), [0, 0])

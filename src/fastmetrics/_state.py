@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 
 from . import _confusion
-from ._threads import resolve_n_threads
+from ._threads import threads_for
 from ._validation import as_1d, native
 
 __all__ = ["ConfusionState", "confusion_state"]
@@ -202,8 +202,42 @@ def _count_weighted(yt, yp, w, lo: int, k: int, nt: int):
             np.add.reduce(margins, axis=0).reshape(2, k))
 
 
+def common_int(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer label arrays ``a`` and ``b`` in one integer dtype that holds both exactly.
+
+    numpy compares int64 with uint64 as float64, which merges labels near 2**63; here the
+    uint64 side becomes int64 when its values are below 2**63, or the signed side uint64 when
+    it has no negative values, and a mix that no integer type holds raises ValueError.
+    Other pairs come back unchanged.
+    """
+    if (a.dtype.kind not in "iu" or b.dtype.kind not in "iu"
+            or np.promote_types(a.dtype, b.dtype).kind != "f"):
+        return a, b
+    ua = a.dtype.kind == "u"
+    u, s = (a, b) if ua else (b, a)
+    if u.size == 0 or int(u.max()) < 2**63:
+        u = u.astype(np.int64)
+    elif s.size == 0 or int(s.min()) >= 0:
+        s = s.astype(np.uint64)
+    else:
+        raise ValueError(
+            "labels mix negative values and uint64 values >= 2**63, which no integer type "
+            "holds together"
+        )
+    return (u, s) if ua else (s, u)
+
+
 def _minmax(a, stop=None):
     return _confusion.minmax(a, a.shape[0] if stop is None else stop)
+
+
+def plain_int_pair(y_true, y_pred) -> bool:
+    """Two native, non-empty 1-D numpy arrays of one integer dtype and one length: what the
+    counting kernels read in place, with nothing to validate or convert."""
+    return (type(y_true) is np.ndarray and type(y_pred) is np.ndarray
+            and y_true.ndim == 1 and y_pred.ndim == 1 and y_true.dtype is y_pred.dtype
+            and y_true.dtype.char in _INT_CHARS and y_true.dtype.isnative
+            and 0 < y_true.shape[0] == y_pred.shape[0])
 
 
 def confusion_state(y_true, y_pred, sample_weight=None, n_threads=None,
@@ -214,16 +248,11 @@ def confusion_state(y_true, y_pred, sample_weight=None, n_threads=None,
     it with zero rows (``classification._with_labels``). Raises ``ValueError``/``TypeError``
     naming the argument for bad input; empty input is an error unless ``allow_empty``.
     """
-    if n_threads is not None:
-        resolve_n_threads(n_threads)  # a bad value is an error even when n is too small to split
     # Hot path (the common call: two native 1-D integer arrays of one dtype, unweighted):
     # straight to the kernel, so small calls cost microseconds.
-    if (sample_weight is None and type(y_true) is np.ndarray
-            and type(y_pred) is np.ndarray and y_true.ndim == 1 and y_pred.ndim == 1
-            and y_true.dtype is y_pred.dtype and y_true.dtype.char in _INT_CHARS
-            and y_true.dtype.isnative and 0 < y_true.shape[0] == y_pred.shape[0]
-            and y_true.shape[0] < _PARALLEL_MIN):
-        res = _confusion.dense_state(y_true, y_pred, _DENSE_MAX_RANGE, 1)
+    if sample_weight is None and plain_int_pair(y_true, y_pred):
+        nt = threads_for(n_threads, y_true.shape[0], _PARALLEL_MIN)
+        res = _confusion.dense_state(y_true, y_pred, _DENSE_MAX_RANGE, nt)
         if res is not None:
             values, cm, in_true = res
             if values.dtype is not y_true.dtype:
@@ -233,6 +262,7 @@ def confusion_state(y_true, y_pred, sample_weight=None, n_threads=None,
     yt = as_1d(y_true, "y_true")
     yp = as_1d(y_pred, "y_pred")
     n = yt.shape[0]
+    nt = threads_for(n_threads, n, _PARALLEL_MIN)
     if yp.shape[0] != n:
         raise ValueError(
             "Found input variables with inconsistent numbers of samples: "
@@ -274,16 +304,14 @@ def confusion_state(y_true, y_pred, sample_weight=None, n_threads=None,
         return ConfusionState(np.empty(0, dtype=out_dtype), np.zeros((0, 0), dtype=np.int64),
                               np.zeros(0, dtype=bool), 0, None if w is None else 0.0,
                               int_weights, None, None if w is None else np.zeros((2, 0)))
-    nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN else 1
     if kt == "int":
         if at.dtype != ap.dtype:
+            at, ap = common_int(at, ap)
             common = np.promote_types(at.dtype, ap.dtype)
-            if common.kind not in "iu":  # int64 with uint64: no common integer type
-                if max(int(at.max()), int(ap.max())) >= 2**63:
-                    raise ValueError("y_true/y_pred mix int64 and uint64 values >= 2**63")
-                common = np.dtype(np.int64)
-            at = at.astype(common)
-            ap = ap.astype(common)
+            at = at.astype(common, copy=False)
+            ap = ap.astype(common, copy=False)
+            if out_dtype.kind == "f" and dt_t.kind in "iu" and dt_p.kind in "iu":
+                out_dtype = common  # int64 with uint64: integers, not float64
         if w is None:
             res = _confusion.dense_state(at, ap, _DENSE_MAX_RANGE, nt)
             if res is not None:
@@ -296,7 +324,7 @@ def confusion_state(y_true, y_pred, sample_weight=None, n_threads=None,
                 values, cm, present, in_true, margins = res
                 return ConfusionState(values.astype(out_dtype, copy=False), cm, present, n,
                                       _wsum(w), int_weights, in_true, margins)
-    return _state_encoded(yt, yp, w, int_weights, nt)
+    return _state_encoded(at, ap, kt, out_dtype, w, int_weights, nt)
 
 
 def _wsum(w) -> float:
@@ -332,15 +360,13 @@ def _weighted_int(at, ap, w, nt):
     return idx + lo, table[np.ix_(idx, idx)], present[idx], in_true[idx], margins[:, idx]
 
 
-def _state_encoded(yt, yp, w, int_weights, nt) -> ConfusionState:
-    """Encode arbitrary labels with np.unique, then count the codes with the kernel."""
-    n = yt.shape[0]
-    at, _, kt = _prepare(yt, "y_true")
-    ap, _, kp = _prepare(yp, "y_pred")
-    ut, it = np.unique(at if kt == "int" else yt.astype(str) if yt.dtype.kind == "O" else yt,
-                       return_inverse=True)
-    up, ip = np.unique(ap if kp == "int" else yp.astype(str) if yp.dtype.kind == "O" else yp,
-                       return_inverse=True)
+def _state_encoded(at, ap, kind, out_dtype, w, int_weights, nt) -> ConfusionState:
+    """Encode labels prepared by ``_prepare`` (integers of one dtype, or strings) with
+    np.unique, then count the codes with the kernel; numeric labels come back as
+    ``out_dtype``."""
+    n = at.shape[0]
+    ut, it = np.unique(at, return_inverse=True)
+    up, ip = np.unique(ap, return_inverse=True)
     values = np.union1d(ut, up)
     ct = np.searchsorted(values, ut)[it.reshape(-1)]
     cp = np.searchsorted(values, up)[ip.reshape(-1)]
@@ -366,7 +392,7 @@ def _state_encoded(yt, yp, w, int_weights, nt) -> ConfusionState:
         margins = res[2][:, :k]  # type: ignore[assignment]
     present = np.ones(k, dtype=bool)
     in_true = np.isin(values, ut)
-    if yt.dtype.kind == "b" and yp.dtype.kind == "b":
-        values = values.astype(bool)
+    if kind == "int":
+        values = values.astype(out_dtype, copy=False)
     return ConfusionState(values, cm, present, n, None if w is None else _wsum(w), int_weights,
                           in_true, margins)

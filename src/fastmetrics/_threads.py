@@ -6,7 +6,7 @@ import os
 
 from ._openmp import omp_max_threads, openmp_enabled
 
-__all__ = ["resolve_n_threads", "openmp_enabled"]
+__all__ = ["resolve_n_threads", "openmp_enabled", "threads_for"]
 
 
 def _cpu_count() -> int:
@@ -32,3 +32,11 @@ def resolve_n_threads(n_threads: int | None) -> int:
     if n_threads < 1:
         raise ValueError(f"n_threads must be >= 1, got {n_threads}")
     return n_threads if openmp_enabled() else 1
+
+
+def threads_for(n_threads: int | None, n: int, min_n: int) -> int:
+    """Threads for one kernel call over ``n`` items: ``n_threads`` is validated whatever
+    ``n`` is, and below ``min_n`` items one thread does it all (OpenMP start-up would cost
+    more than it saves)."""
+    nt = resolve_n_threads(n_threads)
+    return nt if n >= min_n else 1

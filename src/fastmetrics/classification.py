@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from ._mlstate import multilabel_route, multilabel_state
-from ._state import ConfusionState, confusion_state
+from ._state import ConfusionState, common_int, confusion_state
 
 __all__ = [
     "UndefinedMetricWarning",
@@ -122,31 +122,6 @@ def _nanaverage(a, weights=None):
     return np.multiply(a, weights, dtype=np.float64).sum() / wsum
 
 
-def _common_int(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer label arrays ``a`` and ``b`` in one integer dtype that holds both exactly.
-
-    numpy compares int64 with uint64 as float64, which merges labels near 2**63; here the
-    uint64 side becomes int64 when its values are below 2**63, or the signed side uint64 when
-    it has no negative values, and a mix that no integer type holds raises ValueError.
-    Other pairs come back unchanged.
-    """
-    if (a.dtype.kind not in "iu" or b.dtype.kind not in "iu"
-            or np.promote_types(a.dtype, b.dtype).kind != "f"):
-        return a, b
-    ua = a.dtype.kind == "u"
-    u, s = (a, b) if ua else (b, a)
-    if u.size == 0 or int(u.max()) < 2**63:
-        u = u.astype(np.int64)
-    elif s.size == 0 or int(s.min()) >= 0:
-        s = s.astype(np.uint64)
-    else:
-        raise ValueError(
-            "labels mix negative values and uint64 values >= 2**63, which no integer type "
-            "holds together"
-        )
-    return (u, s) if ua else (s, u)
-
-
 def _with_labels(state: ConfusionState, labels) -> tuple[ConfusionState, np.ndarray]:
     """``state`` extended (zero rows/columns) so that it holds every label in ``labels``;
     returns it and the positions of ``labels`` in it."""
@@ -159,7 +134,7 @@ def _with_labels(state: ConfusionState, labels) -> tuple[ConfusionState, np.ndar
         # labels of another kind than the data (e.g. pos_label=1 for string labels) match
         # nothing: they get zero rows and columns, appended after the data's labels
         return _append_labels(state, lab)
-    vals, lab = _common_int(vals, lab)
+    vals, lab = common_int(vals, lab)
     try:
         pos = np.searchsorted(vals, lab)
     except TypeError as exc:

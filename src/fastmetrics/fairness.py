@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import _confusion, _groups
-from ._state import ConfusionState
+from ._state import ConfusionState, common_int
 from ._threads import resolve_n_threads
 from ._validation import as_1d, native
 from .classification import _accuracy_from_state, _balanced_from_state, _prfs_from_state
@@ -152,9 +152,9 @@ def _encode(*arrays: np.ndarray, name: str):
 
 def _label_codes(yt, yp):
     if yt.dtype != yp.dtype and yt.dtype.kind in "iu" and yp.dtype.kind in "iu":
-        common = np.result_type(yt.dtype, yp.dtype)
-        if common.kind in "iu":
-            yt, yp = yt.astype(common), yp.astype(common)
+        yt, yp = common_int(yt, yp)
+        common = np.promote_types(yt.dtype, yp.dtype)
+        yt, yp = yt.astype(common, copy=False), yp.astype(common, copy=False)
     if yt.dtype == yp.dtype:
         ct, cp = _codes(yt, "y_true", _MAX_LABEL_RANGE), _codes(yp, "y_pred", _MAX_LABEL_RANGE)
         if ct is not None and cp is not None:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _regression
-from ._threads import resolve_n_threads
+from ._threads import threads_for
 from ._validation import (
     check_consistent_length,
     check_sample_weight,
@@ -153,9 +153,8 @@ def _checked_sums(yt, yp, w, flags, delta, n_threads=None) -> np.ndarray:
     """The kernel pass over validated arrays, NaN / infinity named (zero weights allowed:
     a streamed chunk may have them)."""
     state = np.zeros(_N_STATE)
-    nt = resolve_n_threads(n_threads)  # validated even when n is too small to split
     _regression.sums(yt, yp, w if w is not None else np.empty(0), w is not None, flags,
-                     float(delta), state, nt if len(yt) >= 1 << 19 else 1)
+                     float(delta), state, threads_for(n_threads, len(yt), 1 << 19))
     if not (math.isfinite(state[_W]) and math.isfinite(state[_ABS])
             and math.isfinite(state[_MEAN]) and math.isfinite(state[_SQ])):
         _raise_non_finite(yt, yp, w)

@@ -50,8 +50,16 @@ from . import calibration as _cal
 from . import classification as _cls
 from . import ranking as _rk
 from . import regression as _reg
-from ._state import _INT_CHARS, _PARALLEL_MIN, ConfusionState, _mix_msg, confusion_state
-from ._threads import resolve_n_threads
+from ._state import (
+    _PARALLEL_MIN,
+    ConfusionState,
+    _INT_CHARS,
+    _mix_msg,
+    common_int,
+    confusion_state,
+    plain_int_pair,
+)
+from ._threads import threads_for
 from ._validation import as_1d, check_consistent_length, check_sample_weight, native
 from .percentiles import quantile as _exact_quantile
 from .report import ClassificationMetrics, _card_from_state, _oos_from_state
@@ -131,7 +139,8 @@ class _PairTable:
     chunks of ``dtype`` are counted into it (so the labels keep the one-shot dtype)."""
 
     def __init__(self, lo: int, shift: int, offsets: np.ndarray | None, dtype=None):
-        self.lo = lo % (1 << 64)  # the kernel subtracts modulo 2**64
+        self.lo = lo
+        self.mod_lo = lo % (1 << 64)  # the kernel subtracts modulo 2**64
         self.shift = shift
         self.dtype = dtype
         # modulo 2**64 a uint64 value v >= 2**63 would land on the negative label v - 2**64
@@ -146,29 +155,20 @@ class _PairTable:
         self.n = 0
 
     @classmethod
-    def for_labels(cls, values) -> _PairTable | None:
-        """A table for the fixed (sorted, unique) label ``values``, if they fit one."""
-        if values is None or values.dtype.kind not in "iu":
+    def around(cls, values, fixed: bool) -> _PairTable | None:
+        """A table for sorted integer label ``values`` if they fit one: the fixed labels, or
+        (``fixed=False``) those of a first unweighted chunk, whose dtype it then keeps."""
+        if values is None or values.dtype.char not in _INT_CHARS:
             return None
         lo, hi = int(values[0]), int(values[-1])
         if hi - lo >= _TABLE_SPAN or hi >= 1 << 63:
             return None
-        return cls(lo, (hi - lo).bit_length(), (values.astype(object) - lo).astype(np.intp))
-
-    @classmethod
-    def for_state(cls, st: ConfusionState) -> _PairTable | None:
-        """A discovered-labels table around the labels of a first (unweighted) chunk."""
-        values = st.values
-        if values.dtype.kind not in "iu" or values.dtype.char not in _INT_CHARS:
-            return None
-        lo, hi = int(values[0]), int(values[-1])
-        if hi - lo >= _TABLE_SPAN or hi >= 1 << 63:
-            return None
+        if fixed:
+            return cls(lo, (hi - lo).bit_length(), values.astype(np.int64) - lo)
         return cls(lo, max(4, (hi - lo).bit_length()), None, values.dtype)
 
     def empty_like(self) -> _PairTable:
-        lo = self.lo - (1 << 64) if self.lo >= 1 << 63 else self.lo
-        return _PairTable(lo, self.shift, self._offsets, self.dtype)
+        return _PairTable(self.lo, self.shift, self._offsets, self.dtype)
 
     def add(self, counts: np.ndarray, n: int) -> None:
         self.counts += counts
@@ -185,8 +185,7 @@ class _PairTable:
         table = self.counts.reshape(k, k)
         if self._offsets is None:
             idx = np.flatnonzero((table.sum(axis=1) != 0) | (table.sum(axis=0) != 0))
-            lo = self.lo - (1 << 64) if self.lo >= 1 << 63 else self.lo
-            values = (idx + lo).astype(self.dtype)
+            values = (idx + self.lo).astype(self.dtype)
         else:
             idx = self._offsets
         cm = table[np.ix_(idx, idx)]
@@ -251,11 +250,11 @@ class ConfusionAccumulator(_Accumulator):
             self._values = values
         self._stored: ConfusionState | None = None
         self._weighted = None
-        self._table = _PairTable.for_labels(self._values)  # discovered: set by update
+        self._table = _PairTable.around(self._values, True)  # discovered: set by update
         self._lock = threading.Lock()
 
     def __getstate__(self):
-        self._flush()
+        self._state  # fold the running table
         d = self.__dict__.copy()
         del d["_lock"]
         if d["_table"] is not None:
@@ -267,27 +266,19 @@ class ConfusionAccumulator(_Accumulator):
             d["_stored"] = d.pop("_state")
         self.__dict__.update(d)
         if "_table" not in d:
-            self._table = _PairTable.for_labels(self._values)
+            self._table = _PairTable.around(self._values, True)
         self._lock = threading.Lock()
 
     @property
     def _state(self) -> ConfusionState | None:
-        if self._table is not None and self._table.n:
-            self._flush()
-        return self._stored
-
-    @_state.setter
-    def _state(self, st: ConfusionState | None) -> None:
-        self._stored = st
-
-    def _flush(self) -> None:
-        """Fold the counts of the fast update path into the stored state."""
+        """The stored state with the running table folded in."""
         if self._table is not None:
             with self._lock:
                 self._fold()
+        return self._stored
 
     def _fold(self) -> None:
-        # the caller holds self._lock
+        """Fold the running table into the stored state (the caller holds the lock)."""
         t = self._table
         if t is not None and t.n:
             st = t.state(self._values)
@@ -316,7 +307,7 @@ class ConfusionAccumulator(_Accumulator):
                 f"y_true/y_pred hold labels of another type ({st.values.dtype}) than the fixed "
                 f"labels ({vals.dtype})"
             )
-        v, x = _cls._common_int(vals, st.values)
+        v, x = common_int(vals, st.values)
         pos = np.minimum(np.searchsorted(v, x), vals.shape[0] - 1)
         found = v[pos] == x
         if not found.all():
@@ -363,17 +354,12 @@ class ConfusionAccumulator(_Accumulator):
         one accumulator from several Python threads at once are safe.
         """
         t = self._table
-        if (t is not None and sample_weight is None and type(y_true) is np.ndarray
-                and type(y_pred) is np.ndarray and y_true.ndim == 1 and y_pred.ndim == 1
-                and y_true.dtype is y_pred.dtype and y_true.dtype.char in _INT_CHARS
-                and y_true.dtype.isnative and 0 < y_true.shape[0] == y_pred.shape[0]
-                and self._weighted is not True and y_true.dtype.char not in t.skip
+        if (t is not None and sample_weight is None and self._weighted is not True
+                and plain_int_pair(y_true, y_pred) and y_true.dtype.char not in t.skip
                 and (t.dtype is None or y_true.dtype == t.dtype)):
             n = y_true.shape[0]
-            nt = resolve_n_threads(n_threads)
-            if n < _PARALLEL_MIN:
-                nt = 1
-            counts = _confusion.count_fixed(y_true, y_pred, t.lo, t.shift, t.allowed, nt)
+            nt = threads_for(n_threads, n, _PARALLEL_MIN)
+            counts = _confusion.count_fixed(y_true, y_pred, t.mod_lo, t.shift, t.allowed, nt)
             if counts is not None:
                 with self._lock:
                     self._note_weighted(False)
@@ -392,7 +378,7 @@ class ConfusionAccumulator(_Accumulator):
             self._fold()  # so that a mix of label types raises here, not in a later read
             self._stored = self._combine(self._stored, st)
             if self._table is None and self._values is None and not st.weighted:
-                self._table = _PairTable.for_state(st)
+                self._table = _PairTable.around(st.values, False)
         return self
 
     def _empty_like(self):
@@ -414,7 +400,7 @@ class ConfusionAccumulator(_Accumulator):
             )
         out = self._empty_like()
         out._weighted = self._merged_weighted(other)
-        out._state = self._combine(self._state, other._state)
+        out._stored = self._combine(self._state, other._state)
         return out
 
     def _st(self) -> ConfusionState:
