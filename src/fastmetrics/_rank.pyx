@@ -199,12 +199,10 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
                      bint neg_any, Scratch* sb, double* stats, double* thr, double* out_p,
                      double* out_q, int64_t* bad) noexcept nogil:
     """One binary problem. Returns the number of distinct thresholds, or -1 after writing
-    the offending row into ``bad`` (bad[0]: non-finite score, bad[1]: non-finite weight).
-    bad[2] is set to the number of labels equal to neither ``pos`` nor ``neg`` (with
-    ``neg_any`` they count as negatives; a binary caller rejects the input when any)."""
+    the offending row into ``bad`` (bad[0]: non-finite score, bad[1]: non-finite weight)."""
     cdef Py_ssize_t n = s.shape[0]
     cdef Py_ssize_t i, np_ = 0, nn = 0
-    cdef int64_t cnt_pos = 0, cnt_neg = 0, m = 0, other = 0
+    cdef int64_t cnt_pos = 0, cnt_neg = 0, m = 0
     cdef double x, wi = 1.0, tp = 0.0, fp = 0.0, tp0, p, q, auc2 = 0.0, ap = 0.0
     cdef uint64_t k, kp, kn, kor = 0, kand = ~(<uint64_t>0)
     cdef label_t v
@@ -231,7 +229,6 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
         is_neg = (not is_pos) & (neg_any | (v == neg))
         cnt_pos += is_pos
         cnt_neg += is_neg
-        other += (not is_pos) & (v != neg)
         k = fm_dkey_f64(x)
         if has_w:
             wi = <double>w[i]
@@ -248,7 +245,6 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
         np_ += is_pos & keep
         nn += is_neg & keep
     nstart = n - nn
-    bad[2] = other
     sb.varying = kor ^ kand
     # 2. sort each run (the two runs in parallel on large inputs)
     cdef uint64_t* runk[2]
@@ -338,7 +334,7 @@ def binary_stats(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:]
     cdef Py_ssize_t n = s.shape[0]
     cdef Py_ssize_t j, nprob = ycol.shape[0]
     cdef Scratch sb
-    cdef int64_t rb[3]
+    cdef int64_t rb[2]
     cdef int64_t r = 0
     _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], n, has_w, n_threads)
     with nogil:
@@ -363,7 +359,7 @@ def binary_summary(const label_t[:, :] y, const score_t[:, :] s, const weight_t[
     thresholds (decreasing) with their positive / negative weights; returns how many, or -1
     with ``bad`` set as in :func:`binary_stats`."""
     cdef Scratch sb
-    cdef int64_t rb[3]
+    cdef int64_t rb[2]
     cdef int64_t m
     _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], s.shape[0], has_w,
           n_threads)
@@ -448,15 +444,16 @@ cdef object _plain(const label_t[:, :] y, const score_t[:, :] s, int mode, scrat
     """ROC AUC (mode 0, positive = the greater label) or AP (mode 1, positive = 1) of one
     binary problem with exactly two label values, finite scores and no weights; None for
     anything else (the caller takes the general path). The two labels are the first value
-    and the first different one; a third value is counted by the partition pass (no
-    separate scan). Scratch: ``scratch`` (ranking._scratch), or on the stack when None."""
+    and the first different one; the partition pass (``neg_any`` off) puts a row with a
+    third value in neither count, so NPOS + NNEG < n reveals one (no separate scan).
+    Scratch: ``scratch`` (ranking._scratch), or on the stack when None."""
     cdef Py_ssize_t i, n = y.shape[0]
     cdef label_t v0, v1, pos, neg
     cdef uint64_t keys[SMALL_MAX]
     cdef uint64_t tmp[SMALL_MAX]
     cdef uint64_t hist[2 * (8 << 8)]  # 2 * fm_radix_hist_size(n) for n < 16384
     cdef double stats[N_STATS]
-    cdef int64_t bad[3]
+    cdef int64_t bad[2]
     cdef int64_t m
     cdef Scratch sb
     if n == 0 or s.shape[0] != n or (scratch is None and n > SMALL_MAX):
@@ -489,9 +486,9 @@ cdef object _plain(const label_t[:, :] y, const score_t[:, :] s, int mode, scrat
     bad[0] = -1
     bad[1] = -1
     with nogil:
-        m = _column(y, 0, s, 0, _NO_WEIGHTS, False, pos, neg, True, &sb, stats, NULL, NULL,
+        m = _column(y, 0, s, 0, _NO_WEIGHTS, False, pos, neg, False, &sb, stats, NULL, NULL,
                     NULL, bad)
-    if m < 0 or bad[2] != 0:
+    if m < 0 or stats[STAT_NPOS] + stats[STAT_NNEG] != <double>n:
         return None  # non-finite score / a third label: the general path raises
     if mode == 0:
         return stats[STAT_AUC2] / (2.0 * stats[STAT_P] * stats[STAT_N])
