@@ -18,11 +18,11 @@ def label_scan(y: np.ndarray) -> tuple[int, int, int]: ...
 
 LSD_FROM: int
 LSD_UNTIL: int
+SMALL: int
 
 def _py_sort_keys(
     keys: np.ndarray, w: np.ndarray | None = ...
 ) -> tuple[np.ndarray, np.ndarray | None]: ...  # keys: const uint64_t[::1]
-SMALL: int
 
 def binary_plain(
     y: object, s: object, mode: int, scratch: tuple | None = ..., n_threads: int = ...

@@ -35,8 +35,6 @@ cdef extern from "fm_sort.h" nogil:
     uint64_t fm_dkey_f64(double x)
     double fm_undkey_f64(uint64_t k)
     int64_t fm_radix_hist_size(int64_t n)
-    uint64_t *fm_radix_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp,
-                                int64_t n, uint64_t *hist)
     uint64_t *fm_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp, int64_t n,
                           uint64_t *hist, uint64_t varying)
     int FM_LSD_FROM
