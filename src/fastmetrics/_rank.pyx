@@ -431,8 +431,16 @@ def label_scan(const label_t[:] y):
 
 
 # ----------------------------------------------------------------------------- small inputs
-cdef enum:
-    SMALL_MAX = 2048   # binary_plain: scratch on the stack up to this many samples
+# binary_plain: scratch on the stack up to SMALL_MAX samples, without a radix histogram:
+# fm_sort_u64 only uses one from FM_LSD_FROM keys, which the C compiler checks is above.
+cdef extern from *:
+    """
+    #define FM_PLAIN_SMALL 2048
+    _Static_assert(FM_PLAIN_SMALL < FM_LSD_FROM,
+                   "binary_plain's stack scratch has no radix histogram: keep FM_PLAIN_SMALL "
+                   "below FM_LSD_FROM");
+    """
+    enum: SMALL_MAX "FM_PLAIN_SMALL"
 
 cdef const double[:] _NO_WEIGHTS = np.zeros(1)
 
@@ -449,7 +457,7 @@ cdef object _plain(const label_t[:, :] y, const score_t[:, :] s, int mode, scrat
     cdef label_t v0, v1, pos, neg
     cdef uint64_t keys[SMALL_MAX]
     cdef uint64_t tmp[SMALL_MAX]
-    cdef uint64_t hist[2 * (8 << 8)]  # 2 * fm_radix_hist_size(n) for n < 16384
+    cdef uint64_t hist[1]  # never read: n <= SMALL_MAX < FM_LSD_FROM (see above)
     cdef double stats[N_STATS]
     cdef int64_t bad[2]
     cdef int64_t m
@@ -476,7 +484,7 @@ cdef object _plain(const label_t[:, :] y, const score_t[:, :] s, int mode, scrat
         sb.w = NULL
         sb.wtmp = NULL
         sb.hist = hist
-        sb.hsize = fm_radix_hist_size(n)
+        sb.hsize = 0  # both runs point at hist[0]
         sb.n_threads = 1
     else:
         _bind(&sb, scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], n, False,
