@@ -254,45 +254,42 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
     nk = runk[1]
     pw = runw[0]
     nw = runw[1]
-    # 3. merge the runs by threshold, one sequential walk
-    if not has_w:
+    # 3. merge the runs by threshold (unweighted: _walk_counts writes P, N, AUC2, AP)
+    if has_w:
+        ip = 0
+        jn = 0
+        while ip < np_ or jn < nn:
+            if ip < np_ and (jn >= nn or pk[ip] <= nk[jn]):
+                k = pk[ip]
+            else:
+                k = nk[jn]
+            p = 0.0
+            q = 0.0
+            while ip < np_ and pk[ip] == k:
+                p += pw[ip]
+                ip += 1
+            while jn < nn and nk[jn] == k:
+                q += nw[jn]
+                jn += 1
+            if thr != NULL:
+                thr[m] = fm_undkey_f64(k)
+                out_p[m] = p
+                out_q[m] = q
+            m += 1
+            tp0 = tp
+            tp = tp + p
+            fp = fp + q
+            auc2 += q * (tp0 + tp)
+            if tp + fp != 0.0:
+                ap += p * (tp / (tp + fp))
+        stats[STAT_P] = tp
+        stats[STAT_N] = fp
+        stats[STAT_AUC2] = auc2
+        stats[STAT_AP] = ap
+    else:
         m = _walk_counts(pk, np_, nk, nn, stats, thr, out_p, out_q, nth)
-        tp = stats[STAT_P]
-        fp = stats[STAT_N]
-        auc2 = stats[STAT_AUC2]
-        ap = stats[STAT_AP]
-    ip = 0
-    jn = 0
-    while has_w and (ip < np_ or jn < nn):
-        if ip < np_ and (jn >= nn or pk[ip] <= nk[jn]):
-            k = pk[ip]
-        else:
-            k = nk[jn]
-        p = 0.0
-        q = 0.0
-        while ip < np_ and pk[ip] == k:
-            p += pw[ip]
-            ip += 1
-        while jn < nn and nk[jn] == k:
-            q += nw[jn]
-            jn += 1
-        if thr != NULL:
-            thr[m] = fm_undkey_f64(k)
-            out_p[m] = p
-            out_q[m] = q
-        m += 1
-        tp0 = tp
-        tp = tp + p
-        fp = fp + q
-        auc2 += q * (tp0 + tp)
-        if tp + fp != 0.0:
-            ap += p * (tp / (tp + fp))
     stats[STAT_NPOS] = <double>cnt_pos
     stats[STAT_NNEG] = <double>cnt_neg
-    stats[STAT_P] = tp
-    stats[STAT_N] = fp
-    stats[STAT_AUC2] = auc2
-    stats[STAT_AP] = ap
     stats[STAT_NTHR] = <double>m
     return m
 
