@@ -132,22 +132,30 @@ static void fm_lsd_bits(uint64_t *k, uint64_t *kt, double *w, double *wt, int64_
 static void fm_msd_pass(uint64_t *a, uint64_t *b, double *wa, double *wb, int64_t c,
                         uint64_t varying);
 
-/* Sort a[0:c] in place (scratch b). */
-static void fm_msd_sort(uint64_t *a, uint64_t *b, double *wa, double *wb, int64_t c)
+/* (OR of k[0:c]) ^ (AND of k[0:c]): the bits that differ between keys; 0 when all equal. */
+static uint64_t fm_varying_bits(const uint64_t *k, int64_t c)
 {
     uint64_t or_ = 0, and_ = ~(uint64_t)0;
     int64_t i;
+    for (i = 0; i < c; i++) {
+        or_ |= k[i];
+        and_ &= k[i];
+    }
+    return or_ ^ and_;
+}
+
+/* Sort a[0:c] in place (scratch b). */
+static void fm_msd_sort(uint64_t *a, uint64_t *b, double *wa, double *wb, int64_t c)
+{
+    uint64_t varying;
     if (c <= FM_INSERTION_MAX) {
         fm_insertion_sort(a, wa, c);
         return;
     }
-    for (i = 0; i < c; i++) {
-        or_ |= a[i];
-        and_ &= a[i];
-    }
-    if (or_ == and_)
+    varying = fm_varying_bits(a, c);
+    if (!varying)
         return; /* all equal */
-    fm_msd_pass(a, b, wa, wb, c, or_ ^ and_);
+    fm_msd_pass(a, b, wa, wb, c, varying);
     memcpy(a, b, sizeof(uint64_t) * (size_t)c);
     if (wa)
         memcpy(wa, wb, sizeof(double) * (size_t)c);
@@ -196,21 +204,14 @@ static void fm_msd_pass(uint64_t *a, uint64_t *b, double *wa, double *wb, int64_
 uint64_t *fm_sort_u64(uint64_t *keys, uint64_t *tmp, double *w, double *wtmp, int64_t n,
                       uint64_t *hist, uint64_t varying)
 {
-    int64_t i;
-    uint64_t or_ = 0, and_ = ~(uint64_t)0;
     if (n >= FM_LSD_FROM && n < FM_LSD_UNTIL)
         return fm_radix_sort_u64(keys, tmp, w, wtmp, n, hist);
     if (n <= FM_INSERTION_MAX) {
         fm_insertion_sort(keys, w, n);
         return keys;
     }
-    if (varying == ~(uint64_t)0) {
-        for (i = 0; i < n; i++) {
-            or_ |= keys[i];
-            and_ &= keys[i];
-        }
-        varying = or_ ^ and_;
-    }
+    if (varying == ~(uint64_t)0)
+        varying = fm_varying_bits(keys, n);
     if (!varying)
         return keys; /* all keys equal */
     fm_msd_pass(keys, tmp, w, wtmp, n, varying);
