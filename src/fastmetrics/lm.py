@@ -427,6 +427,6 @@ def rolling_loglik(tokens, logits_fn: Callable[[np.ndarray], np.ndarray], *, max
                 f"logits_fn returned shape {logits.shape} for a window of {seg.shape[0]} tokens; "
                 f"expected ({seg.shape[0]}, vocab)"
             )
-        mask = np.arange(w.start, w.stop) >= w.score_start
-        total += sequence_loglik(logits, seg, mask=mask, n_threads=n_threads)
+        k = w.score_start - w.start  # rows before k are context only
+        total += sequence_loglik(logits[k:], seg[k:], n_threads=n_threads)
     return total
