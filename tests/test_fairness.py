@@ -176,3 +176,11 @@ def test_int64_with_uint64_labels_compare_exactly():
     assert got.global_value == fm.accuracy_score(yt, yp) == pytest.approx(1 / 3)
     with pytest.raises(ValueError, match="no integer type"):
         fm.group_metrics(np.array([-1, 0]), np.array([2**63, 0], np.uint64), [0, 0])
+
+
+def test_one_thread_and_many_give_the_same_state_on_a_large_input():
+    yt, yp, g = _data(1 << 17, k=3, n_groups=2, seed=4)
+    one = fm.group_metrics(yt, yp, g, n_threads=1)
+    two = fm.group_metrics(yt, yp, g, n_threads=2)
+    np.testing.assert_array_equal(one.confusion, two.confusion)
+    assert one.per_group == two.per_group

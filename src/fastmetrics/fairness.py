@@ -24,6 +24,7 @@ from ._state import ConfusionState, common_int
 from ._threads import resolve_n_threads
 from ._validation import as_1d, native
 from .classification import _accuracy_from_state, _balanced_from_state, _prfs_from_state
+from .report import _py
 
 __all__ = ["GROUP_METRICS", "GroupMetrics", "group_metrics"]
 
@@ -116,9 +117,9 @@ class GroupMetrics:
         return out
 
 
-def _codes(a: np.ndarray, name: str, max_range: int):
-    """(array the kernel reads, lo, size, values) for one integer array, or None when it
-    must be encoded."""
+def _codes(a: np.ndarray, max_range: int):
+    """(array the kernel reads, lo, size of the value range) for one integer or bool array,
+    or None when it must be encoded."""
     if a.dtype.kind == "b":
         a = a.view(np.uint8)
     if a.dtype.char not in _INT_CHARS or a.size == 0:
@@ -156,7 +157,7 @@ def _label_codes(yt, yp):
         common = np.promote_types(yt.dtype, yp.dtype)
         yt, yp = yt.astype(common, copy=False), yp.astype(common, copy=False)
     if yt.dtype == yp.dtype:
-        ct, cp = _codes(yt, "y_true", _MAX_LABEL_RANGE), _codes(yp, "y_pred", _MAX_LABEL_RANGE)
+        ct, cp = _codes(yt, _MAX_LABEL_RANGE), _codes(yp, _MAX_LABEL_RANGE)
         if ct is not None and cp is not None:
             lo = min(ct[1], cp[1])
             hi = max(ct[1] + ct[2], cp[1] + cp[2])
@@ -217,23 +218,22 @@ def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
     if n == 0:
         raise ValueError("group_metrics needs at least one sample (y_true is empty)")
     ct, cp, lo, k, values = _label_codes(yt, yp)
-    cg = _codes(g, "groups", _MAX_GROUP_RANGE)
+    cg = _codes(g, _MAX_GROUP_RANGE)
     if cg is not None:
         gcodes, glo, n_groups = cg
         group_values = np.arange(glo, glo + n_groups, dtype=np.int64)
         if g.dtype.kind == "b":
             group_values = group_values.astype(bool)
     else:
-        if g.dtype.kind == "f" and np.isnan(g).any():
-            raise ValueError("groups contains NaN")
-        (gcodes,), group_values = _encode(g, name="groups")
+        (gcodes,), group_values = _encode(g, name="groups")  # raises on NaN or None
         glo, n_groups = 0, group_values.shape[0]
     cells = n_groups * k * k
     if cells > _MAX_CELLS:
         raise ValueError(f"{n_groups} groups x {k} labels is too many for a dense "
                          f"(group x K x K) state ({cells} cells)")
     nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN or n_threads is not None else 1
-    lanes = max(1, min(_MAX_LANES, n // _LANE_MIN, _MAX_CELLS // max(cells, 1)))
+    # counts are integers, so lanes only serve threads: one lane when there is one thread
+    lanes = 1 if nt == 1 else max(1, min(_MAX_LANES, n // _LANE_MIN, _MAX_CELLS // cells))
     tables = np.zeros((lanes, cells), dtype=np.int64)
     nbad = _groups.group_confusion(ct, cp, gcodes, lo % (1 << 64), k, glo % (1 << 64),
                                    n_groups, tables, nt)
@@ -241,10 +241,6 @@ def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
         raise RuntimeError("group_confusion: values outside the computed ranges")
     state = tables.sum(axis=0).reshape(n_groups, k, k)
     return _from_state(state, values, group_values, metric)
-
-
-def _py(v):
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _metric_of(cm: np.ndarray, values: np.ndarray, fn) -> float:
