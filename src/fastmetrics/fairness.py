@@ -8,8 +8,9 @@ Each group's value equals the scikit-learn metric on that group's samples alone 
 those present in the group's ``y_true`` or ``y_pred``, as scikit-learn's default), with
 ``zero_division=0`` for precision/recall/F1. Labels and groups of any integer dtype are read in
 place when their value ranges are small (labels within 1,024 values, groups within 65,536);
-other labels or groups (strings, objects, floats, wide ranges) are encoded once with
-``np.unique`` first.
+other labels or groups (strings, objects, wide ranges) are encoded once with ``np.unique``
+first. Labels are checked as by :func:`accuracy_score`: floats must hold integers (they are
+converted to int64), and strings do not mix with numbers.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _confusion, _groups
-from ._state import ConfusionState, common_int
+from ._state import ConfusionState, _mix_msg, _prepare, common_int
 from ._threads import resolve_n_threads
 from ._validation import as_1d, native
 from .classification import _accuracy_from_state, _balanced_from_state, _prfs_from_state
@@ -82,6 +83,7 @@ class GroupMetrics:
         The state: ``confusion[g, i, j]`` counts samples of group ``g`` with true label
         ``labels[i]`` predicted ``labels[j]``.
     labels : ndarray (K,)
+        Sorted labels present in ``y_true`` or ``y_pred`` (in any group).
     """
 
     metric: str
@@ -152,24 +154,30 @@ def _encode(*arrays: np.ndarray, name: str):
 
 
 def _label_codes(yt, yp):
-    if yt.dtype != yp.dtype and yt.dtype.kind in "iu" and yp.dtype.kind in "iu":
-        yt, yp = common_int(yt, yp)
-        common = np.promote_types(yt.dtype, yp.dtype)
-        yt, yp = yt.astype(common, copy=False), yp.astype(common, copy=False)
-    if yt.dtype == yp.dtype:
-        ct, cp = _codes(yt, _MAX_LABEL_RANGE), _codes(yp, _MAX_LABEL_RANGE)
+    """(codes of y_true, codes of y_pred, lo, K, values) over the label value range
+    ``lo .. lo + K - 1``. Labels are checked and converted as by accuracy_score
+    (``_state._prepare``: integral floats only, no string/number mix)."""
+    at, dt_t, kt = _prepare(yt, "y_true")
+    ap, dt_p, kp = _prepare(yp, "y_pred")
+    if kt != kp:
+        raise ValueError(_mix_msg)
+    out_dtype = np.result_type(dt_t, dt_p)  # the labels' dtype, as in confusion_state
+    if kt == "int":
+        if at.dtype != ap.dtype:
+            at, ap = common_int(at, ap)
+            common = np.promote_types(at.dtype, ap.dtype)
+            at, ap = at.astype(common, copy=False), ap.astype(common, copy=False)
+            if out_dtype.kind == "f" and dt_t.kind in "iu" and dt_p.kind in "iu":
+                out_dtype = common  # int64 with uint64: integers, not float64
+        ct, cp = _codes(at, _MAX_LABEL_RANGE), _codes(ap, _MAX_LABEL_RANGE)
         if ct is not None and cp is not None:
             lo = min(ct[1], cp[1])
             hi = max(ct[1] + ct[2], cp[1] + cp[2])
-            values = np.arange(lo, hi, dtype=np.int64)
-            if yt.dtype.kind == "b":
-                values = values.astype(bool)
-            return ct[0], cp[0], lo, hi - lo, values
-    if yt.dtype.kind == "f" or yp.dtype.kind == "f":
-        for name, a in (("y_true", yt), ("y_pred", yp)):
-            if a.dtype.kind == "f" and not np.isfinite(a).all():
-                raise ValueError(f"{name} contains NaN or infinity")
-    (codes_t, codes_p), values = _encode(yt, yp, name="y_true/y_pred")
+            values = np.arange(lo, hi, dtype=at.dtype)  # the data's dtype holds the range
+            return ct[0], cp[0], lo, hi - lo, values.astype(out_dtype, copy=False)
+    (codes_t, codes_p), values = _encode(at, ap, name="y_true/y_pred")
+    if kt == "int":
+        values = values.astype(out_dtype, copy=False)
     return codes_t, codes_p, 0, values.shape[0], values
 
 
@@ -253,6 +261,11 @@ def _metric_of(cm: np.ndarray, values: np.ndarray, fn) -> float:
 
 def _from_state(state: np.ndarray, values, group_values, metric: str) -> GroupMetrics:
     fn = GROUP_METRICS[metric]
+    # the value range may hold labels that never occur (labels 0 and 5 -> range 0..5)
+    used = (state.sum(axis=(0, 1)) + state.sum(axis=(0, 2))) > 0
+    if not used.all():
+        state = state[:, used][:, :, used]
+        values = values[used]
     sizes = state.sum(axis=(1, 2))
     present = np.flatnonzero(sizes)  # groups in the value range that have samples
     per_group = {_py(group_values[i]): _metric_of(state[i], values, fn) for i in present}
