@@ -42,6 +42,9 @@ def test_robustness_report():
     r = fm.robustness_report(y, p0, p1, metric="f1_macro")
     assert r.original == pytest.approx(fm.f1_score(y, p0, average="macro"))
     assert fm.flatten(r)["f1_macro.perturbed"] == r.perturbed
+    assert r.n_samples == 500
+    r = fm.robustness_report(["a", "b", "a"], ["a", "b", "b"], ["a", "a", "b"])  # lists
+    assert (r.n_samples, r.original, r.perturbed) == (3, 2 / 3, 1 / 3)
 
 
 @pytest.mark.parametrize("call, match", [
@@ -49,6 +52,9 @@ def test_robustness_report():
     (lambda: fm.consistency_rate([], []), "at least one"),
     (lambda: fm.robustness_score(float("nan"), 0.5), "finite"),
     (lambda: fm.robustness_report([0, 1], [0, 1], [0, 1], metric="mse"), "metric must be"),
+    (lambda: fm.robustness_report([0, 1], [0, 1], [0, 1], metric=["accuracy"]),
+     "metric must be"),
+    (lambda: fm.group_metrics([0, 1], [0, 1], [0, 1], metric="mse"), "metric must be"),
 ])
 def test_robustness_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):

@@ -57,6 +57,15 @@ GROUP_METRICS = {
 }
 
 
+def metric_fn(metric: str):
+    """The function of a ConfusionState that :data:`GROUP_METRICS` names ``metric``, or
+    ValueError listing the names."""
+    fn = GROUP_METRICS.get(metric) if isinstance(metric, str) else None
+    if fn is None:
+        raise ValueError(f"metric must be one of {sorted(GROUP_METRICS)}, got {metric!r}")
+    return fn
+
+
 @dataclass(frozen=True)
 class GroupMetrics:
     """One metric per group, over all samples, and how far apart the groups are.
@@ -212,8 +221,7 @@ def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
     >>> r.per_group, round(r.global_value, 4), r.worst_group, round(r.gap, 4)
     ({0: 0.6666666666666666, 1: 1.0}, 0.8333, 0, 0.3333)
     """
-    if metric not in GROUP_METRICS:
-        raise ValueError(f"metric must be one of {sorted(GROUP_METRICS)}, got {metric!r}")
+    metric_fn(metric)
     yt = as_1d(y_true, "y_true")
     yp = as_1d(y_pred, "y_pred")
     g = as_1d(groups, "groups")
