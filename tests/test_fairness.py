@@ -176,3 +176,53 @@ def test_int64_with_uint64_labels_compare_exactly():
     assert got.global_value == fm.accuracy_score(yt, yp) == pytest.approx(1 / 3)
     with pytest.raises(ValueError, match="no integer type"):
         fm.group_metrics(np.array([-1, 0]), np.array([2**63, 0], np.uint64), [0, 0])
+
+
+@pytest.mark.filterwarnings("ignore:y_pred contains classes not in y_true")
+@pytest.mark.parametrize("metric", sorted(SK))
+def test_labels_are_the_ones_present_and_macro_averages_match_sklearn(metric):
+    """Labels {0, 5, 9}: the state holds those three, not the range 0..9, and each group
+    averages over the labels present in that group (as scikit-learn on its samples)."""
+    yt = np.array([0, 5, 5, 0, 9, 9, 5, 0])
+    yp = np.array([0, 5, 0, 0, 9, 5, 5, 5])
+    g = np.array([0, 0, 0, 1, 1, 1, 2, 2])   # group 0 lacks 9, group 2 lacks 9
+    r = fm.group_metrics(yt, yp, g, metric)
+    np.testing.assert_array_equal(r.labels, [0, 5, 9])
+    assert r.confusion.shape == (3, 3, 3)
+    for i, key in enumerate(r.per_group):
+        m = g == key
+        np.testing.assert_array_equal(
+            r.confusion[i], skm.confusion_matrix(yt[m], yp[m], labels=[0, 5, 9]))
+    _check(r, yt, yp, g, metric)
+    # the same through the encoded (wide range) path
+    _check(fm.group_metrics(yt * 10**6, yp * 10**6, g, metric), yt, yp, g, metric)
+
+
+def test_one_thread_and_many_give_the_same_state_on_a_large_input():
+    yt, yp, g = _data(1 << 17, k=3, n_groups=2, seed=4)
+    one = fm.group_metrics(yt, yp, g, n_threads=1)
+    two = fm.group_metrics(yt, yp, g, n_threads=2)
+    np.testing.assert_array_equal(one.confusion, two.confusion)
+    assert one.per_group == two.per_group
+
+
+@pytest.mark.parametrize("y_true, y_pred, exc, match", [
+    ([0.0, 1.5], [0.0, 1.0], ValueError, "non-integer float values"),
+    ([0.0, 1.0], [0.0, np.inf], ValueError, "y_pred contains NaN or infinity"),
+    ([1, "a"], [1, 1], ValueError, "Mix of label input types"),
+    ([1, 2], ["1", "2"], ValueError, "Mix of label input types"),
+])
+def test_labels_are_checked_like_accuracy_score(y_true, y_pred, exc, match):
+    with pytest.raises(exc, match=match):
+        fm.accuracy_score(y_true, y_pred)
+    with pytest.raises(exc, match=match):
+        fm.group_metrics(y_true, y_pred, [0, 1])
+
+
+def test_label_dtypes_are_kept():
+    assert fm.group_metrics([1.0, 3.0], [1.0, 1.0], [0, 1]).labels.dtype == np.float64
+    assert fm.group_metrics([True, False], [True, True], [0, 1]).labels.dtype == bool
+    big = np.array([2**63 + 1, 2**63 + 2], np.uint64)   # read in place, range above int64
+    r = fm.group_metrics(big, big[::-1], [0, 0])
+    np.testing.assert_array_equal(r.labels, big)
+    assert r.per_group == {0: 0.0}

@@ -42,6 +42,9 @@ def test_robustness_report():
     r = fm.robustness_report(y, p0, p1, metric="f1_macro")
     assert r.original == pytest.approx(fm.f1_score(y, p0, average="macro"))
     assert fm.flatten(r)["f1_macro.perturbed"] == r.perturbed
+    assert r.n_samples == 500
+    r = fm.robustness_report(["a", "b", "a"], ["a", "b", "b"], ["a", "a", "b"])  # lists
+    assert (r.n_samples, r.original, r.perturbed) == (3, 2 / 3, 1 / 3)
 
 
 @pytest.mark.parametrize("call, match", [
@@ -49,6 +52,9 @@ def test_robustness_report():
     (lambda: fm.consistency_rate([], []), "at least one"),
     (lambda: fm.robustness_score(float("nan"), 0.5), "finite"),
     (lambda: fm.robustness_report([0, 1], [0, 1], [0, 1], metric="mse"), "metric must be"),
+    (lambda: fm.robustness_report([0, 1], [0, 1], [0, 1], metric=["accuracy"]),
+     "metric must be"),
+    (lambda: fm.group_metrics([0, 1], [0, 1], [0, 1], metric="mse"), "metric must be"),
 ])
 def test_robustness_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
@@ -115,6 +121,34 @@ def test_parse_failures_wrong_policy_and_sentinels():
     assert r.n_failures == 1 and r.y_pred.tolist() == [1.0, 1.0, 0.0]
     r = fm.parse_failures(y, p)                                    # no sentinel: none missing
     assert r.n_failures == 0 and r.parse_failure_rate == 0.0
+
+
+def test_parse_failures_keep_mixed_labels_mixed():
+    """Strings among numbers are not turned into strings (['1', 'a']): the metrics then
+    raise their usual mix error, as on the raw predictions."""
+    y = np.array([1, 0, 1])
+    for r in (fm.parse_failures(y, [1, None, "a"]),
+              fm.parse_failures(y, [1, -1, 0], missing=-1, policy="wrong", fill_label="x")):
+        assert r.y_pred.dtype.kind == "O"
+        with pytest.raises(ValueError, match="Mix of label input types"):
+            fm.accuracy_score(r.y_true, r.y_pred)
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        fm.accuracy_score(y[[0, 2]], np.array([1, "a"], dtype=object))
+
+
+def test_parse_failures_fill_label_widens_the_predictions():
+    y = np.array([1, 0, 1])
+    r = fm.parse_failures(y, np.array([1, 7, 0], np.int8), missing=7, policy="wrong",
+                          fill_label=300)   # not 300 % 256 = 44
+    assert r.y_pred.tolist() == [1, 300, 0]
+    r = fm.parse_failures(y, np.array([1, 7, 0], np.uint8), missing=7, policy="wrong",
+                          fill_label=-1)
+    assert r.y_pred.tolist() == [1, -1, 0]
+    r = fm.parse_failures(y, [1, None, 0], policy="wrong", fill_label=9)
+    assert r.y_pred.tolist() == [1, 9, 0] and r.y_pred.dtype.kind == "i"
+    r = fm.parse_failures(["a", "b"], ["a", "UNPARSED"], missing="UNPARSED", policy="wrong",
+                          fill_label="?")
+    assert r.y_pred.tolist() == ["a", "?"] and r.y_pred.dtype.kind == "U"
 
 
 @pytest.mark.parametrize("kwargs, match", [

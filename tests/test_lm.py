@@ -157,6 +157,33 @@ def test_target_dtypes(tdtype):
                                   fm.token_logprobs(x, t))
 
 
+def test_uint64_ids_at_or_above_2_63_follow_the_mask():
+    # a uint64 id >= 2**63 is out of range where selected and ignored where masked out,
+    # like any other padding id (-100)
+    x, t = _data((2, 4, 10))
+    tu = t.astype(np.uint64)
+    tu[1, 2] = 2**63 + 5
+    with pytest.raises(ValueError, match=r"targets\[1, 2\] = 9223372036854775813 is not a token"):
+        fm.sequence_loglik(x, tu)
+    mask = np.ones(t.shape, bool)
+    mask[1, 2] = False
+    np.testing.assert_array_equal(fm.sequence_loglik(x, tu, mask=mask),
+                                  fm.sequence_loglik(x, t, mask=mask))
+    with pytest.raises(ValueError, match=r"targets\[2\] = 18446744073709551615"):
+        fm.token_logprobs(x[0], np.array([0, 1, 2**64 - 1, 3], np.uint64))
+
+
+@pytest.mark.parametrize("bad", [2, -1, 0.5, np.nan])
+def test_mask_values_other_than_0_1_are_named(bad):
+    x, t = _data((2, 3, 4))
+    mask = np.ones((2, 3), dtype=np.float64 if isinstance(bad, float) else np.int64)
+    mask[1, 1] = bad
+    with pytest.raises(ValueError, match=rf"0/1 \(or bool\) values, got {bad}"):
+        fm.sequence_loglik(x, t, mask=mask)
+    mask[1, 1] = 1.0
+    np.testing.assert_array_equal(fm.sequence_loglik(x, t, mask=mask), fm.sequence_loglik(x, t))
+
+
 def test_inputs_not_modified():
     x, t = _data((2, 5, 30))
     x0, t0 = x.copy(), t.copy()

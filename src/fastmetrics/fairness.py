@@ -8,8 +8,9 @@ Each group's value equals the scikit-learn metric on that group's samples alone 
 those present in the group's ``y_true`` or ``y_pred``, as scikit-learn's default), with
 ``zero_division=0`` for precision/recall/F1. Labels and groups of any integer dtype are read in
 place when their value ranges are small (labels within 1,024 values, groups within 65,536);
-other labels or groups (strings, objects, floats, wide ranges) are encoded once with
-``np.unique`` first.
+other labels or groups (strings, objects, wide ranges) are encoded once with ``np.unique``
+first. Labels are checked as by :func:`accuracy_score`: floats must hold integers (they are
+converted to int64), and strings do not mix with numbers.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from typing import Any
 import numpy as np
 
 from . import _confusion, _groups
-from ._state import ConfusionState, common_int
+from ._state import ConfusionState, _mix_msg, _prepare, common_int
 from ._threads import resolve_n_threads
 from ._validation import as_1d, native
 from .classification import _accuracy_from_state, _balanced_from_state, _prfs_from_state
+from .report import _py
 
 __all__ = ["GROUP_METRICS", "GroupMetrics", "group_metrics"]
 
@@ -55,6 +57,15 @@ GROUP_METRICS = {
 }
 
 
+def metric_fn(metric: str):
+    """The function of a ConfusionState that :data:`GROUP_METRICS` names ``metric``, or
+    ValueError listing the names."""
+    fn = GROUP_METRICS.get(metric) if isinstance(metric, str) else None
+    if fn is None:
+        raise ValueError(f"metric must be one of {sorted(GROUP_METRICS)}, got {metric!r}")
+    return fn
+
+
 @dataclass(frozen=True)
 class GroupMetrics:
     """One metric per group, over all samples, and how far apart the groups are.
@@ -81,6 +92,7 @@ class GroupMetrics:
         The state: ``confusion[g, i, j]`` counts samples of group ``g`` with true label
         ``labels[i]`` predicted ``labels[j]``.
     labels : ndarray (K,)
+        Sorted labels present in ``y_true`` or ``y_pred`` (in any group).
     """
 
     metric: str
@@ -116,9 +128,9 @@ class GroupMetrics:
         return out
 
 
-def _codes(a: np.ndarray, name: str, max_range: int):
-    """(array the kernel reads, lo, size, values) for one integer array, or None when it
-    must be encoded."""
+def _codes(a: np.ndarray, max_range: int):
+    """(array the kernel reads, lo, size of the value range) for one integer or bool array,
+    or None when it must be encoded."""
     if a.dtype.kind == "b":
         a = a.view(np.uint8)
     if a.dtype.char not in _INT_CHARS or a.size == 0:
@@ -151,24 +163,30 @@ def _encode(*arrays: np.ndarray, name: str):
 
 
 def _label_codes(yt, yp):
-    if yt.dtype != yp.dtype and yt.dtype.kind in "iu" and yp.dtype.kind in "iu":
-        yt, yp = common_int(yt, yp)
-        common = np.promote_types(yt.dtype, yp.dtype)
-        yt, yp = yt.astype(common, copy=False), yp.astype(common, copy=False)
-    if yt.dtype == yp.dtype:
-        ct, cp = _codes(yt, "y_true", _MAX_LABEL_RANGE), _codes(yp, "y_pred", _MAX_LABEL_RANGE)
+    """(codes of y_true, codes of y_pred, lo, K, values) over the label value range
+    ``lo .. lo + K - 1``. Labels are checked and converted as by accuracy_score
+    (``_state._prepare``: integral floats only, no string/number mix)."""
+    at, dt_t, kt = _prepare(yt, "y_true")
+    ap, dt_p, kp = _prepare(yp, "y_pred")
+    if kt != kp:
+        raise ValueError(_mix_msg)
+    out_dtype = np.result_type(dt_t, dt_p)  # the labels' dtype, as in confusion_state
+    if kt == "int":
+        if at.dtype != ap.dtype:
+            at, ap = common_int(at, ap)
+            common = np.promote_types(at.dtype, ap.dtype)
+            at, ap = at.astype(common, copy=False), ap.astype(common, copy=False)
+            if out_dtype.kind == "f" and dt_t.kind in "iu" and dt_p.kind in "iu":
+                out_dtype = common  # int64 with uint64: integers, not float64
+        ct, cp = _codes(at, _MAX_LABEL_RANGE), _codes(ap, _MAX_LABEL_RANGE)
         if ct is not None and cp is not None:
             lo = min(ct[1], cp[1])
             hi = max(ct[1] + ct[2], cp[1] + cp[2])
-            values = np.arange(lo, hi, dtype=np.int64)
-            if yt.dtype.kind == "b":
-                values = values.astype(bool)
-            return ct[0], cp[0], lo, hi - lo, values
-    if yt.dtype.kind == "f" or yp.dtype.kind == "f":
-        for name, a in (("y_true", yt), ("y_pred", yp)):
-            if a.dtype.kind == "f" and not np.isfinite(a).all():
-                raise ValueError(f"{name} contains NaN or infinity")
-    (codes_t, codes_p), values = _encode(yt, yp, name="y_true/y_pred")
+            values = np.arange(lo, hi, dtype=at.dtype)  # the data's dtype holds the range
+            return ct[0], cp[0], lo, hi - lo, values.astype(out_dtype, copy=False)
+    (codes_t, codes_p), values = _encode(at, ap, name="y_true/y_pred")
+    if kt == "int":
+        values = values.astype(out_dtype, copy=False)
     return codes_t, codes_p, 0, values.shape[0], values
 
 
@@ -203,8 +221,7 @@ def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
     >>> r.per_group, round(r.global_value, 4), r.worst_group, round(r.gap, 4)
     ({0: 0.6666666666666666, 1: 1.0}, 0.8333, 0, 0.3333)
     """
-    if metric not in GROUP_METRICS:
-        raise ValueError(f"metric must be one of {sorted(GROUP_METRICS)}, got {metric!r}")
+    metric_fn(metric)
     yt = as_1d(y_true, "y_true")
     yp = as_1d(y_pred, "y_pred")
     g = as_1d(groups, "groups")
@@ -217,23 +234,22 @@ def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
     if n == 0:
         raise ValueError("group_metrics needs at least one sample (y_true is empty)")
     ct, cp, lo, k, values = _label_codes(yt, yp)
-    cg = _codes(g, "groups", _MAX_GROUP_RANGE)
+    cg = _codes(g, _MAX_GROUP_RANGE)
     if cg is not None:
         gcodes, glo, n_groups = cg
         group_values = np.arange(glo, glo + n_groups, dtype=np.int64)
         if g.dtype.kind == "b":
             group_values = group_values.astype(bool)
     else:
-        if g.dtype.kind == "f" and np.isnan(g).any():
-            raise ValueError("groups contains NaN")
-        (gcodes,), group_values = _encode(g, name="groups")
+        (gcodes,), group_values = _encode(g, name="groups")  # raises on NaN or None
         glo, n_groups = 0, group_values.shape[0]
     cells = n_groups * k * k
     if cells > _MAX_CELLS:
         raise ValueError(f"{n_groups} groups x {k} labels is too many for a dense "
                          f"(group x K x K) state ({cells} cells)")
     nt = resolve_n_threads(n_threads) if n >= _PARALLEL_MIN or n_threads is not None else 1
-    lanes = max(1, min(_MAX_LANES, n // _LANE_MIN, _MAX_CELLS // max(cells, 1)))
+    # counts are integers, so lanes only serve threads: one lane when there is one thread
+    lanes = 1 if nt == 1 else max(1, min(_MAX_LANES, n // _LANE_MIN, _MAX_CELLS // cells))
     tables = np.zeros((lanes, cells), dtype=np.int64)
     nbad = _groups.group_confusion(ct, cp, gcodes, lo % (1 << 64), k, glo % (1 << 64),
                                    n_groups, tables, nt)
@@ -241,10 +257,6 @@ def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
         raise RuntimeError("group_confusion: values outside the computed ranges")
     state = tables.sum(axis=0).reshape(n_groups, k, k)
     return _from_state(state, values, group_values, metric)
-
-
-def _py(v):
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _metric_of(cm: np.ndarray, values: np.ndarray, fn) -> float:
@@ -257,6 +269,11 @@ def _metric_of(cm: np.ndarray, values: np.ndarray, fn) -> float:
 
 def _from_state(state: np.ndarray, values, group_values, metric: str) -> GroupMetrics:
     fn = GROUP_METRICS[metric]
+    # the value range may hold labels that never occur (labels 0 and 5 -> range 0..5)
+    used = (state.sum(axis=(0, 1)) + state.sum(axis=(0, 2))) > 0
+    if not used.all():
+        state = state[:, used][:, :, used]
+        values = values[used]
     sizes = state.sum(axis=(1, 2))
     present = np.flatnonzero(sizes)  # groups in the value range that have samples
     per_group = {_py(group_values[i]): _metric_of(state[i], values, fn) for i in present}

@@ -95,8 +95,8 @@ def _check_targets(targets, shape: tuple[int, int], single: bool) -> np.ndarray:
     if t.dtype.kind not in "iu":
         raise TypeError(f"targets must hold integer token ids, got dtype {t.dtype}")
     if t.dtype.itemsize not in (4, 8) or t.dtype.kind == "u":  # int32/int64 read in place
-        if t.dtype == np.uint64 and t.size and int(t.max()) > np.iinfo(np.int64).max:
-            raise ValueError("targets hold ids >= 2**63, outside any vocabulary")
+        # uint64 ids >= 2**63 wrap to negative ids, which the kernel reports as out of range
+        # at selected positions only (masked-out targets are never looked at)
         t = t.astype(np.int64)
     return native(t)
 
@@ -114,10 +114,11 @@ def _check_mask(mask, shape: tuple[int, int], single: bool) -> np.ndarray | None
         return m.view(np.uint8)
     if m.dtype.kind not in "iuf":
         raise TypeError(f"mask must be bool or 0/1 numbers, got dtype {m.dtype}")
-    sel = m != 0
-    if not np.all(sel | (m == 0)) or np.any(m[sel] != 1):
-        raise ValueError("mask must hold only 0/1 (or bool) values")
-    return sel.view(np.uint8)
+    bad = (m != 0) & (m != 1)  # NaN included
+    if bad.any():
+        v = m[bad][0].item()
+        raise ValueError(f"mask must hold only 0/1 (or bool) values, got {v!r}")
+    return (m != 0).view(np.uint8)
 
 
 def _run(logits, targets, mask, n_threads):
@@ -136,8 +137,10 @@ def _run(logits, targets, mask, n_threads):
         if nbad:
             b, i = (int(v[0]) for v in np.nonzero(greedy == 2))
             where = f"[{i}]" if single else f"[{b}, {i}]"
+            tv = np.asarray(targets)  # the caller's id (a uint64 >= 2**63 wrapped in t)
+            tv = tv[i] if single and tv.ndim == 1 else tv[b, i]
             raise ValueError(
-                f"targets{where} = {int(t[b, i])} is not a token id in [0, {x.shape[2]}) "
+                f"targets{where} = {int(tv)} is not a token id in [0, {x.shape[2]}) "
                 f"(vocabulary size {x.shape[2]}); {nbad} selected target(s) out of range"
             )
     return out, greedy, m, single
@@ -424,6 +427,6 @@ def rolling_loglik(tokens, logits_fn: Callable[[np.ndarray], np.ndarray], *, max
                 f"logits_fn returned shape {logits.shape} for a window of {seg.shape[0]} tokens; "
                 f"expected ({seg.shape[0]}, vocab)"
             )
-        mask = np.arange(w.start, w.stop) >= w.score_start
-        total += sequence_loglik(logits, seg, mask=mask, n_threads=n_threads)
+        k = w.score_start - w.start  # rows before k are context only
+        total += sequence_loglik(logits[k:], seg[k:], n_threads=n_threads)
     return total

@@ -56,6 +56,19 @@ def _missing_mask(yp: np.ndarray, missing) -> np.ndarray:
     return miss
 
 
+def _plain(a: np.ndarray) -> np.ndarray:
+    """Parsed values of an object array in a plain dtype (str, int, float), as the metrics
+    would read them; values that mix strings with numbers stay object, so that the metrics
+    raise their usual mix error instead of comparing ``'1'`` with ``'a'``."""
+    if a.dtype.kind != "O" or not a.size:
+        return a
+    vals = a.tolist()
+    conv = np.array(vals)
+    if conv.dtype.kind in "US" and not all(isinstance(v, str) for v in vals):
+        return a  # np.array turned numbers into strings
+    return conv
+
+
 def parse_failures(y_true, y_pred, *, missing=None, policy: str = "exclude",
                    fill_label=None) -> ParsedPredictions:
     """Count the predictions that failed to parse and apply a rule to them.
@@ -113,9 +126,14 @@ def parse_failures(y_true, y_pred, *, missing=None, policy: str = "exclude",
         if np.any(yt == fill_label):
             raise ValueError(f"fill_label {fill_label!r} occurs in y_true: it would count as correct")
         out_t = yt
-        out_p = np.array([fill_label if m else v for v, m in zip(yp.tolist(), miss.tolist())]) \
-            if n_fail else yp
+        out_p = yp
+        if n_fail:
+            fill = np.asarray(fill_label)  # typed: 300 widens int8 predictions, never wraps
+            if (fill.dtype.kind in "US") == (yp.dtype.kind in "US") and yp.dtype.kind != "O":
+                out_p = np.where(miss, fill, yp)
+            else:  # a string fill among numbers (or the reverse), or object predictions
+                out_p = yp.astype(object)
+                out_p[miss] = fill_label
         n_pred = n
-    if out_p.dtype.kind == "O" and out_p.size:
-        out_p = np.array(out_p.tolist())  # parsed values only: a plain dtype again
+    out_p = _plain(out_p)
     return ParsedPredictions(out_t, out_p, n, n_fail, n_fail / n, n_pred)

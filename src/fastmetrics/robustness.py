@@ -10,7 +10,7 @@ import numpy as np
 
 from ._state import confusion_state
 from ._validation import as_1d
-from .fairness import GROUP_METRICS
+from .fairness import metric_fn
 
 __all__ = ["RobustnessReport", "consistency_rate", "robustness_report", "robustness_score"]
 
@@ -106,11 +106,10 @@ def robustness_report(y_true, pred_orig, pred_perturbed, *, metric: str = "accur
     >>> r.original, r.perturbed, r.robustness_score, r.consistency_rate
     (0.75, 0.5, 0.75, 0.75)
     """
-    if metric not in GROUP_METRICS:
-        raise ValueError(f"metric must be one of {sorted(GROUP_METRICS)}, got {metric!r}")
+    fn = metric_fn(metric)
     rate = consistency_rate(pred_orig, pred_perturbed)
-    fn = GROUP_METRICS[metric]
-    orig = float(fn(confusion_state(y_true, pred_orig, n_threads=n_threads)))
+    st = confusion_state(y_true, pred_orig, n_threads=n_threads)
+    orig = float(fn(st))
     pert = float(fn(confusion_state(y_true, pred_perturbed, n_threads=n_threads)))
     return RobustnessReport(metric, orig, pert, robustness_score(orig, pert), rate,
-                            int(np.shape(pred_orig)[0]))
+                            st.n_samples)
