@@ -772,6 +772,22 @@ def test_sketch_any_split_any_order_same_counts(values, data, max_buckets):
     np.testing.assert_array_equal(acc.result(QS).values, whole.result(QS).values)
 
 
+def test_sketch_merge_counts_exact_above_2_53():
+    big = 2**53 + 1  # float64 would round it to 2**53
+    for cap in (1, 2, 3, 4):
+        a = QuantileAccumulator(max_buckets=cap).update([1.5])
+        b = QuantileAccumulator(max_buckets=cap).update([1.5 * a._gamma ** 2])
+        a._pos[-1] = big  # the counts of 2**53 + 1 values in a's one bucket
+        a._meta[1] = big
+        for m in (a + b, b + a):
+            # a's bucket lies 2 below b's: slot cap - 3, or collapsed into slot 0
+            want = [0] * cap
+            want[max(cap - 3, 0)] += big
+            want[cap - 1] += 1
+            assert m._pos.tolist() == want and m._pos.dtype == np.int64
+            assert int(m._pos.sum()) == big + 1
+
+
 def test_sketch_collapse_keeps_the_high_quantiles():
     x = np.geomspace(1e-12, 1e12, 5000)
     acc = QuantileAccumulator(relative_accuracy=0.01, max_buckets=200).update(x)

@@ -1204,9 +1204,11 @@ class QuantileAccumulator(_Accumulator):
         hi = max(hi_a, hi_b)
         out = np.zeros(cap, dtype=np.int64)
         for store, h in ((a, hi_a), (b, hi_b)):
-            idx = np.arange(h - cap + 1, h + 1)
-            slot = np.maximum(idx, hi - cap + 1) - (hi - cap + 1)
-            out += np.bincount(slot, weights=store, minlength=cap).astype(np.int64)
+            # slot k of a store ending at h lands at k - d in the window ending at hi (d =
+            # hi - h), the slots below d in its lowest slot: integer shifts, exact for any count
+            d = int(min(hi - h, cap))
+            out[:cap - d] += store[d:]
+            out[0] += store[:d].sum()
         return out, hi
 
     def merge(self, other: QuantileAccumulator) -> QuantileAccumulator:
