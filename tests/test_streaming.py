@@ -626,6 +626,34 @@ def test_regression_pickle_memory_and_errors():
         a.update([1.0], [2.0], sample_weight=[1.0])
 
 
+def test_kept_values_not_shared_by_merge_sum_or_pickle():
+    """The O(N) modes grow their lists in place: a merge, ``sum`` or a pickled copy owns
+    its lists, so updating one accumulator leaves every other one as it was."""
+    rng = np.random.default_rng(7)
+    yt, yp, w = rng.standard_normal(90), rng.standard_normal(90), rng.random(90)
+    parts = [slice(0, 30), slice(30, 60), slice(60, 90)]
+    reg = (lambda: RegressionAccumulator(keep_values=True),
+           lambda i: (yt[parts[i]], yp[parts[i]], w[parts[i]]),
+           lambda acc: acc.median_absolute_error(),
+           lambda ix: fm.median_absolute_error(yt[ix], yp[ix], sample_weight=w[ix]))
+    qua = (lambda: QuantileAccumulator(mode="exact"),
+           lambda i: (yt[parts[i]],),
+           lambda acc: acc.result([0.5, 0.9]).values.tolist(),
+           lambda ix: np.quantile(yt[ix], [0.5, 0.9]).tolist())
+    for make, chunk, value, want in (reg, qua):
+        a, b = make().update(*chunk(0)), make().update(*chunk(1))
+        merged, total = a + b, sum([a, b])
+        copy = pickle.loads(pickle.dumps(a))
+        a.update(*chunk(2))
+        merged.update(*chunk(2))
+        r = np.r_
+        assert value(a) == want(r[0:30, 60:90]) and a.n_samples == 60
+        assert value(merged) == want(r[0:90]) and merged.n_samples == 90
+        assert value(b) == want(r[30:60]) and b.n_samples == 30
+        assert value(total) == want(r[0:60]) and total.n_samples == 60
+        assert value(copy) == want(r[0:30]) and copy.n_samples == 30
+
+
 # ----------------------------------------------------------------------------- ranking
 
 rank_data = st.integers(1, 150).flatmap(

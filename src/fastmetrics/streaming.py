@@ -696,9 +696,9 @@ class RegressionAccumulator(_Accumulator):
         _regression.merge(merged, st)
         self._state = merged
         if errors is not None:
-            self._errors = self._errors + [errors]
+            self._errors.append(errors)  # merge builds new lists: never shared
             if w is not None:
-                self._weights = self._weights + [w.copy()]
+                self._weights.append(w.copy())
         return self
 
     def _empty_like(self):
@@ -1173,7 +1173,7 @@ class QuantileAccumulator(_Accumulator):
             if a.dtype.kind == "f" and not np.isfinite(a).all():
                 bad = int(np.flatnonzero(~np.isfinite(a))[0])
                 raise ValueError(f"values contains NaN or infinity (first at index {bad})")
-            self._values = self._values + [a.copy()]
+            self._values.append(a.copy())  # merge builds a new list: not shared
             self._minmax = np.array([min(self._minmax[0], float(a.min())),
                                      max(self._minmax[1], float(a.max()))])
         else:
