@@ -757,7 +757,7 @@ def test_ranking_pickle_memory_and_errors():
 
 # ----------------------------------------------------------------------------- quantiles
 
-from fastmetrics.streaming import QuantileAccumulator  # noqa: E402
+from fastmetrics.streaming import _POS_N, QuantileAccumulator  # noqa: E402
 
 sketch_values = st.lists(
     st.floats(1e-6, 1e6) | st.floats(-1e6, -1e-6) | st.just(0.0) | st.sampled_from([1.0, 2.0]),
@@ -806,7 +806,7 @@ def test_sketch_merge_counts_exact_above_2_53():
         a = QuantileAccumulator(max_buckets=cap).update([1.5])
         b = QuantileAccumulator(max_buckets=cap).update([1.5 * a._gamma ** 2])
         a._pos[-1] = big  # the counts of 2**53 + 1 values in a's one bucket
-        a._meta[1] = big
+        a._meta[_POS_N] = big
         for m in (a + b, b + a):
             # a's bucket lies 2 below b's: slot cap - 3, or collapsed into slot 0
             want = [0] * cap
