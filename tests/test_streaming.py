@@ -564,6 +564,22 @@ def test_calibration_top_label_pickle_and_errors():
     assert small_as(b, a)
 
 
+def test_calibration_remembers_a_non_zero_weight_through_merge_and_pickle():
+    # what picks brier_score_loss's error when the weights sum to zero (fastmetrics.dask)
+    def acc(w):
+        return CalibrationAccumulator(1).update([0, 1], [0.2, 0.7], sample_weight=w)
+
+    assert not acc([0.0, 0.0])._any_weight
+    assert acc([1.0, -1.0])._any_weight  # the chunk's sum is zero, one weight is not
+    assert (acc([0.0, 0.0]) + acc([0.0, 2.0]))._any_weight
+    assert not sum([acc([0.0, 0.0]), acc([0.0, 0.0])])._any_weight
+    assert pickle.loads(pickle.dumps(acc([3.0, 0.0])))._any_weight
+    old = acc([3.0, 0.0])
+    del old.__dict__["_any_weight"]  # pickled before the attribute existed
+    old = pickle.loads(pickle.dumps(old))
+    assert not old._any_weight and (old + acc([0.0, 1.0]))._any_weight
+
+
 # ----------------------------------------------------------------------------- regression
 
 

@@ -515,12 +515,9 @@ def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uni
 
 
 def _brier(acc, scale_by_half):
-    state = acc.bins().state
-    W = state[:, _cal._W].sum()
-    if W == 0:
-        raise ValueError("Sample weights must contain at least one non-zero number.")
-    score = state[:, _cal._SQ].sum() / W
-    return float(score * 0.5 if scale_by_half in ("auto", True) else score)
+    state = acc.bins().state  # one bin: the sums of every sample
+    return _cal._brier_from_sums(state[:, _cal._SQ].sum(), state[:, _cal._W].sum(), True,
+                                 scale_by_half, np.array([acc._any_weight]))
 
 
 def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
@@ -529,8 +526,7 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
 
     ``pos_label=None`` means 1 for labels in {0, 1} or {-1, 1}; name it for other labels.
     """
-    if not (isinstance(scale_by_half, bool | np.bool_) or scale_by_half == "auto"):
-        raise ValueError(f"scale_by_half must be a bool or 'auto', got {scale_by_half!r}")
+    _cal._check_scale_by_half(scale_by_half)
     if labels is not None or not (np.ndim(y_proba) == 1 or np.shape(y_proba)[1:] == (1,)):
         raise ValueError(
             "fastmetrics.dask.brier_score_loss is binary: y_proba must be 1-D (the "

@@ -521,6 +521,10 @@ class CalibrationAccumulator(_Accumulator):
     """
 
     labels: Any
+    # whether some sample weight seen is non-zero (unweighted samples weigh 1): picks the
+    # error of brier_score_loss when the weights sum to zero, as in the one-shot function.
+    # A class default for accumulators pickled before it existed
+    _any_weight: bool = False
 
     def __init__(self, n_bins=10, *, edges=None, pos_label=None, labels=None):
         if edges is None:
@@ -540,6 +544,7 @@ class CalibrationAccumulator(_Accumulator):
         self._state = np.zeros((self.edges.shape[0] - 1, 5))
         self._mode: str | int | None = None  # "binary", or K for top-label
         self._weighted = None
+        self._any_weight = False
 
     def __repr__(self) -> str:
         return f"CalibrationAccumulator(n_bins={self.n_bins}, n_samples={self.n_samples})"
@@ -583,6 +588,9 @@ class CalibrationAccumulator(_Accumulator):
         self._note_weighted(weighted)
         self._mode = mode
         self._state = self._state + st
+        if not self._any_weight:  # the weights are read only when the chunk's sum is zero
+            self._any_weight = bool(st[:, _cal._W].sum() != 0) or (
+                weighted and bool(np.any(np.asarray(sample_weight))))
         return self
 
     def _empty_like(self):
@@ -592,6 +600,7 @@ class CalibrationAccumulator(_Accumulator):
         out._state = np.zeros_like(self._state)
         out._mode = None
         out._weighted = None
+        out._any_weight = False
         return out
 
     def merge(self, other: CalibrationAccumulator) -> CalibrationAccumulator:
@@ -610,6 +619,7 @@ class CalibrationAccumulator(_Accumulator):
         out._state = self._state + other._state
         out._mode = self._mode if self._mode is not None else other._mode
         out._weighted = self._merged_weighted(other)
+        out._any_weight = self._any_weight or other._any_weight
         return out
 
     def bins(self) -> _cal.CalibrationBins:
