@@ -501,17 +501,13 @@ def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
                 compute=compute, split_every=split_every, n_threads=n_threads)
 
 
-def _curve(acc):
-    return acc.curve()
-
-
 def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uniform",
                       compute=True, split_every=None):
     """:func:`fastmetrics.calibration_curve` of dask inputs (uniform bins only)."""
     _uniform_only(strategy)
     init = dict(n_bins=n_bins, pos_label=pos_label)
-    return _run("calibration", y_true, y_prob, None, init, _curve, compute=compute,
-                split_every=split_every)
+    return _run("calibration", y_true, y_prob, None, init, _method, ("curve", {}),
+                compute=compute, split_every=split_every)
 
 
 def _brier(acc, scale_by_half):
@@ -603,10 +599,6 @@ def _binary_scores(y_score) -> None:
         )
 
 
-def _auc(acc, max_fpr):
-    return acc.roc_auc_score(max_fpr=max_fpr)
-
-
 def _auc_if_one_positive(acc, max_fpr):
     classes = acc._classes  # the labels seen over all chunks (at most two)
     if len(classes) == 2 and max(classes) != 1:
@@ -615,7 +607,7 @@ def _auc_if_one_positive(acc, max_fpr):
             "needs 1 as the greater label ({0, 1}, {-1, 1} or bool); compute=True handles "
             "any two labels"
         )
-    return _auc(acc, max_fpr)
+    return acc.roc_auc_score(max_fpr=max_fpr)
 
 
 def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_fpr=None,
@@ -653,7 +645,7 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
     if len(classes) == 2 and max(classes) != 1:
         acc = accumulate("ranking", y_true, y_score, sample_weight=sample_weight,
                          split_every=split_every, pos_label=max(classes))
-    return _auc(acc, max_fpr)
+    return acc.roc_auc_score(max_fpr=max_fpr)
 
 
 def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
