@@ -142,6 +142,14 @@ def _read_npz(path: str) -> Table:
 _READERS = {".parquet": _read_parquet, ".pq": _read_parquet, ".npy": _read_npy, ".npz": _read_npz}
 
 
+def _check_path(path: str) -> None:
+    """The errors for a predictions file that is missing or a directory (both readers)."""
+    if not os.path.exists(path):
+        raise CLIError(f"no such file: {path}")
+    if os.path.isdir(path):
+        raise CLIError(f"{path} is a directory, not a predictions file")
+
+
 def read_table(path: str | None) -> Table:
     """Read FILE (CSV / TSV / Parquet / NPY / NPZ, or '-' for CSV on stdin); None: the sample."""
     if path is None:
@@ -149,10 +157,7 @@ def read_table(path: str | None) -> Table:
         return _read_csv_text(text, SAMPLE_NAME)
     if path == "-":
         return _read_csv_text(sys.stdin.read(), "<stdin>")
-    if not os.path.exists(path):
-        raise CLIError(f"no such file: {path}")
-    if os.path.isdir(path):
-        raise CLIError(f"{path} is a directory, not a predictions file")
+    _check_path(path)
     ext = os.path.splitext(path)[1].lower()
     try:
         if ext in _READERS:
@@ -678,10 +683,8 @@ def _report_streamed(args: argparse.Namespace, batch_rows: int) -> tuple[Card, s
 
     path = args.file
     ext = "" if path == "-" else os.path.splitext(path)[1].lower()
-    if path != "-" and not os.path.exists(path):
-        raise CLIError(f"no such file: {path}")
-    if path != "-" and os.path.isdir(path):
-        raise CLIError(f"{path} is a directory, not a predictions file")
+    if path != "-":
+        _check_path(path)
     name = "<stdin>" if path == "-" else path
     f = counted = None
     try:
