@@ -542,6 +542,8 @@ STREAM_BAD = [
     (["report", "probs.csv", "--prob", "p_0", "p_x"], "probability column 'p_x' names class 'x', which is not a label"),
     (["report", "probs.csv", "--prob", "p_0", "p_1"], "probabilities: y_prob contains values outside [0, 1]"),
     (["report", "late_ragged.csv", "--batch-rows", "0"], "argument --batch-rows: must be a whole number >= 1"),
+    (["report", "missing.csv"], "no such file: missing.csv"),
+    (["report", "."], "is a directory"),
 ]
 
 

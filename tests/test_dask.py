@@ -381,6 +381,26 @@ def test_bad_shapes_and_types(sync):
         fmd.calibration_summary(YB, da.from_array(bad, chunks=1000))
 
 
+def test_brier_zero_weight_sum_raises_as_the_one_shot(sync):
+    """Weights summing to zero: ValueError when all are zero, ZeroDivisionError when they
+    cancel (also within one chunk, and with compute=False), as fm.brier_score_loss."""
+    y = np.array([0, 1, 1, 0, 1, 0, 0, 1])
+    p = np.array([0.1, 0.9, 0.8, 0.3, 0.6, 0.2, 0.5, 0.7])
+    for w in (np.zeros(8), [1.0, -1, 2, -2, 0, 0, 0.5, -0.5], [1.0, -1, 0, 0, 0, 0, 0, 0]):
+        w = np.asarray(w)
+        with pytest.raises((ValueError, ZeroDivisionError)) as one_shot:
+            fm.brier_score_loss(y, p, sample_weight=w)
+        err = type(one_shot.value)
+        for compute in (True, False):
+            with pytest.raises(err, match=str(one_shot.value)):
+                out = fmd.brier_score_loss(da.from_array(y, chunks=3), da.from_array(p, chunks=3),
+                                           sample_weight=da.from_array(w, chunks=3),
+                                           compute=compute)
+                if not compute:
+                    out.compute()
+    assert err is ZeroDivisionError
+
+
 def test_errors_come_back_from_workers(client):
     bad = PROB.copy()
     bad[7000] = np.nan

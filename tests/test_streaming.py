@@ -564,6 +564,22 @@ def test_calibration_top_label_pickle_and_errors():
     assert small_as(b, a)
 
 
+def test_calibration_remembers_a_non_zero_weight_through_merge_and_pickle():
+    # what picks brier_score_loss's error when the weights sum to zero (fastmetrics.dask)
+    def acc(w):
+        return CalibrationAccumulator(1).update([0, 1], [0.2, 0.7], sample_weight=w)
+
+    assert not acc([0.0, 0.0])._any_weight
+    assert acc([1.0, -1.0])._any_weight  # the chunk's sum is zero, one weight is not
+    assert (acc([0.0, 0.0]) + acc([0.0, 2.0]))._any_weight
+    assert not sum([acc([0.0, 0.0]), acc([0.0, 0.0])])._any_weight
+    assert pickle.loads(pickle.dumps(acc([3.0, 0.0])))._any_weight
+    old = acc([3.0, 0.0])
+    del old.__dict__["_any_weight"]  # pickled before the attribute existed
+    old = pickle.loads(pickle.dumps(old))
+    assert not old._any_weight and (old + acc([0.0, 1.0]))._any_weight
+
+
 # ----------------------------------------------------------------------------- regression
 
 
@@ -624,6 +640,34 @@ def test_regression_pickle_memory_and_errors():
         RegressionAccumulator().result()
     with pytest.raises(ValueError, match="sample_weight was given"):
         a.update([1.0], [2.0], sample_weight=[1.0])
+
+
+def test_kept_values_not_shared_by_merge_sum_or_pickle():
+    """The O(N) modes grow their lists in place: a merge, ``sum`` or a pickled copy owns
+    its lists, so updating one accumulator leaves every other one as it was."""
+    rng = np.random.default_rng(7)
+    yt, yp, w = rng.standard_normal(90), rng.standard_normal(90), rng.random(90)
+    parts = [slice(0, 30), slice(30, 60), slice(60, 90)]
+    reg = (lambda: RegressionAccumulator(keep_values=True),
+           lambda i: (yt[parts[i]], yp[parts[i]], w[parts[i]]),
+           lambda acc: acc.median_absolute_error(),
+           lambda ix: fm.median_absolute_error(yt[ix], yp[ix], sample_weight=w[ix]))
+    qua = (lambda: QuantileAccumulator(mode="exact"),
+           lambda i: (yt[parts[i]],),
+           lambda acc: acc.result([0.5, 0.9]).values.tolist(),
+           lambda ix: np.quantile(yt[ix], [0.5, 0.9]).tolist())
+    for make, chunk, value, want in (reg, qua):
+        a, b = make().update(*chunk(0)), make().update(*chunk(1))
+        merged, total = a + b, sum([a, b])
+        copy = pickle.loads(pickle.dumps(a))
+        a.update(*chunk(2))
+        merged.update(*chunk(2))
+        r = np.r_
+        assert value(a) == want(r[0:30, 60:90]) and a.n_samples == 60
+        assert value(merged) == want(r[0:90]) and merged.n_samples == 90
+        assert value(b) == want(r[30:60]) and b.n_samples == 30
+        assert value(total) == want(r[0:60]) and total.n_samples == 60
+        assert value(copy) == want(r[0:30]) and copy.n_samples == 30
 
 
 # ----------------------------------------------------------------------------- ranking
@@ -729,7 +773,7 @@ def test_ranking_pickle_memory_and_errors():
 
 # ----------------------------------------------------------------------------- quantiles
 
-from fastmetrics.streaming import QuantileAccumulator  # noqa: E402
+from fastmetrics.streaming import _POS_N, QuantileAccumulator  # noqa: E402
 
 sketch_values = st.lists(
     st.floats(1e-6, 1e6) | st.floats(-1e6, -1e-6) | st.just(0.0) | st.sampled_from([1.0, 2.0]),
@@ -770,6 +814,22 @@ def test_sketch_any_split_any_order_same_counts(values, data, max_buckets):
     assert sketch_state(acc) == sketch_state(whole)
     assert acc.collapsed == whole.collapsed
     np.testing.assert_array_equal(acc.result(QS).values, whole.result(QS).values)
+
+
+def test_sketch_merge_counts_exact_above_2_53():
+    big = 2**53 + 1  # float64 would round it to 2**53
+    for cap in (1, 2, 3, 4):
+        a = QuantileAccumulator(max_buckets=cap).update([1.5])
+        b = QuantileAccumulator(max_buckets=cap).update([1.5 * a._gamma ** 2])
+        a._pos[-1] = big  # the counts of 2**53 + 1 values in a's one bucket
+        a._meta[_POS_N] = big
+        for m in (a + b, b + a):
+            # a's bucket lies 2 below b's: slot cap - 3, or collapsed into slot 0
+            want = [0] * cap
+            want[max(cap - 3, 0)] += big
+            want[cap - 1] += 1
+            assert m._pos.tolist() == want and m._pos.dtype == np.int64
+            assert int(m._pos.sum()) == big + 1
 
 
 def test_sketch_collapse_keeps_the_high_quantiles():

@@ -44,20 +44,17 @@ cdef inline void _insert(int64_t* c, Py_ssize_t cap, int64_t* hi, int64_t* cnt, 
         hi[0] = i
         c[cap - 1] += 1
     elif i > hi[0]:
+        # the window moves up by i - hi: slots 0..d fold into the new lowest slot, the rest
+        # shift down by d. A move of cap or more folds every slot, the same as d = cap - 1
         d = i - hi[0]
-        if d >= cap:  # every occupied slot falls below the new window
-            s = 0
-            for k in range(cap):
-                s += c[k]
-            memset(c, 0, cap * sizeof(int64_t))
-            c[0] = s
-        else:
-            s = 0
-            for k in range(d + 1):
-                s += c[k]
-            memmove(c, c + d, (cap - d) * sizeof(int64_t))
-            memset(c + cap - d, 0, d * sizeof(int64_t))
-            c[0] = s
+        if d > cap - 1:
+            d = cap - 1
+        s = 0
+        for k in range(d + 1):
+            s += c[k]
+        memmove(c, c + d, (cap - d) * sizeof(int64_t))
+        memset(c + cap - d, 0, d * sizeof(int64_t))
+        c[0] = s
         hi[0] = i
         c[cap - 1] += 1
     else:

@@ -582,8 +582,7 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     >>> round(fm.brier_score_loss(y_true, y_prob, scale_by_half=False), 6)
     0.075
     """
-    if not (isinstance(scale_by_half, bool | np.bool_) or scale_by_half == "auto"):
-        raise ValueError(f"scale_by_half must be a bool or 'auto', got {scale_by_half!r}")
+    _check_scale_by_half(scale_by_half)
     p = _as_prob(y_proba, "y_proba")
     if p.ndim == 2 and p.shape[1] == 1:
         p = p[:, 0]
@@ -599,8 +598,22 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
         two_columns = p.shape[1] < 3
     else:
         raise ValueError(f"y_proba must be 1-D or 2-D, got shape {p.shape}")
+    return _brier_from_sums(num, W, two_columns, scale_by_half, sample_weight)
+
+
+def _check_scale_by_half(scale_by_half) -> None:
+    if not (isinstance(scale_by_half, bool | np.bool_) or scale_by_half == "auto"):
+        raise ValueError(f"scale_by_half must be a bool or 'auto', got {scale_by_half!r}")
+
+
+def _brier_from_sums(num, W, two_columns: bool, scale_by_half, weights) -> float:
+    """The Brier score from the weighted sum of squared errors ``num`` and the weight sum
+    ``W`` (shared by :func:`brier_score_loss` and ``fastmetrics.dask``). ``weights``: the
+    sample weights, or an array non-zero somewhere exactly when they are; read only when
+    ``W`` is zero, to pick scikit-learn's error (ValueError when every weight is zero or
+    none were given, ZeroDivisionError when they cancel)."""
     if W == 0:
-        raise zero_weight_sum_error(np.asarray(sample_weight))
+        raise zero_weight_sum_error(np.asarray(weights))
     score = num / W
     if scale_by_half == "auto":
         scale_by_half = two_columns

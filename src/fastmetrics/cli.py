@@ -142,6 +142,14 @@ def _read_npz(path: str) -> Table:
 _READERS = {".parquet": _read_parquet, ".pq": _read_parquet, ".npy": _read_npy, ".npz": _read_npz}
 
 
+def _check_path(path: str) -> None:
+    """The errors for a predictions file that is missing or a directory (both readers)."""
+    if not os.path.exists(path):
+        raise CLIError(f"no such file: {path}")
+    if os.path.isdir(path):
+        raise CLIError(f"{path} is a directory, not a predictions file")
+
+
 def read_table(path: str | None) -> Table:
     """Read FILE (CSV / TSV / Parquet / NPY / NPZ, or '-' for CSV on stdin); None: the sample."""
     if path is None:
@@ -149,10 +157,7 @@ def read_table(path: str | None) -> Table:
         return _read_csv_text(text, SAMPLE_NAME)
     if path == "-":
         return _read_csv_text(sys.stdin.read(), "<stdin>")
-    if not os.path.exists(path):
-        raise CLIError(f"no such file: {path}")
-    if os.path.isdir(path):
-        raise CLIError(f"{path} is a directory, not a predictions file")
+    _check_path(path)
     ext = os.path.splitext(path)[1].lower()
     try:
         if ext in _READERS:
@@ -183,32 +188,46 @@ def _is_text(a: np.ndarray) -> bool:
     return a.dtype.kind in "USO"
 
 
-def _int_like_text(a: np.ndarray) -> bool:
-    return a.size > 0 and all(isinstance(v, str) and _INT_RE.match(v) for v in set(a.tolist()))
+def _int_like_text(a: np.ndarray, values: set | None = None) -> bool:
+    """Whether every value of ``a`` is text that looks like an integer (``values``: the set
+    of ``a``'s values, when the caller has it already)."""
+    if a.size == 0:
+        return False
+    if values is None:
+        values = set(a.tolist())
+    return all(isinstance(v, str) and _INT_RE.match(v) for v in values)
 
 
-def _check_label_columns(y_true: np.ndarray, y_pred: np.ndarray, row0: int = 0) -> None:
-    """1-D columns without empty values (``row0``: data rows before this batch)."""
+def _check_label_columns(y_true: np.ndarray, y_pred: np.ndarray,
+                         row0: int = 0) -> list[set | None]:
+    """1-D columns without empty values (``row0``: data rows before this batch). Returns
+    the set of values of each text column (None for the others), for :func:`_label_texts`."""
+    sets: list[set | None] = []
     for a, what in ((y_true, "--true"), (y_pred, "--pred")):
         if a.ndim != 1:
             raise CLIError(f"the {what} column must be 1-D, got shape {a.shape}")
-        if _is_text(a) and any(v == "" or v is None for v in set(a.tolist())):
+        values = set(a.tolist()) if _is_text(a) else None
+        if values is not None and any(v == "" or v is None for v in values):
             row = next(i for i, v in enumerate(a.tolist()) if v == "" or v is None)
             raise CLIError(f"the {what} column has an empty value (data row {row0 + row + 1})")
+        sets.append(values)
+    return sets
 
 
-def _label_texts(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[list[np.ndarray], bool]:
-    """Both label columns as text, and whether every value of both looks like an integer."""
+def _label_texts(y_true: np.ndarray, y_pred: np.ndarray,
+                 sets: Sequence[set | None] = (None, None)) -> tuple[list[np.ndarray], bool]:
+    """Both label columns as text, and whether every value of both looks like an integer
+    (``sets``: what :func:`_check_label_columns` returned for them, so no set is built twice)."""
     texts = [a if _is_text(a) else a.astype(str) for a in (y_true, y_pred)]
-    return texts, all(_int_like_text(a) for a in texts)
+    return texts, all(_int_like_text(t, v) for t, v in zip(texts, sets))
 
 
 def _as_labels(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Label columns as arrays fastmetrics takes: integer-looking text becomes int64 (when
     both columns are integer-looking), other text stays text; integral floats become int64."""
-    _check_label_columns(y_true, y_pred)
+    sets = _check_label_columns(y_true, y_pred)
     if _is_text(y_true) or _is_text(y_pred):
-        texts, int_like = _label_texts(y_true, y_pred)
+        texts, int_like = _label_texts(y_true, y_pred, sets)
         if int_like:
             try:
                 return texts[0].astype(np.int64), texts[1].astype(np.int64)
@@ -664,10 +683,8 @@ def _report_streamed(args: argparse.Namespace, batch_rows: int) -> tuple[Card, s
 
     path = args.file
     ext = "" if path == "-" else os.path.splitext(path)[1].lower()
-    if path != "-" and not os.path.exists(path):
-        raise CLIError(f"no such file: {path}")
-    if path != "-" and os.path.isdir(path):
-        raise CLIError(f"{path} is a directory, not a predictions file")
+    if path != "-":
+        _check_path(path)
     name = "<stdin>" if path == "-" else path
     f = counted = None
     try:
@@ -720,9 +737,9 @@ def _stream_card(args: argparse.Namespace, name: str, batches: Any, keys: list[s
     try:
         for table, row0 in batches:
             yt, yp = table.get(args.true, "--true"), table.get(args.pred, "--pred")
-            _check_label_columns(yt, yp, row0)
+            sets = _check_label_columns(yt, yp, row0)
             if _is_text(yt) or _is_text(yp):
-                (yt, yp), batch_int = _label_texts(yt, yp)
+                (yt, yp), batch_int = _label_texts(yt, yp, sets)
                 text, int_like = True, int_like and batch_int
                 y_cal = yt.astype(np.int64) if batch_int else yt
             else:

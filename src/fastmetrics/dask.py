@@ -501,26 +501,19 @@ def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
                 compute=compute, split_every=split_every, n_threads=n_threads)
 
 
-def _curve(acc):
-    return acc.curve()
-
-
 def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uniform",
                       compute=True, split_every=None):
     """:func:`fastmetrics.calibration_curve` of dask inputs (uniform bins only)."""
     _uniform_only(strategy)
     init = dict(n_bins=n_bins, pos_label=pos_label)
-    return _run("calibration", y_true, y_prob, None, init, _curve, compute=compute,
-                split_every=split_every)
+    return _run("calibration", y_true, y_prob, None, init, _method, ("curve", {}),
+                compute=compute, split_every=split_every)
 
 
 def _brier(acc, scale_by_half):
-    state = acc.bins().state
-    W = state[:, _cal._W].sum()
-    if W == 0:
-        raise ValueError("Sample weights must contain at least one non-zero number.")
-    score = state[:, _cal._SQ].sum() / W
-    return float(score * 0.5 if scale_by_half in ("auto", True) else score)
+    state = acc.bins().state  # one bin: the sums of every sample
+    return _cal._brier_from_sums(state[:, _cal._SQ].sum(), state[:, _cal._W].sum(), True,
+                                 scale_by_half, np.array([acc._any_weight]))
 
 
 def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
@@ -529,8 +522,7 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
 
     ``pos_label=None`` means 1 for labels in {0, 1} or {-1, 1}; name it for other labels.
     """
-    if not (isinstance(scale_by_half, bool | np.bool_) or scale_by_half == "auto"):
-        raise ValueError(f"scale_by_half must be a bool or 'auto', got {scale_by_half!r}")
+    _cal._check_scale_by_half(scale_by_half)
     if labels is not None or not (np.ndim(y_proba) == 1 or np.shape(y_proba)[1:] == (1,)):
         raise ValueError(
             "fastmetrics.dask.brier_score_loss is binary: y_proba must be 1-D (the "
@@ -607,10 +599,6 @@ def _binary_scores(y_score) -> None:
         )
 
 
-def _auc(acc, max_fpr):
-    return acc.roc_auc_score(max_fpr=max_fpr)
-
-
 def _auc_if_one_positive(acc, max_fpr):
     classes = acc._classes  # the labels seen over all chunks (at most two)
     if len(classes) == 2 and max(classes) != 1:
@@ -619,7 +607,7 @@ def _auc_if_one_positive(acc, max_fpr):
             "needs 1 as the greater label ({0, 1}, {-1, 1} or bool); compute=True handles "
             "any two labels"
         )
-    return _auc(acc, max_fpr)
+    return acc.roc_auc_score(max_fpr=max_fpr)
 
 
 def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_fpr=None,
@@ -657,7 +645,7 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
     if len(classes) == 2 and max(classes) != 1:
         acc = accumulate("ranking", y_true, y_score, sample_weight=sample_weight,
                          split_every=split_every, pos_label=max(classes))
-    return _auc(acc, max_fpr)
+    return acc.roc_auc_score(max_fpr=max_fpr)
 
 
 def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,

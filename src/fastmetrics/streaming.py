@@ -521,6 +521,10 @@ class CalibrationAccumulator(_Accumulator):
     """
 
     labels: Any
+    # whether some sample weight seen is non-zero (unweighted samples weigh 1): picks the
+    # error of brier_score_loss when the weights sum to zero, as in the one-shot function.
+    # A class default for accumulators pickled before it existed
+    _any_weight: bool = False
 
     def __init__(self, n_bins=10, *, edges=None, pos_label=None, labels=None):
         if edges is None:
@@ -540,6 +544,7 @@ class CalibrationAccumulator(_Accumulator):
         self._state = np.zeros((self.edges.shape[0] - 1, 5))
         self._mode: str | int | None = None  # "binary", or K for top-label
         self._weighted = None
+        self._any_weight = False
 
     def __repr__(self) -> str:
         return f"CalibrationAccumulator(n_bins={self.n_bins}, n_samples={self.n_samples})"
@@ -550,7 +555,7 @@ class CalibrationAccumulator(_Accumulator):
 
     @property
     def n_samples(self) -> int:
-        return int(self._state[:, 4].sum())
+        return int(self._state[:, _cal._N].sum())
 
     def update(self, y_true, y_prob, sample_weight=None, *, n_threads=None):
         """Bin one chunk: ``y_prob`` 1-D (binary) or (n, K) (top label). Returns ``self``.
@@ -583,6 +588,9 @@ class CalibrationAccumulator(_Accumulator):
         self._note_weighted(weighted)
         self._mode = mode
         self._state = self._state + st
+        if not self._any_weight:  # the weights are read only when the chunk's sum is zero
+            self._any_weight = bool(st[:, _cal._W].sum() != 0) or (
+                weighted and bool(np.any(np.asarray(sample_weight))))
         return self
 
     def _empty_like(self):
@@ -592,6 +600,7 @@ class CalibrationAccumulator(_Accumulator):
         out._state = np.zeros_like(self._state)
         out._mode = None
         out._weighted = None
+        out._any_weight = False
         return out
 
     def merge(self, other: CalibrationAccumulator) -> CalibrationAccumulator:
@@ -610,6 +619,7 @@ class CalibrationAccumulator(_Accumulator):
         out._state = self._state + other._state
         out._mode = self._mode if self._mode is not None else other._mode
         out._weighted = self._merged_weighted(other)
+        out._any_weight = self._any_weight or other._any_weight
         return out
 
     def bins(self) -> _cal.CalibrationBins:
@@ -696,9 +706,9 @@ class RegressionAccumulator(_Accumulator):
         _regression.merge(merged, st)
         self._state = merged
         if errors is not None:
-            self._errors = self._errors + [errors]
+            self._errors.append(errors)  # merge builds new lists: never shared
             if w is not None:
-                self._weights = self._weights + [w.copy()]
+                self._weights.append(w.copy())
         return self
 
     def _empty_like(self):
@@ -1043,6 +1053,11 @@ def _lowest(lo_a, n_a, lo_b, n_b):
         return lo_a
     return min(lo_a, lo_b)
 
+
+# the sketch's meta array, as the enum of _sketch.pyx: per store (positive, then negative)
+# its highest bucket and its count, the zero count, then each store's lowest bucket ever seen
+_POS_HI, _POS_N, _NEG_HI, _NEG_N, _ZEROS, _POS_LO, _NEG_LO, _N_META = range(8)
+
 _SKETCH_METHODS = ("linear", "lower", "higher", "nearest")
 
 
@@ -1140,8 +1155,7 @@ class QuantileAccumulator(_Accumulator):
         cap = self.max_buckets if mode == "sketch" else 0
         self._pos = np.zeros(cap, dtype=np.int64)
         self._neg = np.zeros(cap, dtype=np.int64)
-        # pos hi, pos n, neg hi, neg n, zeros, pos lo, neg lo (see _sketch.pyx)
-        self._meta = np.zeros(7, dtype=np.int64)
+        self._meta = np.zeros(_N_META, dtype=np.int64)  # layout: _POS_HI ... _NEG_LO
         self._minmax = np.array([np.inf, -np.inf])
         self._values: list[np.ndarray] = []
         self._n = 0
@@ -1158,7 +1172,8 @@ class QuantileAccumulator(_Accumulator):
     def collapsed(self) -> bool:
         """Whether a store ever spanned more than ``max_buckets`` buckets (sketch mode)."""
         m, cap = self._meta, self.max_buckets
-        return bool((m[1] > 0 and m[5] < m[0] - cap + 1) or (m[3] > 0 and m[6] < m[2] - cap + 1))
+        return bool((m[_POS_N] > 0 and m[_POS_LO] < m[_POS_HI] - cap + 1)
+                    or (m[_NEG_N] > 0 and m[_NEG_LO] < m[_NEG_HI] - cap + 1))
 
     def update(self, values):
         """Add a chunk of values (any real dtype; 1-D or anything that ravels). Returns
@@ -1173,7 +1188,7 @@ class QuantileAccumulator(_Accumulator):
             if a.dtype.kind == "f" and not np.isfinite(a).all():
                 bad = int(np.flatnonzero(~np.isfinite(a))[0])
                 raise ValueError(f"values contains NaN or infinity (first at index {bad})")
-            self._values = self._values + [a.copy()]
+            self._values.append(a.copy())  # merge builds a new list: not shared
             self._minmax = np.array([min(self._minmax[0], float(a.min())),
                                      max(self._minmax[1], float(a.max()))])
         else:
@@ -1204,9 +1219,11 @@ class QuantileAccumulator(_Accumulator):
         hi = max(hi_a, hi_b)
         out = np.zeros(cap, dtype=np.int64)
         for store, h in ((a, hi_a), (b, hi_b)):
-            idx = np.arange(h - cap + 1, h + 1)
-            slot = np.maximum(idx, hi - cap + 1) - (hi - cap + 1)
-            out += np.bincount(slot, weights=store, minlength=cap).astype(np.int64)
+            # slot k of a store ending at h lands at k - d in the window ending at hi (d =
+            # hi - h), the slots below d in its lowest slot: integer shifts, exact for any count
+            d = int(min(hi - h, cap))
+            out[:cap - d] += store[d:]
+            out[0] += store[:d].sum()
         return out, hi
 
     def merge(self, other: QuantileAccumulator) -> QuantileAccumulator:
@@ -1225,12 +1242,17 @@ class QuantileAccumulator(_Accumulator):
         out._values = self._values + other._values
         if self.mode == "sketch":
             m, o = self._meta, other._meta
-            out._pos, ph = self._merge_store(self._pos, m[0], m[1], other._pos, o[0], o[1])
-            out._neg, nh = self._merge_store(self._neg, m[2], m[3], other._neg, o[2], o[3])
-            out._meta = np.array([ph, m[1] + o[1], nh, m[3] + o[3], m[4] + o[4],
-                                  _lowest(m[5], m[1], o[5], o[1]),
-                                  _lowest(m[6], m[3], o[6], o[3])],
-                                 dtype=np.int64)
+            out._pos, ph = self._merge_store(self._pos, m[_POS_HI], m[_POS_N],
+                                             other._pos, o[_POS_HI], o[_POS_N])
+            out._neg, nh = self._merge_store(self._neg, m[_NEG_HI], m[_NEG_N],
+                                             other._neg, o[_NEG_HI], o[_NEG_N])
+            meta = np.zeros(_N_META, dtype=np.int64)
+            meta[_POS_HI], meta[_NEG_HI] = ph, nh
+            meta[_POS_N], meta[_NEG_N] = m[_POS_N] + o[_POS_N], m[_NEG_N] + o[_NEG_N]
+            meta[_ZEROS] = m[_ZEROS] + o[_ZEROS]
+            meta[_POS_LO] = _lowest(m[_POS_LO], m[_POS_N], o[_POS_LO], o[_POS_N])
+            meta[_NEG_LO] = _lowest(m[_NEG_LO], m[_NEG_N], o[_NEG_LO], o[_NEG_N])
+            out._meta = meta
         return out
 
     def _buckets(self) -> tuple[np.ndarray, np.ndarray]:
@@ -1244,10 +1266,11 @@ class QuantileAccumulator(_Accumulator):
             nz = store != 0
             return 2.0 * np.power(g, idx[nz]) / (g + 1.0), store[nz]
 
-        pv, pc = rep(self._pos, m[0]) if m[1] else (np.empty(0), np.empty(0, np.int64))
-        nv, nc = rep(self._neg, m[2]) if m[3] else (np.empty(0), np.empty(0, np.int64))
+        empty = (np.empty(0), np.empty(0, np.int64))
+        pv, pc = rep(self._pos, m[_POS_HI]) if m[_POS_N] else empty
+        nv, nc = rep(self._neg, m[_NEG_HI]) if m[_NEG_N] else empty
         vals = np.concatenate([-nv[::-1], [0.0], pv])
-        counts = np.concatenate([nc[::-1], [m[4]], pc])
+        counts = np.concatenate([nc[::-1], [m[_ZEROS]], pc])
         return vals, counts
 
     def result(self, q=(0.5, 0.9, 0.95, 0.99), *, method="linear") -> QuantileResult:
