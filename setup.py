@@ -1,4 +1,4 @@
-"""Build script: one extension per ``src/fastmetrics/_*.pyx`` kernel module.
+"""Build script: one extension per ``src/fastmetrics/_kernels/*.pyx`` kernel module.
 
 A kernel names the C helpers it needs from ``csrc/`` with a ``# distutils: sources = ...``
 line at its top, so adding a kernel never means editing this file.
@@ -83,8 +83,8 @@ if DEBUG:
     compile_args = ["-O1", "-g", "-std=c11"] + OMP
 
 extensions = []
-for pyx in sorted(glob(os.path.join("src", "fastmetrics", "_*.pyx"))):
-    modname = "fastmetrics." + os.path.splitext(os.path.basename(pyx))[0]
+for pyx in sorted(glob(os.path.join("src", "fastmetrics", "_kernels", "*.pyx"))):
+    modname = "fastmetrics._kernels." + os.path.splitext(os.path.basename(pyx))[0]
     extensions.append(
         Extension(
             modname,
@@ -100,7 +100,7 @@ for pyx in sorted(glob(os.path.join("src", "fastmetrics", "_*.pyx"))):
     )
 
 if not extensions:  # e.g. an sdist without the .pyx sources: never build a kernel-less wheel
-    raise SystemExit("fastmetrics build: no src/fastmetrics/_*.pyx kernels found")
+    raise SystemExit("fastmetrics build: no src/fastmetrics/_kernels/*.pyx kernels found")
 
 setup(
     ext_modules=cythonize(

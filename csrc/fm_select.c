@@ -1,37 +1,22 @@
 /* Radix select over order-preserving keys: see fm_select.h. */
 #include "fm_select.h"
+#include "fm_keys.h"
 
 #include <string.h>
 
-#define TOP64 ((uint64_t)1 << 63)
-#define TOP32 ((uint32_t)1 << 31)
+#define TOP64 FM_TOP64
+#define TOP32 FM_TOP32
 
 /* ---------------------------------------------------------------- keys --------------- */
-
-static inline uint64_t key_f64(double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    /* negatives: all bits flipped; positives: sign bit set. */
-    u ^= (uint64_t)((int64_t)u >> 63) | TOP64;
-    return v != v ? UINT64_MAX : u;
-}
-
-static inline uint64_t key_f32(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    u ^= (uint32_t)((int32_t)u >> 31) | TOP32;
-    return v != v ? (uint64_t)UINT32_MAX : (uint64_t)u;
-}
+/* float keys: fm_keys.h (the selection rule) */
 
 #define KEY_INT8(v) ((uint64_t)(uint8_t)((uint8_t)(v) ^ 0x80u))
 #define KEY_INT16(v) ((uint64_t)(uint16_t)((uint16_t)(v) ^ 0x8000u))
 #define KEY_INT32(v) ((uint64_t)((uint32_t)(v) ^ TOP32))
 #define KEY_INT64(v) ((uint64_t)(v) ^ TOP64)
 #define KEY_UINT(v) ((uint64_t)(v))
-#define KEY_F32(v) key_f32(v)
-#define KEY_F64(v) key_f64(v)
+#define KEY_F32(v) fm_sel_key_f32(v)
+#define KEY_F64(v) fm_sel_key_f64(v)
 #define ISNAN_NO(v) 0
 #define ISNAN_YES(v) ((v) != (v))
 
@@ -46,8 +31,8 @@ uint64_t fm_sel_key(fm_dtype dt, const void *p)
     case FM_UINT16: { uint16_t v; memcpy(&v, p, sizeof v); return v; }
     case FM_UINT32: { uint32_t v; memcpy(&v, p, sizeof v); return v; }
     case FM_UINT64: { uint64_t v; memcpy(&v, p, sizeof v); return v; }
-    case FM_FLOAT32: { float v; memcpy(&v, p, sizeof v); return key_f32(v); }
-    case FM_FLOAT64: { double v; memcpy(&v, p, sizeof v); return key_f64(v); }
+    case FM_FLOAT32: { float v; memcpy(&v, p, sizeof v); return fm_sel_key_f32(v); }
+    case FM_FLOAT64: { double v; memcpy(&v, p, sizeof v); return fm_sel_key_f64(v); }
     }
     return 0;
 }

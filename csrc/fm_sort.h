@@ -1,10 +1,8 @@
 /* Order-preserving float keys and an LSD radix sort of 64-bit keys (with an optional
  * double payload). Plain C, no Python: the ranking kernels build on it.
  *
- * Keys: fm_key_f64(x) maps a finite double to a uint64 such that x < y <=> key(x) < key(y)
- * and key(-0.0) == key(+0.0). A float32 score is widened to double first (exact), so both
- * score dtypes share one key type; the trailing 29 zero mantissa bits then make the low
- * radix digits constant and those passes are skipped. ~key sorts descending.
+ * Keys: fm_key_f64(x) (fm_keys.h) maps a finite double to a uint64 such that
+ * x < y <=> key(x) < key(y) and key(-0.0) == key(+0.0); ~key sorts descending.
  */
 #ifndef FM_SORT_H
 #define FM_SORT_H
@@ -12,26 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline uint64_t fm_key_f64(double x)
-{
-    uint64_t b;
-    x = x + 0.0; /* -0.0 -> +0.0: equal scores must give equal keys */
-    memcpy(&b, &x, sizeof b);
-    /* negative: flip every bit; positive: flip the sign bit */
-    return b ^ ((uint64_t)(-(int64_t)(b >> 63)) | ((uint64_t)1 << 63));
-}
+#include "fm_keys.h"
 
-static inline double fm_unkey_f64(uint64_t k)
-{
-    uint64_t b = (k >> 63) ? (k ^ ((uint64_t)1 << 63)) : ~k;
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
-/* Descending keys: ascending order of fm_dkey is descending order of the scores. */
-static inline uint64_t fm_dkey_f64(double x) { return ~fm_key_f64(x); }
-static inline double fm_undkey_f64(uint64_t k) { return fm_unkey_f64(~k); }
+/* fm_key_f64, fm_dkey_f64 and their inverses: fm_keys.h (the sort rule). */
 
 /* Number of uint64 histogram slots fm_radix_sort_u64 needs for n keys. */
 int64_t fm_radix_hist_size(int64_t n);

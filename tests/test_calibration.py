@@ -14,7 +14,7 @@ from sklearn.calibration import calibration_curve as sk_calibration_curve
 from sklearn.metrics import brier_score_loss as sk_brier
 
 import fastmetrics as fm
-from fastmetrics import _bins
+from fastmetrics._kernels import bins as _bins
 from fastmetrics.calibration import CalibrationBins
 
 RTOL = 1e-12

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fastmetrics as fm
-from fastmetrics import _lm
+from fastmetrics._kernels import lm as _lm
 
 
 def ref_token_logprobs(logits, targets, mask=None):

@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fastmetrics as fm
-from fastmetrics import _select
+from fastmetrics._kernels import select as _select
 from fastmetrics.percentiles import METHODS
 
 KERNEL_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

@@ -118,7 +118,7 @@ def _sort_cases():
     """(name, n) pairs on both sides of every switch in fm_sort_u64: insertion (<= 48 keys),
     MSD recursion, in-cache LSD buckets (> 1024 keys), and plain LSD in
     [LSD_FROM, LSD_UNTIL)."""
-    from fastmetrics import _rank
+    from fastmetrics._kernels import ranking as _rank
 
     sizes = [0, 1, 2, 48, 49, 1000, 5000, _rank.LSD_FROM - 1, _rank.LSD_FROM,
              _rank.LSD_UNTIL - 1, _rank.LSD_UNTIL, 1_500_000]
@@ -140,7 +140,7 @@ def _key_sets(n, rng):
 
 @pytest.mark.parametrize("n", _sort_cases())
 def test_key_sort_is_a_stable_sort(n):
-    from fastmetrics import _rank
+    from fastmetrics._kernels import ranking as _rank
 
     rng = np.random.default_rng(n)
     for name, keys in _key_sets(n, rng):
@@ -236,7 +236,7 @@ def test_small_fast_path_declines_or_agrees(y, s):
 
 
 def test_small_fast_path_layouts():
-    from fastmetrics import _rank
+    from fastmetrics._kernels import ranking as _rank
 
     rng = np.random.default_rng(11)
     y = rng.integers(0, 2, 600)

@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 from sklearn.exceptions import UndefinedMetricWarning as SkUndefined
 
 import fastmetrics as fm
-from fastmetrics import _regression
+from fastmetrics._kernels import sums as _regression
 from fastmetrics.regression import STORY_POINT_BINS, UndefinedMetricWarning
 
 RTOL = 1e-12

@@ -8,7 +8,7 @@ import psutil
 import pytest
 
 import fastmetrics as fm
-from fastmetrics import _confusion
+from fastmetrics._kernels import confusion as _confusion
 from fastmetrics.streaming import ConfusionAccumulator, QuantileAccumulator
 
 

@@ -26,11 +26,15 @@ def _compiled(names):
     return sorted(n.rsplit("/", 1)[-1].split(".")[0] for n in names if n.endswith(EXT))
 
 
+KERNELS = PKG / "_kernels"
+
+
 def test_installation_carries_stubs_types_and_sample():
-    compiled = _compiled(os.listdir(PKG))
-    assert "_confusion" in compiled
+    compiled = _compiled(os.listdir(KERNELS))
+    assert "confusion" in compiled
+    assert not _compiled(os.listdir(PKG)), "compiled modules belong in fastmetrics/_kernels"
     for mod in compiled:  # a stub for every compiled module, and the PEP 561 marker
-        assert (PKG / f"{mod}.pyi").is_file(), f"{mod} has no .pyi stub"
+        assert (KERNELS / f"{mod}.pyi").is_file(), f"{mod} has no .pyi stub"
     assert (PKG / "py.typed").is_file()
     assert resources.files("fastmetrics").joinpath("data/sample.csv").read_text().startswith(
         "y_true,y_pred,p_"
@@ -44,7 +48,7 @@ def test_tests_import_the_installed_package_when_asked():
         pytest.skip("running against the source tree (FASTMETRICS_EXPECT_INSTALLED unset)")
     assert not PKG.is_relative_to(REPO), f"imported {PKG}, inside the source tree {REPO}"
     assert "site-packages" in PKG.parts
-    assert not list(PKG.glob("*.pyx")) and not list(PKG.glob("_*.c"))
+    assert not list(PKG.rglob("*.pyx")) and not list(PKG.rglob("*.c"))
 
 
 def _build_requirements_met() -> bool:
@@ -94,9 +98,9 @@ def test_sdist_to_wheel_to_fresh_venv(tmp_path):
     (sdist,) = dist.glob("*.tar.gz")
     with tarfile.open(sdist) as t:
         names = t.getnames()
-    assert any(n.endswith("/src/fastmetrics/_confusion.pyx") for n in names)
+    assert any(n.endswith("/src/fastmetrics/_kernels/confusion.pyx") for n in names)
     assert any("/csrc/" in n for n in names)
-    assert not [n for n in names if "/src/fastmetrics/_" in n and n.endswith(".c")], "generated C"
+    assert not [n for n in names if "/src/fastmetrics/" in n and n.endswith(".c")], "generated C"
 
     env = dict(os.environ, FASTMETRICS_BUILD_JOBS="2")
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", dist, sdist]
@@ -106,8 +110,8 @@ def test_sdist_to_wheel_to_fresh_venv(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         files = z.namelist()
     assert "fastmetrics/py.typed" in files and "fastmetrics/data/sample.csv" in files
-    assert "fastmetrics/_confusion.pyi" in files
-    assert _compiled(files) == _compiled(os.listdir(PKG))
+    assert "fastmetrics/_kernels/confusion.pyi" in files
+    assert _compiled(files) == _compiled(os.listdir(KERNELS))
     assert not [f for f in files if f.endswith((".pyx", ".pxd", ".c"))]
 
     venv = tmp_path / "venv"
@@ -123,7 +127,7 @@ def test_sdist_to_wheel_to_fresh_venv(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     code = (
         "import json, fastmetrics as skm\n"
-        "print(json.dumps({'file': skm.__file__, 'kernel': skm._confusion.__file__,\n"
+        "print(json.dumps({'file': skm.__file__, 'kernel': skm._kernels.confusion.__file__,\n"
         "  'f1': skm.f1_score([0, 1, 2, 2], [0, 2, 2, 2], average='macro')}))\n"
     )
     got = json.loads(_run([py, "-c", code], cwd=outside, env=env).stdout)

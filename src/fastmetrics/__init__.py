@@ -7,7 +7,7 @@ chunks merge by addition, which is what streaming, threads and clusters build on
 """
 
 try:
-    from . import _confusion  # noqa: F401  (fail early, with a clear message)
+    from ._kernels import confusion  # noqa: F401  (fail early, with a clear message)
 except ImportError as exc:  # pragma: no cover - only on a broken install
     raise ImportError(
         "fastmetrics' compiled kernels could not be imported. If you are running from a "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _multilabel
+from ._kernels import multilabel as _multilabel
 from ._validation import native
 
 __all__ = ["MultilabelState", "multilabel_route", "multilabel_state"]

@@ -20,7 +20,7 @@ import numbers
 
 import numpy as np
 
-from . import _confusion
+from ._kernels import confusion as _confusion
 from ._threads import threads_for
 from ._validation import as_1d, native
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ._openmp import omp_max_threads, openmp_enabled
+from ._kernels.openmp import omp_max_threads, openmp_enabled
 
 __all__ = ["resolve_n_threads", "openmp_enabled", "threads_for"]
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _bins
+from ._kernels import bins as _bins
 from ._threads import resolve_n_threads
 from ._validation import (
     as_1d,

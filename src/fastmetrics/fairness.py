@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _confusion, _groups
+from ._kernels import confusion as _confusion
 from ._state import ConfusionState, _mix_msg, _prepare, common_int
 from ._threads import resolve_n_threads
 from ._validation import as_1d, native
@@ -251,7 +251,7 @@ def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
     # counts are integers, so lanes only serve threads: one lane when there is one thread
     lanes = 1 if nt == 1 else max(1, min(_MAX_LANES, n // _LANE_MIN, _MAX_CELLS // cells))
     tables = np.zeros((lanes, cells), dtype=np.int64)
-    nbad = _groups.group_confusion(ct, cp, gcodes, lo % (1 << 64), k, glo % (1 << 64),
+    nbad = _confusion.group_confusion(ct, cp, gcodes, lo % (1 << 64), k, glo % (1 << 64),
                                    n_groups, tables, nt)
     if nbad:  # pragma: no cover - the ranges were computed from the data
         raise RuntimeError("group_confusion: values outside the computed ranges")

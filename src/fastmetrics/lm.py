@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _lm
+from ._kernels import lm as _lm
 from ._threads import resolve_n_threads
 from ._validation import native
 

@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from . import _select
+from ._kernels import select as _select
 from ._validation import native
 
 __all__ = ["median", "percentile", "quantile"]

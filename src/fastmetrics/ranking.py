@@ -19,7 +19,7 @@ from itertools import combinations
 
 import numpy as np
 
-from . import _rank
+from ._kernels import ranking as _rank
 from ._threads import resolve_n_threads
 from ._validation import check_sample_weight, native
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _regression
+from ._kernels import sums as _regression
 from ._threads import threads_for
 from ._validation import (
     check_consistent_length,

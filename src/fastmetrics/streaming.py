@@ -45,7 +45,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _confusion, _rank, _regression, _sketch
+from ._kernels import confusion as _confusion
+from ._kernels import ranking as _rank
+from ._kernels import sketch as _sketch
+from ._kernels import sums as _regression
 from . import calibration as _cal
 from . import classification as _cls
 from . import ranking as _rk

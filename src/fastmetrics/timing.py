@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import _select
+from ._kernels import select as _select
 from .report import RESULTS_HEADER, format_metrics_row
 
 __all__ = [

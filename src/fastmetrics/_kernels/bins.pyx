@@ -2,16 +2,12 @@
 """Calibration binning kernels.
 
 One pass over the labels and the probabilities fills a per-bin *state*: a C-contiguous
-float64 array of shape (n_bins, 5) whose columns are
-
-    0  W    sum of weights (the count when unweighted)
-    1  SP   sum of w * confidence
-    2  SY   sum of w * correctness (1 when the label is the positive one / the top label is right)
-    3  SQ   sum of w * ((y - p)**2 + ((1 - y) - (1 - p))**2), scikit-learn's two-column
-            Brier term written the way it computes it (the unweighted binary kernel keeps
-            this sum in registers and adds it to the first bin: only the column's total is
-            meaningful, which is all the Brier score needs)
-    4  N    number of samples (unweighted)
+float64 array of shape (n_bins, N_COLS) whose columns (defined once, in ``bins.pxd``) are the
+sum of weights ``W``, of weighted confidence ``SP`` and correctness ``SY``, the Brier term
+``SQ`` (scikit-learn's two-column term ``(y - p)**2 + ((1 - y) - (1 - p))**2``, written the
+way it computes it; the unweighted binary kernel keeps this sum in registers and adds it to
+the first bin, so only the column's total is meaningful, which is all the Brier score needs)
+and the count ``N``.
 
 Two states of the same edges merge by addition. Bins follow ``np.searchsorted(edges[1:-1], p,
 side="left")``: closed on the right, a value on an inner edge goes to the lower bin, 0 goes to
@@ -21,7 +17,7 @@ at the first bad value and reports its index, so the caller raises.
 
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
-from ._common cimport label_t, weight_t, _lane_start
+from .common cimport label_t, weight_t, _lane_start
 from libc.math cimport fabs
 from libc.stdlib cimport calloc, free
 from cython.parallel cimport prange
@@ -34,14 +30,9 @@ ctypedef fused prob_t:
     double
 
 
-# Kinds of bad input reported by the kernels.
-cdef enum:
-    BAD_PROB = 1      # probability outside [0, 1] or NaN
-    BAD_WEIGHT = 2    # weight NaN or infinite
-    BAD_LABEL = 3     # label outside 0 .. K-1 (top-label kernel)
+# Column layout (W ... N, N_COLS) and the BAD_* kinds: bins.pxd.
 
 cdef enum:
-    NCOL = 5          # columns of the per-bin state
     NBANK = 4         # interleaved state copies in the binary kernel (a power of 2)
     LANE_MIN = 262144 # samples per lane at least
     MAX_LANES = 64
@@ -134,11 +125,11 @@ cdef void _binary_lane_unweighted(const label_t* yptr, Py_ssize_t sy, const prob
     for k in range(NBANK):
         for b in range(nb):
             r = k * nb + b
-            banks[r * NCOL + 0] += <double>cnt[r]
-            banks[r * NCOL + 1] += sump[r]
-            banks[r * NCOL + 2] += <double>npos[r]
-            banks[r * NCOL + 4] += <double>cnt[r]
-    banks[3] += sq0 + sq1
+            banks[r * N_COLS + W] += <double>cnt[r]
+            banks[r * N_COLS + SP] += sump[r]
+            banks[r * N_COLS + SY] += <double>npos[r]
+            banks[r * N_COLS + N] += <double>cnt[r]
+    banks[SQ] += sq0 + sq1  # bank 0, bin 0: only the column total is read
     info[3] = <int64_t><uint64_t>lo_other
     info[4] = <int64_t><uint64_t>hi_other
     free(cnt)
@@ -197,12 +188,12 @@ cdef void _binary_lane(const label_t* yptr, Py_ssize_t sy, const prob_t* pptr, P
         d1 = (1.0 - t) - (1.0 - pv)
         # NBANK interleaved copies of the state: consecutive samples in the same bin do not
         # wait on each other's read-modify-write
-        row = banks + ((i & (NBANK - 1)) * nb + b) * NCOL
-        row[0] += wv
-        row[1] += wv * pv
-        row[2] += wv * t
-        row[3] += wv * (d0 * d0 + d1 * d1)
-        row[4] += 1.0
+        row = banks + ((i & (NBANK - 1)) * nb + b) * N_COLS
+        row[W] += wv
+        row[SP] += wv * pv
+        row[SY] += wv * t
+        row[SQ] += wv * (d0 * d0 + d1 * d1)
+        row[N] += 1.0
     info[3] = <int64_t><uint64_t>lo_other
     info[4] = <int64_t><uint64_t>hi_other
 
@@ -230,13 +221,13 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
     cdef bint seen_other = False
     cdef Py_ssize_t bad = -1
     cdef int kind = 0
-    if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != NCOL \
+    if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != N_COLS \
             or padded_edges.shape[0] != nb + 1 or nb < 1:
         raise ValueError("bin_binary: inconsistent shapes")
     if n == 0:
         return -1, 0, 0, 0
     n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
-    cdef double[:, ::1] banks = np.zeros((n_lanes, NBANK * nb * NCOL))
+    cdef double[:, ::1] banks = np.zeros((n_lanes, NBANK * nb * N_COLS))
     cdef int64_t[:, ::1] info = np.zeros((n_lanes, 5), np.int64)
     cdef const double* E = &padded_edges[0]
     # byte strides (a field of a packed record array has one that is not a whole number of
@@ -275,8 +266,8 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
             for lane in range(n_lanes):
                 for k in range(NBANK):
                     for b in range(nb):
-                        for c in range(NCOL):
-                            state[b, c] += banks[lane, (k * nb + b) * NCOL + c]
+                        for c in range(N_COLS):
+                            state[b, c] += banks[lane, (k * nb + b) * N_COLS + c]
     if bad >= 0:
         if kind == -1:
             raise MemoryError("bin_binary: no memory for the lane counters")
@@ -307,7 +298,7 @@ def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w,
     cdef uint64_t yk
     cdef double v, best, s, sqk, d, wv, t
     cdef double* row
-    if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != NCOL \
+    if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != N_COLS \
             or padded_edges.shape[0] != nb + 1 or nb < 1 or K < 1 or seen.shape[0] != K \
             or extra.shape[0] < 1:
         raise ValueError("bin_top_label: inconsistent shapes")
@@ -353,10 +344,10 @@ def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w,
             d = t - best
             s = (1.0 - t) - (1.0 - best)
             row = &state[b, 0]
-            row[0] += wv
-            row[1] += wv * best
-            row[2] += wv * t
-            row[3] += wv * (d * d + s * s)
-            row[4] += 1.0
+            row[W] += wv
+            row[SP] += wv * best
+            row[SY] += wv * t
+            row[SQ] += wv * (d * d + s * s)
+            row[N] += 1.0
             extra[0] += wv * sqk
     return bad, kind, n_unnorm

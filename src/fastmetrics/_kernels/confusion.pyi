@@ -1,4 +1,4 @@
-# Stubs for the compiled confusion-counting kernels (fastmetrics/_confusion.pyx).
+# Stubs for the compiled confusion-counting kernels (plain and per group) (fastmetrics/_kernels/confusion.pyx).
 # Real argument types are typed memoryviews; label arrays are fused over
 # int8..int64 and uint8..uint64 (``const label_t[:]``), weights over float32/float64.
 import numpy as np
@@ -31,3 +31,15 @@ def count_fixed(
     allowed: npt.NDArray[np.bool_],  # const npy_bool[::1], 2**shift offsets
     n_threads: int,
 ) -> npt.NDArray[np.int64] | None: ...
+
+def group_confusion(
+    y_true: npt.NDArray[np.integer],  # const label_t[:] (one dtype with y_pred)
+    y_pred: npt.NDArray[np.integer],  # const label_t[:]
+    groups: npt.NDArray[np.integer],  # const group_t[:] (any integer dtype)
+    lo: int,
+    k: int,
+    glo: int,
+    n_groups: int,
+    tables: npt.NDArray[np.int64],  # int64_t[:, ::1] (n_lanes, G * K * K)
+    n_threads: int,
+) -> int: ...

@@ -9,7 +9,7 @@ stops the pass and is reported, so the caller raises instead of counting garbage
 
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
-from ._common cimport label_t
+from .common cimport label_t
 
 
 

@@ -23,15 +23,7 @@ ctypedef fused value_t:
 
 # meta layout (int64): per store (positive, then negative) its highest bucket, its count
 # and its lowest bucket ever seen (below hi - cap + 1: collapsed); then the zero count
-cdef enum:
-    POS_HI = 0
-    POS_N = 1
-    NEG_HI = 2
-    NEG_N = 3
-    ZEROS = 4
-    POS_LO = 5
-    NEG_LO = 6
-    N_META = 7
+# meta slots POS_HI ... N_META: sketch.pxd
 
 
 cdef inline void _insert(int64_t* c, Py_ssize_t cap, int64_t* hi, int64_t* cnt, int64_t* lo,

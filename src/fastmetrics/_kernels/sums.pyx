@@ -2,18 +2,9 @@
 """Regression sums kernel.
 
 One pass over ``y_true``, ``y_pred`` (and optional weights) fills a float64 *state* of
-``N_STATE`` values from which every mean-type regression metric is derived:
-
-    0  W      sum of w
-    1  ABS    sum of w * |e|                 (e = y_true - y_pred)
-    2  SQ     sum of w * e**2
-    3  APE    sum of w * |e| / max(|y_true|, eps64)    (only with FLAG_APE)
-    4  HUBER  sum of w * huber_delta(e)                (only with FLAG_HUBER)
-    5  MEAN   weighted mean of y_true
-    6  M2     sum of w * (y_true - MEAN)**2            (only with FLAG_R2)
-    7  N      number of samples
-    8  CONST  1.0 when every y_true equals the first one (so M2 is exactly 0), else 0.0
-    9  FIRST  the first y_true (what CONST compares with)
+``N_STATE`` values from which every mean-type regression metric is derived; its slots (``W``,
+``ABS``, ``SQ``, ``APE``, ``HUBER``, ``MEAN``, ``M2``, ``N``, ``CONST``, ``FIRST``) and the
+``FLAG_*`` bits that ask for the optional sums are defined once, in ``sums.pxd``.
 
 The input is read in blocks of ``BLOCK`` samples. Within a block the sums are plain; the
 spread of y_true is computed two-pass over the (cache-resident) block around the block mean,
@@ -26,7 +17,7 @@ non-finite sum, and the Python layer then looks for the culprit (error path only
 """
 
 from libc.math cimport fabs
-from ._common cimport weight_t, _lane_start
+from .common cimport weight_t, _lane_start
 from cython.parallel cimport prange
 
 import numpy as np
@@ -44,28 +35,24 @@ cdef enum:
     LANE_MIN = 262144  # samples per lane at least
     MAX_LANES = 64
     BLOCK = 2048
-    N_STATE = 10
-    FLAG_APE = 1
-    FLAG_HUBER = 2
-    FLAG_R2 = 4
 
 cdef double EPS64 = 2.220446049250313e-16  # np.finfo(np.float64).eps, as scikit-learn's MAPE
 
 
 cdef inline void _chan(double* st, double wb, double mb, double m2b) noexcept nogil:
-    """Merge a block (weight wb, mean mb, spread m2b) into st[0]/st[5]/st[6]."""
-    cdef double wa = st[0]
+    """Merge a block (weight wb, mean mb, spread m2b) into st[W]/st[MEAN]/st[M2]."""
+    cdef double wa = st[W]
     cdef double wt = wa + wb
     cdef double delta
     if wb == 0.0:
         return
     if wa == 0.0:
-        st[5] = mb
-        st[6] = m2b
+        st[MEAN] = mb
+        st[M2] = m2b
         return
-    delta = mb - st[5]
-    st[5] = st[5] + delta * (wb / wt)
-    st[6] = st[6] + m2b + delta * delta * (wa * (wb / wt))
+    delta = mb - st[MEAN]
+    st[MEAN] = st[MEAN] + delta * (wb / wt)
+    st[M2] = st[M2] + m2b + delta * delta * (wa * (wb / wt))
 
 
 cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
@@ -126,36 +113,36 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
             # corrected two-pass: removes the rounding error of the block mean
             m2 -= c * (c / bw)
         _chan(state, bw, mb, m2)
-        state[0] += bw
-        state[1] += babs
-        state[2] += bsq
-        state[3] += bape
-        state[4] += bhub
+        state[W] += bw
+        state[ABS] += babs
+        state[SQ] += bsq
+        state[APE] += bape
+        state[HUBER] += bhub
         start = stop
-    state[7] += <double>(stop0 - start0)
-    state[8] = 1.0 if is_const else 0.0
-    state[9] = first
+    state[N] += <double>(stop0 - start0)
+    state[CONST] = 1.0 if is_const else 0.0
+    state[FIRST] = first
     if is_const:
-        state[6] = 0.0
+        state[M2] = 0.0
 
 
 cdef void _merge_into(double* a, const double* b) noexcept nogil:
     """State ``b`` merged into state ``a`` (see :func:`merge`)."""
     cdef Py_ssize_t k
-    cdef bint both_const = a[8] != 0.0 and b[8] != 0.0 and a[9] == b[9]
-    if a[7] == 0.0:
+    cdef bint both_const = a[CONST] != 0.0 and b[CONST] != 0.0 and a[FIRST] == b[FIRST]
+    if a[N] == 0.0:
         for k in range(N_STATE):
             a[k] = b[k]
         return
-    if b[7] == 0.0:
+    if b[N] == 0.0:
         return
-    _chan(a, b[0], b[5], b[6])
-    for k in range(5):
+    _chan(a, b[W], b[MEAN], b[M2])
+    for k in range(HUBER + 1):  # the plain sums W .. HUBER add
         a[k] += b[k]
-    a[7] += b[7]
-    a[8] = 1.0 if both_const else 0.0
+    a[N] += b[N]
+    a[CONST] = 1.0 if both_const else 0.0
     if both_const:
-        a[6] = 0.0
+        a[M2] = 0.0
 
 
 def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int flags,

@@ -40,23 +40,14 @@ cdef extern from "fm_sort.h" nogil:
     int FM_LSD_FROM
     int FM_LSD_UNTIL
 
-from ._common cimport label_t, weight_t
+from .common cimport label_t, weight_t
 
 # scores: a fused type of their own, independent of the weights' dtype
 ctypedef fused score_t:
     float
     double
 
-# Columns of the per-problem statistics row (ranking.py mirrors these numbers).
-cdef enum:
-    STAT_NPOS = 0    # samples with y == pos (any weight, zero included)
-    STAT_NNEG = 1    # samples counted as negative (any weight)
-    STAT_P = 2       # total positive weight
-    STAT_N = 3       # total negative weight
-    STAT_AUC2 = 4    # sum q * (tp_before + tp_after)
-    STAT_AP = 5      # sum p * tp / (tp + fp)
-    STAT_NTHR = 6    # number of distinct thresholds (non-zero-weight samples)
-    N_STATS = 7
+# The statistics row's columns (NPOS ... N_STATS) and the BAD_* kinds: ranking.pxd.
 
 
 cdef struct Scratch:
@@ -185,10 +176,10 @@ cdef int64_t _walk_counts(const uint64_t* pk, int64_t np_, const uint64_t* nk, i
         acc[0][0] = acc[0][0] + acc[1][0]
         acc[0][1] = acc[0][1] + acc[1][1]
         acc[0][2] = acc[0][2] + acc[1][2]
-    stats[STAT_P] = <double>np_
-    stats[STAT_N] = <double>nn
-    stats[STAT_AUC2] = acc[0][0]
-    stats[STAT_AP] = acc[0][1]
+    stats[P] = <double>np_
+    stats[N] = <double>nn
+    stats[AUC2] = acc[0][0]
+    stats[AP] = acc[0][1]
     return <int64_t>acc[0][2]
 
 
@@ -282,15 +273,15 @@ cdef int64_t _column(const label_t[:, :] y, Py_ssize_t yc, const score_t[:, :] s
             auc2 += q * (tp0 + tp)
             if tp + fp != 0.0:
                 ap += p * (tp / (tp + fp))
-        stats[STAT_P] = tp
-        stats[STAT_N] = fp
-        stats[STAT_AUC2] = auc2
-        stats[STAT_AP] = ap
+        stats[P] = tp
+        stats[N] = fp
+        stats[AUC2] = auc2
+        stats[AP] = ap
     else:
         m = _walk_counts(pk, np_, nk, nn, stats, thr, out_p, out_q, nth)
-    stats[STAT_NPOS] = <double>cnt_pos
-    stats[STAT_NNEG] = <double>cnt_neg
-    stats[STAT_NTHR] = <double>m
+    stats[NPOS] = <double>cnt_pos
+    stats[NNEG] = <double>cnt_neg
+    stats[NTHR] = <double>m
     return m
 
 
@@ -325,7 +316,7 @@ def binary_stats(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:]
     """Fill ``out[j, :N_STATS]`` for problem ``j``: labels ``y[:, ycol[j]]`` (positive where
     ``== pos[j]``; negative: every other row if ``neg_any`` else rows ``== neg[j]``), scores
     ``s[:, scol[j]]``. On a non-finite score/weight stops and writes ``bad = [row, col, kind]``
-    (kind 0: score, 1: weight); returns 0 on success, -1 on such an error."""
+    (kind BAD_SCORE or BAD_WEIGHT); returns 0 on success, -1 on such an error."""
     cdef Py_ssize_t n = s.shape[0]
     cdef Py_ssize_t j, nprob = ycol.shape[0]
     cdef Scratch sb
@@ -340,7 +331,7 @@ def binary_stats(const label_t[:, :] y, const score_t[:, :] s, const weight_t[:]
                        &out[j, 0], NULL, NULL, NULL, rb) < 0:
                 bad[0] = rb[0] if rb[0] >= 0 else rb[1]
                 bad[1] = scol[j]
-                bad[2] = 0 if rb[0] >= 0 else 1
+                bad[2] = BAD_SCORE if rb[0] >= 0 else BAD_WEIGHT
                 r = -1
                 break
     return r
@@ -366,7 +357,7 @@ def binary_summary(const label_t[:, :] y, const score_t[:, :] s, const weight_t[
     if m < 0:
         bad[0] = rb[0] if rb[0] >= 0 else rb[1]
         bad[1] = 0
-        bad[2] = 0 if rb[0] >= 0 else 1
+        bad[2] = BAD_SCORE if rb[0] >= 0 else BAD_WEIGHT
     return m
 
 
@@ -382,11 +373,11 @@ def summary_stats(const double[:] p, const double[:] q, double[::1] stats):
             auc2 += q[i] * (tp0 + tp)
             if tp + fp != 0.0:
                 ap += p[i] * (tp / (tp + fp))
-    stats[STAT_P] = tp
-    stats[STAT_N] = fp
-    stats[STAT_AUC2] = auc2
-    stats[STAT_AP] = ap
-    stats[STAT_NTHR] = <double>m
+    stats[P] = tp
+    stats[N] = fp
+    stats[AUC2] = auc2
+    stats[AP] = ap
+    stats[NTHR] = <double>m
 
 
 def label_scan(const label_t[:] y):
@@ -491,11 +482,11 @@ cdef object _plain(const label_t[:, :] y, const score_t[:, :] s, int mode, scrat
     with nogil:
         m = _column(y, 0, s, 0, _NO_WEIGHTS, False, pos, neg, False, &sb, stats, NULL, NULL,
                     NULL, bad)
-    if m < 0 or stats[STAT_NPOS] + stats[STAT_NNEG] != <double>n:
+    if m < 0 or stats[NPOS] + stats[NNEG] != <double>n:
         return None  # non-finite score / a third label: the general path raises
     if mode == 0:
-        return stats[STAT_AUC2] / (2.0 * stats[STAT_P] * stats[STAT_N])
-    return max(0.0, stats[STAT_AP] / stats[STAT_P])
+        return stats[AUC2] / (2.0 * stats[P] * stats[N])
+    return max(0.0, stats[AP] / stats[P])
 
 
 cdef object _plain_labels(y2, const score_t[:, :] s2, str yk, Py_ssize_t ysz, int mode,
