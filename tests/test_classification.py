@@ -153,16 +153,16 @@ def test_classification_report_parity(data, output_dict, digits, zero_division):
 
 
 def test_report_does_not_recount(monkeypatch):
-    import fastmetrics.classification as cls_mod
+    from fastmetrics.states import ConfusionState
 
     calls = []
-    real = cls_mod.confusion_state
+    real = ConfusionState.from_arrays
 
     def spy(*a, **k):
         calls.append(1)
         return real(*a, **k)
 
-    monkeypatch.setattr(cls_mod, "confusion_state", spy)
+    monkeypatch.setattr(ConfusionState, "from_arrays", spy)
     fm.classification_report([0, 1, 2, 2], [0, 2, 2, 1], output_dict=True)
     assert len(calls) == 1
 

@@ -466,8 +466,9 @@ def test_confusion_fixed_labels_near_the_int64_limits():
 def test_confusion_old_pickles_and_protocol_0():
     """An accumulator pickled before the running table existed (its dict held ``_state``)
     loads and keeps counting; protocols 0 and 1 work for an empty accumulator."""
-    from fastmetrics._state import confusion_state
+    from fastmetrics.states import ConfusionState
 
+    confusion_state = ConfusionState.from_arrays
     for labels in (None, [0, 1, 2]):
         acc = ConfusionAccumulator.__new__(ConfusionAccumulator)
         acc.__setstate__({

@@ -10,7 +10,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 import fastmetrics as fm
-from fastmetrics._threads import _cpu_count, openmp_enabled, resolve_n_threads
+from fastmetrics._threads import cpu_count as _cpu_count, openmp_enabled, resolve_n_threads
 
 N = 700_000  # above every kernel's parallel threshold
 

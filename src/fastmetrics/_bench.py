@@ -221,13 +221,13 @@ def cpu_model() -> str:
 
 def environment() -> str:
     import fastmetrics as fm
-    from ._threads import _cpu_count, resolve_n_threads
+    from ._threads import cpu_count, resolve_n_threads
 
     skm = _sklearn()
     sk = "not installed" if skm is None else _version("sklearn")
     omp = f"OpenMP, {resolve_n_threads(None)} threads" if fm.openmp_enabled() else "no OpenMP"
     return (
-        f"{cpu_model()} ({_cpu_count()} CPUs usable), {platform.system()} "
+        f"{cpu_model()} ({cpu_count()} CPUs usable), {platform.system()} "
         f"{platform.machine()}; Python {platform.python_version()}, numpy {np.__version__}, "
         f"fastmetrics {fm.__version__} ({omp}), scikit-learn {sk}"
     )

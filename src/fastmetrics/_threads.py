@@ -1,4 +1,10 @@
-"""Thread-count policy for the OpenMP kernels."""
+"""Thread policy: how many OpenMP threads one kernel call uses.
+
+One resolver (:func:`threads_for`) and one table (:data:`MIN_PER_CALL`) of per-kernel sizes
+below which a second thread costs more (OpenMP start-up, a second table to sum) than it
+saves. Every public function with ``n_threads=`` goes through it; results are the same for
+any thread count (kernels split their input into lanes that depend on N only).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,21 @@ import os
 
 from ._kernels.openmp import omp_max_threads, openmp_enabled
 
-__all__ = ["resolve_n_threads", "openmp_enabled", "threads_for"]
+__all__ = ["MIN_PER_CALL", "cpu_count", "openmp_enabled", "resolve_n_threads", "threads_for"]
+
+#: kernel -> number of items (samples; logits for "lm") below which one thread does it all
+MIN_PER_CALL = {
+    "confusion": 1 << 18,   # label pairs counted into a K x K table
+    "grouped": 1 << 22,     # label pairs counted into a G x K x K table (large tables to sum)
+    "bins": 1 << 18,        # calibration binning (the kernel's lanes are this long)
+    "sums": 1 << 19,        # regression sums
+    "ranking": 1 << 17,     # the two sorted runs of a binary problem (one per thread)
+    "lm": 1 << 22,          # logits (~3 ms of work)
+}
 
 
-def _cpu_count() -> int:
+def cpu_count() -> int:
+    """CPUs this process may run on."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - non-Linux
@@ -26,7 +43,7 @@ def resolve_n_threads(n_threads: int | None) -> int:
     if n_threads is None:
         if not openmp_enabled():
             return 1
-        return max(1, min(omp_max_threads(), _cpu_count()))
+        return max(1, min(omp_max_threads(), cpu_count()))
     if isinstance(n_threads, bool) or not isinstance(n_threads, int):
         raise TypeError(f"n_threads must be a positive int or None, got {n_threads!r}")
     if n_threads < 1:
@@ -34,9 +51,8 @@ def resolve_n_threads(n_threads: int | None) -> int:
     return n_threads if openmp_enabled() else 1
 
 
-def threads_for(n_threads: int | None, n: int, min_n: int) -> int:
-    """Threads for one kernel call over ``n`` items: ``n_threads`` is validated whatever
-    ``n`` is, and below ``min_n`` items one thread does it all (OpenMP start-up would cost
-    more than it saves)."""
+def threads_for(kernel: str, n: int, n_threads: int | None = None) -> int:
+    """Threads for one call of ``kernel`` over ``n`` items: ``n_threads`` is validated
+    whatever ``n`` is, and below :data:`MIN_PER_CALL` ``[kernel]`` one thread does it all."""
     nt = resolve_n_threads(n_threads)
-    return nt if n >= min_n else 1
+    return nt if n >= MIN_PER_CALL[kernel] else 1

@@ -24,8 +24,9 @@ from typing import Any, NoReturn, Sequence
 
 import numpy as np
 
-from ._state import ConfusionState, confusion_state
-from .report import ClassificationMetrics, _card_from_state, _py, format_metrics_row
+from ._states import confusion
+from ._states.confusion import ClassificationMetrics, ConfusionState, py_value
+from .report import format_metrics_row
 
 __all__ = ["main", "build_parser"]
 
@@ -370,10 +371,11 @@ class Card:
 
 def card_from_state(state: ConfusionState, labels: list | None, oos_label: Any) -> Card:
     """Everything the report prints, from one confusion state (one counting pass)."""
-    m, (p, r, f, s), avg = _card_from_state(state, labels, oos_label)
+    c = confusion.card(state, labels, oos_label)
+    m, (p, r, f, s), avg = c.metrics, c.per_class, c.averages
     lab = m.labels
-    total = _py(s.sum())
-    rows = [(str(v), float(p[i]), float(r[i]), float(f[i]), _py(s[i]))
+    total = py_value(s.sum())
+    rows = [(str(v), float(p[i]), float(r[i]), float(f[i]), py_value(s[i]))
             for i, v in enumerate(lab)]
     covers_all = set(m.labels) >= set(state.present_labels.tolist())
     rows.append(("accuracy" if covers_all else "micro avg",
@@ -442,7 +444,7 @@ def format_text(card: Card, source: str, oos_label: Any, digits: int = 4) -> str
     out.append("")
     out.append("confusion matrix (rows: true label, columns: predicted label)")
     names = [str(v) for v in m.labels]
-    cells = [[str(_py(c)) for c in row] for row in np.asarray(m.confusion_matrix)]
+    cells = [[str(py_value(c)) for c in row] for row in np.asarray(m.confusion_matrix)]
     w0 = max(len(n) for n in names)
     ws = [max(len(n), *(len(row[j]) for row in cells)) for j, n in enumerate(names)]
     out.append(" " * w0 + "  " + " ".join(f"{n:>{w}}" for n, w in zip(names, ws)))
@@ -478,7 +480,7 @@ def format_json(card: Card) -> str:
 def _compute(args: argparse.Namespace, table: Table, y_true: np.ndarray, y_pred: np.ndarray,
              labels: list | None, oos: Any) -> Card:
     try:
-        card = _checked_card(confusion_state(y_true, y_pred), labels, oos, args)
+        card = _checked_card(ConfusionState.from_arrays(y_true, y_pred), labels, oos, args)
         probs = read_probabilities(table, args, card.metrics.labels)
         if probs is not None:
             if probs.matrix.shape[0] != y_true.shape[0]:
@@ -661,21 +663,6 @@ def _parquet_batches(pf: Any, path: str, batch_rows: int, need: list[str]):
         raise CLIError(f"cannot read {path} as Parquet: {_first_line(exc)}") from None
 
 
-def _relabel(state: ConfusionState, values: np.ndarray) -> ConfusionState:
-    """``state`` with its label values replaced by ``values`` (equal new values merged):
-    text labels that all look like integers become integers, as the in-memory reader does."""
-    u, inv = np.unique(values, return_inverse=True)
-    k = u.shape[0]
-    cm = np.zeros((k, k), dtype=state.cm.dtype)
-    np.add.at(cm, (inv[:, None], inv[None, :]), state.cm)
-    present = np.zeros(k, dtype=bool)
-    np.logical_or.at(present, inv, state.present)
-    in_true = np.zeros(k, dtype=bool)
-    np.logical_or.at(in_true, inv, state.in_true)
-    return ConfusionState(u, cm, present, state.n_samples, state.weight_sum, state.int_weights,
-                          in_true, None)
-
-
 def _report_streamed(args: argparse.Namespace, batch_rows: int) -> tuple[Card, str, Any]:
     """The report card of a CSV/Parquet file read ``batch_rows`` rows at a time through the
     streaming accumulators: memory bounded by the batch, output as the in-memory path."""
@@ -760,7 +747,7 @@ def _stream_card(args: argparse.Namespace, name: str, batches: Any, keys: list[s
         state = acc.state
         if text and int_like:  # every label looked like an integer: integers, as in memory
             try:
-                state = _relabel(state, state.values.astype(np.int64))
+                state = state.relabel(state.values.astype(np.int64))
             except OverflowError:
                 pass
         labels, oos = _pinned(args, state.values)

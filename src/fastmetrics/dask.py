@@ -37,10 +37,13 @@ Examples
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
+from . import _table
+
 from . import calibration as _cal
-from .report import _card_from_state
 from .streaming import (
     CalibrationAccumulator,
     ConfusionAccumulator,
@@ -48,33 +51,22 @@ from .streaming import (
     RegressionAccumulator,
 )
 
-__all__ = [
+__all__ = sorted({
     "accumulate",
-    "accuracy_score",
     "average_precision_score",
-    "balanced_accuracy_score",
     "brier_score_loss",
     "calibration_curve",
     "calibration_summary",
-    "classification_report",
-    "cohen_kappa_score",
-    "confusion_matrix",
     "expected_calibration_error",
-    "f1_score",
-    "fbeta_score",
-    "matthews_corrcoef",
     "max_calibration_error",
     "mean_absolute_error",
     "mean_squared_error",
-    "precision_recall_fscore_support",
-    "precision_score",
     "r2_score",
-    "recall_score",
     "regression_summary",
     "roc_auc_score",
     "root_mean_squared_error",
-    "score",
-]
+    *(row.name for row in _table.METRICS if row.dask and row.family == "confusion"),
+})
 
 _KINDS = {
     "confusion": ConfusionAccumulator,
@@ -294,156 +286,57 @@ def _run(kind, y_true, y_pred, sample_weight, init_kw, fn, args=(), *, compute, 
     return fn(acc.compute(), *args)
 
 
-# --------------------------------------------------------------------------- classification
+# --------------------------------------------------------------------------- the table
+
+_PARAM = inspect.Parameter
+_EXTRA = [_PARAM("compute", _PARAM.KEYWORD_ONLY, default=True),
+          _PARAM("split_every", _PARAM.KEYWORD_ONLY, default=None)]
 
 
 def _method(acc, name, kw):
     return getattr(acc, name)(**kw)
 
 
-def _confusion(name, y_true, y_pred, sample_weight, n_threads, compute, split_every, **kw):
-    """``ConfusionAccumulator.<name>(**kw)`` of the merged state."""
-    return _run("confusion", y_true, y_pred, sample_weight, {}, _method, (name, kw),
-                compute=compute, split_every=split_every, n_threads=n_threads)
+def _derive(acc, derive, kwargs):
+    return derive(acc._checked_state(), **kwargs)
 
 
-def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normalize=None,
-                     n_threads=None, compute=True, split_every=None):
-    """:func:`fastmetrics.confusion_matrix` of dask inputs.
+def _function(row: _table.Metric):
+    """The Dask function of one table row: the one-shot function's signature plus
+    ``compute`` and ``split_every``; the data's chunks are counted into accumulators of the
+    row's family, merged, and the row's derivation applied to the merged state."""
+    one_shot = row.signature
+    sig = one_shot.replace(parameters=list(one_shot.parameters.values()) + _EXTRA)
+    first, second = list(one_shot.parameters)[:2]
+    takes = inspect.signature(row.derive).parameters
+    metric = [p.name for p in row.metric_parameters()]
 
-    Labels are discovered per chunk and aligned when states merge, so chunks may hold
-    different label sets.
+    def fn(*args, **kwargs):
+        b = sig.bind(*args, **kwargs)
+        b.apply_defaults()
+        a = b.arguments
+        config = {p: a[p] for p in row.config}
+        kw = {p: a[p] for p in metric}
+        kw.update({p: v for p, v in config.items() if p in takes})
+        return _run(row.family, a[first], a[second], a.get("sample_weight"), config, _derive,
+                    (row.derive, kw), compute=a["compute"], split_every=a["split_every"],
+                    n_threads=a.get("n_threads"))
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import dask
-    >>> import dask.array as da
-    >>> import fastmetrics.dask as fmd
-    >>> y_true = da.from_array(np.array([2, 0, 2, 2, 0, 1]), chunks=2)
-    >>> with dask.config.set(scheduler="synchronous"):
-    ...     fmd.confusion_matrix(y_true, np.array([0, 0, 2, 2, 0, 2]))
-    array([[2, 0, 0],
-           [0, 0, 1],
-           [1, 0, 2]])
-    """
-    return _confusion("confusion_matrix", y_true, y_pred, sample_weight, n_threads, compute,
-                      split_every, labels=labels, normalize=normalize)
-
-
-def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, n_threads=None,
-                   compute=True, split_every=None):
-    """:func:`fastmetrics.accuracy_score` of dask inputs."""
-    return _confusion("accuracy_score", y_true, y_pred, sample_weight, n_threads, compute,
-                      split_every, normalize=normalize)
-
-
-def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, pos_label=1,
-                                    average=None,
-                                    warn_for=("precision", "recall", "f-score"),
-                                    sample_weight=None, zero_division="warn", n_threads=None,
-                                    compute=True, split_every=None):
-    """:func:`fastmetrics.precision_recall_fscore_support` of dask inputs."""
-    return _confusion("precision_recall_fscore_support", y_true, y_pred, sample_weight,
-                      n_threads, compute, split_every, beta=beta, labels=labels,
-                      pos_label=pos_label, average=average, warn_for=warn_for,
-                      zero_division=zero_division)
+    fn.__name__ = fn.__qualname__ = row.name
+    fn.__module__ = __name__
+    fn.__signature__ = sig  # type: ignore[attr-defined]
+    fn.__doc__ = (
+        f":func:`fastmetrics.{row.name}` of dask inputs: the same arguments (numpy arrays, "
+        "dask arrays or dask dataframe columns), plus ``compute`` (False: a "
+        ":class:`dask.delayed.Delayed` of the result) and ``split_every`` (the fan-in of "
+        "the merge tree, default 8)."
+    )
+    return fn
 
 
-def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="binary",
-                sample_weight=None, zero_division="warn", n_threads=None, compute=True,
-                split_every=None):
-    """:func:`fastmetrics.fbeta_score` of dask inputs."""
-    return _confusion("fbeta_score", y_true, y_pred, sample_weight, n_threads, compute,
-                      split_every, beta=beta, labels=labels, pos_label=pos_label,
-                      average=average, zero_division=zero_division)
-
-
-def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-             sample_weight=None, zero_division="warn", n_threads=None, compute=True,
-             split_every=None):
-    """:func:`fastmetrics.f1_score` of dask inputs."""
-    return _confusion("f1_score", y_true, y_pred, sample_weight, n_threads, compute,
-                      split_every, labels=labels, pos_label=pos_label, average=average,
-                      zero_division=zero_division)
-
-
-def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                    sample_weight=None, zero_division="warn", n_threads=None, compute=True,
-                    split_every=None):
-    """:func:`fastmetrics.precision_score` of dask inputs."""
-    return _confusion("precision_score", y_true, y_pred, sample_weight, n_threads, compute,
-                      split_every, labels=labels, pos_label=pos_label, average=average,
-                      zero_division=zero_division)
-
-
-def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                 sample_weight=None, zero_division="warn", n_threads=None, compute=True,
-                 split_every=None):
-    """:func:`fastmetrics.recall_score` of dask inputs."""
-    return _confusion("recall_score", y_true, y_pred, sample_weight, n_threads, compute,
-                      split_every, labels=labels, pos_label=pos_label, average=average,
-                      zero_division=zero_division)
-
-
-def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, n_threads=None, compute=True,
-                      split_every=None):
-    """:func:`fastmetrics.matthews_corrcoef` of dask inputs."""
-    return _confusion("matthews_corrcoef", y_true, y_pred, sample_weight, n_threads, compute,
-                      split_every)
-
-
-def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False,
-                            n_threads=None, compute=True, split_every=None):
-    """:func:`fastmetrics.balanced_accuracy_score` of dask inputs."""
-    return _confusion("balanced_accuracy_score", y_true, y_pred, sample_weight, n_threads,
-                      compute, split_every, adjusted=adjusted)
-
-
-def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
-                      replace_undefined_by=np.nan, n_threads=None, compute=True,
-                      split_every=None):
-    """:func:`fastmetrics.cohen_kappa_score` of dask inputs."""
-    return _confusion("cohen_kappa_score", y1, y2, sample_weight, n_threads, compute,
-                      split_every, labels=labels, weights=weights,
-                      replace_undefined_by=replace_undefined_by)
-
-
-def classification_report(y_true, y_pred, *, labels=None, target_names=None,
-                          sample_weight=None, digits=2, output_dict=False,
-                          zero_division="warn", n_threads=None, compute=True,
-                          split_every=None):
-    """:func:`fastmetrics.classification_report` of dask inputs."""
-    return _confusion("classification_report", y_true, y_pred, sample_weight, n_threads,
-                      compute, split_every, labels=labels, target_names=target_names,
-                      digits=digits, output_dict=output_dict, zero_division=zero_division)
-
-
-def _card(acc, labels, oos_label):
-    if labels is None:
-        return acc.result(oos_label=oos_label)
-    # as fastmetrics.score: the card over ``labels``, samples of other labels still counted
-    return _card_from_state(acc._st(), labels, oos_label)[0]
-
-
-def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_threads=None,
-          compute=True, split_every=None):
-    """:func:`fastmetrics.score` (the report card) of dask inputs.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import dask
-    >>> import dask.array as da
-    >>> import fastmetrics.dask as fmd
-    >>> y_true = da.from_array(np.array([0, 1, 2, 2, -1]), chunks=2)
-    >>> with dask.config.set(scheduler="synchronous"):
-    ...     m = fmd.score(y_true, np.array([0, 1, 2, 1, -1]), oos_label=-1)
-    >>> m.accuracy, round(m.macro_f1, 4), m.oos_recall
-    (0.8, 0.8333, 1.0)
-    """
-    return _run("confusion", y_true, y_pred, sample_weight, {}, _card, (labels, oos_label),
-                compute=compute, split_every=split_every, n_threads=n_threads)
+for _row in _table.METRICS:
+    if _row.dask and _row.family == "confusion":
+        globals()[_row.name] = _function(_row)
 
 
 # --------------------------------------------------------------------------- calibration

@@ -32,7 +32,7 @@ __all__ = [
     "mean_reciprocal_rank",
 ]
 
-from .classification import UndefinedMetricWarning  # scikit-learn's class when installed
+from .exceptions import UndefinedMetricWarning  # scikit-learn's class when installed
 
 
 # statistics row written by the kernels (mirrors _rank.pyx)

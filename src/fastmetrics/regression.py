@@ -40,7 +40,7 @@ from ._validation import (
     native,
     zero_weight_sum_error,
 )
-from .classification import UndefinedMetricWarning
+from .exceptions import UndefinedMetricWarning
 from .percentiles import median
 
 __all__ = [
@@ -154,7 +154,7 @@ def _checked_sums(yt, yp, w, flags, delta, n_threads=None) -> np.ndarray:
     a streamed chunk may have them)."""
     state = np.zeros(_N_STATE)
     _regression.sums(yt, yp, w if w is not None else np.empty(0), w is not None, flags,
-                     float(delta), state, threads_for(n_threads, len(yt), 1 << 19))
+                     float(delta), state, threads_for("sums", len(yt), n_threads))
     if not (math.isfinite(state[_W]) and math.isfinite(state[_ABS])
             and math.isfinite(state[_MEAN]) and math.isfinite(state[_SQ])):
         _raise_non_finite(yt, yp, w)

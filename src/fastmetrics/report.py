@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from ._state import confusion_state
-from .classification import _accuracy_from_state, _prfs_from_state, _with_labels
+from ._states import confusion
+from ._states.confusion import ClassificationMetrics, ConfusionState, PerClassMetrics, py_value
 
 __all__ = [
     "RESULTS_HEADER",
@@ -25,112 +23,6 @@ __all__ = [
     "oos_precision_recall",
     "score",
 ]
-
-
-def _py(v):
-    """numpy scalar -> Python scalar (labels keep their type: int, float, str, bool)."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
-@dataclass(frozen=True)
-class PerClassMetrics:
-    """Precision, recall, F1 and support of one class."""
-
-    precision: float
-    recall: float
-    f1: float
-    support: float
-
-
-@dataclass
-class ClassificationMetrics:
-    """Quality report card of a classifier on one evaluation set.
-
-    Attributes
-    ----------
-    accuracy, macro_f1, weighted_f1, micro_f1 : float
-    per_class : dict label -> PerClassMetrics
-    labels : list
-        The pinned label vocabulary (order of ``confusion_matrix`` rows and columns).
-    confusion_matrix : ndarray (K, K)
-    oos_recall, oos_precision : float or None
-        Out-of-scope (abstain label) recall and precision; None when no ``oos_label``.
-        0.0 when their denominator is 0 (the reference harness's rule).
-    n_examples : int
-    """
-
-    accuracy: float
-    macro_f1: float
-    weighted_f1: float = 0.0
-    micro_f1: float = 0.0
-    per_class: dict = field(default_factory=dict)
-    labels: list = field(default_factory=list)
-    confusion_matrix: Any = None
-    oos_recall: float | None = None
-    oos_precision: float | None = None
-    n_examples: int = 0
-
-    @property
-    def per_class_f1(self) -> dict:
-        """label -> F1 (the reference harness's field)."""
-        return {k: v.f1 for k, v in self.per_class.items()}
-
-    def as_row(self, digits: int = 4) -> dict:
-        """Flat dict of the headline numbers, rounded (for CSV / tables / dashboards)."""
-
-        def r(v):
-            return None if v is None else round(float(v), digits)
-
-        return {
-            "accuracy": r(self.accuracy),
-            "macro_f1": r(self.macro_f1),
-            "weighted_f1": r(self.weighted_f1),
-            "micro_f1": r(self.micro_f1),
-            "oos_recall": r(self.oos_recall),
-            "oos_precision": r(self.oos_precision),
-            "n_examples": int(self.n_examples),
-        }
-
-    def to_flat_dict(self) -> dict:
-        """Every number under a dot key: ``per_class.3.f1``, ``confusion_matrix.0.1``...
-
-        Examples
-        --------
-        >>> import fastmetrics as skm
-        >>> m = skm.score([0, 1, 1], [0, 1, 0])
-        >>> m.to_flat_dict()["per_class.1.recall"]
-        0.5
-        """
-        out = {
-            "accuracy": self.accuracy,
-            "macro_f1": self.macro_f1,
-            "weighted_f1": self.weighted_f1,
-            "micro_f1": self.micro_f1,
-            "oos_recall": self.oos_recall,
-            "oos_precision": self.oos_precision,
-            "n_examples": self.n_examples,
-        }
-        for lab, pc in self.per_class.items():
-            for k in ("precision", "recall", "f1", "support"):
-                out[f"per_class.{lab}.{k}"] = getattr(pc, k)
-        if self.confusion_matrix is not None:
-            cm = np.asarray(self.confusion_matrix)
-            for i in range(cm.shape[0]):
-                for j in range(cm.shape[1]):
-                    out[f"confusion_matrix.{i}.{j}"] = _py(cm[i, j])
-        return out
-
-
-def _oos_from_state(state, oos_label):
-    st, idx = _with_labels(state, [oos_label])
-    i = int(idx[0])
-    cm = st.cm
-    tp = cm[i, i]
-    true_oos = cm[i, :].sum()
-    pred_oos = cm[:, i].sum()
-    recall = float(tp / true_oos) if true_oos else 0.0
-    precision = float(tp / pred_oos) if pred_oos else 0.0
-    return recall, precision
 
 
 def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None):
@@ -146,9 +38,7 @@ def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None):
     >>> skm.oos_precision_recall([0, -1, -1, 1], [0, -1, 1, -1], oos_label=-1)
     (0.5, 0.5)
     """
-    state = confusion_state(y_true, y_pred, sample_weight)
-    recall, precision = _oos_from_state(state, oos_label)
-    return precision, recall
+    return confusion.oos(ConfusionState.from_arrays(y_true, y_pred, sample_weight), oos_label)
 
 
 def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_threads=None):
@@ -178,50 +68,8 @@ def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_
     >>> m.accuracy, round(m.macro_f1, 4), m.oos_recall, m.oos_precision
     (0.8, 0.8333, 1.0, 1.0)
     """
-    state = confusion_state(y_true, y_pred, sample_weight, n_threads=n_threads)
-    return _card_from_state(state, labels, oos_label)[0]
-
-
-def _card_from_state(state, labels, oos_label):
-    """The report card of a confusion state, plus what a full report table prints.
-
-    Returns ``(metrics, (p, r, f, support), averages)`` where ``averages`` maps 'micro',
-    'macro' and 'weighted' to their (precision, recall, F1) with ``zero_division=0``.
-    """
-    if labels is None:
-        lab = state.present_labels
-    else:
-        lab = np.asarray(labels).reshape(-1)
-        if lab.size == 0:
-            raise ValueError("labels must contain at least one label")
-    st, idx = _with_labels(state, lab)
-    lab = st.values[idx]
-    p, r, f, s = _prfs_from_state(st, labels=lab, average=None, zero_division=0)
-    averages = {a: _prfs_from_state(st, labels=lab, average=a, zero_division=0)[:3]
-                for a in ("micro", "macro", "weighted")}
-    per_class = {
-        _py(v): PerClassMetrics(float(p[i]), float(r[i]), float(f[i]), _py(s[i]))
-        for i, v in enumerate(lab)
-    }
-    oos_recall = oos_precision = None
-    if oos_label is not None:
-        oos_recall, oos_precision = _oos_from_state(st, oos_label)
-    cm = st.cm[np.ix_(idx, idx)]
-    if not st.weighted or st.int_weights:
-        cm = cm.astype(np.int64)
-    metrics = ClassificationMetrics(
-        accuracy=_accuracy_from_state(st),
-        macro_f1=float(averages["macro"][2]),
-        weighted_f1=float(averages["weighted"][2]),
-        micro_f1=float(averages["micro"][2]),
-        per_class=per_class,
-        labels=[_py(v) for v in lab],
-        confusion_matrix=cm,
-        oos_recall=oos_recall,
-        oos_precision=oos_precision,
-        n_examples=int(st.n_samples),
-    )
-    return metrics, (p, r, f, s), averages
+    state = ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads)
+    return confusion.card(state, labels, oos_label).metrics
 
 
 RESULTS_HEADER = (
@@ -310,7 +158,7 @@ def _flatten_into(out: dict, obj, key: str) -> None:
                 _flatten_into(out, getattr(obj, f.name), _join(key, f.name))
     elif isinstance(obj, Mapping):
         for k, v in obj.items():
-            _flatten_into(out, v, _join(key, _py(k)))
+            _flatten_into(out, v, _join(key, py_value(k)))
     elif isinstance(obj, np.ndarray) and obj.ndim > 0:
         for idx in np.ndindex(obj.shape):
             _flatten_into(out, obj[idx], _join(key, ".".join(map(str, idx))))

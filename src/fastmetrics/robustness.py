@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._state import confusion_state
-from ._validation import as_1d
-from .fairness import metric_fn
+from ._inputs import column
+from ._states.confusion import ConfusionState
+from ._states.grouped import metric_fn
 
 __all__ = ["RobustnessReport", "consistency_rate", "robustness_report", "robustness_score"]
 
@@ -39,8 +39,8 @@ def consistency_rate(pred_orig, pred_perturbed) -> float:
     >>> fm.consistency_rate([0, 1, 2, 2], [0, 1, 1, 2])
     0.75
     """
-    a = as_1d(pred_orig, "pred_orig")
-    b = as_1d(pred_perturbed, "pred_perturbed")
+    a = column(pred_orig, "pred_orig")
+    b = column(pred_perturbed, "pred_perturbed")
     if a.shape[0] != b.shape[0]:
         raise ValueError(
             f"pred_orig and pred_perturbed must have the same length, got {a.shape[0]} and "
@@ -108,8 +108,8 @@ def robustness_report(y_true, pred_orig, pred_perturbed, *, metric: str = "accur
     """
     fn = metric_fn(metric)
     rate = consistency_rate(pred_orig, pred_perturbed)
-    st = confusion_state(y_true, pred_orig, n_threads=n_threads)
+    st = ConfusionState.from_arrays(y_true, pred_orig, n_threads=n_threads)
     orig = float(fn(st))
-    pert = float(fn(confusion_state(y_true, pred_perturbed, n_threads=n_threads)))
+    pert = float(fn(ConfusionState.from_arrays(y_true, pred_perturbed, n_threads=n_threads)))
     return RobustnessReport(metric, orig, pert, robustness_score(orig, pert), rate,
                             st.n_samples)

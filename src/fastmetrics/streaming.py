@@ -5,7 +5,13 @@ Each accumulator holds the same small *state* the one-shot functions compute in 
 kernel pass, and derives its metrics from it with the same code. Chunks are added with
 ``update(...)``; two accumulators (from other threads, processes or machines) combine with
 ``merge(other)`` or ``a + b`` (a new accumulator: the inputs are left untouched), in any order
-and any tree shape; ``sum(accumulators)`` works too. Accumulators pickle to their state only.
+and any tree shape; ``sum(accumulators)`` works too.
+
+Every accumulator holds one state of :mod:`fastmetrics.states` (``acc.state``) and has a
+method for each mergeable metric of its family, generated from the one-shot function of the
+same name (same keyword arguments, less the data): ``acc.f1_score(average="macro")`` is
+``fastmetrics.f1_score`` on every sample seen. Accumulators export to ``to_dict()`` and back
+(``from_dict``), and pickle through the same checked path.
 
 Guarantees
 ----------
@@ -38,36 +44,32 @@ ConfusionAccumulator(labels=[0, 1, 2], n_samples=4)
 
 from __future__ import annotations
 
+import inspect
 import math
 import threading
-from typing import Any
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
+from . import _table
+from . import calibration as _cal
+from . import ranking as _rk
+from . import regression as _reg
+from ._inputs import INT_CHARS, plain_int_pair
 from ._kernels import confusion as _confusion
 from ._kernels import ranking as _rank
 from ._kernels import sketch as _sketch
 from ._kernels import sums as _regression
-from . import calibration as _cal
-from . import classification as _cls
-from . import ranking as _rk
-from . import regression as _reg
-from ._state import (
-    _PARALLEL_MIN,
-    ConfusionState,
-    _INT_CHARS,
-    _mix_msg,
-    common_int,
-    confusion_state,
-    plain_int_pair,
-)
+from ._states import confusion
+from ._states.base import State, StateError
+from ._states.confusion import ConfusionState
 from ._threads import threads_for
 from ._validation import as_1d, check_consistent_length, check_sample_weight, native
 from .percentiles import quantile as _exact_quantile
-from .report import ClassificationMetrics, _card_from_state, _oos_from_state
 
 __all__ = [
+    "Accumulator",
     "CalibrationAccumulator",
     "ConfusionAccumulator",
     "QuantileAccumulator",
@@ -77,39 +79,106 @@ __all__ = [
     "RegressionAccumulator",
 ]
 
-_TABLE_SPAN = 64  # integer labels spanning at most this many values take the fast path
-_U64_CHARS = frozenset(c for c in "LQ" if np.dtype(c) == np.uint64)
-
+_FORMAT = 1
 _MIXED_WEIGHTS = (
     "sample_weight was given for some chunks and not for others: pass weights for every "
     "chunk (ones where unweighted) or for none"
 )
 
 
-class _Accumulator:
-    """Shared protocol: ``merge`` (new object), ``+``, ``sum()`` and the weights rule."""
+def _no_data(what: str) -> ValueError:
+    return ValueError(f"{what}: no samples seen yet (call update() with data first)")
 
-    _weighted: bool | None
 
-    def merge(self, other):  # pragma: no cover - every subclass defines it
-        raise NotImplementedError
+class Accumulator:
+    """Base of the accumulators: one state, updated chunk by chunk, merged with others.
 
-    def _check_other(self, other) -> None:
-        if type(other) is not type(self):
-            raise TypeError(
-                f"cannot merge {type(self).__name__} with {type(other).__name__}"
-            )
-        if None not in (self._weighted, other._weighted) and self._weighted != other._weighted:
-            raise ValueError(_MIXED_WEIGHTS)
+    A subclass names its ``family`` (its metrics come from the table of
+    :mod:`fastmetrics._table` as methods), its constructor arguments (``_config``: compared
+    on merge, exported by :meth:`to_dict`) and builds the state of one chunk in ``update``,
+    which it hands to :meth:`_add`. Mixing weighted and unweighted chunks raises.
+    """
 
-    def _merged_weighted(self, other):
-        return self._weighted if self._weighted is not None else other._weighted
+    family: ClassVar[str] = ""
+    _config: ClassVar[tuple[str, ...]] = ()
+
+    def _start(self) -> None:
+        self._state: Any = None
+        self._weighted: bool | None = None
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def state(self):
+        """The state of everything seen (a :mod:`fastmetrics.states` type), None before
+        any sample."""
+        return self._state
+
+    @property
+    def n_samples(self) -> int:
+        """Number of samples seen so far."""
+        st = self.state
+        return 0 if st is None else int(st.n_samples)
+
+    def _checked_state(self):
+        st = self.state
+        if st is None or st.n_samples == 0:
+            raise _no_data(type(self).__name__)
+        return st
 
     def _note_weighted(self, weighted: bool) -> None:
         if self._weighted is None:
             self._weighted = weighted
         elif self._weighted != weighted:
             raise ValueError(_MIXED_WEIGHTS)
+
+    def _add(self, st, weighted: bool) -> None:
+        """Merge a chunk's state in (under the lock: updates may come from threads)."""
+        with self._lock:
+            self._note_weighted(weighted)
+            self._state = st if self._state is None else self._state.merge(st)
+
+    # ------------------------------------------------------------------ merging
+    def config(self) -> dict:
+        """The constructor arguments of this accumulator."""
+        return {k: getattr(self, k) for k in self._config}
+
+    def _empty_like(self):
+        return type(self)(**self.config())
+
+    def _config_differences(self, other) -> list[str]:
+        out = []
+        for k in self._config:
+            a, b = getattr(self, k), getattr(other, k)
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                same = (a is not None and b is not None and np.shape(a) == np.shape(b)
+                        and np.array_equal(a, b))
+            else:
+                same = type(a) is type(b) and a == b
+            if not same:
+                out.append(k)
+        return out
+
+    def merge(self, other):
+        """A new accumulator holding both inputs' samples (inputs untouched)."""
+        if type(other) is not type(self):
+            raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
+        differ = self._config_differences(other)
+        if differ:
+            raise ValueError(
+                f"cannot merge {type(self).__name__}s with different {' / '.join(differ)} "
+                f"configurations ({self._describe()} vs {other._describe()})"
+            )
+        if None not in (self._weighted, other._weighted) and self._weighted != other._weighted:
+            raise ValueError(_MIXED_WEIGHTS)
+        out = self._empty_like()
+        out._weighted = self._weighted if self._weighted is not None else other._weighted
+        a, b = self.state, other.state
+        out._state = b if a is None else a if b is None else a.merge(b)
+        return out
+
+    def _describe(self) -> str:
+        return ", ".join(f"{k}={_shown(v)}" for k, v in self.config().items())
 
     def __add__(self, other):
         if type(other) is not type(self):
@@ -121,39 +190,117 @@ class _Accumulator:
             return self.merge(self._empty_like())
         return NotImplemented
 
-    def _empty_like(self):  # pragma: no cover - every subclass defines it
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._describe()}, n_samples={self.n_samples})"
+
+    # ------------------------------------------------------------------ export / load
+    def to_dict(self, *, as_lists: bool = False) -> dict:
+        """The accumulator as plain values: its configuration and its state's
+        :meth:`~fastmetrics.states.State.to_dict` (None before any sample)."""
+        st = self.state
+        config = {k: (v.tolist() if as_lists and isinstance(v, np.ndarray) else v)
+                  for k, v in self.config().items()}
+        return {"accumulator": type(self).__name__, "format": _FORMAT, "config": config,
+                "weighted": self._weighted,
+                "state": None if st is None else st.to_dict(as_lists=as_lists)}
+
+    @classmethod
+    def from_dict(cls, d):
+        """Rebuild an accumulator from :meth:`to_dict`'s values, checking its state."""
+        try:
+            name, fmt, config = d["accumulator"], d["format"], dict(d["config"])
+            weighted, st = d["weighted"], d["state"]
+        except (KeyError, TypeError) as exc:
+            raise StateError(f"not an exported accumulator: {exc!r}") from None
+        if name != cls.__name__ or fmt != _FORMAT:
+            raise StateError(f"a {name!r} (format {fmt}) cannot be loaded as {cls.__name__}")
+        if weighted not in (None, True, False):
+            raise StateError(f"'weighted' must be None, True or False, got {weighted!r}")
+        out = cls(**config)
+        out._weighted = weighted
+        out._set_state(None if st is None else State.from_dict(st))
+        return out
+
+    def _set_state(self, st) -> None:
+        if st is not None and not isinstance(st, self._state_type()):
+            raise StateError(f"a {type(st).__name__} cannot be the state of {type(self).__name__}")
+        self._state = st
+
+    @classmethod
+    def _state_type(cls) -> type:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
 
+    def __reduce__(self):
+        return (type(self).from_dict, (self.to_dict(),))
 
-def _no_data(what: str) -> ValueError:
-    return ValueError(f"{what}: no samples seen yet (call update() with data first)")
+
+def _shown(v) -> str:
+    return str(v.tolist()) if isinstance(v, np.ndarray) else repr(v)
+
+
+def _metric_method(row: _table.Metric):
+    """The accumulator method of one table row: the one-shot function's metric parameters
+    (its signature less data and configuration), applied to the accumulator's state."""
+    params = row.metric_parameters()
+    sig = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + params)
+    takes = inspect.signature(row.derive).parameters
+    config = tuple(p for p in row.config if p in takes)
+    derive = row.derive
+
+    def method(self, *args, **kwargs):
+        bound = sig.bind(self, *args, **kwargs).arguments
+        del bound["self"]
+        for p in config:
+            bound[p] = getattr(self, p)
+        return derive(self._checked_state(), **bound)
+
+    method.__name__ = row.name
+    method.__signature__ = sig  # type: ignore[attr-defined]
+    method.__doc__ = (
+        f"As :func:`fastmetrics.{row.name}` on every sample seen (same keyword arguments, "
+        "less the data" + (", and " + ", ".join(row.config) + " from the accumulator"
+        if row.config else "") + ")."
+    )
+    return method
+
+
+def _attach_metrics(cls: type) -> type:
+    """Give ``cls`` one method per table row of its family."""
+    for row in _table.by_family(cls.family):
+        m = _metric_method(row)
+        m.__qualname__ = f"{cls.__name__}.{row.name}"
+        setattr(cls, row.name, m)
+    return cls
 
 
 # --------------------------------------------------------------------------- confusion
+
+_TABLE_SPAN = 64  # integer labels spanning at most this many values take the fast path
+_U64_CHARS = frozenset(c for c in "LQ" if np.dtype(c) == np.uint64)
 
 
 class _PairTable:
     """Running pair counts over the offsets ``0 .. 2**shift - 1`` from ``lo``: the fast
     update path of a ConfusionAccumulator whose integer labels span at most 64 values.
 
-    With fixed labels, ``offsets`` are theirs and only they are ``allowed`` (a count
-    elsewhere is an error). With discovered labels (``offsets=None``) the table covers the
-    range of the first chunk's labels (at least 16 wide), every offset is allowed, and only
-    chunks of ``dtype`` are counted into it (so the labels keep the one-shot dtype)."""
+    With fixed labels, only their offsets are ``allowed`` (a count elsewhere is an error).
+    With discovered labels the table covers the range of the first chunk's labels (at least
+    16 wide), every offset is allowed, and only chunks of ``dtype`` are counted into it (so
+    the labels keep the one-shot dtype)."""
 
-    def __init__(self, lo: int, shift: int, offsets: np.ndarray | None, dtype=None):
+    def __init__(self, lo: int, shift: int, values: np.ndarray | None, dtype=None):
         self.lo = lo
         self.mod_lo = lo % (1 << 64)  # the kernel subtracts modulo 2**64
         self.shift = shift
         self.dtype = dtype
         # modulo 2**64 a uint64 value v >= 2**63 would land on the negative label v - 2**64
         self.skip = _U64_CHARS if lo < 0 else frozenset()
-        self._offsets = offsets
-        if offsets is None:
-            self.allowed = np.ones(1 << shift, dtype=bool)
-        else:
-            self.allowed = np.zeros(1 << shift, dtype=bool)
-            self.allowed[offsets] = True
+        self.values = values
+        self.allowed = np.ones(1 << shift, dtype=bool)
+        if values is not None:
+            self.allowed[:] = False
+            self.allowed[values.astype(np.int64) - lo] = True
         self.counts = np.zeros(1 << (2 * shift), dtype=np.int64)
         self.n = 0
 
@@ -161,52 +308,27 @@ class _PairTable:
     def around(cls, values, fixed: bool) -> _PairTable | None:
         """A table for sorted integer label ``values`` if they fit one: the fixed labels, or
         (``fixed=False``) those of a first unweighted chunk, whose dtype it then keeps."""
-        if values is None or values.dtype.char not in _INT_CHARS:
+        if values is None or values.dtype.char not in INT_CHARS:
             return None
         lo, hi = int(values[0]), int(values[-1])
         if hi - lo >= _TABLE_SPAN or hi >= 1 << 63:
             return None
         if fixed:
-            return cls(lo, (hi - lo).bit_length(), values.astype(np.int64) - lo)
+            return cls(lo, (hi - lo).bit_length(), values)
         return cls(lo, max(4, (hi - lo).bit_length()), None, values.dtype)
 
-    def empty_like(self) -> _PairTable:
-        return _PairTable(self.lo, self.shift, self._offsets, self.dtype)
-
-    def add(self, counts: np.ndarray, n: int) -> None:
-        self.counts += counts
-        self.n += n
-
-    def clear(self) -> None:
-        self.counts[:] = 0
+    def take(self) -> ConfusionState | None:
+        """The counts so far as a state (None when empty), and a clean table."""
+        if not self.n:
+            return None
+        st = ConfusionState.from_pair_counts(self.counts, self.lo, self.shift, self.n,
+                                             self.values, self.dtype)
+        self.counts = np.zeros_like(self.counts)
         self.n = 0
-
-    def state(self, values: np.ndarray | None) -> ConfusionState:
-        """The counts so far as a state: over the fixed label ``values``, or (discovered
-        labels) over the values that occur."""
-        k = 1 << self.shift
-        table = self.counts.reshape(k, k)
-        if self._offsets is None:
-            idx = np.flatnonzero((table.sum(axis=1) != 0) | (table.sum(axis=0) != 0))
-            values = (idx + self.lo).astype(self.dtype)
-        else:
-            idx = self._offsets
-        cm = table[np.ix_(idx, idx)]
-        rows = cm.sum(axis=1) != 0
-        return ConfusionState(values, cm, rows | (cm.sum(axis=0) != 0), self.n, None, False,
-                              rows)
+        return st
 
 
-def _add_aligned(a: ConfusionState, b: ConfusionState) -> ConfusionState:
-    """Sum of two states over the same label values (the fixed-labels fast path)."""
-    ws = None if a.weight_sum is None else a.weight_sum + b.weight_sum
-    margins = None if a.margins is None else a.margins + b.margins
-    return ConfusionState(a.values, a.cm + b.cm, a.present | b.present,
-                          a.n_samples + b.n_samples, ws, a.int_weights and b.int_weights,
-                          a.in_true | b.in_true, margins)
-
-
-class ConfusionAccumulator(_Accumulator):
+class ConfusionAccumulator(Accumulator):
     """Streaming confusion state: every classification metric and the report card.
 
     Parameters
@@ -235,13 +357,15 @@ class ConfusionAccumulator(_Accumulator):
            [0, 0, 1]])
     """
 
+    family = "confusion"
+    _config = ("labels",)
     labels: Any
-    _values: Any
 
     def __init__(self, labels=None):
+        self._start()
+        self._values = None
         if labels is None:
             self.labels = None
-            self._values = None
         else:
             lab = np.asarray(labels).reshape(-1)
             if lab.size == 0:
@@ -251,87 +375,37 @@ class ConfusionAccumulator(_Accumulator):
                 raise ValueError("labels must not contain duplicates")
             self.labels = lab
             self._values = values
-        self._stored: ConfusionState | None = None
-        self._weighted = None
         self._table = _PairTable.around(self._values, True)  # discovered: set by update
-        self._lock = threading.Lock()
 
-    def __getstate__(self):
-        self._state  # fold the running table
-        d = self.__dict__.copy()
-        del d["_lock"]
-        if d["_table"] is not None:
-            d["_table"] = d["_table"].empty_like()
-        return d
-
-    def __setstate__(self, d):
-        if "_state" in d:  # pickled before the running table existed
-            d["_stored"] = d.pop("_state")
-        self.__dict__.update(d)
-        if "_table" not in d:
-            self._table = _PairTable.around(self._values, True)
-        self._lock = threading.Lock()
-
-    @property
-    def _state(self) -> ConfusionState | None:
-        """The stored state with the running table folded in."""
-        if self._table is not None:
-            with self._lock:
-                self._fold()
-        return self._stored
-
-    def _fold(self) -> None:
-        """Fold the running table into the stored state (the caller holds the lock)."""
-        t = self._table
-        if t is not None and t.n:
-            st = t.state(self._values)
-            self._stored = st if self._stored is None else self._combine(self._stored, st)
-            t.clear()
+    @classmethod
+    def _state_type(cls) -> type:
+        return ConfusionState
 
     def __repr__(self) -> str:
         lab = "None" if self.labels is None else str(self.labels.tolist())
         return f"ConfusionAccumulator(labels={lab}, n_samples={self.n_samples})"
 
     @property
-    def n_samples(self) -> int:
-        """Number of samples counted so far."""
-        return 0 if self._state is None else int(self._state.n_samples)
-
-    @property
     def state(self) -> ConfusionState | None:
-        """The accumulated :class:`~fastmetrics._state.ConfusionState` (None before data)."""
+        """The accumulated :class:`~fastmetrics.states.ConfusionState` (None before data):
+        the stored state with the running table folded in."""
+        if self._table is not None:
+            with self._lock:
+                self._fold()
         return self._state
 
-    def _align(self, st: ConfusionState) -> ConfusionState:
-        """``st`` over the fixed label values, or ValueError for labels outside them."""
-        vals = self._values
-        if _cls._kind(st.values) != _cls._kind(vals):
-            raise ValueError(
-                f"y_true/y_pred hold labels of another type ({st.values.dtype}) than the fixed "
-                f"labels ({vals.dtype})"
-            )
-        v, x = common_int(vals, st.values)
-        pos = np.minimum(np.searchsorted(v, x), vals.shape[0] - 1)
-        found = v[pos] == x
-        if not found.all():
-            raise ValueError(
-                "y_true/y_pred contain labels outside the fixed labels: "
-                f"{st.values[~found][:10].tolist()}"
-            )
-        st = _cls._with_labels(st, vals)[0]  # zero rows for the fixed labels not seen
-        return ConfusionState(vals, st.cm, st.present, st.n_samples, st.weight_sum,
-                              st.int_weights, st.in_true, st.margins)
+    def _fold(self) -> None:
+        """Fold the running table into the stored state (the caller holds the lock)."""
+        st = self._table.take()
+        if st is not None:
+            self._state = st if self._state is None else self._state.merge(st)
 
-    def _combine(self, a, b):
-        if a is None:
-            return b
-        if b is None:
-            return a
-        if self._values is not None:
-            return _add_aligned(a, b)
-        if _cls._kind(a.values) != _cls._kind(b.values):
-            raise ValueError(_mix_msg)
-        return a.merge(b)
+    def _set_state(self, st) -> None:
+        super()._set_state(st)
+        if st is not None and self._values is not None:
+            self._state = st.over(self._values)
+        if self._table is None and self._values is None and st is not None and not st.weighted:
+            self._table = _PairTable.around(st.values, False)
 
     def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
         """Count one chunk. Returns ``self``.
@@ -361,135 +435,69 @@ class ConfusionAccumulator(_Accumulator):
                 and plain_int_pair(y_true, y_pred) and y_true.dtype.char not in t.skip
                 and (t.dtype is None or y_true.dtype == t.dtype)):
             n = y_true.shape[0]
-            nt = threads_for(n_threads, n, _PARALLEL_MIN)
-            counts = _confusion.count_fixed(y_true, y_pred, t.mod_lo, t.shift, t.allowed, nt)
+            counts = _confusion.count_fixed(y_true, y_pred, t.mod_lo, t.shift, t.allowed,
+                                            threads_for("confusion", n, n_threads))
             if counts is not None:
                 with self._lock:
                     self._note_weighted(False)
-                    t.add(counts, n)
+                    t.counts += counts
+                    t.n += n
                 return self
             # a value outside the table: the general path below counts it, or raises (a
             # value outside the fixed labels)
-        st = confusion_state(y_true, y_pred, sample_weight, n_threads=n_threads,
-                             allow_empty=True)
+        st = ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
+                                        allow_empty=True)
         if st.n_samples == 0:
             return self
-        self._note_weighted(st.weighted)
         if self._values is not None:
-            st = self._align(st)
+            st = st.over(self._values)
         with self._lock:
-            self._fold()  # so that a mix of label types raises here, not in a later read
-            self._stored = self._combine(self._stored, st)
+            self._note_weighted(st.weighted)
+            if self._table is not None:
+                self._fold()  # so that a mix of label types raises here, not in a later read
+            self._state = st if self._state is None else self._state.merge(st)
             if self._table is None and self._values is None and not st.weighted:
                 self._table = _PairTable.around(st.values, False)
         return self
 
-    def _empty_like(self):
-        return ConfusionAccumulator(self.labels)
+    def __setstate__(self, d):
+        """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``)."""
+        stored = d.get("_stored", d.get("_state"))
+        self.__init__(d.get("labels"))
+        self._weighted = d.get("_weighted")
+        if stored is not None:
+            try:  # the same checks as any load: rebuilt from its exported form
+                stored = ConfusionState.from_dict(stored.to_dict())
+            except (AttributeError, TypeError) as exc:
+                raise StateError(f"not a fastmetrics 0.1 ConfusionAccumulator: {exc}") from None
+        self._set_state(stored)
 
-    def merge(self, other: ConfusionAccumulator) -> ConfusionAccumulator:
-        """A new accumulator holding both inputs' samples (inputs untouched)."""
-        self._check_other(other)
-        if (self._values is None) != (other._values is None) or (
-            self._values is not None and not (
-                self.labels.shape == other.labels.shape
-                and np.array_equal(self.labels, other.labels)
-            )
-        ):
-            raise ValueError(
-                "cannot merge ConfusionAccumulators with different labels configurations "
-                f"({None if self.labels is None else self.labels.tolist()} vs "
-                f"{None if other.labels is None else other.labels.tolist()})"
-            )
-        out = self._empty_like()
-        out._weighted = self._merged_weighted(other)
-        out._stored = self._combine(self._state, other._state)
-        return out
-
-    def _st(self) -> ConfusionState:
-        if self._state is None:
-            raise _no_data("ConfusionAccumulator")
-        return self._state
-
-    # ----------------------------------------------------------------- results
-
-    def result(self, *, oos_label=None) -> ClassificationMetrics:
+    def result(self, *, oos_label=None):
         """The report card: ``fastmetrics.score(y_true, y_pred, labels=labels,
         oos_label=oos_label, sample_weight=...)`` of everything seen."""
-        return _card_from_state(self._st(), self.labels, oos_label)[0]
+        return confusion.card(self._checked_state(), self.labels, oos_label).metrics
 
-    def confusion_matrix(self, *, labels=None, normalize=None) -> np.ndarray:
-        """As :func:`fastmetrics.confusion_matrix`."""
-        return _cls._confusion_from_state(self._st(), labels, normalize)
 
-    def multilabel_confusion_matrix(self, *, labels=None) -> np.ndarray:
-        """As :func:`fastmetrics.multilabel_confusion_matrix` (1-D labels)."""
-        return _cls._mcm_from_state(self._st(), labels)
-
-    def accuracy_score(self, *, normalize=True) -> float:
-        """As :func:`fastmetrics.accuracy_score`."""
-        return _cls._accuracy_from_state(self._st(), normalize)
-
-    def precision_recall_fscore_support(self, *, beta=1.0, labels=None, pos_label=1,
-                                        average=None,
-                                        warn_for=("precision", "recall", "f-score"),
-                                        zero_division="warn"):
-        """As :func:`fastmetrics.precision_recall_fscore_support`."""
-        return _cls._prfs_from_state(self._st(), beta=beta, labels=labels, pos_label=pos_label,
-                                     average=average, warn_for=warn_for,
-                                     zero_division=zero_division)
-
-    def fbeta_score(self, *, beta, labels=None, pos_label=1, average="binary",
-                    zero_division="warn"):
-        """As :func:`fastmetrics.fbeta_score`."""
-        return _cls._prfs_from_state(self._st(), beta=beta, labels=labels, pos_label=pos_label,
-                                     average=average, warn_for=("f-score",),
-                                     zero_division=zero_division, need="f")[2]
-
-    def f1_score(self, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
-        """As :func:`fastmetrics.f1_score`."""
-        return self.fbeta_score(beta=1.0, labels=labels, pos_label=pos_label, average=average,
-                                zero_division=zero_division)
-
-    def precision_score(self, *, labels=None, pos_label=1, average="binary",
-                        zero_division="warn"):
-        """As :func:`fastmetrics.precision_score`."""
-        return _cls._prfs_from_state(self._st(), labels=labels, pos_label=pos_label,
-                                     average=average, warn_for=("precision",),
-                                     zero_division=zero_division, need="p")[0]
-
-    def recall_score(self, *, labels=None, pos_label=1, average="binary",
-                     zero_division="warn"):
-        """As :func:`fastmetrics.recall_score`."""
-        return _cls._prfs_from_state(self._st(), labels=labels, pos_label=pos_label,
-                                     average=average, warn_for=("recall",),
-                                     zero_division=zero_division, need="r")[1]
-
-    def matthews_corrcoef(self) -> float:
-        """As :func:`fastmetrics.matthews_corrcoef`."""
-        return _cls._mcc_from_state(self._st())
-
-    def balanced_accuracy_score(self, *, adjusted=False) -> float:
-        """As :func:`fastmetrics.balanced_accuracy_score`."""
-        return _cls._balanced_from_state(self._st(), adjusted)
-
-    def cohen_kappa_score(self, *, labels=None, weights=None, replace_undefined_by=np.nan):
-        """As :func:`fastmetrics.cohen_kappa_score` (y1 = y_true, y2 = y_pred)."""
-        return _cls._kappa_from_state(self._st(), labels, weights, replace_undefined_by)
-
-    def classification_report(self, *, labels=None, target_names=None, digits=2,
-                              output_dict=False, zero_division="warn"):
-        """As :func:`fastmetrics.classification_report`."""
-        return _cls._report_from_state(self._st(), labels, target_names, digits, output_dict,
-                                       zero_division)
-
-    def oos_precision_recall(self, oos_label) -> tuple[float, float]:
-        """As :func:`fastmetrics.oos_precision_recall`: ``(recall, precision)`` of
-        ``oos_label``."""
-        return _oos_from_state(self._st(), oos_label)
+_attach_metrics(ConfusionAccumulator)
 
 
 # --------------------------------------------------------------------------- calibration
+
+class _Accumulator(Accumulator):
+    """The merge protocol of the accumulators not yet built on a state type."""
+
+    def _check_other(self, other) -> None:
+        if type(other) is not type(self):
+            raise TypeError(
+                f"cannot merge {type(self).__name__} with {type(other).__name__}"
+            )
+        if None not in (self._weighted, other._weighted) and self._weighted != other._weighted:
+            raise ValueError(_MIXED_WEIGHTS)
+
+    def _merged_weighted(self, other):
+        return self._weighted if self._weighted is not None else other._weighted
+
+    __reduce__ = object.__reduce__  # pickled as before (a plain __dict__)
 
 
 class CalibrationAccumulator(_Accumulator):

@@ -1,0 +1,365 @@
+"""Input policy: every check and conversion of what users pass, in one place.
+
+* Shapes, dtypes and lengths are checked here, in O(1). Checks that look at every element
+  (label ranges, NaN in scores, finite weights) are fused into the kernels' single pass; only
+  the error path comes back here, to word the message.
+* Messages shared with scikit-learn keep its wording (users and scikit-learn's own tests match
+  on them), followed by a detail of ours in parentheses where it helps: ``Found input
+  variables with inconsistent numbers of samples: [50, 50, 100] (y_true, y_pred,
+  sample_weight)``, ``Input y_pred contains NaN.``.
+* Labels: the integer dtypes the kernels read in place (:data:`INT_CHARS`, and bool through a
+  ``uint8`` view), the one rule for two integer dtypes (:func:`common_int`), floats holding
+  integers, strings and objects (:func:`prepare_labels`), all in one place.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .exceptions import invalid_parameter
+
+__all__ = [
+    "EMPTY",
+    "INT_CHARS",
+    "MIXED_LABELS",
+    "NONZERO",
+    "check_finite",
+    "check_lengths",
+    "column",
+    "common_int",
+    "float_values",
+    "inconsistent_lengths",
+    "is_int",
+    "label_pair",
+    "native",
+    "nonfinite_error",
+    "plain_int_pair",
+    "prepare_labels",
+    "sample_weight",
+    "zero_weight_sum_error",
+]
+
+#: numpy type characters of the integer dtypes the kernels read in place (int8..uint64)
+INT_CHARS = frozenset("bhilqBHILQ")
+MIXED_LABELS = "Mix of label input types (string and number)"
+EMPTY = ("Found empty input array (e.g., `y_true` or `y_pred`) while a minimum of 1 sample is "
+         "required.")
+NONZERO = "Sample weights must contain at least one non-zero number."
+
+
+def native(a: np.ndarray) -> np.ndarray:
+    """``a`` in native byte order: a view when it already is, else one converted copy."""
+    if a.dtype.isnative:
+        return a
+    return a.astype(a.dtype.newbyteorder("="))
+
+
+def is_int(a: np.ndarray) -> bool:
+    """True for the label dtypes the kernels read directly: int8..uint64 and bool."""
+    return a.dtype.char in INT_CHARS or a.dtype.kind == "b"
+
+
+def column(y, name: str, *, allow_2d_column: bool = True) -> np.ndarray:
+    """``y`` as a 1-D ndarray (no copy for ndarrays); (n, 1) columns are raveled.
+
+    Raises ``ValueError`` naming ``name`` for scalars, 3-D input and (n, m > 1) input.
+    """
+    a = y if type(y) is np.ndarray else np.asarray(y)
+    if a.ndim == 1:
+        return a
+    if a.ndim == 2 and allow_2d_column and a.shape[1] == 1:
+        return a[:, 0]
+    if a.ndim == 0:
+        raise ValueError(f"{name} must be a 1-D array-like, got a scalar: {y!r}")
+    if a.ndim == 2:
+        raise ValueError(
+            f"{name} has shape {a.shape}: pass a 1-D array (or an (n, 1) column) of labels "
+            "(multilabel indicator matrices are accepted by the scikit-learn-named "
+            "classification functions, not here)"
+        )
+    raise ValueError(f"{name} must be 1-D (or an (n, 1) column), got {a.ndim}-D with shape {a.shape}")
+
+
+def inconsistent_lengths(**lengths: int | None) -> ValueError:
+    """scikit-learn's error for inputs of different lengths, naming them after it."""
+    items = [(k, v) for k, v in lengths.items() if v is not None]
+    return ValueError(
+        "Found input variables with inconsistent numbers of samples: "
+        f"[{', '.join(str(v) for _, v in items)}] ({', '.join(k for k, _ in items)})"
+    )
+
+
+def check_lengths(**arrays) -> int:
+    """All given arrays (None skipped) have the same first dimension; returns it."""
+    lengths = {k: (a.shape[0] if a.ndim else 1) for k, a in arrays.items() if a is not None}
+    values = set(lengths.values())
+    if len(values) > 1:
+        raise inconsistent_lengths(**lengths)
+    return next(iter(values))
+
+
+# ------------------------------------------------------------------------ finiteness
+
+
+def nonfinite_error(a: np.ndarray, name: str | None, *, detail: bool | str = True) -> ValueError:
+    """scikit-learn's message for the first NaN (or, when there is none, infinity) in ``a``,
+    with where it is: ``Input y_score contains NaN (non-finite value at index 3).``; a
+    string ``detail`` replaces the position."""
+    flat = np.asarray(a).reshape(-1)
+    nan = np.isnan(flat)
+    bad = nan if nan.any() else ~np.isfinite(flat)
+    what = "NaN" if nan.any() else f"infinity or a value too large for {np.dtype(np.float64)!r}"
+    where = f" ({detail})" if isinstance(detail, str) else ""
+    if detail is True and bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        pos = np.unravel_index(i, np.shape(a)) if np.ndim(a) > 1 else (i,)
+        where = (f" (non-finite value at index {pos[0]})" if len(pos) == 1
+                 else f" (non-finite value at row {pos[0]}, column {pos[1]})")
+    subject = f"Input {name} contains" if name else "Input contains"
+    return ValueError(f"{subject} {what}{where}.")
+
+
+def check_finite(a: np.ndarray, name: str) -> None:
+    """Raise scikit-learn's error when a float array holds NaN or infinity (one vectorised
+    pass; used where no kernel pass checks it)."""
+    if a.dtype.kind in "fc" and a.size and not np.isfinite(a).all():
+        raise nonfinite_error(a, name)
+
+
+def float_values(y, name: str) -> np.ndarray:
+    """Numbers (targets, scores, probabilities) as float32/float64 in native order: those
+    are read in place, other real dtypes (float16, integers, bool) are converted to float64
+    once, as scikit-learn computes them. Complex and non-numeric input raise."""
+    a = y if type(y) is np.ndarray else np.asarray(y)
+    if a.dtype.char in "fd":
+        return native(a)
+    if a.dtype.kind == "c":
+        raise ValueError("Complex data not supported")
+    if a.dtype.kind in "iubf":
+        return a.astype(np.float64)
+    if a.dtype.kind == "O":
+        try:
+            return a.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"{name} must hold numbers, got dtype {a.dtype}")
+
+
+# ------------------------------------------------------------------------ sample weights
+
+
+def sample_weight(sample_weight, lengths: dict, *, keep_int: bool = False,
+                  allow_zero_sum: bool = False, non_negative: bool = False,
+                  check_values: bool = True):
+    """The one validator of ``sample_weight``: a 1-D float32/float64 native array, or None.
+
+    Parameters
+    ----------
+    sample_weight : array-like or None
+        Scalars are refused (as scikit-learn's parameter validation refuses them); an
+        (n, 1) column is raveled; lists, integer, bool and object arrays become float64.
+    lengths : dict
+        ``{name: length}`` of the other inputs, in scikit-learn's order (``y_true``,
+        ``y_pred``): a weight array of another length raises scikit-learn's error naming
+        every length.
+    keep_int : bool, default=False
+        Also return whether the weights were integer or bool typed (classification keeps
+        integer confusion matrices for them, as scikit-learn does).
+    allow_zero_sum : bool, default=False
+        Accept weights that are all zero (streamed chunks may be); otherwise scikit-learn's
+        ``ValueError``.
+    non_negative : bool, default=False
+        Refuse negative weights (ranking: a negative weight makes the curve non-monotonic).
+    check_values : bool, default=True
+        Check finiteness here (one vectorised pass). False where the kernel checks every
+        weight in its pass and the caller words the error with :func:`nonfinite_error`.
+
+    Returns
+    -------
+    ndarray or None, and with ``keep_int`` a bool
+    """
+    if sample_weight is None:
+        return (None, False) if keep_int else None
+    if isinstance(sample_weight, numbers.Number) or (
+            isinstance(sample_weight, np.ndarray) and sample_weight.ndim == 0):
+        raise invalid_parameter(
+            f"The 'sample_weight' parameter must be an array-like or None. Got "
+            f"{sample_weight!r} instead."
+        )
+    w = sample_weight if type(sample_weight) is np.ndarray else np.asarray(sample_weight)
+    n = next(iter(lengths.values()))
+    if w.ndim == 2 and w.shape[1] == 1:
+        w = w[:, 0]
+    if w.ndim != 1:
+        raise ValueError(
+            f"Sample weights must be 1D array or scalar, got {w.ndim}D array. Expected either "
+            f"a scalar value or a 1D array of length {n}."
+        )
+    if w.shape[0] != n:
+        raise inconsistent_lengths(**lengths, sample_weight=w.shape[0])
+    was_int = w.dtype.kind in "iub"
+    if w.dtype.char not in "fd":
+        if w.dtype.kind == "c":
+            raise ValueError("Complex data not supported")
+        try:
+            w = w.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"sample_weight must hold numbers: {exc}") from None
+    w = native(w)
+    if check_values and n:
+        if not np.isfinite(w).all():
+            raise nonfinite_error(w, "sample_weight")
+    if non_negative and n and w.min() < 0:
+        raise ValueError(
+            "Negative values in data passed to `sample_weight` (ranking metrics need "
+            "non-negative weights)"
+        )
+    if not allow_zero_sum and n and not w.any():
+        raise ValueError(NONZERO)
+    return (w, was_int) if keep_int else w
+
+
+def zero_weight_sum_error(w: np.ndarray | None) -> Exception:
+    """The error scikit-learn raises when weights sum to zero: ValueError when they are all
+    zero, ZeroDivisionError when they cancel out."""
+    if w is not None and not np.any(w):
+        return ValueError(NONZERO)
+    return ZeroDivisionError("Weights sum to zero, can't be normalized")
+
+
+# ------------------------------------------------------------------------ class labels
+
+
+def _target_type(a: np.ndarray) -> str:
+    """scikit-learn's type_of_target for a 1-D label array (error path only)."""
+    if a.dtype.kind == "f" and a.size and not np.array_equal(a, np.floor(a)):
+        return "continuous"
+    try:
+        return "binary" if np.unique(a).size <= 2 else "multiclass"
+    except TypeError:
+        return "unknown"
+
+
+def _float_labels(a: np.ndarray, name: str, other: np.ndarray | None) -> np.ndarray:
+    if a.size and not np.isfinite(a).all():
+        raise nonfinite_error(
+            a, name, detail=f"labels must be finite: {name} contains NaN or infinity")
+    if not np.array_equal(a, np.floor(a)):
+        detail = f"{name} contains non-integer float values: continuous targets"
+        if other is None:
+            raise ValueError(f"continuous is not supported ({detail})")
+        kinds = (_target_type(a), _target_type(other)) if name == "y_true" else (
+            _target_type(other), _target_type(a))
+        if kinds[0] == kinds[1]:
+            raise ValueError(f"{kinds[0]} is not supported ({detail})")
+        raise ValueError(
+            f"Classification metrics can't handle a mix of {kinds[0]} and {kinds[1]} targets "
+            f"({detail})"
+        )
+    if a.size and (a.min() < -(2.0**63) or a.max() >= 2.0**63):
+        raise ValueError(f"{name} holds integral floats outside the int64 range")
+    return a.astype(np.int64)
+
+
+def _object_kind(a: np.ndarray, name: str) -> str:
+    """'str' or 'num' for an object array, else raise."""
+    has_str = has_num = False
+    for v in set(a.tolist()) if a.size < 1_000_000 else set(np.unique(a.astype(str)).tolist()):
+        if isinstance(v, str):
+            has_str = True
+        elif isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, complex):
+            has_num = True
+        elif v is None:
+            raise ValueError(f"{name} contains None; labels must be numbers or strings")
+        elif isinstance(v, (list, tuple)):
+            raise ValueError(
+                "You appear to be using a legacy multi-label data representation. Sequence of "
+                "sequences are no longer supported; use a binary array or sparse matrix "
+                f"instead ({name} holds {type(v).__name__}s)"
+            )
+        else:
+            raise TypeError(f"{name} contains an unsupported label type {type(v).__name__}")
+    if has_str and has_num:
+        raise ValueError(MIXED_LABELS)
+    return "str" if has_str else "num"
+
+
+def prepare_labels(a: np.ndarray, name: str, other: np.ndarray | None = None):
+    """One 1-D label array for the kernels: ``(array, label dtype, kind)`` with kind 'int'
+    (integers of a dtype :data:`INT_CHARS` holds; bool as a ``uint8`` view; floats holding
+    integers as int64) or 'str' (text, to be encoded). ``other`` is the second label array,
+    named in the message when floats turn out continuous."""
+    ch = a.dtype.char
+    if ch in INT_CHARS:
+        return native(a), a.dtype, "int"
+    k = a.dtype.kind
+    if k == "b":
+        return a.view(np.uint8), a.dtype, "int"
+    if k == "f":
+        return _float_labels(a, name, other), a.dtype, "int"
+    if k in "US":
+        return a, a.dtype, "str"
+    if k == "O":
+        if _object_kind(a, name) == "str":
+            return a.astype(str), np.dtype(str), "str"
+        conv = np.array(a.tolist())
+        if conv.dtype.kind == "O":
+            raise TypeError(f"{name}: unsupported object labels")
+        return prepare_labels(conv, name, other)
+    raise TypeError(f"{name} has unsupported dtype {a.dtype} for class labels")
+
+
+def common_int(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer label arrays ``a`` and ``b`` in one integer dtype that holds both exactly.
+
+    numpy compares int64 with uint64 as float64, which merges labels near 2**63; here the
+    uint64 side becomes int64 when its values are below 2**63, or the signed side uint64 when
+    it has no negative values, and a mix that no integer type holds raises ValueError.
+    Other pairs come back unchanged.
+    """
+    if (a.dtype.kind not in "iu" or b.dtype.kind not in "iu"
+            or np.promote_types(a.dtype, b.dtype).kind != "f"):
+        return a, b
+    ua = a.dtype.kind == "u"
+    u, s = (a, b) if ua else (b, a)
+    if u.size == 0 or int(u.max()) < 2**63:
+        u = u.astype(np.int64)
+    elif s.size == 0 or int(s.min()) >= 0:
+        s = s.astype(np.uint64)
+    else:
+        raise ValueError(
+            "labels mix negative values and uint64 values >= 2**63, which no integer type "
+            "holds together"
+        )
+    return (u, s) if ua else (s, u)
+
+
+def label_pair(yt: np.ndarray, yp: np.ndarray):
+    """Two 1-D label arrays of one length, prepared together: ``(at, ap, out_dtype,
+    kind)``. Integer arrays come back in one integer dtype (:func:`common_int`); ``out_dtype``
+    is the dtype the labels are reported in (numpy's promotion of the inputs, but integers
+    for int64 with uint64)."""
+    at, dt_t, kt = prepare_labels(yt, "y_true", yp)
+    ap, dt_p, kp = prepare_labels(yp, "y_pred", yt)
+    if kt != kp:
+        raise ValueError(MIXED_LABELS)
+    out_dtype = np.result_type(dt_t, dt_p)
+    if kt == "int" and at.dtype != ap.dtype:
+        at, ap = common_int(at, ap)
+        common = np.promote_types(at.dtype, ap.dtype)
+        at = at.astype(common, copy=False)
+        ap = ap.astype(common, copy=False)
+        if out_dtype.kind == "f" and dt_t.kind in "iu" and dt_p.kind in "iu":
+            out_dtype = common  # int64 with uint64: integers, not float64
+    return at, ap, out_dtype, kt
+
+
+def plain_int_pair(y_true, y_pred) -> bool:
+    """Two native, non-empty 1-D numpy arrays of one integer dtype and one length: what the
+    counting kernels read in place, with nothing to validate or convert."""
+    return (type(y_true) is np.ndarray and type(y_pred) is np.ndarray
+            and y_true.ndim == 1 and y_pred.ndim == 1 and y_true.dtype is y_pred.dtype
+            and y_true.dtype.char in INT_CHARS and y_true.dtype.isnative
+            and 0 < y_true.shape[0] == y_pred.shape[0])

@@ -1,0 +1,200 @@
+"""What every state type shares: the merge operator, export to plain arrays and validated load.
+
+A *state* is the small summary one kernel pass leaves behind (a confusion table, per-bin sums,
+regression sums, a sorted score summary, sketch buckets). Every metric is a function of a
+state, and two states of the same family merge into the state of both inputs: that single law
+is what the one-shot functions, the streaming accumulators and the Dask functions share.
+
+Export and load
+---------------
+``state.to_dict()`` gives plain values only: numpy arrays of numbers, booleans or fixed-width
+strings, and Python scalars and strings. So the dict can be written with ``numpy.savez`` and
+read back with ``numpy.load(..., allow_pickle=False)``, or (``to_dict(as_lists=True)``) written
+as JSON. ``StateType.from_dict(d)`` (or :func:`load_state`, which picks the type from
+``d["kind"]``) checks every invariant before it builds anything: shapes, dtypes, non-negative
+counts, totals that agree, sorted label tables. A state that fails is refused with
+``ValueError``. Pickling goes through the same two functions, so a pickle names only the
+public state classes and a doctored pickle is refused like a doctored dict. Only the array
+form is safe to load from an untrusted source: unpickling runs whatever the pickle names.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = ["FORMAT", "State", "StateError", "field", "flag", "integer", "load_state", "number",
+           "text"]
+
+FORMAT = 1  # version of the exported form; a later format keeps reading this one
+
+_TYPES: dict[str, type[State]] = {}
+
+
+class StateError(ValueError):
+    """A state (dict, npz file or pickle) that breaks an invariant of its type."""
+
+
+class State:
+    """Base of the state types (one per family): merge, export, validated load, pickling.
+
+    A subclass sets ``kind`` (its name in exported dicts), implements ``merge``,
+    ``n_samples``, ``_export`` (its fields as plain values) and ``_load`` (the fields back,
+    checked); the base turns these into ``to_dict`` / ``from_dict`` and pickling.
+    """
+
+    __slots__ = ()
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if cls.kind:
+            _TYPES[cls.kind] = cls
+        # exported under fastmetrics.states: pickles and reprs name that stable path
+        cls.__module__ = "fastmetrics.states"
+
+    # ------------------------------------------------------------------ the merge law
+    def merge(self, other):  # pragma: no cover - every state type defines it
+        """The state of both inputs' samples (neither input is modified)."""
+        raise NotImplementedError
+
+    def __add__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.merge(other)
+
+    @property
+    def n_samples(self) -> int:  # pragma: no cover - every state type defines it
+        raise NotImplementedError
+
+    def _check_mergeable(self, other) -> None:
+        if type(other) is not type(self):
+            raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
+
+    # ------------------------------------------------------------------ export / load
+    def _export(self) -> dict:  # pragma: no cover - every state type defines it
+        raise NotImplementedError
+
+    @classmethod
+    def _load(cls, d: dict):  # pragma: no cover - every state type defines it
+        raise NotImplementedError
+
+    def to_dict(self, *, as_lists: bool = False) -> dict:
+        """The state as plain values: ``kind``, ``format`` and the type's fields.
+
+        Parameters
+        ----------
+        as_lists : bool, default=False
+            Arrays as (nested) lists, ready for ``json.dumps``; otherwise numpy arrays, ready
+            for ``numpy.savez``.
+        """
+        d = {"kind": self.kind, "format": FORMAT}
+        d.update(self._export())
+        if as_lists:
+            d = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in d.items()}
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        """Rebuild a state from :meth:`to_dict`'s values (a dict, an ``NpzFile`` or parsed
+        JSON), checking every invariant first; ``StateError`` (a ``ValueError``) when one
+        fails."""
+        if not hasattr(d, "keys") or not hasattr(d, "__getitem__"):
+            raise StateError(f"a state must be a mapping, got {type(d).__name__}")
+        kind = text(d, "kind")
+        if cls is State:
+            cls = _TYPES.get(kind)  # type: ignore[assignment]
+            if cls is None:
+                raise StateError(f"unknown state kind {kind!r}; known: {sorted(_TYPES)}")
+        elif kind != cls.kind:
+            raise StateError(f"a {kind!r} state cannot be loaded as {cls.__name__}")
+        fmt = integer(d, "format")
+        if fmt != FORMAT:
+            raise StateError(f"state format {fmt} is not one this version reads ({FORMAT})")
+        return cls._load(d)
+
+    def __reduce__(self):
+        return (type(self).from_dict, (self.to_dict(),))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(n_samples={self.n_samples})"
+
+
+def load_state(d) -> State:
+    """Any state from its :meth:`State.to_dict` form, the type taken from ``d["kind"]``."""
+    return State.from_dict(d)
+
+
+# ---------------------------------------------------------------------- load helpers
+
+
+def _get(d, key: str):
+    try:
+        return d[key]
+    except KeyError:
+        raise StateError(f"the state has no {key!r}") from None
+
+
+def field(d, key: str, *, kinds: str, ndim: int, shape: tuple | None = None,
+          dtype=None) -> np.ndarray:
+    """``d[key]`` as a numpy array of one of the dtype ``kinds`` ('i', 'u', 'f', 'b', 'U'),
+    ``ndim`` dimensions (and ``shape`` where given; -1 is any length); ``dtype`` converts
+    lists from JSON back to the exported dtype. Object arrays are never accepted."""
+    v = _get(d, key)
+    try:
+        a = np.asarray(v, dtype=dtype) if dtype is not None else np.asarray(v)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise StateError(f"state field {key!r} cannot be read as {dtype}: {exc}") from None
+    if a.ndim == 1 and a.shape[0] == 0 and dtype is None and kinds and a.dtype.kind == "f":
+        a = a.astype({"i": np.int64, "u": np.uint64, "b": bool, "U": str}.get(kinds[0], a.dtype))
+    if a.dtype.kind not in kinds or a.dtype.kind == "O":
+        raise StateError(f"state field {key!r} has dtype {a.dtype}, expected kind in {kinds!r}")
+    if a.ndim != ndim:
+        raise StateError(f"state field {key!r} has {a.ndim} dimensions, expected {ndim}")
+    if shape is not None and any(s != -1 and s != t for s, t in zip(shape, a.shape)):
+        raise StateError(f"state field {key!r} has shape {a.shape}, expected {shape}")
+    return a
+
+
+def integer(d, key: str, *, minimum: int | None = 0) -> int:
+    v = _get(d, key)
+    v = v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise StateError(f"state field {key!r} must be an integer, got {v!r}")
+    if minimum is not None and v < minimum:
+        raise StateError(f"state field {key!r} must be >= {minimum}, got {v}")
+    return int(v)
+
+
+def number(d, key: str, *, finite: bool = True) -> float:
+    v = _get(d, key)
+    v = v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise StateError(f"state field {key!r} must be a number, got {v!r}")
+    if finite and not np.isfinite(v):
+        raise StateError(f"state field {key!r} must be finite, got {v!r}")
+    return float(v)
+
+
+def flag(d, key: str) -> bool:
+    v = _get(d, key)
+    v = v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
+    if isinstance(v, np.bool_):
+        v = bool(v)
+    if not isinstance(v, bool):
+        raise StateError(f"state field {key!r} must be a bool, got {v!r}")
+    return v
+
+
+def text(d, key: str) -> str:
+    v = _get(d, key)
+    v = v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
+    if not isinstance(v, str):
+        raise StateError(f"state field {key!r} must be a string, got {v!r}")
+    return v

@@ -1,0 +1,912 @@
+"""The confusion state: one kernel pass over (y_true, y_pred[, weights]) -> a K x K table,
+and every classification metric of 1-D labels derived from it.
+
+Label handling
+--------------
+* int8..int64, uint8..uint64 and bool arrays are read in place by the kernel (bool through a
+  zero-copy ``uint8`` view). The kernel counts into a dense table over the value range
+  ``lo .. lo + k - 1``; the range check is part of the counting pass.
+* Floats holding integers are converted to int64 once (after a finiteness/integrality check);
+  strings, objects and sparse huge integer ranges are encoded once with ``np.unique`` and then
+  take the same kernel path over their codes (:func:`fastmetrics._inputs.label_pair`).
+
+Requested labels (``labels=``) follow scikit-learn, whose functions differ here: the
+precision/recall family compares them with the data's labels after numpy's type promotion
+(integer labels 0 and 1 match the strings "0" and "1"), ``confusion_matrix`` and
+``cohen_kappa_score`` by Python equality, the last of duplicate labels taking the counts
+(:meth:`ConfusionState.select`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dc_field
+from typing import Any
+
+import numpy as np
+
+from .._inputs import (
+    EMPTY,
+    MIXED_LABELS,
+    column,
+    common_int,
+    inconsistent_lengths,
+    label_pair,
+    nonfinite_error,
+    plain_int_pair,
+    sample_weight as check_weights,
+)
+from .._kernels import confusion as kernel
+from .._threads import threads_for
+from ..exceptions import UndefinedMetricWarning, warn
+from . import base
+from .prf import prfs
+
+__all__ = [
+    "ClassificationMetrics",
+    "ConfusionState",
+    "PerClassMetrics",
+    "accuracy",
+    "balanced_accuracy",
+    "card",
+    "kappa",
+    "label_kind",
+    "matrix",
+    "mcc",
+    "mcm",
+    "oos",
+    "py_value",
+    "single_label_warning",
+]
+
+_PROBE = 1 << 16  # elements sampled to guess the value range of large inputs
+DENSE_MAX_RANGE = 1024  # value ranges wider than this are encoded instead of tabled
+_LANE_MIN = 1 << 16  # at least this many elements per lane
+_MAX_LANES = 64
+_CELL_BUDGET = 1 << 22  # table cells over all lanes (32 MiB)
+_U64 = 1 << 64
+# read-only "every label present" masks, sliced instead of allocated on the hot path
+_ALL_PRESENT = np.ones(DENSE_MAX_RANGE, dtype=bool)
+_ALL_PRESENT.setflags(write=False)
+_LABEL_KINDS = "iufbU"  # dtypes an exported label table may have
+
+
+def label_kind(a: np.ndarray) -> str:
+    """'str' or 'num': labels of the two kinds never compare equal."""
+    if a.dtype.kind == "O":
+        return "str" if a.size and all(isinstance(v, str) for v in a.tolist()) else "num"
+    return "str" if a.dtype.kind in "US" else "num"
+
+
+def py_value(v):
+    """numpy scalar -> Python scalar (labels keep their type: int, float, str, bool)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+class ConfusionState(base.State):
+    """A K x K confusion table over sorted label ``values``.
+
+    Attributes
+    ----------
+    values : ndarray (K,)
+        Sorted label values: those present in y_true or y_pred, plus requested labels.
+    cm : ndarray (K, K)
+        ``cm[i, j]`` = count (int64) or weight sum (float64) of samples with true label
+        ``values[i]`` and predicted label ``values[j]``.
+    present : ndarray of bool (K,)
+        Which values occur in y_true or y_pred (requested-only labels are False).
+    n_samples : int
+    weight_sum : float or None
+        Sum of sample weights (None when unweighted).
+    int_weights : bool
+        Weights were integer/bool typed (scikit-learn then reports int64 matrices).
+    in_true : ndarray of bool (K,)
+        Which values occur in y_true.
+    margins : ndarray (2, K) or None
+        Weighted only: per-label weight sums over y_true (row 0) and y_pred (row 1), added
+        in input order like ``np.bincount(..., weights=)`` (equal to the row/column sums of
+        ``cm`` up to rounding).
+
+    Examples
+    --------
+    >>> from fastmetrics.states import ConfusionState
+    >>> s = ConfusionState.from_arrays([0, 1, 1], [0, 1, 0])
+    >>> (s + ConfusionState.from_arrays([2], [2])).cm
+    array([[1, 0, 0],
+           [1, 1, 0],
+           [0, 0, 1]])
+    """
+
+    kind = "confusion"
+    __slots__ = ("values", "cm", "present", "n_samples", "weight_sum", "int_weights",
+                 "in_true", "margins")
+
+    def __init__(self, values, cm, present, n_samples, weight_sum=None, int_weights=False,
+                 in_true=None, margins=None):
+        self.values = values
+        self.cm = cm
+        self.present = present
+        self.n_samples = n_samples
+        self.weight_sum = weight_sum
+        self.int_weights = int_weights
+        self.in_true = present if in_true is None else in_true
+        self.margins = margins
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *,
+                    allow_empty: bool = False) -> ConfusionState:
+        """Count (y_true, y_pred) pairs (one kernel pass).
+
+        The state holds the labels that occur in the data (:meth:`select` extends it with
+        requested labels). Raises ``ValueError``/``TypeError`` naming the argument for bad
+        input; empty input is an error unless ``allow_empty``.
+        """
+        # Hot path (the common call: two native 1-D integer arrays of one dtype, unweighted):
+        # straight to the kernel, so small calls cost microseconds.
+        if sample_weight is None and plain_int_pair(y_true, y_pred):
+            res = kernel.dense_state(y_true, y_pred, DENSE_MAX_RANGE,
+                                     threads_for("confusion", y_true.shape[0], n_threads))
+            if res is not None:
+                values, cm, in_true = res
+                if values.dtype is not y_true.dtype:
+                    values = values.astype(y_true.dtype)
+                return cls(values, cm, _ALL_PRESENT[: values.shape[0]], y_true.shape[0], None,
+                           False, in_true)
+        yt = column(y_true, "y_true")
+        yp = column(y_pred, "y_pred")
+        n = yt.shape[0]
+        if yp.shape[0] != n:
+            w_len = None if sample_weight is None else np.shape(sample_weight)[:1]
+            raise inconsistent_lengths(y_true=n, y_pred=yp.shape[0],
+                                       sample_weight=w_len[0] if w_len else None)
+        nt = threads_for("confusion", n, n_threads)
+        w, int_weights = check_weights(sample_weight, {"y_true": n, "y_pred": n},
+                                       keep_int=True, check_values=False)
+        if n == 0 and not allow_empty:
+            raise ValueError(EMPTY)
+        at, ap, out_dtype, kind = label_pair(yt, yp)
+        if n == 0:
+            return cls(np.empty(0, dtype=out_dtype), np.zeros((0, 0), dtype=np.int64),
+                       np.zeros(0, dtype=bool), 0, None if w is None else 0.0, int_weights,
+                       None, None if w is None else np.zeros((2, 0)))
+        if kind == "int":
+            if w is None:
+                res = kernel.dense_state(at, ap, DENSE_MAX_RANGE, nt)
+                if res is not None:
+                    values, cm, in_true = res
+                    return cls(values.astype(out_dtype, copy=False), cm,
+                               _ALL_PRESENT[: values.shape[0]], n, None, False, in_true)
+            else:
+                res = _weighted_int(at, ap, w, nt)
+                if res is not None:
+                    values, cm, present, in_true, margins = res
+                    return cls(values.astype(out_dtype, copy=False), cm, present, n,
+                               _wsum(w), int_weights, in_true, margins)
+        return cls._encoded(at, ap, kind, out_dtype, w, int_weights, nt)
+
+    @classmethod
+    def _encoded(cls, at, ap, kind, out_dtype, w, int_weights, nt) -> ConfusionState:
+        """Encode prepared labels (integers of one dtype, or strings) with np.unique, then
+        count the codes with the kernel; numeric labels come back as ``out_dtype``."""
+        ut, it = np.unique(at, return_inverse=True)
+        up, ip = np.unique(ap, return_inverse=True)
+        values = np.union1d(ut, up)
+        ct = np.searchsorted(values, ut)[it.reshape(-1)]
+        cp = np.searchsorted(values, up)[ip.reshape(-1)]
+        k = len(values)
+        margins = None
+        res = None
+        if k <= DENSE_MAX_RANGE:
+            res = (kernel.dense_state(ct, cp, DENSE_MAX_RANGE, nt) if w is None
+                   else _count_weighted(ct, cp, w, 0, _next_pow2(k), nt))
+        if res is None:  # very many distinct labels: bincount on the codes (still exact)
+            if w is None:
+                cm = np.bincount(ct * k + cp, minlength=k * k).reshape(k, k).astype(np.int64)
+            else:
+                if not np.isfinite(w).all():
+                    raise nonfinite_error(w, "sample_weight")
+                cm = np.bincount(ct * k + cp, weights=w, minlength=k * k).reshape(k, k)
+                margins = np.stack([np.bincount(ct, weights=w, minlength=k),
+                                    np.bincount(cp, weights=w, minlength=k)])
+        elif w is None:
+            cm = res[1]  # every code occurs, so the compact table is the full k x k one
+        else:
+            cm = res[0][:k, :k]
+            margins = res[2][:, :k]
+        present = np.ones(k, dtype=bool)
+        in_true = np.isin(values, ut)
+        if kind == "int":
+            values = values.astype(out_dtype, copy=False)
+        return cls(values, cm, present, at.shape[0], None if w is None else _wsum(w),
+                   int_weights, in_true, margins)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def weighted(self) -> bool:
+        return self.weight_sum is not None
+
+    @property
+    def present_labels(self) -> np.ndarray:
+        return self.values[self.present]
+
+    @property
+    def target_type(self) -> str:
+        """'binary' or 'multiclass', by scikit-learn's rule (number of present labels)."""
+        return "binary" if int(np.count_nonzero(self.present)) <= 2 else "multiclass"
+
+    @property
+    def total(self):
+        """The total count (or weight) every one-vs-rest table sums to."""
+        return self.weight_sum if self.weighted else self.n_samples
+
+    # ------------------------------------------------------------------ merge
+    def merge(self, other: ConfusionState) -> ConfusionState:
+        """The state of both inputs (label sets are unioned; labels of two integer dtypes
+        are compared exactly, and labels of text and numbers never mix)."""
+        self._check_mergeable(other)
+        a, b = self.values, other.values
+        if a.shape[0] and b.shape[0] and label_kind(a) != label_kind(b):
+            raise ValueError(MIXED_LABELS)
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.dtype != b.dtype:
+            a, b = common_int(a, b)
+            common = np.promote_types(a.dtype, b.dtype)
+            a, b = a.astype(common), b.astype(common)
+        if a.shape[0] == b.shape[0] and np.array_equal(a, b) and a.dtype == b.dtype:
+            values = a
+            pos_a = pos_b = None
+        else:
+            values = np.union1d(a, b)
+            pos_a, pos_b = np.searchsorted(values, a), np.searchsorted(values, b)
+        k = len(values)
+        weighted = self.weighted or other.weighted
+        dtype = np.float64 if weighted else np.int64
+        cm = np.zeros((k, k), dtype=dtype)
+        present = np.zeros(k, dtype=bool)
+        in_true = np.zeros(k, dtype=bool)
+        margins = np.zeros((2, k)) if weighted else None
+        for s, ix in ((self, pos_a), (other, pos_b)):
+            sel = slice(None) if ix is None else ix
+            if ix is None:
+                cm += s.cm
+            else:
+                cm[np.ix_(ix, ix)] += s.cm
+            present[sel] |= s.present
+            in_true[sel] |= s.in_true
+            if margins is not None:
+                margins[:, sel] += s.margins if s.margins is not None else np.stack(
+                    [s.cm.sum(axis=1), s.cm.sum(axis=0)])
+        ws = None
+        if weighted:
+            ws = (self.weight_sum if self.weighted else float(self.n_samples)) + (
+                other.weight_sum if other.weighted else float(other.n_samples))
+        return ConfusionState(values, cm, present, self.n_samples + other.n_samples, ws,
+                              self.int_weights and other.int_weights, in_true, margins)
+
+    @classmethod
+    def from_pair_counts(cls, counts: np.ndarray, lo: int, shift: int, n_samples: int,
+                         values: np.ndarray | None = None, dtype=None) -> ConfusionState:
+        """The state of ``(2**shift)**2`` pair counts over the label offsets from ``lo``
+        (``counts[(a << shift) | b]``: true label ``lo + a`` predicted ``lo + b``): over
+        the sorted label ``values`` when given (every count must lie on them), else over
+        the labels that occur, in ``dtype``."""
+        k = 1 << shift
+        table = counts.reshape(k, k)
+        if values is None:
+            idx = np.flatnonzero((table.sum(axis=1) != 0) | (table.sum(axis=0) != 0))
+            values = (idx + lo).astype(dtype)
+        else:
+            idx = values.astype(np.int64) - lo
+        cm = table[np.ix_(idx, idx)]
+        rows = cm.sum(axis=1) != 0
+        return cls(values, cm, rows | (cm.sum(axis=0) != 0), n_samples, None, False, rows)
+
+    def over(self, values: np.ndarray) -> ConfusionState:
+        """This state over exactly the sorted label ``values`` (zero rows for those it has
+        not seen); ``ValueError`` naming its labels that are not among them."""
+        if self.values.shape[0] and label_kind(self.values) != label_kind(values):
+            raise ValueError(
+                f"y_true/y_pred hold labels of another type ({self.values.dtype}) than the "
+                f"fixed labels ({values.dtype})"
+            )
+        v, x = common_int(values, self.values)
+        pos = np.minimum(np.searchsorted(v, x), values.shape[0] - 1)
+        found = v[pos] == x
+        if not found.all():
+            raise ValueError(
+                "y_true/y_pred contain labels outside the fixed labels: "
+                f"{self.values[~found][:10].tolist()}"
+            )
+        k = values.shape[0]
+        cm = np.zeros((k, k), dtype=self.cm.dtype)
+        cm[np.ix_(pos, pos)] = self.cm
+        present = np.zeros(k, dtype=bool)
+        present[pos] = self.present
+        in_true = np.zeros(k, dtype=bool)
+        in_true[pos] = self.in_true
+        margins = None
+        if self.margins is not None:
+            margins = np.zeros((2, k))
+            margins[:, pos] = self.margins
+        return ConfusionState(values, cm, present, self.n_samples, self.weight_sum,
+                              self.int_weights, in_true, margins)
+
+    def relabel(self, values: np.ndarray) -> ConfusionState:
+        """This state with its label values replaced, one for one, by ``values`` (labels
+        that become equal are merged, and the labels sorted again)."""
+        u, inv = np.unique(values, return_inverse=True)
+        k = u.shape[0]
+        cm = np.zeros((k, k), dtype=self.cm.dtype)
+        np.add.at(cm, (inv[:, None], inv[None, :]), self.cm)
+        present = np.zeros(k, dtype=bool)
+        np.logical_or.at(present, inv, self.present)
+        in_true = np.zeros(k, dtype=bool)
+        np.logical_or.at(in_true, inv, self.in_true)
+        margins = None
+        if self.margins is not None:
+            margins = np.zeros((2, k))
+            np.add.at(margins, (slice(None), inv), self.margins)
+        return ConfusionState(u, cm, present, self.n_samples, self.weight_sum,
+                              self.int_weights, in_true, margins)
+
+    # ------------------------------------------------------------------ requested labels
+    def select(self, labels, *, rule: str = "numpy") -> tuple[ConfusionState, np.ndarray]:
+        """This state extended (zero rows and columns) to hold every label of ``labels``,
+        and the positions of ``labels`` in it.
+
+        ``rule="numpy"`` (scikit-learn's precision/recall family): labels and data labels
+        are compared after numpy's type promotion of the two, so 0 matches "0" and 1.0;
+        duplicates repeat their row. ``rule="python"`` (``confusion_matrix``,
+        ``cohen_kappa_score``): compared by Python equality, labels of another type (the
+        string "0" against the integer 0) get empty rows, and of duplicate labels only the
+        last takes the data's counts (the others get an empty row, position -1).
+        """
+        lab = labels if type(labels) is np.ndarray else np.asarray(labels)
+        lab = lab.reshape(-1)
+        if lab.size == 0:
+            return self, np.zeros(0, dtype=np.intp)
+        if rule == "python":
+            return self, self._python_positions(lab)
+        vals = self.values
+        if lab.dtype.kind in "iu" and vals.dtype.kind in "iu":
+            vals, lab = common_int(vals, lab)
+        try:
+            joined = np.concatenate([vals, lab])  # numpy's promotion of the two
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"labels {lab!r} cannot be compared with the data labels") from exc
+        vals, lab = vals.astype(joined.dtype, copy=False), lab.astype(joined.dtype, copy=False)
+        try:
+            pos = np.searchsorted(vals, lab)
+        except TypeError as exc:
+            raise ValueError(f"labels {lab!r} cannot be compared with the data labels") from exc
+        pos_c = np.minimum(pos, len(vals) - 1)
+        found = vals[pos_c] == lab if len(vals) else np.zeros(lab.shape, dtype=bool)
+        if np.all(found):
+            if vals is self.values or vals.dtype == self.values.dtype:
+                return self, pos_c
+            return self._relabelled(vals), pos_c
+        extra = np.unique(lab[~found])
+        k0 = len(vals)
+        new_vals = np.concatenate([vals, extra])
+        order = np.argsort(new_vals, kind="stable")
+        new_vals = new_vals[order]
+        k = len(new_vals)
+        inv = np.empty(k, dtype=np.intp)
+        inv[order] = np.arange(k)
+        old = inv[:k0]
+        cm = np.zeros((k, k), dtype=self.cm.dtype)
+        cm[np.ix_(old, old)] = self.cm
+        present = np.zeros(k, dtype=bool)
+        present[old] = self.present
+        in_true = np.zeros(k, dtype=bool)
+        in_true[old] = self.in_true
+        margins = None
+        if self.margins is not None:
+            margins = np.zeros((2, k))
+            margins[:, old] = self.margins
+        ext = ConfusionState(new_vals, cm, present, self.n_samples, self.weight_sum,
+                             self.int_weights, in_true, margins)
+        return ext, np.searchsorted(new_vals, lab)
+
+    def _relabelled(self, values: np.ndarray) -> ConfusionState:
+        return ConfusionState(values, self.cm, self.present, self.n_samples, self.weight_sum,
+                              self.int_weights, self.in_true, self.margins)
+
+    def _python_positions(self, lab: np.ndarray) -> np.ndarray:
+        """Positions of ``lab`` among the values by Python equality (-1: no row), the last
+        of duplicate labels taking the row (scikit-learn's ``{label: index}`` dict)."""
+        index = {v: i for i, v in enumerate(self.values.tolist())}
+        want = lab.tolist()
+        last = {}
+        for j, v in enumerate(want):
+            try:
+                last[v] = j
+            except TypeError:  # unhashable label
+                raise ValueError(f"labels contains an unhashable value {v!r}") from None
+        return np.array([index.get(v, -1) if last[v] == j else -1 for j, v in enumerate(want)],
+                        dtype=np.intp)
+
+    # ------------------------------------------------------------------ per-label sums
+    def label_sums(self, labels, average=None):
+        """Per-label ``(tp, pred_sum, true_sum, None)`` for ``labels`` (default: present
+        labels), with scikit-learn's dtypes: int64 unweighted, float64 weighted, and its
+        float64 quirk when no sample at all is correctly predicted."""
+        if labels is None:
+            st, idx = self, None if self.present.all() else np.flatnonzero(self.present)
+        else:
+            st, idx = self.select(labels)
+        cm = st.cm
+        diag = np.diagonal(cm)
+        if st.margins is not None:  # weighted: sums in scikit-learn's (bincount's) order
+            tp, pred, true = diag, st.margins[1], st.margins[0]
+        else:
+            tp, pred, true = diag, cm.sum(axis=0), cm.sum(axis=1)
+        if idx is not None:
+            tp, pred, true = tp[idx], pred[idx], true[idx]
+        if st.weighted:
+            tp, pred, true = (np.asarray(x, dtype=np.float64) for x in (tp, pred, true))
+            # scikit-learn recovers these as tp + fp and tp + fn from its 2 x 2 matrices
+            pred = tp + (pred - tp)
+            true = tp + (true - tp)
+        elif not diag.any():
+            # scikit-learn's multilabel_confusion_matrix makes tp a float zero array when no
+            # sample is predicted correctly, which turns every derived count float64.
+            tp, pred, true = (np.asarray(x, dtype=np.float64) for x in (tp, pred, true))
+        return tp, pred, true, None
+
+    def present_cm(self) -> np.ndarray:
+        """The table over the labels that occur (scikit-learn's default label set)."""
+        if self.present.all():
+            return self.cm
+        return self.cm[np.ix_(self.present, self.present)]
+
+    # ------------------------------------------------------------------ export / load
+    def _export(self) -> dict:
+        if self.values.dtype.kind not in _LABEL_KINDS:
+            raise TypeError(
+                f"labels of dtype {self.values.dtype} cannot be exported as plain arrays"
+            )
+        return {
+            "values": self.values,
+            "values_dtype": self.values.dtype.str,
+            "cm": self.cm,
+            "present": self.present,
+            "in_true": self.in_true,
+            "n_samples": int(self.n_samples),
+            "weighted": self.weighted,
+            "weight_sum": float(self.weight_sum) if self.weighted else 0.0,
+            "int_weights": bool(self.int_weights),
+            "margins": self.margins if self.margins is not None else np.zeros((2, 0)),
+        }
+
+    @classmethod
+    def _load(cls, d) -> ConfusionState:
+        dt = base.text(d, "values_dtype")
+        try:
+            dtype = np.dtype(dt)
+        except TypeError:
+            raise base.StateError(f"state field 'values_dtype' is not a dtype: {dt!r}") from None
+        if dtype.kind not in _LABEL_KINDS:
+            raise base.StateError(f"labels of dtype {dtype} are not allowed in a state")
+        values = base.field(d, "values", kinds=_LABEL_KINDS, ndim=1, dtype=dtype)
+        k = values.shape[0]
+        weighted = base.flag(d, "weighted")
+        cm = base.field(d, "cm", kinds="f" if weighted else "iu", ndim=2, shape=(k, k),
+                        dtype=np.float64 if weighted else np.int64)
+        present = base.field(d, "present", kinds="b", ndim=1, shape=(k,), dtype=bool)
+        in_true = base.field(d, "in_true", kinds="b", ndim=1, shape=(k,), dtype=bool)
+        n = base.integer(d, "n_samples")
+        if k > 1 and not np.all(values[1:] > values[:-1]):
+            raise base.StateError("the labels of a confusion state must be sorted and unique")
+        if np.any(in_true & ~present):
+            raise base.StateError("a label of y_true must be a present label")
+        if weighted:
+            if not np.isfinite(cm).all():
+                raise base.StateError("weighted counts must be finite")
+            margins = base.field(d, "margins", kinds="f", ndim=2, shape=(2, k),
+                                 dtype=np.float64)
+            weight_sum = base.number(d, "weight_sum")
+        else:
+            if cm.size and cm.min() < 0:
+                raise base.StateError("counts must be non-negative")
+            if int(cm.sum()) != n:
+                raise base.StateError(
+                    f"the counts sum to {int(cm.sum())} but n_samples is {n}")
+            if np.any((cm.sum(axis=1) > 0) & ~in_true):
+                raise base.StateError("a row with counts must be a label of y_true")
+            margins, weight_sum = None, None
+        if n > 0 and k and not np.all(present[(cm.sum(axis=0) != 0) | (cm.sum(axis=1) != 0)]):
+            raise base.StateError("a label with counts must be a present label")
+        return cls(values, cm.copy(), present.copy(), n, weight_sum, base.flag(d, "int_weights"),
+                   in_true.copy(), None if margins is None else margins.copy())
+
+
+# ---------------------------------------------------------------------- counting helpers
+
+
+def _next_pow2(x: int) -> int:
+    return 1 << max(0, (x - 1).bit_length())
+
+
+def _n_lanes(n: int, cells: int) -> int:
+    return max(1, min(_MAX_LANES, n // _LANE_MIN, _CELL_BUDGET // cells))
+
+
+def _wsum(w) -> float:
+    return float(np.sum(w, dtype=np.float64))
+
+
+def _count_weighted(yt, yp, w, lo: int, k: int, nt: int):
+    """Weighted kernel over the value range [lo, lo + k): (table k x k, seen (2, k),
+    margins (2, k)), or None when a value falls outside the range."""
+    n = yt.shape[0]
+    lanes = _n_lanes(n, k * k + 4 * k)
+    tables = np.zeros((lanes, k * k), dtype=np.float64)
+    seen = np.zeros((lanes, 2 * k), dtype=np.int64)
+    margins = np.zeros((lanes, 2 * k), dtype=np.float64)
+    bad = np.full((lanes, 2), -1, dtype=np.int64)
+    kernel.count_weighted(yt, yp, w, lo % _U64, k, tables, seen, margins, bad, nt)
+    if bad[:, 0].max() >= 0:
+        if (bad[:, 1][bad[:, 0] >= 0] == kernel.BAD_WEIGHT).any():
+            raise nonfinite_error(w, "sample_weight")
+        return None
+    # lanes are summed in lane order: the same bits whatever the thread count
+    return (np.add.reduce(tables, axis=0).reshape(k, k), seen.sum(axis=0).reshape(2, k),
+            np.add.reduce(margins, axis=0).reshape(2, k))
+
+
+def _minmax(a, stop=None):
+    return kernel.minmax(a, a.shape[0] if stop is None else stop)
+
+
+def _weighted_int(at, ap, w, nt):
+    """Weighted dense-table path for integer arrays: (values int64, cm, present, in_true,
+    margins) over the values that occur, or None when the value range is too wide."""
+    n = at.shape[0]
+    exact = n <= _PROBE
+    lo_t, hi_t = _minmax(at, min(n, _PROBE))
+    lo_p, hi_p = _minmax(ap, min(n, _PROBE))
+    lo, hi = min(lo_t, lo_p), max(hi_t, hi_p)
+    if not exact:
+        lo = min(lo, 0)
+    res = None
+    if hi - lo < DENSE_MAX_RANGE:
+        k = _next_pow2(hi - lo + 1)
+        res = _count_weighted(at, ap, w, lo, k if exact else max(k, 16), nt)
+    if res is None and not exact:  # a value beyond the probed range: measure it exactly
+        lo_t, hi_t = _minmax(at)
+        lo_p, hi_p = _minmax(ap)
+        lo, hi = min(lo_t, lo_p), max(hi_t, hi_p)
+        if hi - lo < DENSE_MAX_RANGE:
+            res = _count_weighted(at, ap, w, lo, _next_pow2(hi - lo + 1), nt)
+    if res is None:
+        return None
+    table, seen, margins = res
+    in_true = seen[0] > 0
+    present = in_true | (seen[1] > 0)
+    idx = np.flatnonzero(present)
+    return idx + lo, table[np.ix_(idx, idx)], present[idx], in_true[idx], margins[:, idx]
+
+
+# ---------------------------------------------------------------------- derivations
+
+
+def single_label_warning() -> None:
+    warn(
+        "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix to "
+        "have the correct shape, use the 'labels' parameter to pass all known labels.",
+        UserWarning)
+
+
+def matrix(state: ConfusionState, labels=None, normalize=None) -> np.ndarray:
+    """``confusion_matrix``: the table over ``labels`` (default: the present labels)."""
+    if normalize not in (None, "true", "pred", "all"):
+        raise ValueError(
+            f"normalize must be one of 'true', 'pred', 'all' or None, got {normalize!r}"
+        )
+    if labels is None:
+        cm = state.present_cm()
+    else:
+        lab = np.asarray(labels).reshape(-1)
+        if lab.size == 0:
+            raise ValueError("'labels' should contain at least one label.")
+        try:
+            in_y_true = np.intersect1d(state.values[state.in_true], lab).size > 0
+        except TypeError:
+            in_y_true = bool(np.any(state._python_positions(lab)[:, None]
+                                    == np.flatnonzero(state.in_true)))
+        if not in_y_true:
+            raise ValueError("At least one label specified must be in y_true")
+        idx = state.select(lab, rule="python")[1]
+        k = idx.shape[0]
+        cm = np.zeros((k, k), dtype=state.cm.dtype)
+        ok = idx >= 0
+        cm[np.ix_(ok, ok)] = state.cm[np.ix_(idx[ok], idx[ok])]
+    if state.weighted and not state.int_weights:
+        cm = np.array(cm, dtype=np.float64)
+    else:
+        cm = np.array(cm, dtype=np.int64)
+    if normalize is not None:
+        with np.errstate(all="ignore"):
+            if normalize == "true":
+                cm = cm / cm.sum(axis=1, keepdims=True)
+            elif normalize == "pred":
+                cm = cm / cm.sum(axis=0, keepdims=True)
+            else:
+                cm = cm / cm.sum()
+            cm = np.nan_to_num(cm)
+    if cm.shape == (1, 1):
+        single_label_warning()
+    return cm
+
+
+def mcm(state: ConfusionState, labels=None, samplewise=False) -> np.ndarray:
+    """``multilabel_confusion_matrix`` of 1-D labels: one ``[[tn, fp], [fn, tp]]`` per
+    label."""
+    if samplewise:
+        raise ValueError(
+            "Samplewise metrics are not available outside of multilabel classification."
+        )
+    tp, pred, true, _ = state.label_sums(labels)
+    fp = pred - tp
+    fn = true - tp
+    tn = state.total - tp - fp - fn
+    return np.array([tn, fp, fn, tp]).T.reshape(-1, 2, 2)
+
+
+def accuracy(state: ConfusionState, normalize=True) -> float:
+    """``accuracy_score``: the fraction (or number, or weight) of correct predictions."""
+    correct = np.trace(state.cm)
+    if not state.weighted:
+        return float(correct / state.n_samples) if normalize else float(correct)
+    if not normalize:
+        return float(correct)
+    if state.weight_sum == 0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return float(correct / state.weight_sum)
+
+
+def _labelled_cm(state: ConfusionState) -> np.ndarray:
+    cm = state.present_cm()
+    if cm.shape == (1, 1):
+        single_label_warning()
+    return cm
+
+
+def mcc(state: ConfusionState) -> float:
+    """``matthews_corrcoef`` (multiclass)."""
+    C = _labelled_cm(state)
+    t_sum = C.sum(axis=1, dtype=np.float64)
+    p_sum = C.sum(axis=0, dtype=np.float64)
+    n_correct = np.trace(C, dtype=np.float64)
+    n_samples = p_sum.sum()
+    cov_ytyp = n_correct * n_samples - np.dot(t_sum, p_sum)
+    cov_ypyp = n_samples**2 - np.dot(p_sum, p_sum)
+    cov_ytyt = n_samples**2 - np.dot(t_sum, t_sum)
+    cov = cov_ypyp * cov_ytyt
+    if cov == 0:
+        return 0.0
+    return float(cov_ytyp / np.sqrt(cov))
+
+
+def balanced_accuracy(state: ConfusionState, adjusted=False) -> float:
+    """``balanced_accuracy_score``: the mean of per-class recall."""
+    C = _labelled_cm(state)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_class = np.diagonal(C) / C.sum(axis=1)
+    if np.isnan(per_class).any():
+        warn("y_pred contains classes not in y_true", UserWarning)
+        per_class = per_class[~np.isnan(per_class)]
+    score = np.mean(per_class)
+    if adjusted:
+        n_classes = per_class.shape[0]
+        chance = 1 / n_classes
+        score -= chance
+        score /= 1 - chance
+    return float(score)
+
+
+def kappa(state: ConfusionState, labels=None, weights=None,
+          replace_undefined_by=np.nan) -> float:
+    """``cohen_kappa_score`` (y1 = y_true, y2 = y_pred)."""
+    if weights not in (None, "linear", "quadratic"):
+        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+    try:
+        confusion = matrix(state, labels, None)
+    except ValueError as e:
+        if "At least one label specified must be in y_true" in str(e):
+            raise ValueError(
+                "At least one label in `labels` must be present in `y1` (even though "
+                "`cohen_kappa_score` is otherwise agnostic to the order of `y1` and `y2`)."
+            ) from e
+        raise
+    n_classes = confusion.shape[0]
+    confusion = confusion.astype(np.float64, copy=False)
+    sum0 = np.sum(confusion, axis=0)
+    sum1 = np.sum(confusion, axis=1)
+    numerator = np.outer(sum0, sum1)
+    denominator = np.sum(sum0)
+    if denominator == 0:
+        warn(
+            "`y2` contains no labels that are present in both `y1` and `labels`."
+            "`cohen_kappa_score` is undefined and set to the value defined by the "
+            f"`replace_undefined_by` param, which is set to {replace_undefined_by}.",
+            UndefinedMetricWarning)
+        return replace_undefined_by
+    expected = numerator / denominator
+    if weights is None:
+        w_mat = np.ones([n_classes, n_classes], dtype=np.float64)
+        np.fill_diagonal(w_mat, 0)
+    else:
+        w_mat = np.zeros([n_classes, n_classes], dtype=np.float64)
+        w_mat += np.arange(n_classes)
+        w_mat = np.abs(w_mat - w_mat.T) if weights == "linear" else (w_mat - w_mat.T) ** 2
+    k = np.sum(w_mat * confusion)
+    d = np.sum(w_mat * expected)
+    if d == 0:
+        warn(
+            "`y1`, `y2` and `labels` have only one label in common. `cohen_kappa_score` is "
+            "undefined and set to the value defined by the the `replace_undefined_by` "
+            f"param, which is set to {replace_undefined_by}.",
+            UndefinedMetricWarning)
+        return replace_undefined_by
+    return float(1 - k / d)
+
+
+def oos(state: ConfusionState, oos_label) -> tuple[float, float]:
+    """``oos_precision_recall``: ``(precision, recall)`` of the out-of-scope label, 0.0 when
+    undefined."""
+    st, idx = state.select([oos_label])
+    i = int(idx[0])
+    cm = st.cm
+    tp = cm[i, i]
+    true_oos = cm[i, :].sum()
+    pred_oos = cm[:, i].sum()
+    recall = float(tp / true_oos) if true_oos else 0.0
+    precision = float(tp / pred_oos) if pred_oos else 0.0
+    return precision, recall
+
+
+# ---------------------------------------------------------------------- the report card
+
+
+@dataclass(frozen=True)
+class PerClassMetrics:
+    """Precision, recall, F1 and support of one class."""
+
+    precision: float
+    recall: float
+    f1: float
+    support: float
+
+
+@dataclass
+class ClassificationMetrics:
+    """Quality report card of a classifier on one evaluation set.
+
+    Attributes
+    ----------
+    accuracy, macro_f1, weighted_f1, micro_f1 : float
+    per_class : dict label -> PerClassMetrics
+    labels : list
+        The pinned label vocabulary (order of ``confusion_matrix`` rows and columns).
+    confusion_matrix : ndarray (K, K)
+    oos_recall, oos_precision : float or None
+        Out-of-scope (abstain label) recall and precision; None when no ``oos_label``.
+        0.0 when their denominator is 0 (the reference harness's rule).
+    n_examples : int
+    """
+
+    accuracy: float
+    macro_f1: float
+    weighted_f1: float = 0.0
+    micro_f1: float = 0.0
+    per_class: dict = dc_field(default_factory=dict)
+    labels: list = dc_field(default_factory=list)
+    confusion_matrix: Any = None
+    oos_recall: float | None = None
+    oos_precision: float | None = None
+    n_examples: int = 0
+
+    @property
+    def per_class_f1(self) -> dict:
+        """label -> F1 (the reference harness's field)."""
+        return {k: v.f1 for k, v in self.per_class.items()}
+
+    def as_row(self, digits: int = 4) -> dict:
+        """Flat dict of the headline numbers, rounded (for CSV / tables / dashboards)."""
+
+        def r(v):
+            return None if v is None else round(float(v), digits)
+
+        return {
+            "accuracy": r(self.accuracy),
+            "macro_f1": r(self.macro_f1),
+            "weighted_f1": r(self.weighted_f1),
+            "micro_f1": r(self.micro_f1),
+            "oos_recall": r(self.oos_recall),
+            "oos_precision": r(self.oos_precision),
+            "n_examples": int(self.n_examples),
+        }
+
+    def to_flat_dict(self) -> dict:
+        """Every number under a dot key: ``per_class.3.f1``, ``confusion_matrix.0.1``...
+
+        Examples
+        --------
+        >>> import fastmetrics as skm
+        >>> m = skm.score([0, 1, 1], [0, 1, 0])
+        >>> m.to_flat_dict()["per_class.1.recall"]
+        0.5
+        """
+        out = {
+            "accuracy": self.accuracy,
+            "macro_f1": self.macro_f1,
+            "weighted_f1": self.weighted_f1,
+            "micro_f1": self.micro_f1,
+            "oos_recall": self.oos_recall,
+            "oos_precision": self.oos_precision,
+            "n_examples": self.n_examples,
+        }
+        for lab, pc in self.per_class.items():
+            for k in ("precision", "recall", "f1", "support"):
+                out[f"per_class.{lab}.{k}"] = getattr(pc, k)
+        if self.confusion_matrix is not None:
+            cm = np.asarray(self.confusion_matrix)
+            for i in range(cm.shape[0]):
+                for j in range(cm.shape[1]):
+                    out[f"confusion_matrix.{i}.{j}"] = py_value(cm[i, j])
+        return out
+
+
+PerClassMetrics.__module__ = ClassificationMetrics.__module__ = "fastmetrics.report"
+
+
+@dataclass(frozen=True)
+class Card:
+    """A report card with the per-class and averaged numbers a report table prints."""
+
+    metrics: ClassificationMetrics
+    per_class: tuple  # (precision, recall, f1, support) arrays over metrics.labels
+    averages: dict  # 'micro' / 'macro' / 'weighted' -> (precision, recall, f1)
+
+
+def card(state: ConfusionState, labels=None, oos_label=None) -> Card:
+    """The report card of a confusion state (``score``), with what a full report table
+    prints. Per-class metrics use ``zero_division=0`` over ``labels`` (default: the present
+    labels)."""
+    from .prf import prfs  # the precision/recall family works on any per-label sums
+
+    if labels is None:
+        lab = state.present_labels
+    else:
+        lab = np.asarray(labels).reshape(-1)
+        if lab.size == 0:
+            raise ValueError("labels must contain at least one label")
+    st, idx = state.select(lab)
+    lab = st.values[idx]
+    p, r, f, s = prfs(st, labels=lab, average=None, zero_division=0)
+    averages = {a: prfs(st, labels=lab, average=a, zero_division=0)[:3]
+                for a in ("micro", "macro", "weighted")}
+    per_class = {
+        py_value(v): PerClassMetrics(float(p[i]), float(r[i]), float(f[i]), py_value(s[i]))
+        for i, v in enumerate(lab)
+    }
+    oos_recall = oos_precision = None
+    if oos_label is not None:
+        oos_precision, oos_recall = oos(st, oos_label)
+    cm = st.cm[np.ix_(idx, idx)]
+    if not st.weighted or st.int_weights:
+        cm = cm.astype(np.int64)
+    metrics = ClassificationMetrics(
+        accuracy=accuracy(st),
+        macro_f1=float(averages["macro"][2]),
+        weighted_f1=float(averages["weighted"][2]),
+        micro_f1=float(averages["micro"][2]),
+        per_class=per_class,
+        labels=[py_value(v) for v in lab],
+        confusion_matrix=cm,
+        oos_recall=oos_recall,
+        oos_precision=oos_precision,
+        n_examples=int(st.n_samples),
+    )
+    return Card(metrics, (p, r, f, s), averages)

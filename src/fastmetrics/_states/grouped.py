@@ -1,0 +1,305 @@
+"""The grouped confusion state: one counting pass over (group, y_true, y_pred) -> a G x K x K
+table, and the per-group metrics (fairness) derived from it.
+
+Each group's table is a :class:`~fastmetrics._states.confusion.ConfusionState` of its own,
+so a group's value is exactly the one-shot metric on that group's samples (labels are those
+present in the group, as scikit-learn's default), with ``zero_division=0`` for
+precision/recall/F1. Labels and groups of any integer dtype are read in place when their
+value ranges are small (labels within 1,024 values, groups within 65,536); other labels or
+groups (strings, objects, wide ranges) are encoded once with ``np.unique`` first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._inputs import INT_CHARS, column, common_int, label_pair, native
+from .._kernels import confusion as kernel
+from .._threads import threads_for
+from . import base, prf
+from .confusion import DENSE_MAX_RANGE, ConfusionState, accuracy, balanced_accuracy, py_value
+
+__all__ = ["GROUP_METRICS", "GroupMetrics", "GroupedConfusionState", "metric_fn", "summary"]
+
+_MAX_GROUP_RANGE = 1 << 16
+_MAX_CELLS = 1 << 24  # G * K * K cells of one table (128 MiB of int64): above, refuse
+_LANE_MIN = 1 << 16
+_MAX_LANES = 16
+
+
+def _prf(average, which):
+    def f(st):
+        return float(prf.prfs(st, average=average, zero_division=0, need="prf")[which])
+
+    return f
+
+
+#: metric name -> function of a ConfusionState (higher is better for all of them)
+GROUP_METRICS = {
+    "accuracy": accuracy,
+    "balanced_accuracy": balanced_accuracy,
+    "f1_macro": _prf("macro", 2),
+    "f1_weighted": _prf("weighted", 2),
+    "f1_micro": _prf("micro", 2),
+    "precision_macro": _prf("macro", 0),
+    "recall_macro": _prf("macro", 1),
+}
+
+
+def metric_fn(metric: str):
+    """The function of a ConfusionState that :data:`GROUP_METRICS` names ``metric``, or
+    ValueError listing the names."""
+    fn = GROUP_METRICS.get(metric) if isinstance(metric, str) else None
+    if fn is None:
+        raise ValueError(f"metric must be one of {sorted(GROUP_METRICS)}, got {metric!r}")
+    return fn
+
+
+def _codes(a: np.ndarray, max_range: int):
+    """(array the kernel reads, lo, size of the value range) for one integer or bool array,
+    or None when it must be encoded."""
+    if a.dtype.kind == "b":
+        a = a.view(np.uint8)
+    if a.dtype.char not in INT_CHARS or a.size == 0:
+        return None
+    a = native(a)
+    lo, hi = kernel.minmax(a, a.shape[0])  # one pass for both
+    if hi - lo >= max_range:
+        return None
+    return a, lo, hi - lo + 1
+
+
+def _encode(*arrays: np.ndarray, name: str):
+    """np.unique over the arrays together: (codes per array, values)."""
+    for a in arrays:
+        if a.dtype.kind == "O" and any(v is None for v in a.tolist()):
+            raise ValueError(
+                f"{name} contains None (parse failures? see fastmetrics.parse_failures)")
+    try:
+        values, inv = np.unique(np.concatenate(arrays), return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"{name} mixes values that cannot be ordered ({exc})") from None
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError(f"{name} contains NaN")
+    inv = inv.reshape(-1).astype(np.int64)
+    out, start = [], 0
+    for a in arrays:
+        out.append(inv[start:start + a.shape[0]])
+        start += a.shape[0]
+    return out, values
+
+
+def _label_codes(yt, yp):
+    """(codes of y_true, codes of y_pred, lo, K, values) over the label value range
+    ``lo .. lo + K - 1``; labels checked and converted as the one-shot functions do."""
+    at, ap, out_dtype, kind = label_pair(yt, yp)
+    if kind == "int":
+        ct, cp = _codes(at, DENSE_MAX_RANGE), _codes(ap, DENSE_MAX_RANGE)
+        if ct is not None and cp is not None:
+            lo = min(ct[1], cp[1])
+            hi = max(ct[1] + ct[2], cp[1] + cp[2])
+            values = np.arange(lo, hi, dtype=at.dtype)  # the data's dtype holds the range
+            return ct[0], cp[0], lo, hi - lo, values.astype(out_dtype, copy=False)
+    (codes_t, codes_p), values = _encode(at, ap, name="y_true/y_pred")
+    if kind == "int":
+        values = values.astype(out_dtype, copy=False)
+    return codes_t, codes_p, 0, values.shape[0], values
+
+
+class GroupedConfusionState(base.State):
+    """A G x K x K table: ``table[g, i, j]`` counts the samples of group ``groups[g]`` with
+    true label ``labels[i]`` predicted ``labels[j]``. Only labels and groups that occur are
+    kept, both sorted."""
+
+    kind = "grouped_confusion"
+    __slots__ = ("table", "labels", "groups")
+
+    def __init__(self, table: np.ndarray, labels: np.ndarray, groups: np.ndarray):
+        self.table, self.labels, self.groups = table, labels, groups
+
+    @classmethod
+    def from_arrays(cls, y_true, y_pred, groups, n_threads=None) -> GroupedConfusionState:
+        yt = column(y_true, "y_true")
+        yp = column(y_pred, "y_pred")
+        g = column(groups, "groups")
+        n = yt.shape[0]
+        if yp.shape[0] != n or g.shape[0] != n:
+            raise ValueError(
+                "y_true, y_pred and groups must have the same length, got "
+                f"{n}, {yp.shape[0]} and {g.shape[0]}"
+            )
+        if n == 0:
+            raise ValueError("group_metrics needs at least one sample (y_true is empty)")
+        ct, cp, lo, k, values = _label_codes(yt, yp)
+        cg = _codes(g, _MAX_GROUP_RANGE)
+        if cg is not None:
+            gcodes, glo, n_groups = cg
+            group_values = np.arange(glo, glo + n_groups, dtype=np.int64)
+            if g.dtype.kind == "b":
+                group_values = group_values.astype(bool)
+        else:
+            (gcodes,), group_values = _encode(g, name="groups")  # raises on NaN or None
+            glo, n_groups = 0, group_values.shape[0]
+        cells = n_groups * k * k
+        if cells > _MAX_CELLS:
+            raise ValueError(f"{n_groups} groups x {k} labels is too many for a dense "
+                             f"(group x K x K) state ({cells} cells)")
+        nt = threads_for("grouped", n, n_threads)
+        # counts are integers, so lanes only serve threads: one lane when there is one thread
+        lanes = 1 if nt == 1 else max(1, min(_MAX_LANES, n // _LANE_MIN, _MAX_CELLS // cells))
+        tables = np.zeros((lanes, cells), dtype=np.int64)
+        nbad = kernel.group_confusion(ct, cp, gcodes, lo % (1 << 64), k, glo % (1 << 64),
+                                      n_groups, tables, nt)
+        if nbad:  # pragma: no cover - the ranges were computed from the data
+            raise RuntimeError("group_confusion: values outside the computed ranges")
+        table = tables.sum(axis=0).reshape(n_groups, k, k)
+        # the value ranges may hold labels and groups that never occur
+        used = (table.sum(axis=(0, 1)) + table.sum(axis=(0, 2))) > 0
+        sizes = table.sum(axis=(1, 2)) > 0
+        return cls(table[sizes][:, used][:, :, used], values[used], group_values[sizes])
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.table.sum())
+
+    def group_state(self, i: int | None) -> ConfusionState:
+        """The confusion state of group ``i`` (None: every group together), over the labels
+        present in it."""
+        cm = self.table.sum(axis=0) if i is None else self.table[i]
+        present = (cm.sum(axis=0) + cm.sum(axis=1)) > 0
+        sub = cm[np.ix_(present, present)]
+        return ConfusionState(self.labels[present], sub, np.ones(sub.shape[0], dtype=bool),
+                              int(sub.sum()), None, False, sub.sum(axis=1) > 0)
+
+    def merge(self, other: GroupedConfusionState) -> GroupedConfusionState:
+        """Both inputs' samples: labels and groups are unioned."""
+        self._check_mergeable(other)
+        la, lb = self.labels, other.labels
+        ga, gb = self.groups, other.groups
+        if la.dtype.kind in "iu" and lb.dtype.kind in "iu":
+            la, lb = common_int(la, lb)
+        if ga.dtype.kind in "iu" and gb.dtype.kind in "iu":
+            ga, gb = common_int(ga, gb)
+        labels, groups = np.union1d(la, lb), np.union1d(ga, gb)
+        out = np.zeros((groups.shape[0], labels.shape[0], labels.shape[0]), dtype=np.int64)
+        for st, lv, gv in ((self, la, ga), (other, lb, gb)):
+            li, gi = np.searchsorted(labels, lv), np.searchsorted(groups, gv)
+            out[np.ix_(gi, li, li)] += st.table
+        return GroupedConfusionState(out, labels, groups)
+
+    def _export(self) -> dict:
+        return {"table": self.table, "labels": self.labels, "labels_dtype": self.labels.dtype.str,
+                "groups": self.groups, "groups_dtype": self.groups.dtype.str}
+
+    @classmethod
+    def _load(cls, d) -> GroupedConfusionState:
+        arrays = []
+        for key in ("labels", "groups"):
+            dtype = np.dtype(base.text(d, key + "_dtype"))
+            if dtype.kind not in "iufbU":
+                raise base.StateError(f"{key} of dtype {dtype} are not allowed in a state")
+            a = base.field(d, key, kinds="iufbU", ndim=1, dtype=dtype)
+            if a.shape[0] > 1 and not np.all(a[1:] > a[:-1]):
+                raise base.StateError(f"the {key} of a grouped state must be sorted and unique")
+            arrays.append(a)
+        labels, groups = arrays
+        k = labels.shape[0]
+        table = base.field(d, "table", kinds="iu", ndim=3, shape=(groups.shape[0], k, k),
+                           dtype=np.int64)
+        if table.size and table.min() < 0:
+            raise base.StateError("counts must be non-negative")
+        return cls(table.copy(), labels, groups)
+
+
+# ---------------------------------------------------------------------- derivations
+
+
+@dataclass(frozen=True)
+class GroupMetrics:
+    """One metric per group, over all samples, and how far apart the groups are.
+
+    Attributes
+    ----------
+    metric : str
+    per_group : dict group -> float
+        In sorted group order. Groups are the distinct values of ``groups``, so each has at
+        least one sample: there is no empty group (a group that should be there but has no
+        sample is simply absent; compare ``per_group`` keys with the expected groups).
+    global_value : float
+        The metric over every sample (not the mean of the groups).
+    worst_group : group label
+        The group with the lowest value (the first in sorted order on ties).
+    best_group : group label
+    gap : float
+        ``max(per_group) - min(per_group)``; 0 = every group scores the same.
+    disparities : dict group -> float
+        ``per_group[g] - global_value``: positive above, negative below the global value.
+    n_per_group : dict group -> int
+        Samples in each group.
+    confusion : ndarray (G, K, K) of int64
+        The state: ``confusion[g, i, j]`` counts samples of group ``g`` with true label
+        ``labels[i]`` predicted ``labels[j]``.
+    labels : ndarray (K,)
+        Sorted labels present in ``y_true`` or ``y_pred`` (in any group).
+    """
+
+    metric: str
+    per_group: dict
+    global_value: float
+    worst_group: Any
+    best_group: Any
+    gap: float
+    disparities: dict
+    n_per_group: dict
+    confusion: np.ndarray = field(repr=False)
+    labels: np.ndarray = field(repr=False)
+
+    def to_flat_dict(self) -> dict:
+        """The reference harness's keys: ``per_group.<g>.<metric>``, ``per_group.<g>.n``,
+        ``global_metric``, ``worst_group``, ``fairness_gap``, ``disparities.<g>``.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> r = fm.group_metrics([1, 1, 0, 0], [1, 0, 0, 0], ["a", "a", "b", "b"])
+        >>> r.to_flat_dict()["disparities.a"]
+        -0.25
+        """
+        out: dict = {"metric": self.metric, "global_metric": self.global_value,
+                     "worst_group": self.worst_group, "best_group": self.best_group,
+                     "fairness_gap": self.gap}
+        for g, v in self.per_group.items():
+            out[f"per_group.{g}.{self.metric}"] = v
+            out[f"per_group.{g}.n"] = self.n_per_group[g]
+        for g, v in self.disparities.items():
+            out[f"disparities.{g}"] = v
+        return out
+
+
+GroupMetrics.__module__ = "fastmetrics.fairness"
+
+
+def summary(state: GroupedConfusionState, metric: str = "accuracy") -> GroupMetrics:
+    """The metric within each group, over all samples, and the gaps between groups."""
+    fn = metric_fn(metric)
+    keys = [py_value(g) for g in state.groups]
+    per_group = {g: float(fn(state.group_state(i))) for i, g in enumerate(keys)}
+    sizes = state.table.sum(axis=(1, 2))
+    n_per_group = {g: int(sizes[i]) for i, g in enumerate(keys)}
+    global_value = float(fn(state.group_state(None)))
+    vals = np.array([per_group[k] for k in keys])
+    return GroupMetrics(
+        metric=metric,
+        per_group=per_group,
+        global_value=global_value,
+        worst_group=keys[int(np.argmin(vals))],
+        best_group=keys[int(np.argmax(vals))],
+        gap=float(vals.max() - vals.min()),
+        disparities={k: v - global_value for k, v in per_group.items()},
+        n_per_group=n_per_group,
+        confusion=state.table,
+        labels=state.labels,
+    )

@@ -1,0 +1,265 @@
+"""The multilabel state: (n, L) 0/1 indicator matrices -> per-label counts in one pass.
+
+scikit-learn treats a 2-D target whose values are all 0 or 1 as 'multilabel-indicator':
+label j is column j. The kernel validates such input and fills, per label, the true
+positives, the predicted and the true sums, and the number (or weight) of rows predicted
+exactly. The sample-wise average and sample-wise matrices need per-row counts over the
+chosen columns, so the state also keeps the validated matrices: it merges exactly (sums add,
+rows are stacked) but its memory is O(n * L), unlike the other states.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._inputs import EMPTY, INT_CHARS, inconsistent_lengths, native, sample_weight
+from .._kernels import multilabel as kernel
+from . import base
+
+__all__ = ["MultilabelState", "accuracy", "is_multilabel_pair", "mcm"]
+
+_EMPTY_W = np.zeros(0, dtype=np.float64)
+
+
+def _ndim(y) -> int:
+    nd = getattr(y, "ndim", None)
+    return np.ndim(y) if nd is None else nd
+
+
+def _is_multi_2d(y) -> bool:
+    if _ndim(y) != 2:
+        return False
+    shape = getattr(y, "shape", None) or np.shape(y)
+    return shape[1] != 1
+
+
+def _type_1d(y) -> str:
+    a = np.asarray(y).reshape(-1)
+    if a.dtype.kind == "f" and a.size and not np.array_equal(a, np.floor(a)):
+        return "continuous"
+    return "binary" if np.unique(a).size <= 2 else "multiclass"
+
+
+def is_multilabel_pair(y_true, y_pred) -> bool:
+    """True when both targets are 2-D indicator-like matrices; raises for a mixture of a
+    2-D target with a 1-D one (scikit-learn's message)."""
+    if getattr(y_true, "ndim", 0) == 1 and getattr(y_pred, "ndim", 0) == 1:
+        return False  # the common case, decided without a call
+    mt, mp = _is_multi_2d(y_true), _is_multi_2d(y_pred)
+    if mt and mp:
+        return True
+    if mt or mp:
+        t = "multilabel-indicator" if mt else _type_1d(y_true)
+        p = "multilabel-indicator" if mp else _type_1d(y_pred)
+        raise ValueError(f"Classification metrics can't handle a mix of {t} and {p} targets")
+    return False
+
+
+def _as_indicator(y, name):
+    if hasattr(y, "toarray") and getattr(y, "ndim", 0) == 2:  # scipy sparse indicators
+        y = y.toarray()
+    a = native(np.asarray(y))
+    if a.shape[1] == 0:
+        raise ValueError(f"unknown is not supported ({name} has no columns)")
+    if a.dtype.kind == "b":
+        return a.view(np.uint8)
+    if a.dtype.char in INT_CHARS:
+        return a
+    if a.dtype.kind == "f":
+        if not np.isin(a, (0.0, 1.0)).all():
+            raise ValueError(
+                f"{name} is 2-D with values other than 0 and 1: multiclass-multioutput / "
+                "continuous-multioutput targets are not supported"
+            )
+        return a.astype(np.int8)
+    raise ValueError(
+        f"{name} is 2-D with {a.dtype} values: multiclass-multioutput is not supported"
+    )
+
+
+class MultilabelState(base.State):
+    """Per-label sums over L columns: ``tp``, ``pred``, ``true`` (int64 counts, float64 when
+    weighted; int64 for integer weights, as scikit-learn keeps them), ``exact`` rows (count
+    or weight), ``n_samples``, ``weight_sum`` (None unweighted), and the validated matrices
+    ``yt``, ``yp`` (with the weights ``w``), kept for the sample-wise average."""
+
+    kind = "multilabel"
+    __slots__ = ("tp", "pred", "true", "exact", "n_samples", "weight_sum", "yt", "yp", "w",
+                 "int_weights")
+
+    def __init__(self, tp, pred, true, exact, n_samples, weight_sum, yt, yp, w,
+                 int_weights=False):
+        self.tp, self.pred, self.true = tp, pred, true
+        self.exact, self.n_samples, self.weight_sum = exact, n_samples, weight_sum
+        self.yt, self.yp, self.w = yt, yp, w
+        self.int_weights = int_weights
+
+    @classmethod
+    def from_arrays(cls, y_true, y_pred, sample_weight_=None) -> MultilabelState:
+        """Count two (n, L) indicator matrices (one kernel pass)."""
+        yt = _as_indicator(y_true, "y_true")
+        yp = _as_indicator(y_pred, "y_pred")
+        n = yt.shape[0]
+        if yp.shape[0] != n:
+            raise inconsistent_lengths(y_true=n, y_pred=yp.shape[0])
+        if yt.shape[1] != yp.shape[1]:
+            raise ValueError("Multi-label binary indicator input with different numbers of labels")
+        if n == 0:
+            raise ValueError(EMPTY)
+        if yt.dtype != yp.dtype:
+            common = np.promote_types(yt.dtype, yp.dtype)
+            if common.kind not in "iu":
+                common = np.dtype(np.int64)
+            yt, yp = yt.astype(common), yp.astype(common)
+        w, int_weights = sample_weight(sample_weight_, {"y_true": n, "y_pred": n},
+                                       keep_int=True)
+        return cls._count(yt, yp, w, int_weights)
+
+    @classmethod
+    def _count(cls, yt, yp, w, int_weights=False) -> MultilabelState:
+        L = yt.shape[1]
+        icols = np.zeros((3, L), dtype=np.int64)
+        fcols = np.zeros((3, L), dtype=np.float64)
+        bad_i, bad_j, exact = kernel.count(yt, yp, _EMPTY_W if w is None else w,
+                                           w is not None, icols, fcols)
+        if bad_i >= 0:
+            which = "y_true" if yt[bad_i, bad_j] not in (0, 1) else "y_pred"
+            raise ValueError(
+                f"{which} is 2-D with a value other than 0 and 1 at [{bad_i}, {bad_j}]: "
+                "multiclass-multioutput is not supported"
+            )
+        cols = icols if w is None else fcols.astype(np.int64) if int_weights else fcols
+        if int_weights:
+            exact = int(exact)  # sums of integer weights: exact in float64 below 2**53
+        return cls(cols[0], cols[1], cols[2], exact, yt.shape[0],
+                   None if w is None else float(np.sum(w)), yt, yp, w, int_weights)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def n_labels(self) -> int:
+        return self.tp.shape[0]
+
+    @property
+    def weighted(self) -> bool:
+        return self.weight_sum is not None
+
+    @property
+    def target_type(self) -> str:
+        return "multilabel-indicator"
+
+    @property
+    def present_labels(self) -> np.ndarray:
+        return np.arange(self.n_labels)
+
+    @property
+    def total(self):
+        return self.weight_sum if self.weighted else self.n_samples
+
+    # ------------------------------------------------------------------ merge
+    def merge(self, other: MultilabelState) -> MultilabelState:
+        """Both inputs' rows: the sums add, the kept matrices are stacked."""
+        self._check_mergeable(other)
+        if self.n_labels != other.n_labels:
+            raise ValueError("Multi-label binary indicator input with different numbers of labels")
+        if self.weighted != other.weighted:
+            raise ValueError("cannot merge a weighted multilabel state with an unweighted one")
+        dtype = np.promote_types(self.yt.dtype, other.yt.dtype)
+        w = None if self.w is None else np.concatenate([self.w, other.w])
+        return MultilabelState(
+            self.tp + other.tp, self.pred + other.pred, self.true + other.true,
+            self.exact + other.exact, self.n_samples + other.n_samples,
+            None if w is None else self.weight_sum + other.weight_sum,
+            np.concatenate([self.yt, other.yt]).astype(dtype, copy=False),
+            np.concatenate([self.yp, other.yp]).astype(dtype, copy=False), w,
+            self.int_weights and other.int_weights)
+
+    # ------------------------------------------------------------------ per-label sums
+    def columns(self, labels) -> np.ndarray:
+        """Column indices for ``labels`` (scikit-learn's checks for multilabel targets)."""
+        L = self.n_labels
+        if labels is None:
+            return np.arange(L)
+        lab = np.asarray(labels).reshape(-1)
+        if lab.size and not np.array_equal(lab, np.arange(L)):
+            if lab.max() > L - 1:
+                raise ValueError(
+                    "All labels must be in [0, n labels) for multilabel targets. "
+                    f"Got {lab.max()} > {L - 1}"
+                )
+            if lab.min() < 0:
+                raise ValueError(
+                    "All labels must be in [0, n labels) for multilabel targets. "
+                    f"Got {lab.min()} < 0"
+                )
+        return lab.astype(np.intp)
+
+    def row_sums(self, idx):
+        """Per-sample (tp, pred, true) over the columns ``idx`` (O(n) memory: the
+        sample-wise average is the one multilabel path that is not a per-label sum)."""
+        a = self.yt[:, idx] != 0
+        b = self.yp[:, idx] != 0
+        ab = a & b
+        counts = ab.sum(1), b.sum(1), a.sum(1)
+        if self.w is None:
+            return counts
+        w = self.w.astype(np.int64) if self.int_weights else self.w
+        return tuple(c * w for c in counts)  # scikit-learn: count times the weight
+
+    def label_sums(self, labels, average=None):
+        """``(tp, pred, true, weights of the samples average)`` over ``labels``: per label,
+        or per sample when ``average == "samples"``."""
+        idx = self.columns(labels)
+        if average == "samples":
+            tp, pred, true = self.row_sums(idx)
+        else:
+            tp, pred, true = self.tp[idx], self.pred[idx], self.true[idx]
+        if self.weighted:  # scikit-learn recovers these as tp + fp and tp + fn
+            pred = tp + (pred - tp)
+            true = tp + (true - tp)
+        return tp, pred, true, self.w
+
+    # ------------------------------------------------------------------ export / load
+    def _export(self) -> dict:
+        return {"y_true": self.yt, "y_pred": self.yp, "weighted": self.weighted,
+                "sample_weight": self.w if self.w is not None else np.zeros(0),
+                "int_weights": bool(self.int_weights)}
+
+    @classmethod
+    def _load(cls, d) -> MultilabelState:
+        yt = base.field(d, "y_true", kinds="iub", ndim=2)
+        yp = base.field(d, "y_pred", kinds="iub", ndim=2, shape=yt.shape)
+        w = None
+        if base.flag(d, "weighted"):
+            w = base.field(d, "sample_weight", kinds="f", ndim=1, shape=(yt.shape[0],),
+                           dtype=np.float64)
+            if not np.isfinite(w).all():
+                raise base.StateError("sample weights must be finite")
+        try:  # the counts are recomputed from the rows: they cannot disagree with them
+            return cls._count(_as_indicator(yt, "y_true"), _as_indicator(yp, "y_pred"), w,
+                              w is not None and base.flag(d, "int_weights"))
+        except ValueError as exc:
+            raise base.StateError(f"invalid multilabel state: {exc}") from None
+
+
+# ---------------------------------------------------------------------- derivations
+
+
+def mcm(state: MultilabelState, labels=None, samplewise=False) -> np.ndarray:
+    """``multilabel_confusion_matrix`` of indicator matrices (per label, or per sample)."""
+    idx = state.columns(labels)
+    if samplewise:
+        tp, pred, true = state.row_sums(idx)
+        w = state.w.astype(np.int64) if state.int_weights else state.w
+        total = w * len(idx) if state.weighted else len(idx)
+    else:
+        tp, pred, true = state.tp[idx], state.pred[idx], state.true[idx]
+        total = int(state.total) if state.int_weights else state.total
+    fp, fn = pred - tp, true - tp
+    return np.stack([total - tp - fp - fn, fp, fn, tp]).T.reshape(-1, 2, 2)
+
+
+def accuracy(state: MultilabelState, normalize=True) -> float:
+    """Subset accuracy: the fraction (or number, or weight) of rows predicted exactly."""
+    if not normalize:
+        return float(state.exact)
+    return float(state.exact / state.total)

@@ -1,0 +1,279 @@
+"""Precision, recall, F-beta and the classification report, from per-label sums.
+
+Both label states provide them: :class:`~fastmetrics._states.confusion.ConfusionState`
+(binary / multiclass: the diagonal and margins of its table) and
+:class:`~fastmetrics._states.multilabel.MultilabelState` (indicator matrices: per-column
+counts, or per-row counts for ``average="samples"``). A state offers ``target_type``,
+``present_labels`` and ``label_sums(labels, average)``; everything else is here, once, with
+scikit-learn's checks, warnings and floating-point steps.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..exceptions import UndefinedMetricWarning, warn
+
+__all__ = ["AVERAGES", "f1", "fbeta", "precision", "prfs", "recall", "report"]
+
+AVERAGES = (None, "micro", "macro", "weighted", "samples")
+
+
+def _check_zero_division(zero_division):
+    if isinstance(zero_division, str):
+        if zero_division == "warn":
+            return np.float64(0.0)
+        if zero_division == "nan":
+            return np.nan
+    elif isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool):
+        if zero_division in (0, 1):
+            return np.float64(zero_division)
+        if math.isnan(zero_division):
+            return np.nan
+    raise ValueError(
+        f"zero_division must be 'warn', 0, 1 or np.nan, got {zero_division!r}"
+    )
+
+
+def _check_beta(beta):
+    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
+        raise ValueError(f"beta must be a real number >= 0, got {beta!r}")
+
+
+def _warn_prf(average, modifier, msg_start, result_size):
+    axis0, axis1 = "sample", "label"
+    if average == "samples":
+        axis0, axis1 = axis1, axis0
+    msg = (
+        f"{msg_start} ill-defined and being set to 0.0 {{0}} no {modifier} {axis0}s. "
+        "Use `zero_division` parameter to control this behavior."
+    )
+    msg = msg.format("due to" if result_size == 1 else f"in {axis1}s with")
+    warn(msg, UndefinedMetricWarning)
+
+
+def _prf_divide(num, den, metric, modifier, average, warn_for, zero_division):
+    mask = den == 0
+    if not mask.any():
+        return np.true_divide(num, den, dtype=np.float64)
+    den = np.array(den, dtype=np.float64)
+    den[mask] = 1
+    result = np.asarray(num, dtype=np.float64) / den
+    result[mask] = _check_zero_division(zero_division)
+    if zero_division != "warn" or metric not in warn_for:
+        return result
+    _warn_prf(average, modifier, f"{metric.capitalize()} is", result.shape[0])
+    return result
+
+
+def _nanaverage(a, weights=None):
+    """scikit-learn's NaN-ignoring (weighted) mean, with the same floating-point steps."""
+    n = a.shape[0]
+    if n == 0:
+        return np.nan
+    if weights is None:
+        total = np.add.reduce(a)
+        if total == total:  # no NaN: this is exactly what np.nanmean computes
+            return total / n
+    mask = np.isnan(a)
+    if mask.all():
+        return np.nan
+    if weights is None:
+        return np.nanmean(a)
+    if mask.any():
+        a, weights = a[~mask], np.asarray(weights)[~mask]
+    wsum = np.sum(weights, dtype=np.float64)
+    if wsum == 0:  # all weights zero: plain mean, as scikit-learn falls back to
+        return np.mean(a)
+    return np.multiply(a, weights, dtype=np.float64).sum() / wsum
+
+
+def _label_repr(labels) -> str:
+    """Labels as scikit-learn prints them in this message (a numpy array's repr)."""
+    return str(np.asarray(labels))
+
+
+def set_wise_labels(state, average, labels, pos_label):
+    """scikit-learn's label checks for set-wise metrics: the labels to score."""
+    if average not in AVERAGES and average != "binary":
+        raise ValueError("average has to be one of " + str(AVERAGES))
+    y_type = state.target_type
+    if average == "samples" and y_type != "multilabel-indicator":
+        raise ValueError(
+            "Samplewise metrics are not available outside of multilabel classification."
+        )
+    if average == "binary":
+        if y_type == "binary":
+            present = state.present_labels
+            if len(present) >= 2 and pos_label not in present.tolist():
+                raise ValueError(
+                    f"pos_label={pos_label} is not a valid label. It should be one of "
+                    f"{_label_repr(present)}"
+                )
+            return [pos_label]
+        options = [None, "micro", "macro", "weighted"]
+        if y_type == "multilabel-indicator":
+            options.append("samples")
+        raise ValueError(
+            f"Target is {y_type} but average='binary'. Please choose another average "
+            f"setting, one of {options}."
+        )
+    if pos_label not in (None, 1):
+        warn(
+            f"Note that pos_label (set to {pos_label!r}) is ignored when average != "
+            f"'binary' (got {average!r}). You may use labels=[pos_label] to specify a "
+            "single positive class.",
+            UserWarning)
+    return labels
+
+
+def prf_from_sums(tp, pred, true, *, beta, average, warn_for, zero_division, need,
+                  sample_weight=None):
+    """Precision, recall, F-beta (and support) from per-label or per-sample sums."""
+    if average == "micro":
+        tp = np.array([tp.sum()])
+        pred = np.array([pred.sum()])
+        true = np.array([true.sum()])
+    f_inf = beta == np.inf
+    need_p = "p" in need or "precision" in warn_for or ("f" in need and beta == 0)
+    need_r = "r" in need or "recall" in warn_for or ("f" in need and f_inf)
+    precision = recall = f = None
+    if need_p:
+        precision = _prf_divide(tp, pred, "precision", "predicted", average, warn_for,
+                                zero_division)
+    if need_r:
+        recall = _prf_divide(tp, true, "recall", "true", average, warn_for, zero_division)
+    if "f" in need or "f-score" in warn_for:
+        if f_inf:
+            f = recall
+        elif beta == 0:
+            f = precision
+        else:
+            beta2 = beta**2
+            if beta2 == 1:  # same floating-point values, three array operations fewer
+                num, denom = tp * 2.0, true + pred
+            else:
+                num = (1 + beta2) * tp.astype(np.float64)
+                denom = beta2 * true.astype(np.float64) + pred.astype(np.float64)
+            f = _prf_divide(num, denom, "f-score", "true nor predicted", average, warn_for,
+                            zero_division)
+    if average is not None:
+        weights = true if average == "weighted" else sample_weight if average == "samples" else None
+        return tuple(
+            None if v is None else float(_nanaverage(v, weights)) for v in (precision, recall, f)
+        ) + (None,)
+    return precision, recall, f, true
+
+
+def prfs(state, *, beta=1.0, labels=None, pos_label=1, average=None,
+         warn_for=("precision", "recall", "f-score"), zero_division="warn", need="prf"):
+    """``precision_recall_fscore_support`` of a label state.
+
+    ``need`` names the outputs the caller uses ('p', 'r', 'f'); the others are skipped
+    (they would only have warned if named in ``warn_for``) and returned as None.
+    """
+    _check_zero_division(zero_division)
+    _check_beta(beta)
+    labels = set_wise_labels(state, average, labels, pos_label)
+    tp, pred, true, sample_weight = state.label_sums(labels, average)
+    return prf_from_sums(tp, pred, true, beta=beta, average=average, warn_for=warn_for,
+                         zero_division=zero_division, need=need, sample_weight=sample_weight)
+
+
+def fbeta(state, *, beta, labels=None, pos_label=1, average="binary", zero_division="warn"):
+    """``fbeta_score`` of a label state."""
+    return prfs(state, beta=beta, labels=labels, pos_label=pos_label, average=average,
+                warn_for=("f-score",), zero_division=zero_division, need="f")[2]
+
+
+def f1(state, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+    """``f1_score`` of a label state."""
+    return prfs(state, labels=labels, pos_label=pos_label, average=average,
+                warn_for=("f-score",), zero_division=zero_division, need="f")[2]
+
+
+def precision(state, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+    """``precision_score`` of a label state."""
+    return prfs(state, labels=labels, pos_label=pos_label, average=average,
+                warn_for=("precision",), zero_division=zero_division, need="p")[0]
+
+
+def recall(state, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+    """``recall_score`` of a label state."""
+    return prfs(state, labels=labels, pos_label=pos_label, average=average,
+                warn_for=("recall",), zero_division=zero_division, need="r")[1]
+
+
+def report(state, *, labels=None, target_names=None, digits=2, output_dict=False,
+           zero_division="warn"):
+    """``classification_report`` of a label state: text, or a dict with ``output_dict``."""
+    multilabel = state.target_type == "multilabel-indicator"
+    averages = ("micro", "macro", "weighted") + (("samples",) if multilabel else ())
+    present = state.present_labels
+    if labels is None:
+        labels = present
+        labels_given = False
+    else:
+        labels = np.asarray(labels)
+        labels_given = True
+    micro_is_accuracy = not multilabel and (
+        not labels_given or set(labels.tolist()) >= set(present.tolist())
+    )
+    if target_names is not None and len(labels) != len(target_names):
+        if labels_given:
+            warn(
+                f"labels size, {len(labels)}, does not match size of target_names, "
+                f"{len(target_names)}",
+                UserWarning)
+        else:
+            raise ValueError(
+                f"Number of classes, {len(labels)}, does not match size of target_names, "
+                f"{len(target_names)}. Try specifying the labels parameter"
+            )
+    if target_names is None:
+        target_names = ["%s" % lab for lab in labels]
+    p, r, f, s = prfs(state, labels=labels, average=None, zero_division=zero_division)
+    rows = list(zip(target_names, p, r, f, s))
+    summary = []
+    for average in averages:
+        heading = "accuracy" if average == "micro" and micro_is_accuracy else average + " avg"
+        ap, ar, af, _ = prfs(state, labels=labels, average=average, zero_division=zero_division)
+        summary.append((heading, ap, ar, af, np.sum(s)))
+    if output_dict:
+        return report_dict(rows, summary)
+    return render_report(rows, summary, digits)
+
+
+_HEADERS = ["precision", "recall", "f1-score", "support"]
+
+
+def report_dict(rows, summary) -> dict:
+    """The report as scikit-learn's ``output_dict`` (the accuracy row as one number)."""
+    out = {row[0]: dict(zip(_HEADERS, [float(v) for v in row[1:]])) for row in rows}
+    for heading, *values in summary:
+        out[heading] = (float(values[2]) if heading == "accuracy"
+                        else dict(zip(_HEADERS, [float(v) for v in values])))
+    return out
+
+
+def render_report(rows, summary, digits: int) -> str:
+    """The report as scikit-learn's text table: one row per label ``(name, precision,
+    recall, f1, support)``, then the averages (``accuracy`` shows only F1 and support)."""
+    names = [row[0] for row in rows]
+    width = max(max((len(cn) for cn in names), default=0), len("weighted avg"), digits)
+    head_fmt = "{:>{width}s} " + " {:>9}" * len(_HEADERS)
+    text = head_fmt.format("", *_HEADERS, width=width) + "\n\n"
+    row_fmt = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + " {:>9}\n"
+    for row in rows:
+        text += row_fmt.format(*row, width=width, digits=digits)
+    text += "\n"
+    for heading, *values in summary:
+        if heading == "accuracy":
+            fmt = "{:>{width}s} " + " {:>9.{digits}}" * 2 + " {:>9.{digits}f}" + " {:>9}\n"
+            text += fmt.format(heading, "", "", *values[2:], width=width, digits=digits)
+        else:
+            text += row_fmt.format(heading, *values, width=width, digits=digits)
+    return text

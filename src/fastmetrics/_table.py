@@ -1,0 +1,100 @@
+"""The one table of mergeable metrics: name -> state family, derivation, one-shot function.
+
+Every row is served by every face: the one-shot function is the row's ``function`` (written
+by hand: its signature and docstring are the ones the other faces take), the accumulator of
+the row's family in :mod:`fastmetrics.streaming` gets a method of the same name, and
+:mod:`fastmetrics.dask` a function of the same name; both are generated from the row, so no
+signature is written twice. A row's ``derive(state, ...)`` takes the one-shot function's
+metric parameters (those that are neither data nor the state's configuration) with the same
+defaults.
+
+Adding a metric to a family: a derivation in the family's state module, the one-shot function
+in its face module, and one row here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import classification, report
+from ._states import confusion, prf
+
+__all__ = ["DATA", "METRICS", "Metric", "by_family"]
+
+#: parameters that carry data (or how to read it), never metric options
+DATA = frozenset({"y_true", "y_pred", "y1", "y2", "y_prob", "y_proba", "y_score",
+                  "sample_weight", "n_threads"})
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One row of the table.
+
+    Attributes
+    ----------
+    name : str
+        The one-shot function's name (and the method's and the Dask function's).
+    family : str
+        The state family: "confusion", "calibration", "regression" or "ranking".
+    derive : callable
+        ``derive(state, *args, **kwargs)``: the metric of a state.
+    function : callable
+        The one-shot function.
+    config : tuple of str
+        Parameters of the one-shot function that configure how the state is built (the
+        accumulator's constructor arguments, e.g. ``n_bins``): fixed per accumulator, given
+        to ``derive`` too when it takes them.
+    dask : bool
+        Whether :mod:`fastmetrics.dask` serves it (False where merging would need the data,
+        e.g. a median).
+    """
+
+    name: str
+    family: str
+    derive: Callable
+    function: Callable
+    config: tuple = ()
+    dask: bool = True
+
+    @property
+    def signature(self) -> inspect.Signature:
+        return inspect.signature(self.function)
+
+    def metric_parameters(self) -> list[inspect.Parameter]:
+        """The one-shot parameters a method of an accumulator takes: neither data nor
+        configuration."""
+        return [p for p in self.signature.parameters.values()
+                if p.name not in DATA and p.name not in self.config]
+
+
+def _report_card(state, labels=None, oos_label=None):
+    """``score``'s report card of a confusion state."""
+    return confusion.card(state, labels, oos_label).metrics
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("confusion_matrix", "confusion", confusion.matrix, classification.confusion_matrix),
+    Metric("multilabel_confusion_matrix", "confusion", confusion.mcm,
+           classification.multilabel_confusion_matrix),
+    Metric("accuracy_score", "confusion", confusion.accuracy, classification.accuracy_score),
+    Metric("precision_recall_fscore_support", "confusion", prf.prfs,
+           classification.precision_recall_fscore_support),
+    Metric("fbeta_score", "confusion", prf.fbeta, classification.fbeta_score),
+    Metric("f1_score", "confusion", prf.f1, classification.f1_score),
+    Metric("precision_score", "confusion", prf.precision, classification.precision_score),
+    Metric("recall_score", "confusion", prf.recall, classification.recall_score),
+    Metric("matthews_corrcoef", "confusion", confusion.mcc, classification.matthews_corrcoef),
+    Metric("balanced_accuracy_score", "confusion", confusion.balanced_accuracy,
+           classification.balanced_accuracy_score),
+    Metric("cohen_kappa_score", "confusion", confusion.kappa, classification.cohen_kappa_score),
+    Metric("classification_report", "confusion", prf.report,
+           classification.classification_report),
+    Metric("oos_precision_recall", "confusion", confusion.oos, report.oos_precision_recall),
+    Metric("score", "confusion", _report_card, report.score),
+)
+
+
+def by_family(family: str) -> list[Metric]:
+    return [m for m in METRICS if m.family == family]
