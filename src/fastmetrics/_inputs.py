@@ -266,7 +266,12 @@ def _float_labels(a: np.ndarray, name: str, other: np.ndarray | None) -> np.ndar
 def _object_kind(a: np.ndarray, name: str) -> str:
     """'str' or 'num' for an object array, else raise."""
     has_str = has_num = False
-    for v in set(a.tolist()) if a.size < 1_000_000 else set(np.unique(a.astype(str)).tolist()):
+    items = a.tolist()
+    try:
+        distinct = set(items)
+    except TypeError:  # unhashable values (lists: a legacy multilabel sequence): look at all
+        distinct = items
+    for v in distinct:
         if isinstance(v, str):
             has_str = True
         elif isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, complex):

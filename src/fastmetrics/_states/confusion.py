@@ -90,7 +90,8 @@ class ConfusionState(base.State):
     values : ndarray (K,)
         Sorted label values: those present in y_true or y_pred, plus requested labels.
     cm : ndarray (K, K)
-        ``cm[i, j]`` = count (int64) or weight sum (float64) of samples with true label
+        ``cm[i, j]`` = count (int64) or weight sum (float64; int64 for integer weights, as
+        scikit-learn keeps them) of samples with true label
         ``values[i]`` and predicted label ``values[j]``.
     present : ndarray of bool (K,)
         Which values occur in y_true or y_pred (requested-only labels are False).
@@ -180,9 +181,29 @@ class ConfusionState(base.State):
                 res = _weighted_int(at, ap, w, nt)
                 if res is not None:
                     values, cm, present, in_true, margins = res
-                    return cls(values.astype(out_dtype, copy=False), cm, present, n,
-                               _wsum(w), int_weights, in_true, margins)
-        return cls._encoded(at, ap, kind, out_dtype, w, int_weights, nt)
+                    st = cls(values.astype(out_dtype, copy=False), cm, present, n,
+                             _wsum(w), int_weights, in_true, margins)
+                    return st._int_sums(at, ap, sample_weight) if int_weights else st
+        st = cls._encoded(at, ap, kind, out_dtype, w, int_weights, nt)
+        return st._int_sums(at, ap, sample_weight) if int_weights else st
+
+    def _int_sums(self, at, ap, sample_weight) -> ConfusionState:
+        """With integer weights scikit-learn sums the table in int64, and so does this
+        state: the float sums are exact below 2**53; above, the cells are recounted in int64
+        (wrapping on overflow, as scikit-learn's int64 sums do)."""
+        wi = np.asarray(sample_weight).reshape(-1)
+        if float(np.abs(wi).max(initial=0)) * wi.shape[0] < 2.0**53:
+            cm = self.cm.astype(np.int64)
+        else:
+            vals = np.union1d(np.unique(at), np.unique(ap))
+            full = np.zeros((vals.shape[0],) * 2, dtype=np.int64)
+            with np.errstate(over="ignore"):
+                np.add.at(full, (np.searchsorted(vals, at), np.searchsorted(vals, ap)),
+                          wi.astype(np.int64))
+            # the state's labels are those that occur: every value of vals
+            cm = full
+        return ConfusionState(self.values, cm, self.present, self.n_samples, self.weight_sum,
+                              True, self.in_true, self.margins)
 
     @classmethod
     def _encoded(cls, at, ap, kind, out_dtype, w, int_weights, nt) -> ConfusionState:
@@ -259,7 +280,8 @@ class ConfusionState(base.State):
             pos_a, pos_b = np.searchsorted(values, a), np.searchsorted(values, b)
         k = len(values)
         weighted = self.weighted or other.weighted
-        dtype = np.float64 if weighted else np.int64
+        int_sums = self.cm.dtype.kind == other.cm.dtype.kind == "i"
+        dtype = np.int64 if int_sums else np.float64
         cm = np.zeros((k, k), dtype=dtype)
         present = np.zeros(k, dtype=bool)
         in_true = np.zeros(k, dtype=bool)
@@ -435,7 +457,7 @@ class ConfusionState(base.State):
         else:
             st, idx = self.select(labels)
         cm = st.cm
-        diag = np.diagonal(cm)
+        diag = cm.diagonal()
         if st.margins is not None:  # weighted: sums in scikit-learn's (bincount's) order
             tp, pred, true = diag, st.margins[1], st.margins[0]
         else:
@@ -490,8 +512,9 @@ class ConfusionState(base.State):
         values = base.field(d, "values", kinds=_LABEL_KINDS, ndim=1, dtype=dtype)
         k = values.shape[0]
         weighted = base.flag(d, "weighted")
-        cm = base.field(d, "cm", kinds="f" if weighted else "iu", ndim=2, shape=(k, k),
-                        dtype=np.float64 if weighted else np.int64)
+        int_sums = not weighted or base.flag(d, "int_weights")
+        cm = base.field(d, "cm", kinds="iu" if int_sums else "f", ndim=2, shape=(k, k),
+                        dtype=np.int64 if int_sums else np.float64)
         present = base.field(d, "present", kinds="b", ndim=1, shape=(k,), dtype=bool)
         in_true = base.field(d, "in_true", kinds="b", ndim=1, shape=(k,), dtype=bool)
         n = base.integer(d, "n_samples")
@@ -559,8 +582,9 @@ def _minmax(a, stop=None):
 
 
 def _weighted_int(at, ap, w, nt):
-    """Weighted dense-table path for integer arrays: (values int64, cm, present, in_true,
-    margins) over the values that occur, or None when the value range is too wide."""
+    """Weighted dense-table path for integer arrays: (values in the arrays' dtype, cm,
+    present, in_true, margins) over the values that occur, or None when the value range is
+    too wide."""
     n = at.shape[0]
     exact = n <= _PROBE
     lo_t, hi_t = _minmax(at, min(n, _PROBE))
@@ -584,7 +608,9 @@ def _weighted_int(at, ap, w, nt):
     in_true = seen[0] > 0
     present = in_true | (seen[1] > 0)
     idx = np.flatnonzero(present)
-    return idx + lo, table[np.ix_(idx, idx)], present[idx], in_true[idx], margins[:, idx]
+    # in the labels' own dtype: lo may be a uint64 value beyond int64
+    values = np.asarray(lo, dtype=at.dtype) + idx.astype(at.dtype)
+    return values, table[np.ix_(idx, idx)], present[idx], in_true[idx], margins[:, idx]
 
 
 # ---------------------------------------------------------------------- derivations

@@ -79,9 +79,10 @@ def _as_indicator(y, name):
 
 class MultilabelState(base.State):
     """Per-label sums over L columns: ``tp``, ``pred``, ``true`` (int64 counts, float64 when
-    weighted; int64 for integer weights, as scikit-learn keeps them), ``exact`` rows (count
-    or weight), ``n_samples``, ``weight_sum`` (None unweighted), and the validated matrices
-    ``yt``, ``yp`` (with the weights ``w``), kept for the sample-wise average."""
+    weighted), ``exact`` rows (count or weight), ``n_samples``, ``weight_sum`` (None
+    unweighted), and the validated matrices ``yt``, ``yp`` (with the weights ``w``; whether
+    they were integers: scikit-learn's sample-wise matrices keep them int64), kept for the
+    sample-wise average."""
 
     kind = "multilabel"
     __slots__ = ("tp", "pred", "true", "exact", "n_samples", "weight_sum", "yt", "yp", "w",
@@ -128,9 +129,7 @@ class MultilabelState(base.State):
                 f"{which} is 2-D with a value other than 0 and 1 at [{bad_i}, {bad_j}]: "
                 "multiclass-multioutput is not supported"
             )
-        cols = icols if w is None else fcols.astype(np.int64) if int_weights else fcols
-        if int_weights:
-            exact = int(exact)  # sums of integer weights: exact in float64 below 2**53
+        cols = icols if w is None else fcols
         return cls(cols[0], cols[1], cols[2], exact, yt.shape[0],
                    None if w is None else float(np.sum(w)), yt, yp, w, int_weights)
 
@@ -253,7 +252,7 @@ def mcm(state: MultilabelState, labels=None, samplewise=False) -> np.ndarray:
         total = w * len(idx) if state.weighted else len(idx)
     else:
         tp, pred, true = state.tp[idx], state.pred[idx], state.true[idx]
-        total = int(state.total) if state.int_weights else state.total
+        total = state.total
     fp, fn = pred - tp, true - tp
     return np.stack([total - tp - fp - fn, fp, fn, tp]).T.reshape(-1, 2, 2)
 

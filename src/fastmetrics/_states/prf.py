@@ -100,12 +100,12 @@ def set_wise_labels(state, average, labels, pos_label):
     """scikit-learn's label checks for set-wise metrics: the labels to score."""
     if average not in AVERAGES and average != "binary":
         raise ValueError("average has to be one of " + str(AVERAGES))
-    y_type = state.target_type
-    if average == "samples" and y_type != "multilabel-indicator":
+    if average == "samples" and state.target_type != "multilabel-indicator":
         raise ValueError(
             "Samplewise metrics are not available outside of multilabel classification."
         )
     if average == "binary":
+        y_type = state.target_type
         if y_type == "binary":
             present = state.present_labels
             if len(present) >= 2 and pos_label not in present.tolist():
