@@ -1,9 +1,9 @@
 """fastmetrics: scikit-learn-compatible evaluation metrics from nogil compiled kernels.
 
 Each public function validates its input, runs one kernel pass that fills a small *state*
-(counts, bin sums, sorted summaries) and derives its metrics from that state. States of two
-chunks merge by addition, which is what streaming, threads and clusters build on.
-
+(:mod:`fastmetrics.states`: counts, bin sums, sorted summaries) and derives its metrics from
+that state. States of two chunks merge, which is what streaming (:mod:`fastmetrics.streaming`),
+threads and clusters (:mod:`fastmetrics.dask`) build on.
 """
 
 try:
@@ -16,7 +16,7 @@ except ImportError as exc:  # pragma: no cover - only on a broken install
     ) from exc
 
 from ._threads import openmp_enabled
-# -- classification / report card (issue 2) --
+# -- classification / report card --
 from .classification import (
     accuracy_score,
     balanced_accuracy_score,
@@ -40,7 +40,7 @@ from .report import (
     score,
 )
 
-# -- percentiles / timing (issue 3) --
+# -- percentiles / timing --
 from .percentiles import median, percentile, quantile
 from .timing import (
     RESULTS_HEADER,
@@ -55,7 +55,7 @@ from .timing import (
     throughput_per_minute,
 )
 
-# -- calibration / regression (issue 4) --
+# -- calibration / regression --
 from .calibration import (
     CalibrationBins,
     CalibrationSummary,
@@ -83,7 +83,7 @@ from .regression import (
     root_mean_squared_error,
 )
 
-# -- ranking (issue 5) --
+# -- ranking --
 from .ranking import (
     average_precision_score,
     mean_reciprocal_rank,
@@ -93,10 +93,10 @@ from .ranking import (
     roc_curve,
 )
 
-# -- streaming accumulators (issue 7): ``fastmetrics.streaming``, its own __all__ --
-from . import streaming  # noqa: E402,F401
+# -- streaming accumulators and the state types: their own modules and __all__ --
+from . import states, streaming  # noqa: E402,F401
 
-# -- LM / groups / robustness (issue 8) --
+# -- LM / groups / robustness --
 from .lm import (
     Window,
     multiple_choice_accuracy,
@@ -115,7 +115,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "openmp_enabled",
-    # -- classification / report card (issue 2) --
+    # -- classification / report card --
     "ClassificationMetrics",
     "PerClassMetrics",
     "accuracy_score",
@@ -133,7 +133,7 @@ __all__ = [
     "precision_score",
     "recall_score",
     "score",
-    # -- percentiles / timing (issue 3) --
+    # -- percentiles / timing --
     "median",
     "percentile",
     "quantile",
@@ -146,7 +146,7 @@ __all__ = [
     "measure_batch",
     "benchmark_model",
     "append_results",
-    # -- calibration / regression (issue 4) --
+    # -- calibration / regression --
     "CalibrationBins",
     "CalibrationSummary",
     "ProbabilityReport",
@@ -169,14 +169,14 @@ __all__ = [
     "r2_score",
     "regression_summary",
     "root_mean_squared_error",
-    # -- ranking (issue 5) --
+    # -- ranking --
     "roc_auc_score",
     "average_precision_score",
     "roc_curve",
     "precision_recall_curve",
     "ndcg_score",
     "mean_reciprocal_rank",
-    # -- LM / groups / robustness (issue 8) --
+    # -- LM / groups / robustness --
     "Window",
     "multiple_choice_accuracy",
     "perplexity",
