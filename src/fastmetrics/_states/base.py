@@ -141,20 +141,40 @@ def field(d, key: str, *, kinds: str, ndim: int, shape: tuple | None = None,
           dtype=None) -> np.ndarray:
     """``d[key]`` as a numpy array of one of the dtype ``kinds`` ('i', 'u', 'f', 'b', 'U'),
     ``ndim`` dimensions (and ``shape`` where given; -1 is any length); ``dtype`` converts
-    lists from JSON back to the exported dtype. Object arrays are never accepted."""
+    lists from JSON back to the exported dtype, and only when every value survives the
+    conversion unchanged. Object arrays are never accepted."""
     v = _get(d, key)
+    if dtype is not None and isinstance(v, list):  # from JSON: typed from the exact values
+        try:
+            a = np.array(v, dtype=dtype)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise StateError(f"state field {key!r} does not fit its dtype: {exc}") from None
+        if np.dtype(dtype).kind in "iubU" and a.tolist() != v:
+            raise StateError(f"state field {key!r} does not fit its dtype {np.dtype(dtype)}")
+        v = a
     try:
-        a = np.asarray(v, dtype=dtype) if dtype is not None else np.asarray(v)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise StateError(f"state field {key!r} cannot be read as {dtype}: {exc}") from None
-    if a.ndim == 1 and a.shape[0] == 0 and dtype is None and kinds and a.dtype.kind == "f":
-        a = a.astype({"i": np.int64, "u": np.uint64, "b": bool, "U": str}.get(kinds[0], a.dtype))
-    if a.dtype.kind not in kinds or a.dtype.kind == "O":
+        a = np.asarray(v)
+    except (TypeError, ValueError) as exc:
+        raise StateError(f"state field {key!r} is not an array: {exc}") from None
+    empty_list = a.size == 0 and a.dtype.kind == "f"  # [] from JSON
+    if a.dtype.kind == "O" or (a.dtype.kind not in kinds and not empty_list):
         raise StateError(f"state field {key!r} has dtype {a.dtype}, expected kind in {kinds!r}")
     if a.ndim != ndim:
         raise StateError(f"state field {key!r} has {a.ndim} dimensions, expected {ndim}")
     if shape is not None and any(s != -1 and s != t for s, t in zip(shape, a.shape)):
         raise StateError(f"state field {key!r} has shape {a.shape}, expected {shape}")
+    if empty_list and dtype is None:
+        dtype = {"i": np.int64, "u": np.uint64, "b": bool, "U": str}.get(kinds[0])
+    if dtype is not None and a.dtype != np.dtype(dtype):
+        try:
+            with np.errstate(all="ignore"):
+                b = a.astype(dtype)
+            same = a.size == 0 or bool(np.all((b == a) | (a != a)))  # NaN stays NaN
+        except (TypeError, ValueError, OverflowError):
+            same = False
+        if not same:
+            raise StateError(f"state field {key!r} does not fit its dtype {np.dtype(dtype)}")
+        a = b
     return a
 
 
