@@ -1113,6 +1113,8 @@ class QuantileAccumulator(Accumulator):
         return SketchState if self.mode == "sketch" else ExactQuantileState
 
     def _set_state(self, st) -> None:
+        if self._weighted:  # a loaded form may say so: updates would then all raise
+            raise StateError("a QuantileAccumulator is never weighted")
         if isinstance(st, SketchState) and (st.relative_accuracy, st.max_buckets) != (
                 self.relative_accuracy, self.max_buckets):
             raise StateError(
@@ -1135,13 +1137,22 @@ class QuantileAccumulator(Accumulator):
 
     def update(self, values):
         """Add a chunk of values (any real dtype; 1-D or anything that ravels). Returns
-        ``self``."""
-        if self.mode == "sketch":
-            st = SketchState.from_arrays(values, self.relative_accuracy, self.max_buckets)
-        else:
+        ``self``. Updates of one accumulator from several Python threads at once are safe."""
+        if self.mode == "exact":
             st = ExactQuantileState.from_arrays(values)
-        if st.n_samples:
-            self._add(st, False)
+            if st.n_samples:
+                self._add(st, False)
+            return self
+        # the kernel counts the chunk straight into copies of the stores (the state of this
+        # chunk merged in, without building and shifting a second pair of stores: small
+        # chunks cost what they did before the state layer)
+        with self._lock:
+            st = self._state
+            st = (SketchState.from_arrays(values, self.relative_accuracy, self.max_buckets)
+                  if st is None else st.extended(values))
+            if st.n_samples:
+                self._note_weighted(False)
+                self._state = st
         return self
 
     def result(self, q=(0.5, 0.9, 0.95, 0.99), *, method="linear") -> QuantileResult:
@@ -1174,8 +1185,6 @@ class QuantileAccumulator(Accumulator):
                       "max_buckets": self.max_buckets, "n_samples": n}
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise StateError(f"not a fastmetrics 0.1 QuantileAccumulator: {exc!r}") from None
-        if weighted not in (None, False):
-            raise StateError(f"a QuantileAccumulator is never weighted, got {weighted!r}")
         self._weighted = weighted
         if st is not None:
             st = self._state_type().from_dict({"kind": self._state_type().kind,

@@ -123,19 +123,31 @@ class SketchState(base.State):
     def from_arrays(cls, values, relative_accuracy=0.01, max_buckets=2048) -> SketchState:
         """Count ``values`` (any real dtype, raveled) in one kernel pass. NaN or infinity
         raises ``ValueError``."""
-        a = real_values(values)
         alpha, cap = settings(relative_accuracy, max_buckets)
+        return cls._counted(values, np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
+                            np.zeros(kernel.N_META, dtype=np.int64), None, alpha)
+
+    def extended(self, values) -> SketchState:
+        """This state with ``values`` counted in: the counts of ``self.merge(
+        SketchState.from_arrays(values, ...))`` in one kernel pass over copies of the stores
+        (the streaming update: no second pair of stores to build and shift)."""
+        return self._counted(values, self.pos.copy(), self.neg.copy(), self.meta.copy(), self,
+                             self.relative_accuracy)
+
+    @classmethod
+    def _counted(cls, values, pos, neg, meta, start: SketchState | None, alpha: float):
+        """The kernel pass over ``values`` into the stores ``pos`` / ``neg`` / ``meta``
+        (empty, or copies of ``start``'s)."""
+        a = real_values(values)
         if a.dtype.kind not in "fi" or a.dtype.itemsize not in (4, 8):
             a = a.astype(np.float64)  # the kernel reads float32/64 and int32/64 in place
         a = native(a)
-        pos = np.zeros(cap, dtype=np.int64)
-        neg = np.zeros(cap, dtype=np.int64)
-        meta = np.zeros(kernel.N_META, dtype=np.int64)
-        minmax = np.array([np.inf, -np.inf])
+        n = a.shape[0] + (start.n_samples if start is not None else 0)
+        minmax = (np.array([start.min, start.max]) if start is not None and start.n_samples
+                  else np.array([np.inf, -np.inf]))
         bad = kernel.add(a, 1.0 / math.log(_gamma(alpha)), pos, neg, meta, minmax)
         if bad >= 0:
             raise _nonfinite(a, bad)
-        n = a.shape[0]
         lo, hi = (float(minmax[0]), float(minmax[1])) if n else (0.0, 0.0)
         return cls(pos, neg, meta, lo, hi, alpha, n)
 
