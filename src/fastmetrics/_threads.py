@@ -54,5 +54,8 @@ def resolve_n_threads(n_threads: int | None) -> int:
 def threads_for(kernel: str, n: int, n_threads: int | None = None) -> int:
     """Threads for one call of ``kernel`` over ``n`` items: ``n_threads`` is validated
     whatever ``n`` is, and below :data:`MIN_PER_CALL` ``[kernel]`` one thread does it all."""
-    nt = resolve_n_threads(n_threads)
-    return nt if n >= MIN_PER_CALL[kernel] else 1
+    if n < MIN_PER_CALL[kernel]:
+        if n_threads is not None:
+            resolve_n_threads(n_threads)  # validated all the same
+        return 1  # without asking OpenMP and the CPU affinity (~2 us): small calls stay cheap
+    return resolve_n_threads(n_threads)

@@ -66,7 +66,7 @@ def real_values(values) -> np.ndarray:
     a = values if type(values) is np.ndarray else np.asarray(values)
     if a.dtype.kind not in "iufb":
         raise TypeError(f"values must be real numbers, got dtype {a.dtype}")
-    return a.reshape(-1)
+    return a if a.ndim == 1 else a.reshape(-1)
 
 
 def _nonfinite(a: np.ndarray, first: int) -> ValueError:
@@ -148,7 +148,7 @@ class SketchState(base.State):
         bad = kernel.add(a, 1.0 / math.log(_gamma(alpha)), pos, neg, meta, minmax)
         if bad >= 0:
             raise _nonfinite(a, bad)
-        lo, hi = (float(minmax[0]), float(minmax[1])) if n else (0.0, 0.0)
+        lo, hi = minmax.tolist() if n else (0.0, 0.0)
         return cls(pos, neg, meta, lo, hi, alpha, n)
 
     # ------------------------------------------------------------------ properties
