@@ -1161,8 +1161,9 @@ class QuantileAccumulator(Accumulator):
         Exact mode: any of numpy's methods, numpy's values. Sketch mode: ``method`` one of
         "linear", "lower", "higher", "nearest", each within ``relative_accuracy`` (see the
         class notes)."""
-        qa = sketch.probabilities(q)
-        return sketch.quantiles(self._checked_state(), qa, method)
+        if self.state is None:
+            sketch.probabilities(q)  # a bad q is reported before the missing data
+        return sketch.quantiles(self._checked_state(), q, method)
 
     def __setstate__(self, d):
         """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``): their arrays
