@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fastmetrics as fm
+from fastmetrics import _threads
 from fastmetrics._kernels import lm as _lm
 
 
@@ -264,10 +265,14 @@ def test_half_conversion_is_exact_for_every_bit_pattern():
     np.testing.assert_array_equal(out, bits.view(np.float16).astype(np.float32))
 
 
-def test_threads_give_identical_results():
+def test_threads_give_identical_results(monkeypatch):
     x, t = _data((4, 64, 3000), seed=9)
     mask = np.random.default_rng(2).random((4, 64)) < 0.7
     runs = [fm.token_logprobs(x, t, mask=mask, n_threads=n) for n in (1, 2, 8)]
+    # these 768,000 logits are under the thread table's size for "lm" (one thread does it
+    # all): with the size lowered, 2 and 8 threads really run
+    monkeypatch.setitem(_threads.MIN_PER_CALL, "lm", 0)
+    runs += [fm.token_logprobs(x, t, mask=mask, n_threads=n) for n in (2, 8)]
     for r in runs[1:]:
         np.testing.assert_array_equal(r, runs[0])
     np.testing.assert_allclose(runs[0], ref_token_logprobs(x, t, mask), rtol=1e-5)

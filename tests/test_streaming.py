@@ -774,7 +774,7 @@ def test_ranking_pickle_memory_and_errors():
 
 # ----------------------------------------------------------------------------- quantiles
 
-from fastmetrics.streaming import _POS_N, QuantileAccumulator  # noqa: E402
+from fastmetrics.streaming import QuantileAccumulator  # noqa: E402
 
 sketch_values = st.lists(
     st.floats(1e-6, 1e6) | st.floats(-1e6, -1e-6) | st.just(0.0) | st.sampled_from([1.0, 2.0]),
@@ -784,7 +784,7 @@ QS = [0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.0]
 
 
 def sketch_state(acc):
-    return acc._pos.tolist(), acc._neg.tolist(), acc._meta.tolist(), acc._minmax.tolist()
+    return acc.state.to_dict(as_lists=True)
 
 
 @given(sketch_values, st.sampled_from([0.001, 0.01, 0.05]), st.data())
@@ -821,22 +821,25 @@ def test_sketch_merge_counts_exact_above_2_53():
     big = 2**53 + 1  # float64 would round it to 2**53
     for cap in (1, 2, 3, 4):
         a = QuantileAccumulator(max_buckets=cap).update([1.5])
-        b = QuantileAccumulator(max_buckets=cap).update([1.5 * a._gamma ** 2])
-        a._pos[-1] = big  # the counts of 2**53 + 1 values in a's one bucket
-        a._meta[_POS_N] = big
+        b = QuantileAccumulator(max_buckets=cap).update([1.5 * a.state.gamma ** 2])
+        d = a.to_dict()  # the counts of 2**53 + 1 values in a's one bucket
+        d["state"]["pos"] = d["state"]["pos"].copy()
+        d["state"]["pos"][-1] = big
+        d["state"]["n_samples"] = big
+        a = QuantileAccumulator.from_dict(d)
         for m in (a + b, b + a):
             # a's bucket lies 2 below b's: slot cap - 3, or collapsed into slot 0
             want = [0] * cap
             want[max(cap - 3, 0)] += big
             want[cap - 1] += 1
-            assert m._pos.tolist() == want and m._pos.dtype == np.int64
-            assert int(m._pos.sum()) == big + 1
+            assert m.state.pos.tolist() == want and m.state.pos.dtype == np.int64
+            assert int(m.state.pos.sum()) == big + 1
 
 
 def test_sketch_collapse_keeps_the_high_quantiles():
     x = np.geomspace(1e-12, 1e12, 5000)
     acc = QuantileAccumulator(relative_accuracy=0.01, max_buckets=200).update(x)
-    assert acc.collapsed and acc._pos.shape[0] == 200
+    assert acc.collapsed and acc.state.pos.shape[0] == 200
     # 200 buckets of gamma = 1.0202 cover a factor e**4 ~ 55 below the largest value
     r = acc.result([0.99, 0.999, 1.0], method="lower")
     true = np.quantile(x, [0.99, 0.999, 1.0], method="lower")

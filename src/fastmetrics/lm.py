@@ -42,8 +42,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ._kernels import lm as _lm
-from ._threads import resolve_n_threads
-from ._validation import native
+from ._inputs import native
+from ._threads import threads_for
 
 __all__ = [
     "Window",
@@ -55,7 +55,6 @@ __all__ = [
     "token_logprobs",
 ]
 
-_PARALLEL_MIN = 1 << 22  # logits per call (~3 ms of work) below which one thread does it all
 _NO_MASK = np.empty((0, 0), dtype=np.uint8)
 _NO_MASK.setflags(write=False)
 
@@ -130,7 +129,7 @@ def _run(logits, targets, mask, n_threads):
     m = _check_mask(mask, shape, single)
     out = np.empty(shape, dtype=np.float64)
     greedy = np.empty(shape, dtype=np.uint8)
-    nt = resolve_n_threads(n_threads) if x.size >= _PARALLEL_MIN or n_threads is not None else 1
+    nt = threads_for("lm", x.size, n_threads)
     if x.shape[0] and x.shape[1]:
         nbad = _lm.token_logprobs(x, t, _NO_MASK if m is None else m, m is not None, out,
                                   greedy, nt)
@@ -160,7 +159,9 @@ def token_logprobs(logits, targets, *, mask=None, n_threads=None) -> np.ndarray:
     mask : array-like of bool or 0/1, shape like ``targets``, default=None
         Positions to score; others get 0.0 and their targets are not checked.
     n_threads : int, default=None
-        OpenMP threads (None: the policy of :func:`fastmetrics._threads.resolve_n_threads`).
+        Threads of the kernel: None is what OpenMP allows (``OMP_NUM_THREADS``,
+        threadpoolctl limits); calls under 2**22 logits use one whatever is asked. The
+        result is the same for any value.
 
     Returns
     -------

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_1d
+from ._inputs import column
 
 __all__ = ["ParsedPredictions", "parse_failures"]
 
@@ -107,8 +107,8 @@ def parse_failures(y_true, y_pred, *, missing=None, policy: str = "exclude",
     """
     if policy not in ("exclude", "wrong"):
         raise ValueError(f"policy must be 'exclude' or 'wrong', got {policy!r}")
-    yt = as_1d(y_true, "y_true")
-    yp = as_1d(y_pred, "y_pred")
+    yt = column(y_true, "y_true")
+    yp = column(y_pred, "y_pred")
     n = yt.shape[0]
     if yp.shape[0] != n:
         raise ValueError(f"y_true and y_pred must have the same length, got {n} and {yp.shape[0]}")

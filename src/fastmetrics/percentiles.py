@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from ._kernels import select as _select
-from ._validation import native
+from ._inputs import native
 
 __all__ = ["median", "percentile", "quantile"]
 

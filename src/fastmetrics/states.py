@@ -16,11 +16,14 @@ from ._states.base import State, StateError, load_state
 from ._states.confusion import ConfusionState
 from ._states.grouped import GroupedConfusionState
 from ._states.multilabel import MultilabelState
+from ._states.sketch import ExactQuantileState, SketchState
 
 __all__ = [
     "ConfusionState",
+    "ExactQuantileState",
     "GroupedConfusionState",
     "MultilabelState",
+    "SketchState",
     "State",
     "StateError",
     "load_state",

@@ -61,12 +61,12 @@ from ._kernels import confusion as _confusion
 from ._kernels import ranking as _rank
 from ._kernels import sketch as _sketch
 from ._kernels import sums as _regression
-from ._states import confusion
-from ._states.base import State, StateError
+from ._states import confusion, sketch
+from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.confusion import ConfusionState
+from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._threads import threads_for
-from ._validation import as_1d, check_consistent_length, check_sample_weight, native
-from .percentiles import quantile as _exact_quantile
+from ._validation import as_1d, check_consistent_length, check_sample_weight
 
 __all__ = [
     "Accumulator",
@@ -1056,72 +1056,20 @@ def _ap_bounds(p: np.ndarray, q: np.ndarray, P: float) -> tuple[float, float]:
 # --------------------------------------------------------------------------- quantiles
 
 
-def _lowest(lo_a, n_a, lo_b, n_b):
-    """Lowest bucket of two stores, an empty one (n == 0) not counting."""
-    if not n_a:
-        return lo_b
-    if not n_b:
-        return lo_a
-    return min(lo_a, lo_b)
-
-
-# the sketch's meta array, as the enum of _sketch.pyx: per store (positive, then negative)
-# its highest bucket and its count, the zero count, then each store's lowest bucket ever seen
-_POS_HI, _POS_N, _NEG_HI, _NEG_N, _ZEROS, _POS_LO, _NEG_LO, _N_META = range(8)
-
-_SKETCH_METHODS = ("linear", "lower", "higher", "nearest")
-
-
-@dataclass(frozen=True)
-class QuantileResult:
-    """Quantiles from a :class:`QuantileAccumulator`.
-
-    Attributes
-    ----------
-    q : ndarray
-        The probabilities asked for, in [0, 1].
-    values : ndarray
-        The quantiles (float64).
-    method : str
-        numpy's ``method`` they follow.
-    mode : {"exact", "sketch"}
-    relative_accuracy : float or None
-        Sketch mode: the guaranteed relative error ``alpha`` (None when exact).
-    n_samples : int
-    min, max : float
-        Exact smallest and largest values seen.
-    guarantee : str
-        What the numbers promise, in words.
-    """
-
-    q: np.ndarray
-    values: np.ndarray
-    method: str
-    mode: str
-    relative_accuracy: float | None
-    n_samples: int
-    min: float
-    max: float
-    guarantee: str
-
-    def as_dict(self) -> dict[float, float]:
-        """``{q: value}``."""
-        return {float(a): float(b) for a, b in zip(self.q, self.values)}
-
-
-class QuantileAccumulator(_Accumulator):
+class QuantileAccumulator(Accumulator):
     """Streaming quantiles (latencies, scores, errors): exact, or a mergeable sketch.
 
     Parameters
     ----------
     mode : {"sketch", "exact"}, default="sketch"
-        "sketch": DDSketch-style log buckets counted by a compiled kernel. Every value ``x``
-        lands in the bucket ``i = ceil(log_gamma(|x|))`` with ``gamma = (1 + alpha) / (1 -
-        alpha)``, reported as ``2 gamma**i / (gamma + 1)``, which is within ``alpha`` of any
-        value of the bucket, relatively. Positive and negative values have a store each,
-        zeros a counter. Memory: at most ``2 * max_buckets`` counts, whatever the stream.
-        "exact": keeps every value (O(N) memory, 8 bytes per value) and gives
-        :func:`fastmetrics.quantile`'s (numpy's) values.
+        "sketch": DDSketch-style log buckets counted by a compiled kernel
+        (:class:`~fastmetrics.states.SketchState`). Every value ``x`` lands in the bucket
+        ``i = ceil(log_gamma(|x|))`` with ``gamma = (1 + alpha) / (1 - alpha)``, reported as
+        ``2 gamma**i / (gamma + 1)``, which is within ``alpha`` of any value of the bucket,
+        relatively. Positive and negative values have a store each, zeros a counter.
+        Memory: at most ``2 * max_buckets`` counts, whatever the stream.
+        "exact": keeps every value (:class:`~fastmetrics.states.ExactQuantileState`, O(N)
+        memory, 8 bytes per value) and gives :func:`fastmetrics.quantile`'s (numpy's) values.
     relative_accuracy : float, default=0.01
         ``alpha`` in (0, 1), sketch mode.
     max_buckets : int, default=2048
@@ -1150,139 +1098,62 @@ class QuantileAccumulator(_Accumulator):
     ('sketch', np.True_)
     """
 
+    family = "sketch"  # no table rows: no one-shot function equals a sketch's quantiles
+    _config = ("mode", "relative_accuracy", "max_buckets")
+
     def __init__(self, *, mode="sketch", relative_accuracy=0.01, max_buckets=2048):
         if mode not in ("sketch", "exact"):
             raise ValueError(f"mode must be 'sketch' or 'exact', got {mode!r}")
+        self._start()
         self.mode = mode
-        a = relative_accuracy
-        if isinstance(a, bool) or not isinstance(a, (int, float, np.floating)) or not 0 < a < 1:
-            raise ValueError(f"relative_accuracy must be a number in (0, 1), got {a!r}")
-        if isinstance(max_buckets, bool) or not isinstance(max_buckets, (int, np.integer)) \
-                or max_buckets < 1:
-            raise ValueError(f"max_buckets must be an int >= 1, got {max_buckets!r}")
-        self.relative_accuracy = float(a)
-        self.max_buckets = int(max_buckets)
-        self._gamma = (1.0 + self.relative_accuracy) / (1.0 - self.relative_accuracy)
-        cap = self.max_buckets if mode == "sketch" else 0
-        self._pos = np.zeros(cap, dtype=np.int64)
-        self._neg = np.zeros(cap, dtype=np.int64)
-        self._meta = np.zeros(_N_META, dtype=np.int64)  # layout: _POS_HI ... _NEG_LO
-        self._minmax = np.array([np.inf, -np.inf])
-        self._values: list[np.ndarray] = []
-        self._n = 0
-        self._weighted = False
+        self.relative_accuracy, self.max_buckets = sketch.settings(relative_accuracy,
+                                                                   max_buckets)
+
+    def _state_type(self) -> type:  # type: ignore[override]
+        return SketchState if self.mode == "sketch" else ExactQuantileState
+
+    def _set_state(self, st) -> None:
+        if self._weighted:  # a loaded form may say so: updates would then all raise
+            raise StateError("a QuantileAccumulator is never weighted")
+        if isinstance(st, SketchState) and (st.relative_accuracy, st.max_buckets) != (
+                self.relative_accuracy, self.max_buckets):
+            raise StateError(
+                f"a sketch of relative_accuracy={st.relative_accuracy}, max_buckets="
+                f"{st.max_buckets} cannot be the state of {self!r}")
+        super()._set_state(st)
+
+    def _config_differences(self, other) -> list[str]:
+        # named together, as they always were in the message (users may match on it)
+        return list(self._config) if super()._config_differences(other) else []
 
     def __repr__(self) -> str:
-        return f"QuantileAccumulator(mode={self.mode!r}, n_samples={self._n})"
-
-    @property
-    def n_samples(self) -> int:
-        return self._n
+        return f"QuantileAccumulator(mode={self.mode!r}, n_samples={self.n_samples})"
 
     @property
     def collapsed(self) -> bool:
         """Whether a store ever spanned more than ``max_buckets`` buckets (sketch mode)."""
-        m, cap = self._meta, self.max_buckets
-        return bool((m[_POS_N] > 0 and m[_POS_LO] < m[_POS_HI] - cap + 1)
-                    or (m[_NEG_N] > 0 and m[_NEG_LO] < m[_NEG_HI] - cap + 1))
+        st = self.state
+        return isinstance(st, SketchState) and st.collapsed
 
     def update(self, values):
         """Add a chunk of values (any real dtype; 1-D or anything that ravels). Returns
-        ``self``."""
-        a = values if type(values) is np.ndarray else np.asarray(values)
-        if a.dtype.kind not in "iufb":
-            raise TypeError(f"values must be real numbers, got dtype {a.dtype}")
-        a = a.reshape(-1)
-        if a.shape[0] == 0:
-            return self
+        ``self``. Updates of one accumulator from several Python threads at once are safe."""
         if self.mode == "exact":
-            if a.dtype.kind == "f" and not np.isfinite(a).all():
-                bad = int(np.flatnonzero(~np.isfinite(a))[0])
-                raise ValueError(f"values contains NaN or infinity (first at index {bad})")
-            self._values.append(a.copy())  # merge builds a new list: not shared
-            self._minmax = np.array([min(self._minmax[0], float(a.min())),
-                                     max(self._minmax[1], float(a.max()))])
-        else:
-            if a.dtype.kind not in "fi" or a.dtype.itemsize not in (4, 8):
-                a = a.astype(np.float64)  # the kernel reads float32/64 and int32/64
-            a = native(a)
-            pos, neg, meta, mm = self._pos.copy(), self._neg.copy(), self._meta.copy(), \
-                self._minmax.copy()
-            bad = _sketch.add(a, 1.0 / math.log(self._gamma), pos, neg, meta, mm)
-            if bad >= 0:
-                raise ValueError(f"values contains NaN or infinity (first at index {bad})")
-            self._pos, self._neg, self._meta, self._minmax = pos, neg, meta, mm
-        self._n += int(a.shape[0])
+            st = ExactQuantileState.from_arrays(values)
+            if st.n_samples:
+                self._add(st, False)
+            return self
+        # the kernel counts the chunk straight into copies of the stores (the state of this
+        # chunk merged in, without building and shifting a second pair of stores: small
+        # chunks cost what they did before the state layer)
+        with self._lock:
+            st = self._state
+            st = (SketchState.from_arrays(values, self.relative_accuracy, self.max_buckets)
+                  if st is None else st.extended(values))
+            if st.n_samples:
+                self._note_weighted(False)
+                self._state = st
         return self
-
-    def _empty_like(self):
-        return QuantileAccumulator(mode=self.mode, relative_accuracy=self.relative_accuracy,
-                                   max_buckets=self.max_buckets)
-
-    @staticmethod
-    def _merge_store(a, hi_a, n_a, b, hi_b, n_b):
-        """Two stores as one (same rule as the kernel: slot ``max(i, hi - cap + 1)``)."""
-        if n_b == 0:
-            return a.copy(), hi_a
-        if n_a == 0:
-            return b.copy(), hi_b
-        cap = a.shape[0]
-        hi = max(hi_a, hi_b)
-        out = np.zeros(cap, dtype=np.int64)
-        for store, h in ((a, hi_a), (b, hi_b)):
-            # slot k of a store ending at h lands at k - d in the window ending at hi (d =
-            # hi - h), the slots below d in its lowest slot: integer shifts, exact for any count
-            d = int(min(hi - h, cap))
-            out[:cap - d] += store[d:]
-            out[0] += store[:d].sum()
-        return out, hi
-
-    def merge(self, other: QuantileAccumulator) -> QuantileAccumulator:
-        """A new accumulator holding both inputs' values (inputs untouched)."""
-        self._check_other(other)
-        if (self.mode, self.relative_accuracy, self.max_buckets) != (
-                other.mode, other.relative_accuracy, other.max_buckets):
-            raise ValueError(
-                "cannot merge QuantileAccumulators with different mode / relative_accuracy / "
-                "max_buckets"
-            )
-        out = self._empty_like()
-        out._n = self._n + other._n
-        out._minmax = np.array([min(self._minmax[0], other._minmax[0]),
-                                max(self._minmax[1], other._minmax[1])])
-        out._values = self._values + other._values
-        if self.mode == "sketch":
-            m, o = self._meta, other._meta
-            out._pos, ph = self._merge_store(self._pos, m[_POS_HI], m[_POS_N],
-                                             other._pos, o[_POS_HI], o[_POS_N])
-            out._neg, nh = self._merge_store(self._neg, m[_NEG_HI], m[_NEG_N],
-                                             other._neg, o[_NEG_HI], o[_NEG_N])
-            meta = np.zeros(_N_META, dtype=np.int64)
-            meta[_POS_HI], meta[_NEG_HI] = ph, nh
-            meta[_POS_N], meta[_NEG_N] = m[_POS_N] + o[_POS_N], m[_NEG_N] + o[_NEG_N]
-            meta[_ZEROS] = m[_ZEROS] + o[_ZEROS]
-            meta[_POS_LO] = _lowest(m[_POS_LO], m[_POS_N], o[_POS_LO], o[_POS_N])
-            meta[_NEG_LO] = _lowest(m[_NEG_LO], m[_NEG_N], o[_NEG_LO], o[_NEG_N])
-            out._meta = meta
-        return out
-
-    def _buckets(self) -> tuple[np.ndarray, np.ndarray]:
-        """Representative values (increasing) and their counts over both stores and zero."""
-        cap = self.max_buckets
-        g = self._gamma
-        m = self._meta
-
-        def rep(store, hi):
-            idx = np.arange(hi - cap + 1, hi + 1, dtype=np.float64)
-            nz = store != 0
-            return 2.0 * np.power(g, idx[nz]) / (g + 1.0), store[nz]
-
-        empty = (np.empty(0), np.empty(0, np.int64))
-        pv, pc = rep(self._pos, m[_POS_HI]) if m[_POS_N] else empty
-        nv, nc = rep(self._neg, m[_NEG_HI]) if m[_NEG_N] else empty
-        vals = np.concatenate([-nv[::-1], [0.0], pv])
-        counts = np.concatenate([nc[::-1], [m[_ZEROS]], pc])
-        return vals, counts
 
     def result(self, q=(0.5, 0.9, 0.95, 0.99), *, method="linear") -> QuantileResult:
         """The quantiles ``q`` (in [0, 1]) of everything seen, as :class:`QuantileResult`.
@@ -1290,41 +1161,36 @@ class QuantileAccumulator(_Accumulator):
         Exact mode: any of numpy's methods, numpy's values. Sketch mode: ``method`` one of
         "linear", "lower", "higher", "nearest", each within ``relative_accuracy`` (see the
         class notes)."""
-        qa = np.atleast_1d(np.asarray(q, dtype=np.float64))
-        if qa.ndim != 1 or qa.size == 0 or not np.all((qa >= 0) & (qa <= 1)):
-            raise ValueError("Quantiles must be in the range [0, 1]")
-        if self._n == 0:
-            raise _no_data("QuantileAccumulator")
-        lo, hi = float(self._minmax[0]), float(self._minmax[1])
-        if self.mode == "exact":
-            v = np.asarray(_exact_quantile(np.concatenate(self._values), qa, method=method),
-                           dtype=np.float64)
-            return QuantileResult(qa, v, method, "exact", None, self._n, lo, hi,
-                                  "exact: numpy's quantile of every value seen (O(N) memory)")
-        if method not in _SKETCH_METHODS:
-            raise ValueError(f"sketch mode supports method in {_SKETCH_METHODS}, got {method!r}")
-        vals, counts = self._buckets()
-        cum = np.cumsum(counts)
-        idx = qa * (self._n - 1)
+        if self.state is None:
+            sketch.probabilities(q)  # a bad q is reported before the missing data
+        return sketch.quantiles(self._checked_state(), q, method)
 
-        def at(rank):  # the value of the order statistic ``rank`` (0-based)
-            return np.clip(vals[np.searchsorted(cum, rank, side="right")], lo, hi)
+    def __setstate__(self, d):
+        """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``): their arrays
+        are loaded through the same checks as any exported state."""
+        try:
+            self.__init__(mode=d["mode"], relative_accuracy=d["relative_accuracy"],
+                          max_buckets=d["max_buckets"])
+            n, weighted = d["_n"], d.get("_weighted")
+            if not n:
+                st = None
+            elif self.mode == "exact":
+                st = {"values": np.concatenate(d["_values"])}
+            else:
+                meta, minmax = np.asarray(d["_meta"]), np.asarray(d["_minmax"])
+                st = {"pos": d["_pos"], "neg": d["_neg"],
+                      "pos_hi": meta[_sketch.POS_HI], "pos_lo": meta[_sketch.POS_LO],
+                      "neg_hi": meta[_sketch.NEG_HI], "neg_lo": meta[_sketch.NEG_LO],
+                      "zeros": meta[_sketch.ZEROS], "min": minmax[0], "max": minmax[1],
+                      "relative_accuracy": self.relative_accuracy,
+                      "max_buckets": self.max_buckets, "n_samples": n}
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise StateError(f"not a fastmetrics 0.1 QuantileAccumulator: {exc!r}") from None
+        self._weighted = weighted
+        if st is not None:
+            st = self._state_type().from_dict({"kind": self._state_type().kind,
+                                               "format": STATE_FORMAT, **st})
+        self._set_state(st)
 
-        below = np.floor(idx)
-        if method == "lower":
-            v = at(below)
-        elif method == "higher":
-            v = at(np.ceil(idx))
-        elif method == "nearest":
-            v = at(np.around(idx))
-        else:
-            frac = idx - below
-            a, b = at(below), at(np.ceil(idx))
-            v = a + frac * (b - a)
-        a_ = self.relative_accuracy
-        return QuantileResult(
-            qa, v.astype(np.float64), method, "sketch", a_, self._n, lo, hi,
-            f"sketch: each value within {a_:g} relative of numpy's (method={method!r}); "
-            f"{'LOWEST BUCKETS COLLAPSED: the smallest magnitudes are overestimated; ' if self.collapsed else ''}"
-            f"memory {2 * self.max_buckets} counts",
-        )
+
+_attach_metrics(QuantileAccumulator)
