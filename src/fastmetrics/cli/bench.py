@@ -8,7 +8,6 @@ reported and makes the command exit with status 1). To add a metric family, appe
 
 from __future__ import annotations
 
-import os
 import platform
 import statistics
 import sys
@@ -17,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+
+from .progress import Progress
 
 __all__ = ["CASES", "Case", "run_bench"]
 
@@ -160,32 +161,6 @@ def _same_report(a: dict, b: dict) -> bool:
 CASES: list[Case] = _cases()
 
 
-class Progress:
-    """A one-line text progress bar on stderr (redrawn in place on a terminal)."""
-
-    def __init__(self, total: int, stream: Any = None, width: int = 30) -> None:
-        self.total = max(1, total)
-        self.done = 0
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._last = -1
-
-    def step(self, label: str, n: int = 1) -> None:
-        """Advance by ``n`` units (calls, rows, bytes...) and redraw."""
-        self.done = min(self.total, self.done + n)
-        filled = self.width * self.done // self.total
-        pct = 100 * self.done // self.total
-        if not self.tty and pct // 10 == self._last // 10 and self.done < self.total:
-            return  # a log file gets a line per 10 %, not per call
-        self._last = pct
-        bar = "#" * filled + "." * (self.width - filled)
-        line = f"[{bar}] {pct:3d}% {label}"
-        end = "" if self.tty and self.done < self.total else "\n"
-        self.stream.write(("\r" if self.tty else "") + f"{line:<78}" + end)
-        self.stream.flush()
-
-
 def _time(fn: Callable[..., Any], args: tuple, repeat: int, progress: Progress,
           label: str) -> tuple[float, Any]:
     result = fn(*args)  # warm-up, and the result to compare
@@ -221,7 +196,7 @@ def cpu_model() -> str:
 
 def environment() -> str:
     import fastmetrics as fm
-    from ._threads import cpu_count, resolve_n_threads
+    from .._threads import cpu_count, resolve_n_threads
 
     skm = _sklearn()
     sk = "not installed" if skm is None else _version("sklearn")
