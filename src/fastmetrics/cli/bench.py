@@ -183,7 +183,13 @@ def _fmt_time(t: float) -> str:
 
 
 def cpu_model() -> str:
-    """The CPU model name from /proc/cpuinfo (Linux), else what platform knows."""
+    """The CPU model name from /proc/cpuinfo (Linux), else what platform knows.
+
+    Examples
+    --------
+    >>> isinstance(cpu_model(), str)
+    True
+    """
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -195,6 +201,13 @@ def cpu_model() -> str:
 
 
 def environment() -> str:
+    """One line on this machine and the library versions, for the table's header.
+
+    Examples
+    --------
+    >>> "numpy" in environment()
+    True
+    """
     import fastmetrics as fm
     from .._threads import cpu_count, resolve_n_threads
 
@@ -215,7 +228,38 @@ def _version(module: str) -> str:
 
 def run_bench(n: int | None = None, quick: bool = False, repeat: int | None = None,
               seed: int = 0, out: Any = None, cases: list[Case] | None = None) -> int:
-    """Print the speed table; return 0, or 1 when a result differs from the reference."""
+    """Time ``cases`` (default :data:`CASES`) and print the markdown speed table.
+
+    Parameters
+    ----------
+    n : int, default=None
+        Values per call (default 10^6; 10^5 with ``quick``).
+    quick : bool, default=False
+        Smaller data and 3 timed calls instead of 7.
+    repeat : int, default=None
+        Timed calls per entry (the median is reported).
+    seed : int, default=0
+        Seed of the generated data.
+    out : file-like, default=None
+        Where the table goes (default: stdout); the progress bar goes to stderr.
+    cases : list of Case, default=None
+        The rows to time.
+
+    Returns
+    -------
+    int
+        0, or 1 when a result differs from the reference's.
+
+    Examples
+    --------
+    >>> import io
+    >>> case = Case("sum", lambda n, rng: (np.arange(n),), np.sum, np.sum, _equal, "numpy")
+    >>> buf = io.StringIO()
+    >>> run_bench(n=100, repeat=1, cases=[case], out=buf)
+    0
+    >>> buf.getvalue().splitlines()[-1].startswith("| sum | ")
+    True
+    """
     out = out if out is not None else sys.stdout
     n = n if n is not None else (10**5 if quick else 10**6)
     repeat = repeat if repeat is not None else (3 if quick else 7)

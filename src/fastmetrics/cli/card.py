@@ -92,45 +92,59 @@ def report_card(args: argparse.Namespace) -> Card:
         raise CLIError(f"--n-bins must be >= 1, got {args.n_bins}")
     rows_per_batch = batch_rows(args.file, args.batch_rows)
     with open_source(args.file) as source:
-        true = source.column(args.true, "--true")
-        pred = source.column(args.pred, "--pred")
-        keys, names, prob_source = _probability_columns(source, args)
-        if not keys and args.diagram:
-            raise CLIError("--diagram needs probabilities: give --prob COL... or --prob-prefix P")
-        coder = LabelCoder()
-        acc = ConfusionAccumulator()
-        cal = TopLabel(keys, names, args.n_bins, prob_source) if keys else None
-        progress = Progress(source.size) if rows_per_batch and source.size else None
-        n_rows = 0
-        for batch in source.batches(list(dict.fromkeys([true, pred, *keys])), rows_per_batch):
-            yt, yp = coder.encode(batch.columns[true], batch.columns[pred], batch.row0)
-            if yt.shape[0] != yp.shape[0]:
-                raise CLIError(
-                    f"--true column {args.true!r} has {yt.shape[0]} values but --pred column "
-                    f"{args.pred!r} has {yp.shape[0]} (lengths differ)"
-                )
-            try:
-                acc.update(yt, yp)
-            except (ValueError, TypeError) as exc:
-                raise CLIError(first_line(exc)) from None
-            if cal is not None:
-                cal.update([batch.columns[k] for k in keys], coder.truth(yt), batch.row0,
-                           yt.shape[0])
-            n_rows += yt.shape[0]
-            if progress is not None:
-                progress.reach(source.position(), f"{n_rows:,} rows")
-        if progress is not None:  # the whole file was read
-            progress.reach(progress.total, f"{n_rows:,} rows")
-    if acc.state is None:
-        raise CLIError(f"{source.name} has no predictions")
-    state = coder.finish(acc.state)
+        state, typing, cal = _accumulate(source, args, rows_per_batch)
     labels, oos = _pinned(args, state)
     try:
         c = confusion.card(state, labels, oos)
     except (ValueError, TypeError) as exc:
         raise CLIError(first_line(exc)) from None
+    calibration = None if cal is None else cal.result(typing, c.metrics.labels)
+    rows, summary = _table(c, state)
+    return Card(source.name, oos, c.metrics, rows, summary, calibration,
+                None if cal is None else cal.source)
+
+
+def _accumulate(source: Source, args: argparse.Namespace,
+                rows_per_batch: int | None) -> tuple[ConfusionState, str, TopLabel | None]:
+    """Read ``source`` batch by batch into the accumulators: the confusion state over the
+    typed labels, the labels' typing, and the calibration (None without probabilities)."""
+    true = source.column(args.true, "--true")
+    pred = source.column(args.pred, "--pred")
+    keys, names, prob_source = _probability_columns(source, args)
+    if not keys and args.diagram:
+        raise CLIError("--diagram needs probabilities: give --prob COL... or --prob-prefix P")
+    coder = LabelCoder()
+    acc = ConfusionAccumulator()
+    cal = TopLabel(keys, names, args.n_bins, prob_source) if keys else None
+    progress = Progress(source.size) if rows_per_batch and source.size else None
+    n_rows = 0
+    for batch in source.batches(list(dict.fromkeys([true, pred, *keys])), rows_per_batch):
+        yt, yp = coder.encode(batch.columns[true], batch.columns[pred], batch.row0)
+        if yt.shape[0] != yp.shape[0]:
+            raise CLIError(
+                f"--true column {args.true!r} has {yt.shape[0]} values but --pred column "
+                f"{args.pred!r} has {yp.shape[0]} (lengths differ)"
+            )
+        try:
+            acc.update(yt, yp)
+        except (ValueError, TypeError) as exc:
+            raise CLIError(first_line(exc)) from None
+        if cal is not None:
+            cal.update([batch.columns[k] for k in keys], coder.truth(yt), batch.row0,
+                       yt.shape[0])
+        n_rows += yt.shape[0]
+        if progress is not None:
+            progress.reach(source.position(), f"{n_rows:,} rows")
+    if progress is not None:  # the whole file was read
+        progress.reach(progress.total, f"{n_rows:,} rows")
+    if acc.state is None:
+        raise CLIError(f"{source.name} has no predictions")
+    return coder.finish(acc.state), coder.typing(), cal
+
+
+def _table(c: confusion.Card, state: ConfusionState) -> tuple[list, list]:
+    """``classification_report``'s rows and average rows of a card."""
     m = c.metrics
-    calibration = None if cal is None else cal.result(coder.typing(), m.labels)
     p, r, f, s = c.per_class
     # supports are counts (the command line takes no weights): scikit-learn's derivation
     # hands them back as floats when no label was predicted right, and the report card has
@@ -141,8 +155,7 @@ def report_card(args: argparse.Namespace) -> Card:
     summary = [("accuracy" if covers_all else "micro avg", *c.averages["micro"], total),
                ("macro avg", *c.averages["macro"], total),
                ("weighted avg", *c.averages["weighted"], total)]
-    return Card(source.name, oos, m, list(zip(map(str, m.labels), p, r, f, s)), summary,
-                calibration, None if cal is None else cal.source)
+    return list(zip(map(str, m.labels), p, r, f, s)), summary
 
 
 def _probability_columns(source: Source,
