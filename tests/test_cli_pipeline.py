@@ -49,23 +49,17 @@ def run_main(args, cwd, stdin=None):
     return rc, out.getvalue(), "\n".join(lines)
 
 
-def write_csv(path, cols, delimiter=","):
-    names = list(cols)
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f, delimiter=delimiter)
-        w.writerow(names)
-        for i in range(len(cols[names[0]])):
-            w.writerow([cols[n][i] for n in names])
-
-
-def csv_text(cols):
+def csv_text(cols, delimiter=","):
+    """The CSV text of named columns (header first)."""
     buf = io.StringIO()
-    names = list(cols)
-    w = csv.writer(buf)
-    w.writerow(names)
-    for i in range(len(cols[names[0]])):
-        w.writerow([cols[n][i] for n in names])
+    w = csv.writer(buf, delimiter=delimiter)
+    w.writerow(list(cols))
+    w.writerows(zip(*cols.values()))
     return buf.getvalue()
+
+
+def write_csv(path, cols, delimiter=","):
+    Path(path).write_text(csv_text(cols, delimiter), newline="")
 
 
 def assert_same_report(batched, whole, fmt):
