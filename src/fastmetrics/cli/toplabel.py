@@ -151,9 +151,11 @@ class TopLabel:
             if any(g is acc for g, _ in groups):  # typings that agreed so far part here
                 acc = self.accs[t] = acc.merge(CalibrationAccumulator(self.n_bins))
             groups.append((acc, y))
+        # one column: the binary calibration of its class (a 1-D y_prob is the binary mode)
+        probs = matrix[:, 0] if matrix.shape[1] == 1 else matrix
         for acc, y in groups:
             try:
-                acc.update(y, matrix)
+                acc.update(y, probs)
             except (ValueError, TypeError) as exc:
                 where = (f" (in the batch of data rows {row0 + 1}-{row0 + matrix.shape[0]})"
                          if row0 else "")
