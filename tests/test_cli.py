@@ -424,7 +424,7 @@ def test_bench_quick_table():
 
 
 def test_bench_reports_disagreeing_results(capsys):
-    from fastmetrics import _bench
+    from fastmetrics.cli import bench as _bench
 
     wrong = _bench.Case("off by one", _bench._labels, lambda yt, yp: 1,
                         lambda yt, yp: 2, _bench._equal)

@@ -8,7 +8,6 @@ reported and makes the command exit with status 1). To add a metric family, appe
 
 from __future__ import annotations
 
-import os
 import platform
 import statistics
 import sys
@@ -17,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+
+from .progress import Progress
 
 __all__ = ["CASES", "Case", "run_bench"]
 
@@ -160,32 +161,6 @@ def _same_report(a: dict, b: dict) -> bool:
 CASES: list[Case] = _cases()
 
 
-class Progress:
-    """A one-line text progress bar on stderr (redrawn in place on a terminal)."""
-
-    def __init__(self, total: int, stream: Any = None, width: int = 30) -> None:
-        self.total = max(1, total)
-        self.done = 0
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._last = -1
-
-    def step(self, label: str, n: int = 1) -> None:
-        """Advance by ``n`` units (calls, rows, bytes...) and redraw."""
-        self.done = min(self.total, self.done + n)
-        filled = self.width * self.done // self.total
-        pct = 100 * self.done // self.total
-        if not self.tty and pct // 10 == self._last // 10 and self.done < self.total:
-            return  # a log file gets a line per 10 %, not per call
-        self._last = pct
-        bar = "#" * filled + "." * (self.width - filled)
-        line = f"[{bar}] {pct:3d}% {label}"
-        end = "" if self.tty and self.done < self.total else "\n"
-        self.stream.write(("\r" if self.tty else "") + f"{line:<78}" + end)
-        self.stream.flush()
-
-
 def _time(fn: Callable[..., Any], args: tuple, repeat: int, progress: Progress,
           label: str) -> tuple[float, Any]:
     result = fn(*args)  # warm-up, and the result to compare
@@ -208,7 +183,13 @@ def _fmt_time(t: float) -> str:
 
 
 def cpu_model() -> str:
-    """The CPU model name from /proc/cpuinfo (Linux), else what platform knows."""
+    """The CPU model name from /proc/cpuinfo (Linux), else what platform knows.
+
+    Examples
+    --------
+    >>> isinstance(cpu_model(), str)
+    True
+    """
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -220,8 +201,15 @@ def cpu_model() -> str:
 
 
 def environment() -> str:
+    """One line on this machine and the library versions, for the table's header.
+
+    Examples
+    --------
+    >>> "numpy" in environment()
+    True
+    """
     import fastmetrics as fm
-    from ._threads import cpu_count, resolve_n_threads
+    from .._threads import cpu_count, resolve_n_threads
 
     skm = _sklearn()
     sk = "not installed" if skm is None else _version("sklearn")
@@ -240,7 +228,38 @@ def _version(module: str) -> str:
 
 def run_bench(n: int | None = None, quick: bool = False, repeat: int | None = None,
               seed: int = 0, out: Any = None, cases: list[Case] | None = None) -> int:
-    """Print the speed table; return 0, or 1 when a result differs from the reference."""
+    """Time ``cases`` (default :data:`CASES`) and print the markdown speed table.
+
+    Parameters
+    ----------
+    n : int, default=None
+        Values per call (default 10^6; 10^5 with ``quick``).
+    quick : bool, default=False
+        Smaller data and 3 timed calls instead of 7.
+    repeat : int, default=None
+        Timed calls per entry (the median is reported).
+    seed : int, default=0
+        Seed of the generated data.
+    out : file-like, default=None
+        Where the table goes (default: stdout); the progress bar goes to stderr.
+    cases : list of Case, default=None
+        The rows to time.
+
+    Returns
+    -------
+    int
+        0, or 1 when a result differs from the reference's.
+
+    Examples
+    --------
+    >>> import io
+    >>> case = Case("sum", lambda n, rng: (np.arange(n),), np.sum, np.sum, _equal, "numpy")
+    >>> buf = io.StringIO()
+    >>> run_bench(n=100, repeat=1, cases=[case], out=buf)
+    0
+    >>> buf.getvalue().splitlines()[-1].startswith("| sum | ")
+    True
+    """
     out = out if out is not None else sys.stdout
     n = n if n is not None else (10**5 if quick else 10**6)
     repeat = repeat if repeat is not None else (3 if quick else 7)

@@ -1,0 +1,191 @@
+"""Top-label calibration of probability columns, fed batch by batch.
+
+Per row the calibration needs the top column's confidence and whether that column's class is
+the true label. The columns are fixed by the header, but whether a class name equals a label
+depends on how the labels are typed (``"07"`` is the class ``"7"`` when the labels are
+integers, and is not when they are text), which is known only after the last batch. So each
+batch is mapped to column indices under every typing still possible (at most two: integers,
+text); typings that map the batch alike feed one ``CalibrationAccumulator``, and the first
+batch where they differ forks it (a copy, made by merging with an empty accumulator). At the
+end the accumulator of the typing the labels took gives the result. A file with canonical
+integer or text labels maps alike under both, so it is binned once.
+
+Columns read in label order (an (n, K) NPZ matrix, 2-D NPY columns) cannot be mapped before
+the label order is known: their batches wait (those formats are read whole, one batch).
+
+Errors are kept and raised at the end in the order one reading of the whole file meets them:
+a class that is no label, a value that is not a number, columns of other lengths, a true label
+without a column, then probabilities outside [0, 1].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..calibration import CalibrationSummary
+from ..streaming import CalibrationAccumulator
+from .columns import Truth, as_prob, class_key, class_values
+from .errors import CLIError, first_line
+
+__all__ = ["TopLabel"]
+
+TYPINGS = ("int", "text")
+# kinds of error, in the order a reading of the whole file meets them
+VALUES, ROWS, KERNEL = "values", "rows", "kernel"
+
+
+class TopLabel:
+    """Top-label ECE / MCE / Brier of K probability columns over batches.
+
+    Parameters
+    ----------
+    keys : list of str
+        The probability columns, in column order.
+    names : list of str or None
+        The class each column names; None: the columns follow the label order.
+    n_bins : int
+        Equal-width bins.
+    source : str
+        How the columns were chosen (for the report and messages).
+
+    Notes
+    -----
+    One column (K = 1) is the calibration of that class's probability: confidence is the
+    column, correct means the true label is its class.
+
+    Examples
+    --------
+    >>> from fastmetrics.cli.columns import LabelCoder
+    >>> coder = LabelCoder()
+    >>> cal = TopLabel(["p_a", "p_b"], ["a", "b"], n_bins=2, source="p_* columns")
+    >>> truth = coder.truth_of(["a", "b", "b"])
+    >>> cal.update([np.array([0.9, 0.2, 0.4]), np.array([0.1, 0.8, 0.6])], truth, 0, 3)
+    >>> round(cal.result(coder.typing(), ["a", "b"]).brier, 4)
+    0.07
+    """
+
+    def __init__(self, keys: list[str], names: list[str] | None, n_bins: int,
+                 source: str) -> None:
+        self.keys = keys
+        self.source = source
+        self.names = names
+        self.n_bins = n_bins
+        self.accs: dict[str, CalibrationAccumulator] = {}  # typing -> its bins (may share)
+        self.unmapped: dict[str, str] = {}  # typing -> its first true label without a column
+        self.errors: dict[str, str] = {}  # kind -> the first error of that kind
+        self.pending: list[tuple[np.ndarray, Truth, int]] = []  # columns in label order
+        self.width = len(keys)
+        self.lookups = {} if names is None else {
+            t: {k: j for j, k in reversed(list(enumerate(class_key(nm, t) for nm in names)))}
+            for t in TYPINGS
+        }
+
+    def update(self, arrays: list[np.ndarray], truth: Truth, row0: int, n: int) -> None:
+        """Add a batch: its probability ``arrays`` (one per key; or one (n, K) matrix for
+        a single key), the :class:`~fastmetrics.cli.columns.Truth` of its ``n`` rows, and
+        the data rows before it."""
+        if VALUES in self.errors or ROWS in self.errors:
+            return  # the first such error is the report's; nothing later outranks it
+        matrix_given = len(arrays) == 1 and arrays[0].ndim == 2
+        if matrix_given:  # one (n, K) matrix: its columns follow the label order
+            self.names, self.lookups = None, {}
+            self.source = f"matrix {self.keys[0]!r}"
+        try:
+            cols = self._floats(arrays, row0)
+        except CLIError as exc:
+            self.errors[VALUES] = str(exc)
+            return
+        self.width = cols[0].shape[1] if matrix_given else len(cols)
+        for c, k in zip(cols, self.keys):
+            if c.shape[0] != n:
+                self.errors[ROWS] = (
+                    f"the probabilities have {c.shape[0]} rows but --true has {n} values "
+                    "(lengths differ)" if matrix_given else
+                    f"probability column {k!r} has {c.shape[0]} values but --true has {n} "
+                    "(lengths differ)"
+                )
+                return
+        matrix = cols[0] if matrix_given else np.column_stack(cols)
+        if self.names is None:
+            self.pending.append((matrix, truth, row0))
+        else:
+            self._feed(matrix, truth, row0, self.lookups)
+
+    def _floats(self, arrays: list[np.ndarray], row0: int) -> list[np.ndarray]:
+        if len(arrays) == 1 and arrays[0].ndim == 2:
+            return [as_prob(arrays[0], self.keys[0], row0)]
+        for a, k in zip(arrays, self.keys):
+            if a.ndim != 1:
+                raise CLIError(f"probability column {k!r} must be 1-D, got shape {a.shape}")
+        return [as_prob(a, k, row0) for a, k in zip(arrays, self.keys)]
+
+    def _feed(self, matrix: np.ndarray, truth: Truth, row0: int,
+              lookups: dict[str, dict]) -> None:
+        ys = {}
+        for t, lookup in lookups.items():
+            distinct = truth.distinct.get(t)
+            if distinct is None or t in self.unmapped:
+                continue
+            cols = np.array([lookup.get(v, -1) for v in distinct], dtype=np.int64)
+            y = cols[truth.inverse]
+            if matrix.shape[1] == 1:
+                y = (y == 0).astype(np.int64)  # one column: is the label its class
+            elif y.size and y.min() < 0:
+                bad = int(np.argmax(y < 0))
+                value = distinct[truth.inverse[bad]]
+                self.unmapped[t] = (f"probabilities: y_true[{row0 + bad}] = {value!r} is not "
+                                    "in labels")
+                self.accs.pop(t, None)
+                continue
+            ys[t] = y
+        if KERNEL in self.errors or not ys:
+            return  # after a bad probability only a missing class can still outrank it
+        if not self.accs:
+            self.accs = dict.fromkeys(ys, CalibrationAccumulator(self.n_bins))
+        groups: list[tuple[CalibrationAccumulator, np.ndarray]] = []
+        for t, y in ys.items():
+            acc = self.accs[t]
+            same = [g for g, gy in groups if g is acc and np.array_equal(gy, y)]
+            if same:
+                continue
+            if any(g is acc for g, _ in groups):  # typings that agreed so far part here
+                acc = self.accs[t] = acc.merge(CalibrationAccumulator(self.n_bins))
+            groups.append((acc, y))
+        # one column: the binary calibration of its class (a 1-D y_prob is the binary mode)
+        probs = matrix[:, 0] if matrix.shape[1] == 1 else matrix
+        for acc, y in groups:
+            try:
+                acc.update(y, probs)
+            except (ValueError, TypeError) as exc:
+                where = (f" (in the batch of data rows {row0 + 1}-{row0 + matrix.shape[0]})"
+                         if row0 else "")
+                self.errors[KERNEL] = f"probabilities: {first_line(exc)}{where}"
+                return
+
+    def result(self, typing: str, labels: list) -> CalibrationSummary:
+        """The calibration summary once the labels are known: ``typing`` (``"int"`` or
+        ``"text"``) and ``labels``, the report's label list (the column order of columns
+        read in label order). CLIError for the first error met."""
+        if self.names is None:
+            if VALUES in self.errors:
+                raise CLIError(self.errors[VALUES])
+            if self.width != len(labels):
+                raise CLIError(
+                    f"probability {self.source} has {self.width} columns but there "
+                    f"are {len(labels)} labels ({', '.join(map(str, labels))}); columns are "
+                    "read in label order: pin the classes with --labels"
+                )
+            lookup = {typing: {v: j for j, v in enumerate(labels)}}
+            for matrix, truth, row0 in self.pending:
+                self._feed(matrix, truth, row0, lookup)
+            self.pending = []
+        else:
+            class_values(self.keys, self.names, labels)
+        for kind in (VALUES, ROWS):
+            if kind in self.errors:
+                raise CLIError(self.errors[kind])
+        if typing in self.unmapped:
+            raise CLIError(self.unmapped[typing])
+        if KERNEL in self.errors:
+            raise CLIError(self.errors[KERNEL])
+        return self.accs[typing].result()
