@@ -16,11 +16,13 @@ from ._states.base import State, StateError, load_state
 from ._states.confusion import ConfusionState
 from ._states.grouped import GroupedConfusionState
 from ._states.multilabel import MultilabelState
+from ._states.sums import RegressionState
 
 __all__ = [
     "ConfusionState",
     "GroupedConfusionState",
     "MultilabelState",
+    "RegressionState",
     "State",
     "StateError",
     "load_state",
