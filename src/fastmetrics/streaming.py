@@ -64,7 +64,7 @@ from ._states.base import State, StateError
 from ._states.confusion import ConfusionState
 from ._states.sums import RegressionState
 from ._threads import threads_for
-from ._validation import as_1d, check_consistent_length, check_sample_weight, native
+from ._validation import as_1d, check_consistent_length, native
 from .percentiles import quantile as _exact_quantile
 
 __all__ = [

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._inputs import (
+    NONZERO,
     float_values,
     inconsistent_lengths,
     nonfinite_error,
     sample_weight as check_weights,
     zero_weight_sum_error,
-    NONZERO,
 )
 from .._kernels import sums as kernel
 from .._threads import threads_for
@@ -57,10 +57,12 @@ __all__ = [
     "median_ae",
     "median_of",
     "mse",
+    "nonfinite_input",
     "out",
     "r2",
     "rmse",
     "summary",
+    "target",
     "targets",
 ]
 
@@ -235,18 +237,25 @@ class RegressionState(base.State):
         """The sums of one kernel pass (the optional sums ``flags`` asks for; all by
         default), and with ``keep_values`` every absolute error (and weight).
 
-        Raises scikit-learn's errors for bad input (lengths, NaN / infinity, weights that
-        sum to zero unless ``allow_zero_sum``, empty input unless ``allow_empty``).
+        ``n_threads`` as in the one-shot functions (the sums are the same for any value);
+        ``delta`` is the Huber loss' (> 0). Raises scikit-learn's errors for bad input
+        (lengths, NaN / infinity, weights that sum to zero unless ``allow_zero_sum``, empty
+        input unless ``allow_empty``).
         """
+        if flags & ~ALL_FLAGS:
+            raise ValueError(f"flags must combine the kernel's FLAG_* bits, got {flags!r}")
+        if delta != 1.0 or type(delta) is not float:
+            delta = check_delta(delta)
         if sample_weight is None and _plain_pair(y_true, y_pred):
             yt, yp, w = y_true, y_pred, None  # the common call: nothing to convert
         else:
             yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=allow_empty)
         n = yt.shape[0]
+        nt = threads_for("sums", n, n_threads)
         s = np.zeros(kernel.N_STATE)
         if n:
             kernel.sums(yt, yp, _NO_WEIGHTS if w is None else w, w is not None, flags,
-                        delta, s, threads_for("sums", n, n_threads))
+                        delta, s, nt)
             v = s.tolist()  # Python floats: cheaper to test than numpy scalars
             # NaN / infinity anywhere make one of these sums non-finite (so does an
             # overflow of finite values, which the error path then lets through)
