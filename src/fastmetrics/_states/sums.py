@@ -64,6 +64,7 @@ __all__ = [
     "summary",
     "target",
     "targets",
+    "weights",
 ]
 
 #: every optional sum: relative errors, Huber losses, mean and spread of y_true
@@ -125,11 +126,17 @@ def targets(y_true, y_pred, sample_weight=None, *, allow_empty: bool = False):
             w_len = ()
         raise inconsistent_lengths(y_true=n, y_pred=yp.shape[0],
                                    sample_weight=w_len[0] if w_len else None)
-    w = None if sample_weight is None else check_weights(
-        sample_weight, {"y_true": n, "y_pred": n}, allow_zero_sum=True, check_values=False)
+    w = None if sample_weight is None else weights(sample_weight, n)
     if n == 0 and not allow_empty:
         raise ValueError(_EMPTY)
     return yt, yp, w
+
+
+def weights(sample_weight, n: int) -> np.ndarray:
+    """Sample weights for ``n`` targets, through the one weight validator; their values are
+    left to the pass that reads them."""
+    return check_weights(sample_weight, {"y_true": n, "y_pred": n}, allow_zero_sum=True,
+                         check_values=False)
 
 
 def nonfinite_input(yt, yp, w) -> None:
@@ -246,8 +253,9 @@ class RegressionState(base.State):
             raise ValueError(f"flags must combine the kernel's FLAG_* bits, got {flags!r}")
         if delta != 1.0 or type(delta) is not float:
             delta = check_delta(delta)
-        if sample_weight is None and _plain_pair(y_true, y_pred):
-            yt, yp, w = y_true, y_pred, None  # the common call: nothing to convert
+        if _plain_pair(y_true, y_pred):  # the common call: targets read as they are
+            yt, yp = y_true, y_pred
+            w = None if sample_weight is None else weights(sample_weight, yt.shape[0])
         else:
             yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=allow_empty)
         n = yt.shape[0]
