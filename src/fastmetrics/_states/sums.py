@@ -102,12 +102,11 @@ def target(y, name: str) -> np.ndarray:
 
 
 def _plain_pair(y_true, y_pred) -> bool:
-    """Two native, non-empty 1-D float32/float64 numpy arrays of one length: what the
-    kernel reads in place, with nothing to validate or convert."""
+    """Two native, non-empty 1-D numpy arrays of one float32/float64 dtype and one length:
+    what the kernel reads in place, with nothing to validate or convert."""
     return (type(y_true) is np.ndarray and type(y_pred) is np.ndarray
-            and y_true.ndim == 1 and y_pred.ndim == 1
-            and y_true.dtype.char in "fd" and y_pred.dtype.char in "fd"
-            and y_true.dtype.isnative and y_pred.dtype.isnative
+            and y_true.ndim == 1 and y_pred.ndim == 1 and y_true.dtype is y_pred.dtype
+            and y_true.dtype.char in "fd" and y_true.dtype.isnative
             and 0 < y_true.shape[0] == y_pred.shape[0])
 
 
