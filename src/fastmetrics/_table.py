@@ -18,8 +18,8 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import classification, report
-from ._states import confusion, prf
+from . import classification, regression, report
+from ._states import confusion, prf, sums
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -93,6 +93,19 @@ METRICS: tuple[Metric, ...] = (
            classification.classification_report),
     Metric("oos_precision_recall", "confusion", confusion.oos, report.oos_precision_recall),
     Metric("score", "confusion", _report_card, report.score),
+    Metric("mean_absolute_error", "regression", sums.mae, regression.mean_absolute_error),
+    Metric("mean_squared_error", "regression", sums.mse, regression.mean_squared_error),
+    Metric("root_mean_squared_error", "regression", sums.rmse,
+           regression.root_mean_squared_error),
+    Metric("mean_absolute_percentage_error", "regression", sums.mape,
+           regression.mean_absolute_percentage_error),
+    Metric("huber_loss", "regression", sums.huber, regression.huber_loss, config=("delta",)),
+    Metric("r2_score", "regression", sums.r2, regression.r2_score),
+    Metric("adjusted_r2_score", "regression", sums.adjusted_r2, regression.adjusted_r2_score),
+    Metric("regression_summary", "regression", sums.summary, regression.regression_summary),
+    # every error is needed: accumulators with keep_values=True only, never over dask
+    Metric("median_absolute_error", "regression", sums.median_ae,
+           regression.median_absolute_error, dask=False),
 )
 
 

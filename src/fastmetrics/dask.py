@@ -51,6 +51,9 @@ from .streaming import (
     RegressionAccumulator,
 )
 
+#: families whose Dask functions are generated from the table
+_FROM_TABLE = ("confusion", "regression")
+
 __all__ = sorted({
     "accumulate",
     "average_precision_score",
@@ -59,13 +62,8 @@ __all__ = sorted({
     "calibration_summary",
     "expected_calibration_error",
     "max_calibration_error",
-    "mean_absolute_error",
-    "mean_squared_error",
-    "r2_score",
-    "regression_summary",
     "roc_auc_score",
-    "root_mean_squared_error",
-    *(row.name for row in _table.METRICS if row.dask and row.family == "confusion"),
+    *(row.name for row in _table.METRICS if row.dask and row.family in _FROM_TABLE),
 })
 
 _KINDS = {
@@ -335,7 +333,7 @@ def _function(row: _table.Metric):
 
 
 for _row in _table.METRICS:
-    if _row.dask and _row.family == "confusion":
+    if _row.dask and _row.family in _FROM_TABLE:
         globals()[_row.name] = _function(_row)
 
 
@@ -424,61 +422,6 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     init = dict(n_bins=1, pos_label=pos_label)
     return _run("calibration", y_true, y_proba, sample_weight, init, _brier,
                 (scale_by_half,), compute=compute, split_every=split_every)
-
-
-# --------------------------------------------------------------------------- regression
-
-
-def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None, compute=True,
-                       split_every=None):
-    """:func:`fastmetrics.regression_summary` (MAE, MSE, RMSE, R²) of dask inputs.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import dask
-    >>> import dask.array as da
-    >>> import fastmetrics.dask as fmd
-    >>> y = da.from_array(np.array([3, -0.5, 2, 7]), chunks=3)
-    >>> with dask.config.set(scheduler="synchronous"):
-    ...     fmd.regression_summary(y, np.array([2.5, 0.0, 2, 8])).mse
-    0.375
-    """
-    return _run("regression", y_true, y_pred, sample_weight, {}, _method, ("result", {}),
-                compute=compute, split_every=split_every, n_threads=n_threads)
-
-
-def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-                        n_threads=None, compute=True, split_every=None):
-    """:func:`fastmetrics.mean_absolute_error` of dask inputs (1-D targets)."""
-    return _run("regression", y_true, y_pred, sample_weight, {}, _method,
-                ("mean_absolute_error", {"multioutput": multioutput}), compute=compute,
-                split_every=split_every, n_threads=n_threads)
-
-
-def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-                       n_threads=None, compute=True, split_every=None):
-    """:func:`fastmetrics.mean_squared_error` of dask inputs (1-D targets)."""
-    return _run("regression", y_true, y_pred, sample_weight, {}, _method,
-                ("mean_squared_error", {"multioutput": multioutput}), compute=compute,
-                split_every=split_every, n_threads=n_threads)
-
-
-def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
-                            multioutput="uniform_average", n_threads=None, compute=True,
-                            split_every=None):
-    """:func:`fastmetrics.root_mean_squared_error` of dask inputs (1-D targets)."""
-    return _run("regression", y_true, y_pred, sample_weight, {}, _method,
-                ("root_mean_squared_error", {"multioutput": multioutput}), compute=compute,
-                split_every=split_every, n_threads=n_threads)
-
-
-def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-             force_finite=True, n_threads=None, compute=True, split_every=None):
-    """:func:`fastmetrics.r2_score` of dask inputs (1-D targets)."""
-    kw = {"multioutput": multioutput, "force_finite": force_finite}
-    return _run("regression", y_true, y_pred, sample_weight, {}, _method, ("r2_score", kw),
-                compute=compute, split_every=split_every, n_threads=n_threads)
 
 
 # --------------------------------------------------------------------------- ranking

@@ -17,12 +17,14 @@ from ._states.confusion import ConfusionState
 from ._states.grouped import GroupedConfusionState
 from ._states.multilabel import MultilabelState
 from ._states.sketch import ExactQuantileState, SketchState
+from ._states.sums import RegressionState
 
 __all__ = [
     "ConfusionState",
     "ExactQuantileState",
     "GroupedConfusionState",
     "MultilabelState",
+    "RegressionState",
     "SketchState",
     "State",
     "StateError",

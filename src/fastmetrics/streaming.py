@@ -45,7 +45,6 @@ ConfusionAccumulator(labels=[0, 1, 2], n_samples=4)
 from __future__ import annotations
 
 import inspect
-import math
 import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -55,18 +54,17 @@ import numpy as np
 from . import _table
 from . import calibration as _cal
 from . import ranking as _rk
-from . import regression as _reg
 from ._inputs import INT_CHARS, plain_int_pair
 from ._kernels import confusion as _confusion
 from ._kernels import ranking as _rank
 from ._kernels import sketch as _sketch
-from ._kernels import sums as _regression
-from ._states import confusion, sketch
+from ._states import confusion, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.confusion import ConfusionState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
+from ._states.sums import RegressionState
 from ._threads import threads_for
-from ._validation import as_1d, check_consistent_length, check_sample_weight
+from ._validation import as_1d, check_consistent_length
 
 __all__ = [
     "Accumulator",
@@ -654,10 +652,7 @@ class CalibrationAccumulator(_Accumulator):
 
 # --------------------------------------------------------------------------- regression
 
-_ALL_FLAGS = _reg._FLAG_APE | _reg._FLAG_HUBER | _reg._FLAG_R2
-
-
-class RegressionAccumulator(_Accumulator):
+class RegressionAccumulator(Accumulator):
     """Streaming regression sums: MAE, MSE, RMSE, R², MAPE, Huber loss.
 
     Parameters
@@ -682,117 +677,51 @@ class RegressionAccumulator(_Accumulator):
     (0.5, 0.375)
     """
 
+    family = "regression"
+    _config = ("delta", "keep_values")
+
     def __init__(self, *, delta=1.0, keep_values=False):
-        _reg._check_delta(delta)
-        self.delta = float(delta)
+        self._start()
+        self.delta = sums.check_delta(delta)
         self.keep_values = bool(keep_values)
-        self._state = np.zeros(_reg._N_STATE)
-        self._errors: list[np.ndarray] = []
-        self._weights: list[np.ndarray] = []
-        self._weighted = None
 
-    def __repr__(self) -> str:
-        return f"RegressionAccumulator(n_samples={self.n_samples})"
-
-    @property
-    def n_samples(self) -> int:
-        return int(self._state[_reg._N])
+    @classmethod
+    def _state_type(cls) -> type:
+        return RegressionState
 
     def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
         """Add one chunk of targets and predictions. Returns ``self``.
 
         ``n_threads``: threads of the kernel pass over a large chunk (None: the OpenMP
-        default; the result is the same for any value).
+        default; the result is the same for any value). Weights: give them for every chunk
+        or for none.
         """
-        yt = _reg._as_target(y_true, "y_true")
-        yp = _reg._as_target(y_pred, "y_pred")
-        n = check_consistent_length(y_true=yt, y_pred=yp)
-        w = check_sample_weight(sample_weight, n)
-        if n == 0:
-            return self
-        st = _reg._checked_sums(yt, yp, w, _ALL_FLAGS, self.delta, n_threads)
-        errors = _reg._abs_errors(yt, yp, w) if self.keep_values else None
-        self._note_weighted(w is not None)
-        merged = self._state.copy()
-        _regression.merge(merged, st)
-        self._state = merged
-        if errors is not None:
-            self._errors.append(errors)  # merge builds new lists: never shared
-            if w is not None:
-                self._weights.append(w.copy())
+        st = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
+                                         delta=self.delta, keep_values=self.keep_values,
+                                         allow_empty=True, allow_zero_sum=True)
+        if st.n_samples:
+            self._add(st, st.weighted)
         return self
 
-    def _empty_like(self):
-        return RegressionAccumulator(delta=self.delta, keep_values=self.keep_values)
+    def __setstate__(self, d):
+        """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``)."""
+        try:
+            self.__init__(delta=d["delta"], keep_values=d["keep_values"])
+            self._weighted = d.get("_weighted")
+            st = RegressionState.from_legacy(  # checked like any load
+                d["_state"], self.delta, bool(self._weighted),
+                list(d["_errors"]) if self.keep_values else None, list(d["_weights"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StateError(f"not a fastmetrics 0.1 RegressionAccumulator: {exc}") from None
+        self._set_state(st if st.n_samples else None)
 
-    def merge(self, other: RegressionAccumulator) -> RegressionAccumulator:
-        """A new accumulator holding both inputs' samples (inputs untouched)."""
-        self._check_other(other)
-        if self.delta != other.delta or self.keep_values != other.keep_values:
-            raise ValueError(
-                "cannot merge RegressionAccumulators with different delta / keep_values"
-            )
-        out = self._empty_like()
-        out._state = self._state.copy()
-        _regression.merge(out._state, other._state)
-        out._errors = self._errors + other._errors
-        out._weights = self._weights + other._weights
-        out._weighted = self._merged_weighted(other)
-        return out
-
-    def _s(self) -> np.ndarray:
-        if self.n_samples == 0:
-            raise _no_data("RegressionAccumulator")
-        if self._state[_reg._W] == 0:
-            raise _reg.zero_weight_sum_error(np.zeros(1))
-        return self._state
-
-    def result(self) -> _reg.RegressionSummary:
+    def result(self) -> sums.RegressionSummary:
         """MAE, MSE, RMSE and R² (:class:`~fastmetrics.regression.RegressionSummary`), as
         :func:`fastmetrics.regression_summary`."""
-        return _reg._summary_from_state(self._s())
+        return sums.summary(self._checked_state())
 
-    def mean_absolute_error(self, *, multioutput="uniform_average"):
-        _reg._check_multioutput(multioutput)
-        return _reg._out(_reg._mae(self._s()), multioutput)
 
-    def mean_squared_error(self, *, multioutput="uniform_average"):
-        _reg._check_multioutput(multioutput)
-        return _reg._out(_reg._mse(self._s()), multioutput)
-
-    def root_mean_squared_error(self, *, multioutput="uniform_average"):
-        _reg._check_multioutput(multioutput, output_weights=True)
-        return _reg._out(math.sqrt(_reg._mse(self._s())), multioutput)
-
-    def mean_absolute_percentage_error(self, *, multioutput="uniform_average"):
-        _reg._check_multioutput(multioutput)
-        return _reg._out(_reg._mape(self._s()), multioutput)
-
-    def huber_loss(self) -> float:
-        """Mean Huber loss with the accumulator's ``delta``."""
-        return _reg._huber(self._s())
-
-    def r2_score(self, *, multioutput="uniform_average", force_finite=True):
-        _reg._check_multioutput(multioutput, ("raw_values", "uniform_average",
-                                              "variance_weighted"))
-        return _reg._out(_reg._r2_from_state(self._s(), force_finite), multioutput)
-
-    def adjusted_r2_score(self, *, n_features, force_finite=True) -> float:
-        _reg._check_n_features(n_features)
-        return _reg._adjusted_r2_from_state(self._s(), n_features, force_finite)
-
-    def median_absolute_error(self, *, multioutput="uniform_average"):
-        """Exact median absolute error; needs ``keep_values=True`` (O(N) memory)."""
-        _reg._check_multioutput(multioutput)
-        if not self.keep_values:
-            raise ValueError(
-                "median_absolute_error needs every error: create the accumulator with "
-                "keep_values=True (O(N) memory)"
-            )
-        self._s()
-        e = np.concatenate(self._errors)
-        w = np.concatenate(self._weights) if self._weighted else None
-        return _reg._out(_reg._median_from_errors(e, w), multioutput)
+_attach_metrics(RegressionAccumulator)
 
 
 # --------------------------------------------------------------------------- ranking

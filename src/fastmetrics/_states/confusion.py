@@ -900,8 +900,6 @@ def card(state: ConfusionState, labels=None, oos_label=None) -> Card:
     """The report card of a confusion state (``score``), with what a full report table
     prints. Per-class metrics use ``zero_division=0`` over ``labels`` (default: the present
     labels)."""
-    from .prf import prfs  # the precision/recall family works on any per-label sums
-
     if labels is None:
         lab = state.present_labels
     else:

@@ -1,0 +1,610 @@
+"""The regression sums state: one kernel pass over (y_true, y_pred[, weights]) -> a float64
+array of sums, and every regression metric derived from it.
+
+The sums (slots ``sums.W``, ``sums.ABS``, ``sums.SQ``, ``sums.APE``, ``sums.HUBER``,
+``sums.MEAN``, ``sums.M2``, ``sums.N``, ``sums.CONST``, ``sums.FIRST`` of the kernel's
+``sums.pxd``) hold the weight total, the weighted absolute, squared, relative and Huber
+errors, and the weighted mean and spread of ``y_true``. The optional ones (relative errors,
+Huber losses, mean and spread) are computed only when asked for with the kernel's
+``FLAG_*`` bits; the state records which it holds, and a metric that needs an absent sum
+raises instead of reading a zero. States merge with Chan et al.'s update (the kernel's
+``merge``), so the spread keeps two-pass accuracy over any split of the data.
+
+The median absolute error needs every error: a state built with ``keep_values=True`` also
+keeps the absolute errors (and weights), O(N), merged by concatenation.
+
+Inputs
+------
+1-D targets (and (n, 1) columns); float32 and float64 are read in place, other real dtypes
+(float16, integers, bool) converted to float64 once (:func:`fastmetrics._inputs.float_values`).
+2-D targets with several outputs raise ``ValueError``. NaN and infinity are not checked
+element by element: they show up as a non-finite sum, and only then is the culprit named.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._inputs import (
+    NONZERO,
+    float_values,
+    inconsistent_lengths,
+    nonfinite_error,
+    sample_weight as check_weights,
+    zero_weight_sum_error,
+)
+from .._kernels import sums as kernel
+from .._threads import threads_for
+from ..exceptions import UndefinedMetricWarning, warn
+from ..percentiles import median
+from . import base
+
+__all__ = [
+    "ALL_FLAGS",
+    "RegressionState",
+    "RegressionSummary",
+    "abs_errors",
+    "adjusted_r2",
+    "check_delta",
+    "check_multioutput",
+    "huber",
+    "mae",
+    "mape",
+    "median_ae",
+    "median_of",
+    "mse",
+    "nonfinite_input",
+    "out",
+    "r2",
+    "rmse",
+    "summary",
+    "target",
+    "targets",
+    "weights",
+]
+
+#: every optional sum: relative errors, Huber losses, mean and spread of y_true
+ALL_FLAGS = kernel.FLAG_APE | kernel.FLAG_HUBER | kernel.FLAG_R2
+_FLAG_NAMES = {kernel.FLAG_APE: "relative errors (MAPE)", kernel.FLAG_HUBER: "Huber losses",
+               kernel.FLAG_R2: "mean and spread of y_true (R²)"}
+_LOSSES = (kernel.ABS, kernel.SQ, kernel.APE, kernel.HUBER)  # non-negative when unweighted
+_ERROR_DTYPES = ("<f4", "<f8", "=f4", "=f8", "|f4", "|f8")
+_NO_WEIGHTS = np.empty(0)
+# scikit-learn's message for empty targets, with which inputs they were
+_EMPTY = ("Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required "
+          "(y_true and y_pred are empty).")
+
+
+# ---------------------------------------------------------------------- input policy
+
+
+def target(y, name: str) -> np.ndarray:
+    """One target array: 1-D (an (n, 1) column raveled), float32/float64 read in place,
+    other real dtypes converted to float64 once."""
+    a = y if type(y) is np.ndarray else np.asarray(y)
+    if a.ndim != 1:
+        if a.ndim == 2 and a.shape[1] == 1:
+            a = a[:, 0]
+        elif a.ndim == 0:
+            raise ValueError(f"{name} must be a 1-D array-like, got a scalar: {y!r}")
+        else:
+            raise ValueError(
+                f"{name} has shape {a.shape}: fastmetrics' regression metrics support 1-D "
+                "targets (or (n, 1) columns) only, not multioutput targets"
+            )
+    if a.dtype.char in "fd" and a.dtype.isnative:
+        return a
+    return float_values(a, name)
+
+
+def _plain_pair(y_true, y_pred) -> bool:
+    """Two native, non-empty 1-D numpy arrays of one float32/float64 dtype and one length:
+    what the kernel reads in place, with nothing to validate or convert."""
+    return (type(y_true) is np.ndarray and type(y_pred) is np.ndarray
+            and y_true.ndim == 1 and y_pred.ndim == 1 and y_true.dtype is y_pred.dtype
+            and y_true.dtype.char in "fd" and y_true.dtype.isnative
+            and 0 < y_true.shape[0] == y_pred.shape[0])
+
+
+def targets(y_true, y_pred, sample_weight=None, *, allow_empty: bool = False):
+    """``(yt, yp, w)`` validated: two targets of one length, weights through the one weight
+    validator (:func:`fastmetrics._inputs.sample_weight`). Their values (NaN, infinity, all
+    zero) are left to the pass that reads them: the kernel's sums, or :func:`abs_errors`
+    and :func:`median_of`."""
+    yt = target(y_true, "y_true")
+    yp = target(y_pred, "y_pred")
+    n = yt.shape[0]
+    if yp.shape[0] != n:
+        try:
+            w_len = np.shape(sample_weight)[:1] if sample_weight is not None else ()
+        except ValueError:  # ragged
+            w_len = ()
+        raise inconsistent_lengths(y_true=n, y_pred=yp.shape[0],
+                                   sample_weight=w_len[0] if w_len else None)
+    w = None if sample_weight is None else weights(sample_weight, n)
+    if n == 0 and not allow_empty:
+        raise ValueError(_EMPTY)
+    return yt, yp, w
+
+
+def weights(sample_weight, n: int) -> np.ndarray:
+    """Sample weights for ``n`` targets, through the one weight validator; their values are
+    left to the pass that reads them."""
+    return check_weights(sample_weight, {"y_true": n, "y_pred": n}, allow_zero_sum=True,
+                         check_values=False)
+
+
+def nonfinite_input(yt, yp, w) -> None:
+    """Error path only: scikit-learn's error for the first input holding NaN or infinity
+    (nothing when none does: the sums overflowed on finite values)."""
+    for name, a in (("y_true", yt), ("y_pred", yp), ("sample_weight", w)):
+        if a is not None and a.shape[0] and not np.isfinite(a).all():
+            raise nonfinite_error(a, name)
+
+
+def check_delta(delta) -> float:
+    """The Huber ``delta`` as a float (finite, > 0)."""
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not delta > 0 \
+            or not math.isfinite(delta):
+        raise ValueError(f"delta must be a finite number > 0, got {delta!r}")
+    return float(delta)
+
+
+def check_multioutput(multioutput, allowed=("raw_values", "uniform_average"), *,
+                      output_weights=False) -> None:
+    """Single-output targets: the strings are all equivalent; custom output weights raise
+    scikit-learn's ValueError, except where it averages them anyway (``output_weights``)."""
+    if isinstance(multioutput, str):
+        if multioutput not in allowed:
+            raise ValueError(
+                f"Allowed 'multioutput' string values are {allowed}. "
+                f"You provided multioutput={multioutput!r}"
+            )
+        return
+    if multioutput is None and "variance_weighted" in allowed:
+        return
+    if output_weights:
+        mw = np.asarray(multioutput, dtype=np.float64)
+        if mw.shape != (1,):
+            raise ValueError(f"multioutput weights must have shape (1,) for one output, got {mw.shape}")
+        if mw[0] == 0:
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        return
+    raise ValueError("Custom weights are useful only in multi-output cases.")
+
+
+def out(value: float, multioutput):
+    """A metric's value as the one-output result: an array of one for "raw_values"."""
+    if isinstance(multioutput, str) and multioutput == "raw_values":
+        return np.array([value])
+    return float(value)
+
+
+def abs_errors(yt: np.ndarray, yp: np.ndarray, w) -> np.ndarray:
+    """``|y_pred - y_true|`` in the inputs' common float dtype (one O(n) array), NaN and
+    infinity named."""
+    e = np.subtract(yp, yt, dtype=np.result_type(yt.dtype, yp.dtype))
+    np.abs(e, out=e)
+    if e.shape[0] and (not np.isfinite(e.max()) or (w is not None and not np.isfinite(w.sum()))):
+        nonfinite_input(yt, yp, w)
+    return e
+
+
+# ---------------------------------------------------------------------- the state
+
+
+class RegressionState(base.State):
+    """The sums of one or more kernel passes over (y_true, y_pred[, weights]).
+
+    Attributes
+    ----------
+    sums : ndarray of float64, shape (sums.N_STATE,)
+        The kernel's sums, slots named in ``sums.pxd`` (``sums.W``, ``sums.MEAN``...).
+    flags : int
+        The optional sums it holds (the kernel's ``FLAG_*`` bits).
+    delta : float
+        The Huber loss' ``delta`` the ``HUBER`` sum was computed with.
+    weighted : bool
+        Whether sample weights were given.
+    kept : tuple of ndarray or None
+        With ``keep_values``: the absolute errors, chunk by chunk (read :attr:`errors`).
+    kept_weights : tuple of ndarray or None
+        With ``keep_values`` and weights: the weights, chunk by chunk.
+
+    Examples
+    --------
+    >>> from fastmetrics.states import RegressionState
+    >>> s = RegressionState.from_arrays([3, -0.5], [2.5, 0.0])
+    >>> (s + RegressionState.from_arrays([2, 7], [2, 8])).n_samples
+    4
+    """
+
+    kind = "regression"
+    __slots__ = ("sums", "flags", "delta", "weighted", "kept", "kept_weights")
+
+    def __init__(self, sums, flags, delta, weighted, kept=None, kept_weights=None):
+        self.sums = sums
+        self.flags = flags
+        self.delta = delta
+        self.weighted = weighted
+        self.kept = kept
+        self.kept_weights = kept_weights
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *,
+                    flags: int = ALL_FLAGS, delta: float = 1.0, keep_values: bool = False,
+                    allow_empty: bool = False, allow_zero_sum: bool = False
+                    ) -> RegressionState:
+        """The sums of one kernel pass (the optional sums ``flags`` asks for; all by
+        default), and with ``keep_values`` every absolute error (and weight).
+
+        ``n_threads`` as in the one-shot functions (the sums are the same for any value);
+        ``delta`` is the Huber loss' (> 0). Raises scikit-learn's errors for bad input
+        (lengths, NaN / infinity, weights that sum to zero unless ``allow_zero_sum``, empty
+        input unless ``allow_empty``).
+        """
+        if flags & ~ALL_FLAGS:
+            raise ValueError(f"flags must combine the kernel's FLAG_* bits, got {flags!r}")
+        if delta != 1.0 or type(delta) is not float:
+            delta = check_delta(delta)
+        if _plain_pair(y_true, y_pred):  # the common call: targets read as they are
+            yt, yp = y_true, y_pred
+            w = None if sample_weight is None else weights(sample_weight, yt.shape[0])
+        else:
+            yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=allow_empty)
+        n = yt.shape[0]
+        nt = threads_for("sums", n, n_threads)
+        s = np.zeros(kernel.N_STATE)
+        if n:
+            kernel.sums(yt, yp, _NO_WEIGHTS if w is None else w, w is not None, flags,
+                        delta, s, nt)
+            v = s.tolist()  # Python floats: cheaper to test than numpy scalars
+            # NaN / infinity anywhere make one of these sums non-finite (so does an
+            # overflow of finite values, which the error path then lets through)
+            if not math.isfinite(v[kernel.W] + v[kernel.ABS] + v[kernel.SQ] + v[kernel.MEAN]):
+                nonfinite_input(yt, yp, w)
+            if not allow_zero_sum and v[kernel.W] == 0:
+                raise zero_weight_sum_error(w)
+        kept = kept_weights = None
+        if keep_values:
+            kept = (abs_errors(yt, yp, w),)
+            if w is not None:  # a copy: the caller may reuse its array
+                kept_weights = (w.astype(np.float64),)
+        return cls(s, flags, delta, w is not None, kept, kept_weights)
+
+    @classmethod
+    def from_legacy(cls, sums, delta, weighted, errors=None, weights=None) -> RegressionState:
+        """The state of a ``RegressionAccumulator`` pickled by fastmetrics 0.1.0 (its sums
+        array, computed with every optional sum, and its lists of kept errors and weights),
+        checked like any load."""
+        d = {"kind": cls.kind, "format": base.FORMAT, "sums": np.asarray(sums),
+             "flags": ALL_FLAGS, "delta": delta, "weighted": bool(weighted),
+             "keep_values": errors is not None}
+        e = np.concatenate(errors) if errors else np.zeros(0)
+        d["errors"], d["errors_dtype"] = e, e.dtype.str
+        d["weights"] = np.concatenate(weights) if weights else np.zeros(0)
+        return cls.from_dict(d)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def n_samples(self) -> int:
+        return int(self.sums[kernel.N])
+
+    @property
+    def keeps_values(self) -> bool:
+        return self.kept is not None
+
+    @property
+    def errors(self) -> np.ndarray:
+        """Every absolute error (``keep_values`` only), in sample order."""
+        if self.kept is None:
+            raise ValueError(
+                "median_absolute_error needs every error: this state keeps none (create the "
+                "accumulator with keep_values=True, O(N) memory)"
+            )
+        if len(self.kept) != 1:  # joined once, on first read
+            self.kept = (np.concatenate(self.kept),)
+        return self.kept[0]
+
+    @property
+    def weights(self) -> np.ndarray | None:
+        """The kept weights (``keep_values`` and weighted), else None."""
+        if self.kept_weights is None:
+            return None
+        if len(self.kept_weights) != 1:
+            self.kept_weights = (np.concatenate(self.kept_weights),)
+        return self.kept_weights[0]
+
+    def sum(self, slot: int) -> float:
+        """The sum of ``slot``; ``ValueError`` when it is an optional sum this state was
+        not computed with."""
+        need = _FLAG_OF.get(slot, 0)
+        if need and not self.flags & need:
+            raise ValueError(
+                f"this regression state holds no {_FLAG_NAMES[need]}: build it with the "
+                f"kernel flag {need} (a state built for another metric cannot give this one)"
+            )
+        return self.sums[slot]
+
+    def total(self) -> float:
+        """The weight total (the count when unweighted); ``ValueError`` when it is zero."""
+        w = self.sums[kernel.W]
+        if w == 0:
+            raise ValueError(NONZERO)
+        return w
+
+    # ------------------------------------------------------------------ merge
+    def merge(self, other: RegressionState) -> RegressionState:
+        """The state of both inputs: sums add (mean and spread by Chan et al.'s update),
+        the optional sums both hold are kept, kept errors are concatenated. An empty state
+        is the identity."""
+        self._check_mergeable(other)
+        if self.delta != other.delta:
+            raise ValueError(
+                f"cannot merge regression states of different Huber delta ({self.delta} and "
+                f"{other.delta})"
+            )
+        if other.n_samples == 0:
+            return self
+        if self.n_samples == 0:
+            return other
+        s = self.sums.copy()
+        kernel.merge(s, other.sums)
+        flags = self.flags & other.flags
+        if not flags & kernel.FLAG_APE:
+            s[kernel.APE] = 0.0
+        if not flags & kernel.FLAG_HUBER:
+            s[kernel.HUBER] = 0.0
+        if not flags & kernel.FLAG_R2:
+            s[kernel.MEAN] = s[kernel.M2] = 0.0
+        kept = kept_weights = None
+        if self.kept is not None and other.kept is not None:
+            kept = self.kept + other.kept
+            if self.weighted or other.weighted:
+                kept_weights = _weights_or_ones(self) + _weights_or_ones(other)
+        return RegressionState(s, flags, self.delta, self.weighted or other.weighted, kept,
+                               kept_weights)
+
+    # ------------------------------------------------------------------ export / load
+    def _export(self) -> dict:
+        e = self.errors if self.kept is not None else np.zeros(0)
+        w = self.weights
+        return {
+            "sums": self.sums.copy(),
+            "flags": int(self.flags),
+            "delta": float(self.delta),
+            "weighted": bool(self.weighted),
+            "keep_values": self.kept is not None,
+            "errors": e,
+            "errors_dtype": e.dtype.str,
+            "weights": w if w is not None else np.zeros(0),
+        }
+
+    @classmethod
+    def _load(cls, d) -> RegressionState:
+        s = base.field(d, "sums", kinds="f", ndim=1, shape=(kernel.N_STATE,),
+                       dtype=np.float64).copy()
+        flags = base.integer(d, "flags")
+        if flags & ~ALL_FLAGS:
+            raise base.StateError(f"state field 'flags' has unknown bits: {flags}")
+        delta = base.number(d, "delta")
+        if not delta > 0:
+            raise base.StateError(f"the Huber delta must be > 0, got {delta}")
+        weighted = base.flag(d, "weighted")
+        keep = base.flag(d, "keep_values")
+        if not np.isfinite(s).all():
+            raise base.StateError("the sums of a regression state must be finite")
+        n = s[kernel.N]
+        if n < 0 or n != math.floor(n) or n >= 2.0**53:
+            raise base.StateError(f"the sample count must be a non-negative integer, got {n}")
+        if s[kernel.CONST] not in (0.0, 1.0):
+            raise base.StateError("the CONST slot must be 0 or 1")
+        for flag, slots in ((kernel.FLAG_APE, (kernel.APE,)),
+                            (kernel.FLAG_HUBER, (kernel.HUBER,)),
+                            (kernel.FLAG_R2, (kernel.MEAN, kernel.M2))):
+            if not flags & flag and any(s[k] != 0 for k in slots):
+                raise base.StateError(f"an absent sum ({_FLAG_NAMES[flag]}) must be 0")
+        if n == 0:
+            if s.any():
+                raise base.StateError("an empty regression state must hold zero sums")
+        else:
+            if s[kernel.CONST] == 1.0:
+                if s[kernel.M2] != 0:
+                    raise base.StateError("a constant y_true (CONST) has a zero spread")
+                # unweighted, the mean of a constant is its value up to rounding
+                first, mean = s[kernel.FIRST], s[kernel.MEAN]
+                if (flags & kernel.FLAG_R2 and not weighted
+                        and abs(mean - first) > 1e-9 * abs(first)):
+                    raise base.StateError(
+                        f"a constant y_true (CONST, FIRST={first}) has its value as the "
+                        f"mean, not {mean}")
+            if not weighted:
+                if s[kernel.W] != n:
+                    raise base.StateError(
+                        f"unweighted, the weight total must equal the count ({s[kernel.W]} "
+                        f"vs {n})")
+                if any(s[k] < 0 for k in _LOSSES) or s[kernel.M2] < 0:
+                    raise base.StateError("unweighted sums of losses must be non-negative")
+        kept = kept_weights = None
+        if keep:
+            dt = base.text(d, "errors_dtype")
+            if dt not in _ERROR_DTYPES:
+                raise base.StateError(f"kept errors must be float32 or float64, got {dt!r}")
+            e = base.field(d, "errors", kinds="f", ndim=1, shape=(int(n),), dtype=np.dtype(dt))
+            if not (e >= 0).all():
+                raise base.StateError("kept absolute errors must be non-negative numbers")
+            kept = (e.copy(),)
+            if weighted:
+                w = base.field(d, "weights", kinds="f", ndim=1, shape=(int(n),),
+                               dtype=np.float64)
+                if not np.isfinite(w).all():
+                    raise base.StateError("kept weights must be finite")
+                tol = 1e-9 * max(1.0, float(np.abs(w).sum()))
+                if abs(float(w.sum()) - s[kernel.W]) > tol:
+                    raise base.StateError(
+                        f"the kept weights sum to {float(w.sum())}, the weight total is "
+                        f"{s[kernel.W]}")
+                kept_weights = (w.copy(),)
+        return cls(s, flags, delta, weighted, kept, kept_weights)
+
+    def __repr__(self) -> str:
+        return (f"RegressionState(n_samples={self.n_samples}, weighted={self.weighted}, "
+                f"keep_values={self.kept is not None})")
+
+
+_FLAG_OF = {kernel.APE: kernel.FLAG_APE, kernel.HUBER: kernel.FLAG_HUBER,
+            kernel.MEAN: kernel.FLAG_R2, kernel.M2: kernel.FLAG_R2}
+
+
+def _weights_or_ones(st: RegressionState) -> tuple:
+    return st.kept_weights if st.kept_weights is not None else (np.ones(st.n_samples),)
+
+
+# ---------------------------------------------------------------------- result type
+
+
+@dataclass(frozen=True)
+class RegressionSummary:
+    """MAE, MSE, RMSE and R² of one pass, with the number of samples."""
+
+    mae: float
+    mse: float
+    rmse: float
+    r2: float
+    n_samples: int
+
+    def as_row(self) -> dict[str, float]:
+        return {"mae": self.mae, "mse": self.mse, "rmse": self.rmse, "r2": self.r2,
+                "n_samples": self.n_samples}
+
+
+RegressionSummary.__module__ = "fastmetrics.regression"
+
+
+# ---------------------------------------------------------------------- derivations
+
+
+def mae(state: RegressionState, multioutput="uniform_average"):
+    """Mean absolute error."""
+    check_multioutput(multioutput)
+    return out(state.sums[kernel.ABS] / state.total(), multioutput)
+
+
+def mse(state: RegressionState, multioutput="uniform_average"):
+    """Mean squared error."""
+    check_multioutput(multioutput)
+    return out(state.sums[kernel.SQ] / state.total(), multioutput)
+
+
+def rmse(state: RegressionState, multioutput="uniform_average"):
+    """Root mean squared error (custom output weights are averaged, as scikit-learn does)."""
+    check_multioutput(multioutput, output_weights=True)
+    return out(math.sqrt(state.sums[kernel.SQ] / state.total()), multioutput)
+
+
+def mape(state: RegressionState, multioutput="uniform_average"):
+    """Mean absolute percentage error (a fraction)."""
+    check_multioutput(multioutput)
+    return out(state.sum(kernel.APE) / state.total(), multioutput)
+
+
+def huber(state: RegressionState) -> float:
+    """Mean Huber loss, with the state's ``delta``."""
+    return float(state.sum(kernel.HUBER) / state.total())
+
+
+def _r2(state: RegressionState, force_finite: bool) -> float:
+    s = state.sums
+    m2 = state.sum(kernel.M2)
+    state.total()
+    if s[kernel.N] < 2:
+        warn("R^2 score is not well-defined with less than two samples.",
+             UndefinedMetricWarning)
+        return float("nan")
+    num = s[kernel.SQ]
+    if not force_finite:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(1.0 - np.float64(num) / np.float64(m2))
+    if num == 0:
+        return 1.0
+    if m2 == 0:
+        return 0.0
+    return float(1.0 - num / m2)
+
+
+def r2(state: RegressionState, multioutput="uniform_average", force_finite=True):
+    """R² (coefficient of determination); NaN with ``UndefinedMetricWarning`` (a scalar,
+    as scikit-learn returns it, whatever ``multioutput``) for fewer than two samples."""
+    check_multioutput(multioutput, ("raw_values", "uniform_average", "variance_weighted"))
+    value = _r2(state, force_finite)
+    if math.isnan(value) and state.sums[kernel.N] < 2:
+        return value
+    return out(value, multioutput)
+
+
+def adjusted_r2(state: RegressionState, n_features, force_finite=True) -> float:
+    """Adjusted R²: ``1 - (1 - R²) (n - 1) / (n - n_features - 1)``."""
+    if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) \
+            or n_features < 0:
+        raise ValueError(f"n_features must be an int >= 0, got {n_features!r}")
+    n = state.n_samples
+    if n - n_features - 1 <= 0:
+        raise ValueError(
+            f"adjusted R² needs n_samples > n_features + 1, got n_samples={n}, "
+            f"n_features={n_features}"
+        )
+    return float(1.0 - (1.0 - _r2(state, force_finite)) * (n - 1) / (n - n_features - 1))
+
+
+def summary(state: RegressionState) -> RegressionSummary:
+    """MAE, MSE, RMSE and R² (``force_finite=True``) of one state."""
+    total = state.total()
+    m = float(state.sums[kernel.SQ] / total)
+    return RegressionSummary(float(state.sums[kernel.ABS] / total), m, math.sqrt(m),
+                             _r2(state, True), state.n_samples)
+
+
+def median_ae(state: RegressionState, multioutput="uniform_average"):
+    """Median absolute error of the kept errors (a state built with ``keep_values``)."""
+    check_multioutput(multioutput)
+    e = state.errors
+    state.total()
+    return out(median_of(e, state.weights), multioutput)
+
+
+def median_of(e: np.ndarray, w: np.ndarray | None) -> float:
+    """The median of the absolute errors ``e``: O(N) selection unweighted (numpy's value,
+    in ``e``'s dtype), scikit-learn's averaged inverted-CDF weighted median with weights
+    (which must not all be zero)."""
+    if w is None:
+        return float(median(e))
+    if not w.any():
+        raise ValueError(NONZERO)
+    return _weighted_median(e, w)
+
+
+def _weighted_median(e: np.ndarray, w: np.ndarray) -> float:
+    """Averaged inverted-CDF weighted median (scikit-learn's ``_weighted_percentile(...,
+    50, average=True)``)."""
+    n = e.shape[0]
+    order = np.argsort(e)
+    # scikit-learn casts the weights to the errors' float dtype and accumulates in it
+    es, ws = e[order], w[order].astype(e.dtype, copy=False)
+    cdf = np.cumsum(ws)
+    target = e.dtype.type(50) / 100 * cdf[-1]
+    if target == 0:
+        target = np.nextafter(target, target + 1)
+    i = min(int(np.searchsorted(cdf, target)), n - 1)
+    if cdf[i] - target > np.finfo(e.dtype).eps:
+        return float(es[i])
+    j = min(i + 1, n - 1)
+    if ws[j] == 0:
+        j = int(np.searchsorted(cdf, cdf[i], side="right"))
+        if j > n - 1:
+            j = i
+    return float((es[i] + es[j]) / 2)
