@@ -13,11 +13,13 @@ pickle names. Pickles of states and accumulators go through the same checked loa
 """
 
 from ._states.base import State, StateError, load_state
+from ._states.bins import CalibrationState
 from ._states.confusion import ConfusionState
 from ._states.grouped import GroupedConfusionState
 from ._states.multilabel import MultilabelState
 
 __all__ = [
+    "CalibrationState",
     "ConfusionState",
     "GroupedConfusionState",
     "MultilabelState",
