@@ -64,14 +64,18 @@ def _state(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels, n
         edges = None
     elif strategy == "quantile":
         # edges at the percentiles of the (top-label) confidences: numpy's values, by O(N)
-        # selection; the probabilities are checked first, as the values are read here
-        y_prob = bins.check_probabilities(y_prob)
+        # selection. The 0th and 100th are the least and the greatest (NaN if any is), so
+        # edges within [0, 1] mean confidences within [0, 1]; the pass checks every value.
+        y_prob = bins.probabilities(y_prob)
         if y_prob.shape[0] == 0:
             edges = None  # the pass raises: empty input
         else:
             q = np.linspace(0, 1, bins.check_n_bins(n_bins) + 1) * 100
             conf = y_prob.max(axis=1) if y_prob.ndim == 2 else y_prob
-            edges = np.asarray(percentile(conf, q), np.float64)
+            with np.errstate(invalid="ignore"):  # infinity: refused below
+                edges = np.asarray(percentile(conf, q), np.float64)
+            if not (edges[0] >= 0 and edges[-1] <= 1):
+                bins.check_probabilities(y_prob)  # raises, naming the first bad value
     else:
         raise ValueError(f"strategy must be either 'quantile' or 'uniform', got {strategy!r}")
     if binary:

@@ -147,17 +147,17 @@ def _edges_for(n_bins, edges) -> tuple[np.ndarray, np.ndarray, bool]:
     is None, else the given edges (finite, non-decreasing, within [0, 1]: quantile edges may
     repeat)."""
     if edges is None:
-        e, padded = _uniform(check_n_bins(n_bins))
+        u = _UNIFORM.get(n_bins) if type(n_bins) is int else None
+        e, padded = u if u is not None else _uniform(check_n_bins(n_bins))
         return e, padded, True
     u = _UNIFORM.get(edges.shape[0] - 1) if type(edges) is np.ndarray else None
-    if u is not None and edges is u[0]:
+    if u is not None and edges is u[0]:  # an accumulator's uniform edges
         return u[0], u[1], True
     e = _edge_array(edges)
-    if not (np.isfinite(e).all() and np.all(e[1:] >= e[:-1]) and e[0] >= 0.0 and e[-1] <= 1.0):
+    # NaN fails the comparisons, and monotonic edges within [0, 1] are finite
+    if not (e[0] >= 0.0 and e[-1] <= 1.0 and np.all(e[1:] >= e[:-1])):
         raise ValueError("edges must be finite, non-decreasing and within [0, 1]")
-    u = _uniform(e.shape[0] - 1)
-    if np.array_equal(e, u[0]):
-        return u[0], u[1], True
+    # other edges take the kernel's binary search (the same bins as the arithmetic path)
     e = _read_only(e.copy())
     return e, _padded(e), False
 
@@ -197,8 +197,10 @@ def _probability_error(p: np.ndarray, name: str, row: int | None = None) -> Valu
     if math.isinf(v):
         return nonfinite_error(flat[i:i + 1], name, detail=f"value {v} in {where}")
     side = "greater than 1" if v > 1 else "less than 0"
-    # scikit-learn names the probabilities y_prob in this message, whatever the parameter
-    return ValueError(f"y_prob contains values {side}: {v!r} (outside [0, 1] in {where})")
+    # our wording first (users and the command line match on it), scikit-learn's in the
+    # parenthesis: it names the probabilities y_prob here, whatever the parameter
+    return ValueError(f"y_prob contains values outside [0, 1]: value {v!r} in {where} "
+                      f"(y_prob contains values {side})")
 
 
 def check_probabilities(y_prob, name: str = "y_prob") -> np.ndarray:
@@ -206,7 +208,7 @@ def check_probabilities(y_prob, name: str = "y_prob") -> np.ndarray:
     (one vectorised pass: for callers that read the values before the kernel does, as
     quantile edges do)."""
     p = probabilities(y_prob, name)
-    if p.size and not ((p >= 0) & (p <= 1)).all():
+    if p.size and not (p.min() >= 0 and p.max() <= 1):  # NaN fails both
         raise _probability_error(p, name)
     return p
 
@@ -248,6 +250,8 @@ def _fast_labels(y: np.ndarray) -> np.ndarray | None:
 
 def _label_value(pos, dtype) -> int | None:
     """``pos`` as an int in the range of the integer ``dtype``; None if no value equals it."""
+    if type(pos) is int and 0 <= pos <= 127:  # in every integer dtype's range
+        return pos
     try:
         i = int(pos)
         if i != pos:
@@ -427,8 +431,7 @@ class CalibrationState(base.State):
                 sums[...] = 0.0
                 continue
             break
-        W_total = sums[:, kernel.W].sum()
-        any_weight = w is None or W_total != 0 or bool(w.any())
+        any_weight = w is None or sums[:, kernel.W].sum() != 0 or bool(w.any())
         return cls(e, sums, "binary", 0, w is not None, any_weight)
 
     @classmethod
@@ -479,8 +482,7 @@ class CalibrationState(base.State):
             _class_indices(y, None, K, True, encode=True)
         if n_unnorm:
             warn(NOT_NORMALISED, UserWarning)
-        W_total = sums[:, kernel.W].sum()
-        any_weight = w is None or W_total != 0 or bool(w.any())
+        any_weight = w is None or sums[:, kernel.W].sum() != 0 or bool(w.any())
         return cls(e, sums, "top_label", K, w is not None, any_weight,
                    float(extra[0]) if classes else None)
 
@@ -506,10 +508,16 @@ class CalibrationState(base.State):
         """scikit-learn's Brier sum of an (n, K) indicator matrix: the multiclass formula
         with the indicator rows as targets (vectorised numpy: no kernel has this form)."""
         n, K = P.shape
+        # scikit-learn's order: range, lengths, weights, the targets, row sums, classes
+        if P.size and not ((P >= 0) & (P <= 1)).all():
+            raise _probability_error(P, "y_proba")
         if Y.shape[0] != n:
             w_len = None if sample_weight is None else np.shape(sample_weight)[:1]
             raise inconsistent_lengths(y_true=Y.shape[0], y_proba=n,
                                        sample_weight=w_len[0] if w_len else None)
+        w = check_weights(sample_weight, {"y_true": n, "y_proba": n})
+        if n == 0:
+            raise ValueError(EMPTY)
         if Y.dtype.kind not in "iubf" or not np.isin(Y, (0, 1)).all():
             raise ValueError(
                 "Multioutput target data is not supported with label binarization (a 2-D "
@@ -520,21 +528,16 @@ class CalibrationState(base.State):
                 "labels= is for 1-D y_true: the columns of a multilabel indicator matrix are "
                 "its classes"
             )
+        Pd = P.astype(np.float64, copy=False)
+        tol = 1e-8 + math.sqrt(np.finfo(P.dtype).eps)
+        if np.any(np.abs(Pd.sum(axis=1) - 1.0) > tol):
+            warn(NOT_NORMALISED, UserWarning)
         if Y.shape[1] != K:
             raise ValueError(
                 f"y_true and y_prob contain different number of classes: {Y.shape[1]} vs {K}. "
                 "Please provide the true labels explicitly through the labels argument. "
                 f"Classes found in y_true: {np.arange(Y.shape[1])}"
             )
-        if n == 0:
-            raise ValueError(EMPTY)
-        if not ((P >= 0) & (P <= 1)).all():
-            raise _probability_error(P, "y_proba")
-        w = check_weights(sample_weight, {"y_true": n, "y_proba": n}, allow_zero_sum=True)
-        Pd = P.astype(np.float64, copy=False)
-        tol = 1e-8 + math.sqrt(np.finfo(P.dtype).eps)
-        if np.any(np.abs(Pd.sum(axis=1) - 1.0) > tol):
-            warn(NOT_NORMALISED, UserWarning)
         row_sq = ((Y - Pd) ** 2).sum(axis=1)
         sums = np.zeros((1, kernel.N_COLS))
         sums[0, kernel.N] = n
@@ -694,12 +697,6 @@ def _mapped(y: np.ndarray, labels, K: int, classes: bool) -> np.ndarray:
             warn(f"Labels passed were {labels}. But this function assumes labels are ordered "
                  f"lexicographically. Pass the ordered labels={found.tolist()} and ensure "
                  "that the columns of y_prob correspond to this ordering.", UserWarning)
-        if found.shape[0] == 1:
-            raise ValueError("The labels array needs to contain at least two labels, got "
-                             f"{found}.")
-        if found.shape[0] != K:
-            raise ValueError("The number of classes in labels is different from that in "
-                             f"y_prob. Classes found in labels: {found}")
         lab = found
     else:
         if lab.ndim != 1 or lab.shape[0] != K:
@@ -708,17 +705,25 @@ def _mapped(y: np.ndarray, labels, K: int, classes: bool) -> np.ndarray:
                              f"got {got}")
         if np.unique(lab).shape[0] != K:
             raise ValueError("labels must not contain duplicates")
+    k = lab.shape[0]
+    if k == 0:
+        raise ValueError("labels must contain at least one label")
     order = np.argsort(lab, kind="stable")
-    pos = np.minimum(np.searchsorted(lab[order], y), K - 1)
+    pos = np.minimum(np.searchsorted(lab[order], y), k - 1)
     found_y = lab[order][pos] == y
     if not np.all(found_y):
         bad = int(np.flatnonzero(~found_y)[0])
         if classes:
             raise ValueError(
                 f"y_true contains values {set(np.unique(y[~found_y]).tolist())} not belonging "
-                f"to the passed labels {labels} (y_true[{bad}] = {y[bad]!r} is not in labels)."
+                f"to the passed labels {labels}. (y_true[{bad}] = {y[bad]!r} is not in labels)"
             )
         raise ValueError(f"y_true[{bad}] = {y[bad]!r} is not in labels")
+    if classes and k == 1:
+        raise ValueError(f"The labels array needs to contain at least two labels, got {lab}.")
+    if classes and k != K:
+        raise ValueError("The number of classes in labels is different from that in y_prob. "
+                         f"Classes found in labels: {lab}")
     return order[pos].astype(np.int64)
 
 
@@ -890,8 +895,9 @@ def brier(state: CalibrationState, scale_by_half="auto") -> float:
     columns with ``scale_by_half="auto"``. Merged top-label states do not know the classes
     of all the data, so they have none: binary only."""
     check_scale_by_half(scale_by_half)
+    total = state.sums.sum(axis=0)
     if state.mode == "binary":
-        num, two_columns = state.sums[:, kernel.SQ].sum(), True
+        num, two_columns = total[kernel.SQ], True
     elif state.class_sq is None:
         raise ValueError(
             "brier_score_loss of streamed or merged probabilities is binary: y_proba must be "
@@ -900,11 +906,11 @@ def brier(state: CalibrationState, scale_by_half="auto") -> float:
         )
     else:
         num, two_columns = state.class_sq, state.n_classes < 3
-    W = state.sums[:, kernel.W].sum()
+    W = total[kernel.W]
     if W == 0:
         # scikit-learn: ValueError when every weight is zero, ZeroDivisionError when they cancel
         raise zero_weight_sum_error(None if state.any_weight else _NO_WEIGHTS)
-    score = num / W
+    score = float(num) / float(W)
     if scale_by_half == "auto":
         scale_by_half = two_columns
-    return float(score * 0.5 if scale_by_half else score)
+    return score * 0.5 if scale_by_half else score
