@@ -540,6 +540,8 @@ def test_brier_label_errors_worded_as_scikit_learn():
         ([1, 2, 0], [[0.5, 0.3, 0.2]] * 3, [0, 2]),
         ([0, 0, 0], [[0.5, 0.3, 0.2]] * 3, [0]),
         ([1, 2, 1], [[0.5, 0.3, 0.2]] * 3, None),
+        ([0, 1, 2, 0], [0.8, 0.6, 0.4, 0.2], None),  # multiclass y_true, 1-D y_proba
+        ([0.5, 1.5, 0.5], [0.8, 0.6, 0.4], None),  # continuous y_true
     ]
     for y, P, labels in cases:
         with warnings.catch_warnings():

@@ -273,6 +273,19 @@ def _no_pos_label(y) -> ValueError:
     )
 
 
+def _not_binary(classes: np.ndarray, greater_label: bool, kind: str = "multiclass") -> ValueError:
+    """scikit-learn's error for labels that are not binary: ``brier_score_loss``'s
+    (``greater_label``) or ``calibration_curve``'s."""
+    if greater_label:
+        return ValueError(
+            f"The type of the target inferred from y_true is {kind} but should be binary "
+            f"according to the shape of y_prob. (y_true takes {classes.shape[0]} values: "
+            f"{{{', '.join(repr(c) for c in classes[:10].tolist())}"
+            f"{', ...' if classes.shape[0] > 10 else ''}}})"
+        )
+    return ValueError(f"Only binary classification is supported. Provided labels {classes}.")
+
+
 def _finite_labels(y: np.ndarray) -> None:
     if y.dtype.kind == "f" and y.size and not np.isfinite(y).all():
         raise nonfinite_error(y, "y_true")
@@ -387,10 +400,10 @@ class CalibrationState(base.State):
             # strings, objects, floats: decide the positive label once, then read booleans
             _finite_labels(y)
             classes = np.unique(y)
+            if greater_label and classes.dtype.kind == "f" and np.any(classes != np.floor(classes)):
+                raise _not_binary(classes, greater_label, "continuous")
             if classes.shape[0] > 2:
-                raise ValueError(
-                    f"y_true must be binary, got {classes.shape[0]} labels: {classes.tolist()}"
-                )
+                raise _not_binary(classes, greater_label)
             if pos_label is None:
                 if classes.dtype.kind in "OUS" or not (
                     np.all(np.isin(classes, [0, 1])) or np.all(np.isin(classes, [-1, 1]))
@@ -413,14 +426,13 @@ class CalibrationState(base.State):
                 sums, nt)
             if bad >= 0:
                 raise _input_error(kind, bad, p, w, name)
-            if n_other == 2:
+            if n_other == 2:  # two or more labels other than the positive one
                 classes = np.unique(yk)
-                if classes.shape[0] > 2 or not pos_given:
-                    if pos_given or not greater_label or classes.shape[0] > 2:
-                        raise ValueError(
-                            f"y_true must be binary, got labels {{{_classes_message(yk)}}}"
-                            + ("" if pos_given else "; pass pos_label explicitly")
-                        )
+                if classes.shape[0] > 2:
+                    raise _not_binary(classes, greater_label)
+                if not pos_given:
+                    if not greater_label:
+                        raise _no_pos_label(yk)
                     pos, pos_given = classes[-1].item(), True
                     sums[...] = 0.0
                     continue
