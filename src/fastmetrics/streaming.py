@@ -66,7 +66,7 @@ from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.base import State, StateError
 from ._states.confusion import ConfusionState
 from ._threads import threads_for
-from ._validation import as_1d, check_consistent_length, check_sample_weight, native
+from ._validation import check_consistent_length, check_sample_weight, native
 from .percentiles import quantile as _exact_quantile
 
 __all__ = [
