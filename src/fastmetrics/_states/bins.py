@@ -155,7 +155,7 @@ def _edges_for(n_bins, edges) -> tuple[np.ndarray, np.ndarray, bool]:
         return u[0], u[1], True
     e = _edge_array(edges)
     # NaN fails the comparisons, and monotonic edges within [0, 1] are finite
-    if not (e[0] >= 0.0 and e[-1] <= 1.0 and np.all(e[1:] >= e[:-1])):
+    if not (e[0] >= 0.0 and e[-1] <= 1.0 and (e[1:] >= e[:-1]).all()):
         raise ValueError("edges must be finite, non-decreasing and within [0, 1]")
     # other edges take the kernel's binary search (the same bins as the arithmetic path)
     e = _read_only(e.copy())
