@@ -570,15 +570,18 @@ def test_calibration_remembers_a_non_zero_weight_through_merge_and_pickle():
     def acc(w):
         return CalibrationAccumulator(1).update([0, 1], [0.2, 0.7], sample_weight=w)
 
-    assert not acc([0.0, 0.0])._any_weight
-    assert acc([1.0, -1.0])._any_weight  # the chunk's sum is zero, one weight is not
-    assert (acc([0.0, 0.0]) + acc([0.0, 2.0]))._any_weight
-    assert not sum([acc([0.0, 0.0]), acc([0.0, 0.0])])._any_weight
-    assert pickle.loads(pickle.dumps(acc([3.0, 0.0])))._any_weight
-    old = acc([3.0, 0.0])
-    del old.__dict__["_any_weight"]  # pickled before the attribute existed
+    assert not acc([0.0, 0.0]).state.any_weight
+    assert acc([1.0, -1.0]).state.any_weight  # the chunk's sum is zero, one weight is not
+    assert (acc([0.0, 0.0]) + acc([0.0, 2.0])).state.any_weight
+    assert not sum([acc([0.0, 0.0]), acc([0.0, 0.0])]).state.any_weight
+    assert pickle.loads(pickle.dumps(acc([3.0, 0.0]))).state.any_weight
+    # pickled by 0.1.0 before the attribute existed: its __dict__ had no _any_weight
+    old = CalibrationAccumulator.__new__(CalibrationAccumulator)
+    old.__setstate__({"edges": np.linspace(0, 1, 2), "_uniform": True, "pos_label": None,
+                      "labels": None, "_state": np.array([[0.0, 0.0, 0.0, 0.0, 2.0]]),
+                      "_mode": "binary", "_weighted": True})
     old = pickle.loads(pickle.dumps(old))
-    assert not old._any_weight and (old + acc([0.0, 1.0]))._any_weight
+    assert not old.state.any_weight and (old + acc([0.0, 1.0])).state.any_weight
 
 
 # ----------------------------------------------------------------------------- regression

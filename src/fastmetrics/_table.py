@@ -18,8 +18,8 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import classification, regression, report
-from ._states import confusion, prf, sums
+from . import calibration, classification, regression, report
+from ._states import bins, confusion, prf, sums
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -106,6 +106,20 @@ METRICS: tuple[Metric, ...] = (
     # every error is needed: accumulators with keep_values=True only, never over dask
     Metric("median_absolute_error", "regression", sums.median_ae,
            regression.median_absolute_error, dask=False),
+    # calibration: the bins are the accumulator's (fixed, uniform or given edges)
+    Metric("calibration_summary", "calibration", bins.summary, calibration.calibration_summary,
+           config=("n_bins", "pos_label", "labels")),
+    Metric("calibration_bins", "calibration", bins.binned, calibration.calibration_bins,
+           config=("n_bins", "strategy", "pos_label", "labels")),
+    Metric("expected_calibration_error", "calibration", bins.ece,
+           calibration.expected_calibration_error,
+           config=("n_bins", "strategy", "pos_label", "labels")),
+    Metric("max_calibration_error", "calibration", bins.mce, calibration.max_calibration_error,
+           config=("n_bins", "strategy", "pos_label", "labels")),
+    Metric("calibration_curve", "calibration", bins.curve, calibration.calibration_curve,
+           config=("pos_label", "n_bins", "strategy")),
+    Metric("brier_score_loss", "calibration", bins.brier, calibration.brier_score_loss,
+           config=("pos_label", "labels")),
 )
 
 

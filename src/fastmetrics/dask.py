@@ -43,7 +43,6 @@ import numpy as np
 
 from . import _table
 
-from . import calibration as _cal
 from .streaming import (
     CalibrationAccumulator,
     ConfusionAccumulator,
@@ -52,16 +51,11 @@ from .streaming import (
 )
 
 #: families whose Dask functions are generated from the table
-_FROM_TABLE = ("confusion", "regression")
+_FROM_TABLE = ("confusion", "regression", "calibration")
 
 __all__ = sorted({
     "accumulate",
     "average_precision_score",
-    "brier_score_loss",
-    "calibration_curve",
-    "calibration_summary",
-    "expected_calibration_error",
-    "max_calibration_error",
     "roc_auc_score",
     *(row.name for row in _table.METRICS if row.dask and row.family in _FROM_TABLE),
 })
@@ -335,93 +329,6 @@ def _function(row: _table.Metric):
 for _row in _table.METRICS:
     if _row.dask and _row.family in _FROM_TABLE:
         globals()[_row.name] = _function(_row)
-
-
-# --------------------------------------------------------------------------- calibration
-
-
-def _uniform_only(strategy) -> None:
-    if strategy != "uniform":
-        raise ValueError(
-            f"strategy={strategy!r}: over dask only fixed uniform bins (strategy='uniform') "
-            "can be merged; quantile edges need all the data first"
-        )
-
-
-def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_label=None,
-                        labels=None, n_threads=None, compute=True, split_every=None):
-    """:func:`fastmetrics.calibration_summary` of dask inputs (``y_prob`` 1-D or (n, K)).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import dask
-    >>> import dask.array as da
-    >>> import fastmetrics.dask as fmd
-    >>> p = da.from_array(np.array([0.5, 0.5, 0.75, 1.0]), chunks=3)
-    >>> with dask.config.set(scheduler="synchronous"):
-    ...     fmd.calibration_summary(np.array([0, 0, 1, 1]), p, n_bins=2).as_row()
-    {'ece': 0.3125, 'mce': 0.5, 'brier': 0.140625, 'n_bins': 2}
-    """
-    init = dict(n_bins=n_bins, pos_label=pos_label, labels=labels)
-    return _run("calibration", y_true, y_prob, sample_weight, init, _method, ("result", {}),
-                compute=compute, split_every=split_every, n_threads=n_threads)
-
-
-def _attr(acc, name):
-    return getattr(acc.result(), name)
-
-
-def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                               sample_weight=None, pos_label=None, labels=None, n_threads=None,
-                               compute=True, split_every=None):
-    """:func:`fastmetrics.expected_calibration_error` of dask inputs (uniform bins)."""
-    _uniform_only(strategy)
-    init = dict(n_bins=n_bins, pos_label=pos_label, labels=labels)
-    return _run("calibration", y_true, y_prob, sample_weight, init, _attr, ("ece",),
-                compute=compute, split_every=split_every, n_threads=n_threads)
-
-
-def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                          sample_weight=None, pos_label=None, labels=None, n_threads=None,
-                          compute=True, split_every=None):
-    """:func:`fastmetrics.max_calibration_error` of dask inputs (uniform bins)."""
-    _uniform_only(strategy)
-    init = dict(n_bins=n_bins, pos_label=pos_label, labels=labels)
-    return _run("calibration", y_true, y_prob, sample_weight, init, _attr, ("mce",),
-                compute=compute, split_every=split_every, n_threads=n_threads)
-
-
-def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uniform",
-                      compute=True, split_every=None):
-    """:func:`fastmetrics.calibration_curve` of dask inputs (uniform bins only)."""
-    _uniform_only(strategy)
-    init = dict(n_bins=n_bins, pos_label=pos_label)
-    return _run("calibration", y_true, y_prob, None, init, _method, ("curve", {}),
-                compute=compute, split_every=split_every)
-
-
-def _brier(acc, scale_by_half):
-    state = acc.bins().state  # one bin: the sums of every sample
-    return _cal._brier_from_sums(state[:, _cal._SQ].sum(), state[:, _cal._W].sum(), True,
-                                 scale_by_half, np.array([acc._any_weight]))
-
-
-def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
-                     scale_by_half="auto", compute=True, split_every=None):
-    """:func:`fastmetrics.brier_score_loss` of dask inputs, binary (1-D ``y_proba``) only.
-
-    ``pos_label=None`` means 1 for labels in {0, 1} or {-1, 1}; name it for other labels.
-    """
-    _cal._check_scale_by_half(scale_by_half)
-    if labels is not None or not (np.ndim(y_proba) == 1 or np.shape(y_proba)[1:] == (1,)):
-        raise ValueError(
-            "fastmetrics.dask.brier_score_loss is binary: y_proba must be 1-D (the "
-            "multiclass Brier score is not merged over chunks)"
-        )
-    init = dict(n_bins=1, pos_label=pos_label)
-    return _run("calibration", y_true, y_proba, sample_weight, init, _brier,
-                (scale_by_half,), compute=compute, split_every=split_every)
 
 
 # --------------------------------------------------------------------------- ranking

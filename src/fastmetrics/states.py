@@ -13,6 +13,7 @@ pickle names. Pickles of states and accumulators go through the same checked loa
 """
 
 from ._states.base import State, StateError, load_state
+from ._states.bins import CalibrationState
 from ._states.confusion import ConfusionState
 from ._states.grouped import GroupedConfusionState
 from ._states.multilabel import MultilabelState
@@ -20,6 +21,7 @@ from ._states.sketch import ExactQuantileState, SketchState
 from ._states.sums import RegressionState
 
 __all__ = [
+    "CalibrationState",
     "ConfusionState",
     "ExactQuantileState",
     "GroupedConfusionState",

@@ -52,19 +52,19 @@ from typing import Any, ClassVar
 import numpy as np
 
 from . import _table
-from . import calibration as _cal
 from . import ranking as _rk
 from ._inputs import INT_CHARS, plain_int_pair
 from ._kernels import confusion as _confusion
 from ._kernels import ranking as _rank
 from ._kernels import sketch as _sketch
+from ._states import bins as calibration
 from ._states import confusion, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
+from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
 from ._threads import threads_for
-from ._validation import as_1d, check_consistent_length
 
 __all__ = [
     "Accumulator",
@@ -498,7 +498,7 @@ class _Accumulator(Accumulator):
     __reduce__ = object.__reduce__  # pickled as before (a plain __dict__)
 
 
-class CalibrationAccumulator(_Accumulator):
+class CalibrationAccumulator(Accumulator):
     """Streaming calibration bins over fixed edges: ECE, MCE, Brier and the curve.
 
     Parameters
@@ -507,8 +507,9 @@ class CalibrationAccumulator(_Accumulator):
         Equal-width bins on [0, 1] (scikit-learn's ``strategy="uniform"``).
     edges : array-like, default=None
         Explicit bin edges instead: strictly increasing, from 0.0 to 1.0. Bins are closed
-        on the right, as in :func:`fastmetrics.calibration_bins`. Quantile bins need all
-        the data first and cannot be streamed.
+        on the right, as in :func:`fastmetrics.calibration_bins`.
+    strategy : {"uniform"}, default="uniform"
+        Only fixed bins stream: quantile bins need all the data first (``ValueError``).
     pos_label : label, default=None
         Positive class of binary ``y_true`` (None: 1 for {0, 1} / {-1, 1} labels).
     labels : array-like, default=None
@@ -518,7 +519,10 @@ class CalibrationAccumulator(_Accumulator):
     -----
     ``result()`` equals ``calibration_summary(y_true, y_prob, n_bins=n_bins, ...)`` on the
     concatenated chunks, ``curve()`` equals ``calibration_curve(y_true, y_prob,
-    n_bins=n_bins)``; counts exactly, the float sums to 1e-12 relative.
+    n_bins=n_bins)``, and each metric method (``expected_calibration_error()``,
+    ``brier_score_loss(scale_by_half=...)``...) the function of the same name; counts
+    exactly, the float sums to 1e-12 relative. ``brier_score_loss`` is binary here: the
+    multiclass Brier score needs the classes of all the data.
 
     Examples
     --------
@@ -529,31 +533,21 @@ class CalibrationAccumulator(_Accumulator):
     {'ece': 0.3125, 'mce': 0.5, 'brier': 0.140625, 'n_bins': 2}
     """
 
+    family = "calibration"
+    _config = ("edges", "pos_label", "labels")
     labels: Any
-    # whether some sample weight seen is non-zero (unweighted samples weigh 1): picks the
-    # error of brier_score_loss when the weights sum to zero, as in the one-shot function.
-    # A class default for accumulators pickled before it existed
-    _any_weight: bool = False
 
-    def __init__(self, n_bins=10, *, edges=None, pos_label=None, labels=None):
-        if edges is None:
-            n_bins = _cal._check_n_bins(n_bins)
-            self.edges = np.linspace(0.0, 1.0, n_bins + 1)
-            self._uniform = True
-        else:
-            e = np.asarray(edges, dtype=np.float64)
-            if e.ndim != 1 or e.shape[0] < 2:
-                raise ValueError(f"edges must be a 1-D array of at least 2 values, got shape {e.shape}")
-            if not (np.all(np.diff(e) > 0) and e[0] == 0.0 and e[-1] == 1.0):
-                raise ValueError("edges must be strictly increasing from 0.0 to 1.0")
-            self.edges = e
-            self._uniform = False
+    def __init__(self, n_bins=10, *, edges=None, strategy="uniform", pos_label=None,
+                 labels=None):
+        self._start()
+        self.edges = calibration.fixed_edges(n_bins, edges, strategy)
+        self.strategy = "uniform"
         self.pos_label = pos_label
         self.labels = None if labels is None else np.asarray(labels)
-        self._state = np.zeros((self.edges.shape[0] - 1, 5))
-        self._mode: str | int | None = None  # "binary", or K for top-label
-        self._weighted = None
-        self._any_weight = False
+
+    @classmethod
+    def _state_type(cls) -> type:
+        return CalibrationState
 
     def __repr__(self) -> str:
         return f"CalibrationAccumulator(n_bins={self.n_bins}, n_samples={self.n_samples})"
@@ -562,9 +556,11 @@ class CalibrationAccumulator(_Accumulator):
     def n_bins(self) -> int:
         return int(self.edges.shape[0] - 1)
 
-    @property
-    def n_samples(self) -> int:
-        return int(self._state[:, _cal._N].sum())
+    def _set_state(self, st) -> None:
+        if st is not None and (st.edges.shape != self.edges.shape
+                               or not np.array_equal(st.edges, self.edges)):
+            raise StateError("the state's edges are not the accumulator's")
+        super()._set_state(st)
 
     def update(self, y_true, y_prob, sample_weight=None, *, n_threads=None):
         """Bin one chunk: ``y_prob`` 1-D (binary) or (n, K) (top label). Returns ``self``.
@@ -572,82 +568,57 @@ class CalibrationAccumulator(_Accumulator):
         ``n_threads``: threads of the binary pass over a large chunk (None: the OpenMP
         default; the result is the same for any value).
         """
-        p = _cal._as_prob(y_prob)
-        if p.ndim == 2 and p.shape[1] == 1:
-            p = p[:, 0]
-        if p.ndim not in (1, 2):
-            raise ValueError(f"y_prob must be 1-D or (n_samples, n_classes), got shape {p.shape}")
-        y = as_1d(y_true, "y_true")
-        check_consistent_length(y_true=y, y_prob=p)
-        if p.shape[0] == 0:
-            return self
-        mode = "binary" if p.ndim == 1 else int(p.shape[1])
-        if self._mode is not None and mode != self._mode:
-            raise ValueError(
-                f"y_prob changed shape between chunks ({self._mode!r} then {mode!r} "
-                "columns): binary and top-label chunks cannot be mixed"
-            )
-        weighted = sample_weight is not None
-        if p.ndim == 1:
-            st = _cal._binary_pass(y, p, self.edges, self._uniform, sample_weight,
-                                   self.pos_label, n_threads=n_threads)
-        else:
-            st, _ = _cal._top_label_pass(y, p, self.edges, self._uniform, sample_weight,
-                                         self.labels)
-        self._note_weighted(weighted)
-        self._mode = mode
-        self._state = self._state + st
-        if not self._any_weight:  # the weights are read only when the chunk's sum is zero
-            self._any_weight = bool(st[:, _cal._W].sum() != 0) or (
-                weighted and bool(np.any(np.asarray(sample_weight))))
+        p = calibration.probabilities(y_prob)
+        held = self._state
+        if held is not None and p.shape[0]:
+            before = "binary" if held.mode == "binary" else held.n_classes
+            now = "binary" if p.ndim == 1 else p.shape[1]
+            if before != now:
+                raise ValueError(
+                    f"y_prob changed shape between chunks ({before!r} then {now!r} columns): "
+                    "binary and top-label chunks cannot be mixed"
+                )
+        st = CalibrationState.from_arrays(y_true, p, sample_weight, edges=self.edges,
+                                          pos_label=self.pos_label, labels=self.labels,
+                                          n_threads=n_threads, allow_empty=True)
+        if st.n_samples:
+            self._add(st, sample_weight is not None)
         return self
 
-    def _empty_like(self):
-        out = CalibrationAccumulator.__new__(CalibrationAccumulator)
-        out.edges, out._uniform = self.edges, self._uniform
-        out.pos_label, out.labels = self.pos_label, self.labels
-        out._state = np.zeros_like(self._state)
-        out._mode = None
-        out._weighted = None
-        out._any_weight = False
-        return out
+    def __setstate__(self, d):
+        """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__`` holding the
+        per-bin sums as an array, the mode as "binary" or K)."""
+        try:
+            self.__init__(edges=d["edges"], pos_label=d.get("pos_label"), labels=d.get("labels"))
+            self._weighted = d.get("_weighted")
+            mode, sums = d.get("_mode"), d.get("_state")
+            st = None
+            if mode is not None:  # the same checks as any load
+                st = CalibrationState.from_sums(
+                    self.edges, sums, 0 if mode == "binary" else mode,
+                    weighted=bool(self._weighted), any_weight=bool(d.get("_any_weight", False)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StateError(f"not a fastmetrics 0.1 CalibrationAccumulator: {exc}") from None
+        self._set_state(st)
 
-    def merge(self, other: CalibrationAccumulator) -> CalibrationAccumulator:
-        """A new accumulator holding both inputs' samples (inputs untouched)."""
-        self._check_other(other)
-        if self.edges.shape != other.edges.shape or not np.array_equal(self.edges, other.edges):
-            raise ValueError("cannot merge CalibrationAccumulators with different edges")
-        if self.pos_label != other.pos_label or (self.labels is None) != (other.labels is None) \
-                or (self.labels is not None and not np.array_equal(self.labels, other.labels)):
-            raise ValueError(
-                "cannot merge CalibrationAccumulators with different pos_label / labels"
-            )
-        if None not in (self._mode, other._mode) and self._mode != other._mode:
-            raise ValueError("cannot merge binary and top-label (or different K) calibration")
-        out = self._empty_like()
-        out._state = self._state + other._state
-        out._mode = self._mode if self._mode is not None else other._mode
-        out._weighted = self._merged_weighted(other)
-        out._any_weight = self._any_weight or other._any_weight
-        return out
-
-    def bins(self) -> _cal.CalibrationBins:
+    def bins(self) -> CalibrationBins:
         """The :class:`~fastmetrics.CalibrationBins` of everything seen."""
-        if self._mode is None:
-            raise _no_data("CalibrationAccumulator")
-        return _cal.CalibrationBins.from_state(self._state.copy(), self.edges)
+        return calibration.binned(self._checked_state())
 
-    def result(self) -> _cal.CalibrationSummary:
+    def result(self) -> CalibrationSummary:
         """ECE, MCE and Brier score (:class:`~fastmetrics.CalibrationSummary`)."""
-        return _cal._summary_from_bins(self.bins())
+        return calibration.summary(self._checked_state())
 
     def curve(self) -> tuple[np.ndarray, np.ndarray]:
         """``(prob_true, prob_pred)`` as :func:`fastmetrics.calibration_curve` (binary,
         unweighted chunks only)."""
-        if self._mode not in (None, "binary") or self._weighted:
+        st = self._state
+        if st is not None and (st.mode != "binary" or st.weighted):
             raise ValueError("curve() needs binary, unweighted chunks (as calibration_curve)")
-        self.bins()  # raises without data
-        return _cal._curve_from_state(self._state)
+        return calibration.curve(self._checked_state())
+
+
+_attach_metrics(CalibrationAccumulator)
 
 
 # --------------------------------------------------------------------------- regression

@@ -1,0 +1,320 @@
+"""Every state type held to the one law (any split of the data, states merged in any order
+and tree shape, equals one pass), to its export (arrays and JSON round trips, checked loads:
+a doctored state is refused) and to pickling; and the accumulators pickled by fastmetrics
+0.1.0 still load and answer as they did."""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastmetrics as fm
+from fastmetrics.states import (
+    ConfusionState,
+    GroupedConfusionState,
+    MultilabelState,
+    State,
+    StateError,
+    load_state,
+)
+
+DATA = pathlib.Path(__file__).parent / "data"
+
+
+# ----------------------------------------------------------------------------- the law
+
+def _labels(draw, n, dtype):
+    k = draw(st.integers(1, 6))
+    lo = draw(st.integers(-3, 3)) if np.dtype(dtype).kind == "i" else 0
+    yt = np.array(draw(st.lists(st.integers(lo, lo + k - 1), min_size=n, max_size=n)), dtype)
+    yp = np.array(draw(st.lists(st.integers(lo, lo + k - 1), min_size=n, max_size=n)), dtype)
+    return yt, yp
+
+
+@st.composite
+def confusion_data(draw):
+    n = draw(st.integers(1, 60))
+    dtype = draw(st.sampled_from([np.int8, np.int64, np.uint16, "str"]))
+    yt, yp = _labels(draw, n, np.int64 if dtype == "str" else dtype)
+    if dtype == "str":
+        yt, yp = yt.astype(str), yp.astype(str)
+    w = None
+    if draw(st.booleans()):
+        w = np.array(draw(st.lists(st.floats(0.0, 4.0), min_size=n, max_size=n)))
+        w[0] = 1.0  # never all zero
+    return (yt, yp), w
+
+
+@st.composite
+def multilabel_data(draw):
+    n = draw(st.integers(1, 40))
+    L = draw(st.integers(1, 5))
+    bits = st.lists(st.lists(st.integers(0, 1), min_size=L, max_size=L), min_size=n, max_size=n)
+    yt, yp = np.array(draw(bits), np.int8), np.array(draw(bits), np.int8)
+    w = None
+    if draw(st.booleans()):
+        w = np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), float)
+        w[0] = 1.0
+    return (yt, yp), w
+
+
+@st.composite
+def grouped_data(draw):
+    n = draw(st.integers(1, 60))
+    yt, yp = _labels(draw, n, np.int32)
+    g = np.array(draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n)))
+    return (yt, yp, g), None
+
+
+def _build(kind, arrays, w):
+    if kind == "confusion":
+        return ConfusionState.from_arrays(*arrays, w)
+    if kind == "multilabel":
+        return MultilabelState.from_arrays(*arrays, w)
+    return GroupedConfusionState.from_arrays(*arrays)
+
+
+def _assert_same(kind, a, b):
+    if kind == "confusion":
+        np.testing.assert_array_equal(a.values, b.values)
+        assert a.values.dtype == b.values.dtype
+        np.testing.assert_allclose(a.cm, b.cm, rtol=1e-12, atol=1e-12)
+        assert a.cm.dtype == b.cm.dtype
+        np.testing.assert_array_equal(a.present, b.present)
+        np.testing.assert_array_equal(a.in_true, b.in_true)
+        assert a.n_samples == b.n_samples
+        assert (a.weight_sum is None) == (b.weight_sum is None)
+        if a.weighted:
+            assert a.weight_sum == pytest.approx(b.weight_sum, rel=1e-12)
+            np.testing.assert_allclose(a.margins, b.margins, rtol=1e-12, atol=1e-12)
+    elif kind == "multilabel":
+        for f in ("tp", "pred", "true"):
+            np.testing.assert_allclose(getattr(a, f), getattr(b, f), rtol=1e-12)
+        assert a.exact == pytest.approx(b.exact, rel=1e-12) and a.n_samples == b.n_samples
+        np.testing.assert_array_equal(a.yt, b.yt)
+    else:
+        np.testing.assert_array_equal(a.labels, b.labels)
+        np.testing.assert_array_equal(a.groups, b.groups)
+        np.testing.assert_array_equal(a.table, b.table)
+
+
+STRATEGIES = {"confusion": confusion_data(), "multilabel": multilabel_data(),
+              "grouped": grouped_data()}
+
+
+def _tree_merge(states, order, shape):
+    """Merge ``states`` visited in ``order``, pairing neighbours (``shape`` True) or left to
+    right."""
+    states = [states[i] for i in order]
+    if not shape:
+        out = states[0]
+        for s in states[1:]:
+            out = out.merge(s)
+        return out
+    while len(states) > 1:
+        states = [states[i].merge(states[i + 1]) if i + 1 < len(states) else states[i]
+                  for i in range(0, len(states), 2)]
+    return states[0]
+
+
+@pytest.mark.parametrize("kind", list(STRATEGIES))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_any_split_merged_in_any_order_equals_one_pass(kind, data):
+    arrays, w = data.draw(STRATEGIES[kind])
+    n = arrays[0].shape[0]
+    cuts = sorted(data.draw(st.lists(st.integers(1, max(1, n - 1)), max_size=4, unique=True)))
+    cuts = [c for c in cuts if 0 < c < n]
+    bounds = [0, *cuts, n]
+    parts = [(tuple(a[i:j] for a in arrays), None if w is None else w[i:j])
+             for i, j in zip(bounds[:-1], bounds[1:])]
+    parts = [p for p in parts if p[1] is None or p[1].any()]  # a chunk of zero weights is refused
+    if not parts:
+        return
+    states = [_build(kind, a, ww) for a, ww in parts]
+    order = data.draw(st.permutations(range(len(states))))
+    merged = _tree_merge(states, order, data.draw(st.booleans()))
+    kept = np.concatenate([np.arange(i, j) for (i, j), p in zip(zip(bounds[:-1], bounds[1:]),
+                           [(tuple(a[i:j] for a in arrays), None if w is None else w[i:j])
+                            for i, j in zip(bounds[:-1], bounds[1:])])
+                           if p[1] is None or p[1].any()])
+    # the merged rows come in merge order; for states that keep rows compare sorted sets
+    whole = _build(kind, tuple(a[kept] for a in arrays), None if w is None else w[kept])
+    if kind == "multilabel":
+        rows = np.concatenate([p[0][0] for p in (parts[i] for i in order)]) if len(parts) else None
+        assert rows.shape == merged.yt.shape
+        for f in ("tp", "pred", "true"):
+            np.testing.assert_allclose(getattr(merged, f), getattr(whole, f), rtol=1e-12)
+        assert merged.exact == pytest.approx(whole.exact, rel=1e-12)
+        assert merged.n_samples == whole.n_samples
+    else:
+        _assert_same(kind, merged, whole)
+
+
+def test_merge_checks_what_it_merges():
+    a = ConfusionState.from_arrays([0, 1], [0, 1])
+    with pytest.raises(TypeError, match="cannot merge"):
+        a.merge(MultilabelState.from_arrays([[0, 1]], [[0, 1]]))
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        a.merge(ConfusionState.from_arrays(["a"], ["b"]))
+    # int64 with uint64 beyond 2**63: compared exactly, never through float64
+    big = ConfusionState.from_arrays(np.uint64([2**63 + 5]), np.uint64([2**63 + 5]))
+    with pytest.raises(ValueError, match="no integer type holds"):
+        ConfusionState.from_arrays(np.array([-1]), np.array([-1])).merge(big)
+    near = ConfusionState.from_arrays(np.array([2**60, 2**60 + 1]), np.array([2**60, 2**60 + 1]))
+    m = near.merge(ConfusionState.from_arrays(np.uint64([7]), np.uint64([7])))
+    assert m.values.tolist() == [7, 2**60, 2**60 + 1] and m.cm.sum() == 3 == m.n_samples
+    assert (a + a).n_samples == 4
+
+
+# ----------------------------------------------------------------------------- export
+
+def _examples():
+    rng = np.random.default_rng(0)
+    yt, yp = rng.integers(0, 4, 50), rng.integers(0, 4, 50)
+    w = rng.random(50)
+    yield ConfusionState.from_arrays(yt, yp)
+    yield ConfusionState.from_arrays(yt.astype(np.uint8), yp.astype(np.uint8), w)
+    yield ConfusionState.from_arrays(yt, yp, rng.integers(1, 5, 50))  # integer weights
+    yield ConfusionState.from_arrays(yt.astype(str), yp.astype(str))
+    yield ConfusionState.from_arrays(np.uint64([2**63 + 1, 3]), np.uint64([3, 3]))
+    yield MultilabelState.from_arrays(rng.integers(0, 2, (20, 3)), rng.integers(0, 2, (20, 3)))
+    yield MultilabelState.from_arrays(rng.integers(0, 2, (20, 3)), rng.integers(0, 2, (20, 3)),
+                                      rng.random(20))
+    yield GroupedConfusionState.from_arrays(yt, yp, rng.integers(0, 3, 50))
+
+
+def _same_state(a, b):
+    da, db = a.to_dict(), b.to_dict()
+    assert da.keys() == db.keys()
+    for k in da:
+        va, vb = np.asarray(da[k]), np.asarray(db[k])
+        assert va.dtype == vb.dtype and va.shape == vb.shape, k
+        np.testing.assert_array_equal(va, vb)
+
+
+@pytest.mark.parametrize("state", list(_examples()), ids=lambda s: s.kind)
+def test_round_trips_through_npz_json_and_pickle(state):
+    d = state.to_dict()
+    assert d["kind"] == state.kind and d["format"] == 1
+    buf = io.BytesIO()
+    np.savez(buf, **d)
+    buf.seek(0)
+    with np.load(buf, allow_pickle=False) as z:
+        back = load_state(z)
+    assert type(back) is type(state)
+    _same_state(back, state)
+    text = json.dumps(state.to_dict(as_lists=True))
+    _same_state(type(state).from_dict(json.loads(text)), state)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        blob = pickle.dumps(state, protocol=protocol)
+        assert b"fastmetrics.states" in blob and b"_states" not in blob
+        _same_state(pickle.loads(blob), state)
+
+
+def _doctored(state, **changes):
+    d = state.to_dict()
+    for k, v in changes.items():
+        d[k] = v(d[k]) if callable(v) else v
+    return d
+
+
+def test_doctored_states_are_refused():
+    s = ConfusionState.from_arrays([0, 1, 1, 2], [0, 1, 0, 2])
+    cases = {
+        "negative count": _doctored(s, cm=lambda cm: cm - 5),
+        "counts disagree with n_samples": _doctored(s, n_samples=3),
+        "wrong shape": _doctored(s, cm=np.zeros((2, 2), np.int64)),
+        "unsorted labels": _doctored(s, values=lambda v: v[::-1].copy()),
+        "object labels": _doctored(s, values_dtype="|O"),
+        "row outside y_true": _doctored(s, in_true=np.array([True, False, True])),
+        "bad kind": _doctored(s, kind="calibration"),
+        "future format": _doctored(s, format=2),
+        "missing field": {k: v for k, v in s.to_dict().items() if k != "present"},
+    }
+    for what, d in cases.items():
+        with pytest.raises(StateError):
+            ConfusionState.from_dict(d)
+        assert issubclass(StateError, ValueError), what
+    w = ConfusionState.from_arrays([0, 1], [0, 1], [0.5, 2.0])
+    with pytest.raises(StateError, match="finite"):
+        ConfusionState.from_dict(_doctored(w, weight_sum=float("nan")))
+    g = GroupedConfusionState.from_arrays([0, 1], [0, 1], ["a", "b"])
+    with pytest.raises(StateError, match="non-negative"):
+        GroupedConfusionState.from_dict(_doctored(g, table=lambda t: -t))
+    with pytest.raises(StateError, match="unknown state kind"):
+        load_state({"kind": "nothing", "format": 1})
+    with pytest.raises(StateError, match="mapping"):
+        load_state([1, 2])
+
+
+def test_a_doctored_pickle_is_refused():
+    """Pickles go through the checked loader: a pickle whose counts were edited (here to
+    report an accuracy of 3.5) does not load."""
+    acc = fm.streaming.ConfusionAccumulator().update(np.array([0, 1, 1, 0]), np.array([0, 1, 0, 0]))
+    blob = pickle.dumps(acc)
+    assert pickle.loads(blob).accuracy_score() == 0.75
+    cm = acc.state.cm
+    doctored = blob.replace(cm.tobytes(), np.array([[7, 0], [0, 7]], cm.dtype).tobytes())
+    assert doctored != blob
+    with pytest.raises(StateError, match="sum to"):
+        pickle.loads(doctored)
+
+
+# ----------------------------------------------------------------------------- old pickles
+
+@pytest.mark.parametrize("name", ["legacy_accumulators.pkl", "legacy_accumulators_p2.pkl"])
+def test_accumulators_pickled_by_fastmetrics_0_1_load_and_answer_as_then(name):
+    accs = pickle.loads((DATA / name).read_bytes())
+    want = json.loads((DATA / "legacy_accumulators.json").read_text())
+    assert accs.keys() == want.keys()
+    close = {"rel": 1e-12, "abs": 1e-15}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for key, a in accs.items():
+            w = want[key]
+            if "n_samples" in w:
+                assert a.n_samples == w["n_samples"], key
+            if key.startswith("confusion") and "confusion_matrix" in w:
+                assert a.confusion_matrix().tolist() == w["confusion_matrix"], key
+                assert a.accuracy_score() == pytest.approx(w["accuracy"], **close)
+                assert a.f1_score(average="macro") == pytest.approx(w["f1_macro"], **close)
+                assert [str(v) for v in a.result().labels] == w["labels"]
+            elif key.startswith("calibration"):
+                r = a.result()
+                assert (r.ece, r.mce, r.brier) == pytest.approx(
+                    (w["ece"], w["mce"], w["brier"]), **close), key
+                assert r.bins.counts.tolist() == w["counts"]
+            elif key.startswith("regression"):
+                got = (a.mean_absolute_error(), a.mean_squared_error(), a.r2_score(),
+                       a.huber_loss())
+                assert got == pytest.approx((w["mae"], w["mse"], w["r2"], w["huber"]), **close)
+                if "median_ae" in w:
+                    assert a.median_absolute_error() == pytest.approx(w["median_ae"], **close)
+            elif key.startswith("ranking"):
+                r = a.result()
+                assert (r.roc_auc, r.average_precision) == pytest.approx((w["roc_auc"], w["ap"]),
+                                                                         **close), key
+                assert (r.n_positive, r.n_negative) == (w["n_positive"], w["n_negative"])
+            elif key.startswith("quantile"):
+                r = a.result([0.1, 0.5, 0.99])
+                np.testing.assert_allclose(r.values, w["values"], rtol=1e-12)
+            # and they go on: merged, and pickled again by today's code
+            again = pickle.loads(pickle.dumps(a + a))
+            assert again.n_samples == 2 * a.n_samples, key
+
+
+def test_every_state_type_is_exported():
+    kinds = {cls.kind for cls in State.__subclasses__()}
+    exported = {getattr(fm.states, n).kind for n in fm.states.__all__
+                if isinstance(getattr(fm.states, n), type)
+                and issubclass(getattr(fm.states, n), State) and getattr(fm.states, n) is not State}
+    assert kinds <= exported
