@@ -24,7 +24,7 @@ import numpy as np
 
 from .._inputs import native, nonfinite_error
 from .._kernels import sketch as kernel
-from ..percentiles import quantile as exact_quantile
+from .. import _order
 from . import base
 
 __all__ = [
@@ -456,7 +456,8 @@ def quantiles(state, q=(0.5, 0.9, 0.95, 0.99), method="linear") -> QuantileResul
         raise ValueError("no samples: the quantiles of an empty state are undefined")
     if isinstance(state, ExactQuantileState):
         x = state.values
-        v = np.asarray(exact_quantile(x, qa, method=method), dtype=np.float64)
+        _order.check_method(method)
+        v = np.asarray(_order.quantile_of(x, qa, method), dtype=np.float64)
         return QuantileResult(qa, v, method, "exact", None, state.n_samples,
                               float(x.min()), float(x.max()),
                               "exact: numpy's quantile of every value seen (O(N) memory)")
