@@ -16,11 +16,13 @@ from ._states.base import State, StateError, load_state
 from ._states.confusion import ConfusionState
 from ._states.grouped import GroupedConfusionState
 from ._states.multilabel import MultilabelState
+from ._states.ranking import RankingState
 
 __all__ = [
     "ConfusionState",
     "GroupedConfusionState",
     "MultilabelState",
+    "RankingState",
     "State",
     "StateError",
     "load_state",
