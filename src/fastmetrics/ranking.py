@@ -61,7 +61,7 @@ def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_inter
     pos_label : int, float, bool or str, default=None
         The label of the positive class (1 when ``None`` and y_true is {0, 1} / {-1, 1}).
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights; zero-weight samples do not create thresholds.
+        Non-negative sample weights; zero-weight samples do not create thresholds.
     drop_intermediate : bool, default=True
         Drop thresholds whose point is collinear with its neighbours in ROC space.
     n_threads : int, default=None
@@ -114,7 +114,7 @@ def precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weight=Non
     pos_label : int, float, bool or str, default=None
         The label of the positive class.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Non-negative sample weights.
     drop_intermediate : bool, default=False
         Keep only the first and last threshold of each run of equal true-positive weight.
     n_threads : int, default=None
@@ -166,7 +166,7 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
     average : {'micro', 'macro', 'samples', 'weighted'} or None, default='macro'
         Averaging over classes (multilabel / multiclass); ignored for binary ``y_true``.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Non-negative sample weights.
     max_fpr : float > 0 and <= 1, default=None
         If set, the standardized (McClish-corrected) partial AUC over [0, max_fpr].
     multi_class : {'raise', 'ovr', 'ovo'}, default='raise'
@@ -249,7 +249,7 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
     pos_label : int, float, bool or str, default=1
         The positive class (binary ``y_true`` only).
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Non-negative sample weights.
     n_threads : int, default=None
         Threads of the sort on inputs of 2**17 samples or more (None: what OpenMP allows,
         honouring ``OMP_NUM_THREADS``). The result is the same for any value.

@@ -225,9 +225,10 @@ def _check_finite_weights(w, has_w) -> None:
 
 
 def check_lengths(n: int, n_score: int, sample_weight=None) -> None:
+    """scikit-learn's error for labels and scores of different lengths (naming the
+    weights' length too, as its ``check_consistent_length`` does)."""
     if n != n_score:
-        nw = None if sample_weight is None else int(np.shape(sample_weight)[0]) \
-            if np.ndim(sample_weight) else None
+        nw = int(np.shape(sample_weight)[0]) if np.ndim(sample_weight) else None
         raise inconsistent_lengths(y_true=n, y_score=n_score, sample_weight=nw)
 
 
