@@ -20,6 +20,7 @@ from fastmetrics import _table
 from fastmetrics._states import ranking
 from fastmetrics.states import RankingState, StateError, load_state
 from fastmetrics.streaming import RankingAccumulator, RankingResult
+from test_streaming import combine, splits  # any split into chunks, any merge order or tree
 
 DATA = pathlib.Path(__file__).parent / "data"
 RTOL = 1e-12
@@ -64,29 +65,6 @@ problems = st.integers(1, 120).flatmap(lambda n: st.tuples(
 ))
 
 
-@st.composite
-def plans(draw, n):
-    cuts = sorted(draw(st.lists(st.integers(0, n), max_size=6)))
-    bounds = [0, *cuts, n]
-    order = draw(st.permutations(range(len(bounds) - 1)))
-    return bounds, order, draw(st.booleans())
-
-
-def merged(states, order, tree):
-    states = [states[i] for i in order]
-    if not tree:
-        out = states[0]
-        for s in states[1:]:
-            out = out.merge(s)
-        return out
-    while len(states) > 1:
-        nxt = [states[i] + states[i + 1] for i in range(0, len(states) - 1, 2)]
-        if len(states) % 2:
-            nxt.append(states[-1])
-        states = nxt
-    return states[0]
-
-
 @given(problems, st.booleans(), st.sampled_from([None, [0.0], [-1.0, 0.2, 0.5, 3.0]]),
        st.sampled_from([(0, 1), (2, 5), ("a", "b")]), st.data())
 def test_any_split_any_order_equals_one_pass(d, weighted, edges, labels, data):
@@ -95,11 +73,11 @@ def test_any_split_any_order_equals_one_pass(d, weighted, edges, labels, data):
     w = w if weighted else None
     e = None if edges is None else np.array(edges)
     whole = RankingState.from_arrays(y, s, w, edges=e, allow_zero_sum=True)
-    bounds, order, tree = data.draw(plans(len(y)))
+    bounds, order, tree = data.draw(splits(len(y)))
     parts = [RankingState.from_arrays(y[a:b], s[a:b], None if w is None else w[a:b], edges=e,
                                       allow_empty=True, allow_zero_sum=True)
              for a, b in zip(bounds[:-1], bounds[1:])]
-    got = merged(parts, order, tree)
+    got = combine(parts, order, tree)
     # unweighted: the weights are counts, sums of integers in float64 (exact)
     same_state(got, whole, exact=not weighted)
     assert got.n_samples == len(y)

@@ -647,11 +647,9 @@ def auc_value(st) -> float:
         return np.nan
     P, N = st[kernel.P], st[kernel.N]
     if N <= 0:
-        warn("No negative samples in y_true, false positive value should be meaningless",
-             UndefinedMetricWarning)
+        _nothing_weighs("negative")
     if P <= 0:
-        warn("No positive samples in y_true, true positive value should be meaningless",
-             UndefinedMetricWarning)
+        _nothing_weighs("positive")
     if P <= 0 or N <= 0:
         return np.nan
     return float(st[kernel.AUC2] / (2.0 * P * N))
@@ -762,19 +760,21 @@ def _roc_points(thr, p, q, drop_intermediate):
         keep = np.ones(m + 1, dtype=bool)
         keep[2:-1] = _keep_corners(fps[1:], tps[1:])[1:-1]
         fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
-    if fps[-1] <= 0:
-        warn("No negative samples in y_true, false positive value should be meaningless",
-             UndefinedMetricWarning)
-        fpr = np.full(fps.shape, np.nan)
-    else:
-        fpr = fps / fps[-1]
-    if tps[-1] <= 0:
-        warn("No positive samples in y_true, true positive value should be meaningless",
-             UndefinedMetricWarning)
-        tpr = np.full(tps.shape, np.nan)
-    else:
-        tpr = tps / tps[-1]
-    return fpr, tpr, thresholds
+    return _rate(fps, "negative"), _rate(tps, "positive"), thresholds
+
+
+def _rate(cum, side: str):
+    """``cum / cum[-1]``, or nan with scikit-learn's warning when that side weighs nothing."""
+    if cum[-1] <= 0:
+        _nothing_weighs(side)
+        return np.full(cum.shape, np.nan)
+    return cum / cum[-1]
+
+
+def _nothing_weighs(side: str) -> None:
+    rate = "false" if side == "negative" else "true"
+    warn(f"No {side} samples in y_true, {rate} positive value should be meaningless",
+         UndefinedMetricWarning)
 
 
 def roc(state: RankingState, pos_label=None, drop_intermediate=True):
@@ -967,7 +967,11 @@ def average_columns(metric, y_ind, s2d, average, sample_weight, n_threads=None):
     cols = np.arange(kk, dtype=np.int64)
     stats = column_statistics(yk, cols, cols, s2d, w, has_w, np.ones(kk, dtype=yk.dtype),
                               n_threads=n_threads)
-    score = np.array([metric(row) for row in stats])
+    return _averaged(np.array([metric(row) for row in stats]), average, average_weight)
+
+
+def _averaged(score, average, average_weight):
+    """scikit-learn's average of per-problem scores (those of zero weight count as 0)."""
     if average is None:
         return score
     if average_weight is not None:
@@ -1051,9 +1055,4 @@ def multiclass_roc_auc(y_true, lab: Labels, s, labels, multi_class, average, sam
         average_weight = stats[:, kernel.P] if has_w else stats[:, kernel.NPOS]
         if np.isclose(average_weight.sum(), 0):
             return 0
-    score = np.array([auc_value(row) for row in stats])
-    if average is None:
-        return score
-    if average_weight is not None:
-        score[average_weight == 0] = 0
-    return float(np.average(score, weights=average_weight))
+    return _averaged(np.array([auc_value(row) for row in stats]), average, average_weight)
