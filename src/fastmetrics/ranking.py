@@ -221,7 +221,7 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
     if s.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {s.shape} instead.")
     n = lab.y.shape[0]
-    ranking.check_lengths(n, s.shape[0], sample_weight)
+    ranking.check_score_lengths(n, s.shape[0], sample_weight)
     w, has_w = ranking.weights(sample_weight, {"y_true": n, "y_score": n})
     if max_fpr is None or max_fpr == 1:  # the statistics of the greater label suffice
         positive = lab.classes[-1] if lab.classes.shape[0] == 2 else None
@@ -303,7 +303,7 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
     if s.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {s.shape} instead.")
     n = lab.y.shape[0]
-    ranking.check_lengths(n, s.shape[0], sample_weight)
+    ranking.check_score_lengths(n, s.shape[0], sample_weight)
     w, has_w = ranking.weights(sample_weight, {"y_true": n, "y_score": n})
     ranking.check_ap_pos_label(lab.classes, pos_label)
     return ranking.ap_value(ranking.statistics(lab, s, w, has_w, pos_label, n_threads))

@@ -904,7 +904,7 @@ class RankingAccumulator(Accumulator):
     def summary(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(thresholds, positive weight, negative weight)``, thresholds decreasing. Binned
         mode: one row per bin, labelled by the bin's upper edge (inf for the last)."""
-        return ranking.summary(self._checked_state(), self.pos_label)
+        return ranking.pos_neg_summary(self._checked_state(), self.pos_label)
 
     def result(self) -> RankingResult:
         """:class:`RankingResult`: AUC and AP, with bounds and the mode's guarantee."""

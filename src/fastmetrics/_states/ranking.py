@@ -59,6 +59,7 @@ from ..exceptions import UndefinedMetricWarning, warn
 from . import base
 
 __all__ = [
+    "BYTES_LABELS",
     "Labels",
     "RankingResult",
     "RankingState",
@@ -66,12 +67,19 @@ __all__ = [
     "auc_value",
     "average_columns",
     "average_precision",
+    "binary_inputs",
     "bounds",
+    "check_ap_pos_label",
     "check_average",
+    "check_max_fpr",
+    "check_multi_class",
+    "check_score_lengths",
     "column_statistics",
+    "curve_pos_label",
     "indicator",
     "multiclass_roc_auc",
     "plain",
+    "pos_neg_summary",
     "precision_recall",
     "result",
     "roc",
@@ -79,7 +87,6 @@ __all__ = [
     "scores",
     "scores_2d",
     "statistics",
-    "summary",
     "weights",
 ]
 
@@ -224,7 +231,7 @@ def _check_finite_weights(w, has_w) -> None:
         raise nonfinite_error(w, "sample_weight")
 
 
-def check_lengths(n: int, n_score: int, sample_weight=None) -> None:
+def check_score_lengths(n: int, n_score: int, sample_weight=None) -> None:
     """scikit-learn's error for labels and scores of different lengths (naming the
     weights' length too, as its ``check_consistent_length`` does)."""
     if n != n_score:
@@ -239,7 +246,7 @@ def binary_inputs(y_true, y_score, sample_weight, *, allow_empty=False, allow_ze
     if s.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {s.shape} instead.")
     n = lab.y.shape[0]
-    check_lengths(n, s.shape[0], sample_weight)
+    check_score_lengths(n, s.shape[0], sample_weight)
     w, has_w = weights(sample_weight, {"y_true": n, "y_score": n},
                        allow_zero_sum=allow_zero_sum or n == 0)
     return lab, s, w, has_w
@@ -631,7 +638,7 @@ def _positive(state: RankingState, pos_label):
     return pos_label
 
 
-def summary(state: RankingState, pos_label=None):
+def pos_neg_summary(state: RankingState, pos_label=None):
     """``(thresholds, positive weight, negative weight)``, thresholds decreasing, with
     ``pos_label`` positive (None: the greater class). Binned: one row per bin, labelled by
     its upper edge (inf for the last)."""
