@@ -482,7 +482,8 @@ def test_accumulator_refuses_non_finite_input(thresholds):
 
 
 def test_ndcg_checks_values_before_shapes():
-    for yt, ys in (([1.0, np.nan], [0.1, 0.2]), ([[1.0, 0.0]], [np.inf, 0.2])):
+    for yt, ys in (([1.0, np.nan], [0.1, 0.2]), ([[1.0, 0.0]], [np.inf, 0.2]),
+                   ([0, 1], [np.nan, np.inf]), ([0, 1], [np.inf, 1])):
         _, theirs = _outcome(skm.ndcg_score, yt, ys)
         _, ours = _outcome(fm.ndcg_score, yt, ys)
         _prefix(ours, theirs)
@@ -499,3 +500,12 @@ def test_curves_of_more_than_two_labels_with_pos_label():
         close(getattr(fm, name)(y, s, pos_label=2), getattr(skm, name)(y, s, pos_label=2))
         with pytest.raises(ValueError, match="multiclass format is not supported"):
             getattr(fm, name)(y, s)
+
+
+@pytest.mark.parametrize("average", ["micro", "macro", "weighted", "samples", None])
+def test_partial_auc_of_multilabel_targets(average):
+    rng = np.random.default_rng(13)
+    Y, S, w = rng.integers(0, 2, (300, 4)), rng.random((300, 4)).round(2), rng.random(300)
+    for kw in ({}, {"sample_weight": w}):
+        close(quiet(fm.roc_auc_score, Y, S, max_fpr=0.3, average=average, **kw),
+              quiet(skm.roc_auc_score, Y, S, max_fpr=0.3, average=average, **kw))

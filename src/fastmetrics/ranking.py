@@ -201,12 +201,13 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
     ranking.check_average(average)
     ind = ranking.indicator(y_true)
     if ind is not None:  # multilabel-indicator
-        if max_fpr not in (None, 1):
-            raise NotImplementedError(
-                "max_fpr with multilabel y_true is not supported by fastmetrics")
         s = ranking.scores_2d(y_score, ind.shape[0], ind.shape[1])
+        partial = None
+        if max_fpr not in (None, 1):  # each column's curve: one state per column
+            def partial(state):
+                return ranking.roc_auc(state, max_fpr=max_fpr)
         return ranking.average_columns(ranking.auc_value, ind, s, average, sample_weight,
-                                       n_threads)
+                                       n_threads, of_state=partial)
     lab = ranking.Labels(y_true)
     s = ranking.scores(y_score)
     if lab.more or (s.ndim == 2 and s.shape[1] > 2):
@@ -320,13 +321,20 @@ def _check_k(k):
     return int(k)
 
 
-def _matrix(a, name):
+def _values(a, name):
+    """Finite float64 values (scikit-learn checks the values of both inputs before any
+    shape)."""
     a = a if type(a) is np.ndarray else np.asarray(a)
     if a.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be numeric, got dtype {a.dtype}")
+        raise ValueError(f"{name} must be numeric, got dtype {a.dtype}")
     a = a.astype(np.float64, copy=False)
-    if not np.isfinite(a).all():  # values before shapes, in scikit-learn's order
+    if not np.isfinite(a).all():
         raise nonfinite_error(a, None)
+    return a
+
+
+def _matrix(a, name):
+    a = _values(a, name)
     if a.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D (n_samples, n_labels) array, got shape {a.shape}"
@@ -398,8 +406,8 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     0.6956940443813076
     """
     k = _check_k(k)
-    yt = _matrix(y_true, "y_true")
-    ys = _matrix(y_score, "y_score")
+    yt, ys = _values(y_true, "y_true"), _values(y_score, "y_score")
+    yt, ys = _matrix(yt, "y_true"), _matrix(ys, "y_score")
     if yt.shape != ys.shape:
         raise ValueError(f"y_true and y_score have different shapes: {yt.shape} and {ys.shape}")
     sample_weight = _weights(sample_weight, yt.shape[0])

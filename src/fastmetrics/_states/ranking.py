@@ -941,9 +941,12 @@ def scores_2d(y_score, n, k=None):
     return s
 
 
-def average_columns(metric, y_ind, s2d, average, sample_weight, n_threads=None):
+def average_columns(metric, y_ind, s2d, average, sample_weight, n_threads=None, *,
+                    of_state=None):
     """scikit-learn's ``_average_binary_score`` over an (n, K) indicator matrix ``y_ind``
-    (any int/bool dtype, values 0/1) and scores ``s2d``; ``metric(stats_row)``."""
+    (any int/bool dtype, values 0/1) and scores ``s2d``: ``metric(stats_row)`` of every
+    problem from one kernel call, or ``of_state(state)`` from each problem's
+    :class:`RankingState` where the metric needs the thresholds (a partial AUC)."""
     n, k = s2d.shape
     yk = y_ind.view(np.uint8) if y_ind.dtype.kind == "b" else native(y_ind)
     if yk.dtype.char not in INT_CHARS:
@@ -955,8 +958,10 @@ def average_columns(metric, y_ind, s2d, average, sample_weight, n_threads=None):
             raise ValueError(NONZERO)
         y1 = np.ascontiguousarray(yk).reshape(-1)
         s1 = np.ascontiguousarray(s2d).reshape(-1)
-        lab = Labels(y1)
-        return metric(statistics(lab, s1, np.repeat(w, k) if has_w else w, has_w, 1, n_threads))
+        lab, w1 = Labels(y1), (np.repeat(w, k) if has_w else w)
+        if of_state is not None:
+            return of_state(RankingState.from_labels(lab, s1, w1, has_w, n_threads))
+        return metric(statistics(lab, s1, w1, has_w, 1, n_threads))
     average_weight = None
     if average == "weighted":
         average_weight = (yk.astype(w.dtype) * w[:, None]).sum(axis=0) if has_w \
@@ -971,6 +976,11 @@ def average_columns(metric, y_ind, s2d, average, sample_weight, n_threads=None):
     if zero:
         raise ValueError(NONZERO)
     kk = s2d.shape[1]
+    if of_state is not None:
+        score = np.array([of_state(RankingState.from_labels(Labels(yk[:, j]), s2d[:, j], w,
+                                                            has_w, n_threads))
+                          for j in range(kk)])
+        return _averaged(score, average, average_weight)
     cols = np.arange(kk, dtype=np.int64)
     stats = column_statistics(yk, cols, cols, s2d, w, has_w, np.ones(kk, dtype=yk.dtype),
                               n_threads=n_threads)
