@@ -13,8 +13,8 @@ Two forms, on purpose
 ---------------------
 The one-shot ``roc_auc_score`` and ``average_precision_score`` (without ``max_fpr``) ask the
 kernel for the statistics only (:func:`statistics`, :func:`plain`, :func:`column_statistics`):
-a state would write 24 bytes per distinct score only to reduce them to four numbers, about a
-fifth of the call's time on 10^6 samples, and the hot small call would pay for an object.
+a state would write 24 bytes per distinct score only to reduce them to four numbers (measured:
+a state costs 35-45% more per call on 10^3 samples, 5% on 10^6).
 Everything that needs the thresholds -- the curves, ``max_fpr``, merging, streaming -- builds
 the state. Both end in the same two functions (:func:`auc_value`, :func:`ap_value`).
 
