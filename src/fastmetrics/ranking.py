@@ -31,7 +31,6 @@ __all__ = [
     "precision_recall_curve",
     "ndcg_score",
     "mean_reciprocal_rank",
-    "UndefinedMetricWarning",
 ]
 
 # ----------------------------------------------------------------------------- curves
