@@ -138,6 +138,8 @@ SAMPLES = {
 REQUIRED = {"fbeta_score": {"beta": 0.5, "average": "macro"}, "f1_score": {"average": "macro"},
             "precision_score": {"average": "micro"}, "recall_score": {"average": "weighted"},
             "oos_precision_recall": {"oos_label": 2}, "adjusted_r2_score": {"n_features": 2}}
+# accumulator settings a row needs beyond the one-shot function's configuration
+ACCUMULATOR_KW = {"median_absolute_error": {"keep_values": True}}
 ACCUMULATORS = {cls.family: cls for cls in vars(fms).values()
                 if isinstance(cls, type) and issubclass(cls, fms.Accumulator) and cls.family}
 
@@ -195,7 +197,9 @@ def test_every_row_is_served_by_every_face(row):
 def test_every_face_gives_the_one_shot_value(row):
     y, x = SAMPLES[row.family]
     kw = REQUIRED.get(row.name, {})
-    config = {k: v for k, v in kw.items() if k in row.config}
+    defaults = row.signature.parameters
+    config = {k: kw.get(k, defaults[k].default) for k in row.config}
+    config.update(ACCUMULATOR_KW.get(row.name, {}))
     metric_kw = {k: v for k, v in kw.items() if k not in row.config}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

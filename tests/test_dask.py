@@ -262,8 +262,14 @@ def test_roc_auc_greater_label_is_positive(client):
     same(fmd.roc_auc_score(dy, SCORE), fm.roc_auc_score(y, SCORE))
     same(fmd.average_precision_score(dy, SCORE, pos_label=2),
          skm.average_precision_score(y, SCORE, pos_label=2))
-    with pytest.raises(ValueError, match="greater label"):
-        fmd.roc_auc_score(dy, SCORE, compute=False).compute()
+    # the state keeps each class's weights: one graph run finds the greater label, lazily too
+    same(fmd.roc_auc_score(dy, SCORE, compute=False).compute(), skm.roc_auc_score(y, SCORE))
+    with get_task_stream(client) as ts:
+        fmd.roc_auc_score(dy, SCORE)
+    chunk_tasks = [t for t in ts.data if "_chunk_state" in str(t["key"])]
+    assert len(chunk_tasks) == 4, [t["key"] for t in ts.data]
+    for name in ("roc_curve", "precision_recall_curve"):
+        same(getattr(fmd, name)(dy, SCORE, pos_label=5), getattr(skm, name)(y, SCORE, pos_label=5))
 
 
 def test_accumulate_once_for_several_metrics(client):

@@ -10,7 +10,8 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fastmetrics as fm
-from fastmetrics import ranking
+from fastmetrics._states import ranking
+from fastmetrics.states import RankingState
 
 RTOL = 1e-12
 
@@ -156,7 +157,7 @@ def test_key_sort_is_a_stable_sort(n):
 
 @pytest.mark.parametrize("n", [(1 << 17) - 1, 1 << 17, 400_001])
 @pytest.mark.parametrize("kind", ["distinct", "ties at the cut", "one positive block"])
-def test_split_walk_matches_serial_walk_and_threads(n, kind, monkeypatch):
+def test_split_walk_matches_serial_walk_and_threads(n, kind):
     """From 2^17 samples the statistics walk runs in two halves cut at a key: the result must
     equal the serial walk (curve summary) and sklearn, for any thread count."""
     rng = np.random.default_rng(n)
@@ -169,11 +170,12 @@ def test_split_walk_matches_serial_walk_and_threads(n, kind, monkeypatch):
         s = rng.random(n)
         y[:] = 0
         y[np.argsort(s)[-1000:]] = 1  # every positive above every negative
-    P, N, auc, ap = ranking._summary_scores(ranking._binary_summary(y, s))
+    state = RankingState.from_arrays(y, s)
+    auc, ap = ranking.roc_auc(state), ranking.average_precision(state)
     got = {}
     for threads in (1, 2):
-        monkeypatch.setattr(ranking, "_threads", lambda n_, t=threads: t)
-        got[threads] = (fm.roc_auc_score(y, s), fm.average_precision_score(y, s))
+        got[threads] = (fm.roc_auc_score(y, s, n_threads=threads),
+                        fm.average_precision_score(y, s, n_threads=threads))
     assert got[1] == got[2]
     assert got[1][0] == auc  # sums of integers: exact
     assert got[1][1] == pytest.approx(ap, rel=1e-14)
@@ -187,7 +189,7 @@ SMALL_MAX = 2048  # _rank.binary_plain's stack scratch limit
 
 def _plain(y, s, mode):
     """_rank.binary_plain as ranking calls it (stack scratch when small, else the cache)."""
-    return ranking._plain_binary(y, s, mode)
+    return ranking.plain(y, s, mode)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 1000, SMALL_MAX, SMALL_MAX + 1, 300_000])
@@ -295,17 +297,16 @@ def test_summary_is_mergeable_state():
     y = rng.integers(0, 2, 500)
     s = rng.integers(0, 40, 500) / 8.0
     w = rng.random(500)
-    whole = ranking._binary_summary(y, s, w)
-    a = ranking._binary_summary(y[:200], s[:200], w[:200])
-    b = ranking._binary_summary(y[200:], s[200:], w[200:])
-    merged = ranking._merge_summaries(a, b)
-    np.testing.assert_array_equal(merged[0], whole[0])
-    np.testing.assert_allclose(merged[1], whole[1], rtol=RTOL)
-    np.testing.assert_allclose(merged[2], whole[2], rtol=RTOL)
-    P, N, auc, ap = ranking._summary_scores(merged)
+    whole = RankingState.from_arrays(y, s, w)
+    a = RankingState.from_arrays(y[:200], s[:200], w[:200])
+    b = RankingState.from_arrays(y[200:], s[200:], w[200:])
+    merged = a.merge(b)
+    np.testing.assert_array_equal(merged.thresholds, whole.thresholds)
+    np.testing.assert_allclose(merged.weights, whole.weights, rtol=RTOL)
+    auc, ap = ranking.roc_auc(merged), ranking.average_precision(merged)
     assert auc == pytest.approx(skm.roc_auc_score(y, s, sample_weight=w), rel=RTOL)
     assert ap == pytest.approx(skm.average_precision_score(y, s, sample_weight=w), rel=RTOL)
-    _same(skm.roc_curve(y, s, sample_weight=w), ranking._summary_roc_curve(merged))
+    _same(skm.roc_curve(y, s, sample_weight=w), ranking.roc(merged))
 
 
 # ----------------------------------------------------------------------------- bad input

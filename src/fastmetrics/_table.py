@@ -19,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import calibration, classification, regression, report
-from ._states import bins, confusion, prf, sums
+from . import ranking as ranking_face
+from ._states import bins, confusion, prf, ranking, sums
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -44,8 +45,10 @@ class Metric:
         The one-shot function.
     config : tuple of str
         Parameters of the one-shot function that configure how the state is built (the
-        accumulator's constructor arguments, e.g. ``n_bins``): fixed per accumulator, given
-        to ``derive`` too when it takes them.
+        accumulator's constructor arguments, e.g. ``n_bins``), or how the accumulator reads
+        it (ranking's ``pos_label``): fixed per accumulator, given to ``derive`` too when it
+        takes them. One the one-shot function lacks is not a parameter of the Dask function:
+        there ``derive`` keeps its default.
     dask : bool
         Whether :mod:`fastmetrics.dask` serves it (False where merging would need the data,
         e.g. a median).
@@ -120,6 +123,16 @@ METRICS: tuple[Metric, ...] = (
            config=("pos_label", "n_bins", "strategy")),
     Metric("brier_score_loss", "calibration", bins.brier, calibration.brier_score_loss,
            config=("pos_label", "labels")),
+    # ranking: pos_label is the accumulator's (its state keeps every class's weights);
+    # roc_auc_score's one-shot function has none, so its Dask function keeps the
+    # derivation's default (the greater label positive, as scikit-learn)
+    Metric("roc_auc_score", "ranking", ranking.roc_auc, ranking_face.roc_auc_score,
+           config=("pos_label",)),
+    Metric("average_precision_score", "ranking", ranking.average_precision,
+           ranking_face.average_precision_score, config=("pos_label",)),
+    Metric("roc_curve", "ranking", ranking.roc, ranking_face.roc_curve, config=("pos_label",)),
+    Metric("precision_recall_curve", "ranking", ranking.precision_recall,
+           ranking_face.precision_recall_curve, config=("pos_label",)),
 )
 
 

@@ -15,8 +15,9 @@ unknown chunk sizes are computed before the graph is built.
 
 What travels from a worker: one accumulator of :mod:`fastmetrics.streaming` per chunk
 (a K x K confusion state, ``n_bins`` x 5 calibration sums, 10 regression sums; for the exact
-ranking scores, the sorted (score, positive weight, negative weight) summary, 24 bytes per
-distinct score of the chunk). Never the data.
+ranking metrics, the sorted (score, weight of each class) summary, 24 bytes per distinct score
+of the chunk, so ``roc_auc_score`` finds the greater label positive in one graph run). Never
+the data.
 
 Needs the ``dask`` extra: ``pip install "fastmetrics-kernels[dask]"``. ``import fastmetrics``
 does not import dask, and importing this module does not either until a function is called.
@@ -50,15 +51,7 @@ from .streaming import (
     RegressionAccumulator,
 )
 
-#: families whose Dask functions are generated from the table
-_FROM_TABLE = ("confusion", "regression", "calibration")
-
-__all__ = sorted({
-    "accumulate",
-    "average_precision_score",
-    "roc_auc_score",
-    *(row.name for row in _table.METRICS if row.dask and row.family in _FROM_TABLE),
-})
+__all__ = ["accumulate", *(row.name for row in _table.METRICS if row.dask)]
 
 _KINDS = {
     "confusion": ConfusionAccumulator,
@@ -105,11 +98,13 @@ def _to_dask_or_numpy(x, name: str, da, allow_2d: bool):
         raise ValueError(f"{name} must be a 1-D array-like, got a scalar")
     if x.ndim != 1 and not (allow_2d and x.ndim == 2):
         want = "1-D or (n_samples, n_classes)" if allow_2d else "1-D (or an (n, 1) column)"
-        raise ValueError(f"{name} must be {want}, got shape {x.shape}")
+        raise ValueError(f"{name} must be {want}, got shape {x.shape}{_WHY_1D.get(name, '')}")
     return x
 
 
 _NUMPY_ROWS = 1 << 22
+_WHY_1D = {"y_score": ": the ranking metrics over dask are binary (multiclass and multilabel "
+                      "scores are not merged over chunks)"}
 
 
 def _known(x) -> bool:
@@ -226,8 +221,8 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
     split_every : int, default=8
         How many accumulators each merge task combines.
     n_threads : int, default=None
-        Threads of the kernel pass on each chunk (confusion, calibration and regression;
-        workers of ``distributed`` run with ``OMP_NUM_THREADS=1`` by default).
+        Threads of the kernel pass on each chunk (workers of ``distributed`` run with
+        ``OMP_NUM_THREADS=1`` by default).
     **params
         Arguments of the accumulator (``labels=``, ``n_bins=``, ``pos_label=``,
         ``thresholds=``, ``delta=``...).
@@ -250,9 +245,6 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
     """
     update_kw = {}
     if n_threads is not None:
-        if kind == "ranking":
-            raise ValueError("n_threads applies to kinds 'confusion', 'calibration' and "
-                             "'regression'")
         update_kw["n_threads"] = n_threads
     arrays = {"y_true": y_true, _SECOND.get(kind, "y_pred"): y_pred,
               "sample_weight": sample_weight}
@@ -307,7 +299,7 @@ def _function(row: _table.Metric):
         b = sig.bind(*args, **kwargs)
         b.apply_defaults()
         a = b.arguments
-        config = {p: a[p] for p in row.config}
+        config = {p: a[p] for p in row.config if p in a}  # see _table.Metric.config
         kw = {p: a[p] for p in metric}
         kw.update({p: v for p, v in config.items() if p in takes})
         return _run(row.family, a[first], a[second], a.get("sample_weight"), config, _derive,
@@ -327,73 +319,5 @@ def _function(row: _table.Metric):
 
 
 for _row in _table.METRICS:
-    if _row.dask and _row.family in _FROM_TABLE:
+    if _row.dask:
         globals()[_row.name] = _function(_row)
-
-
-# --------------------------------------------------------------------------- ranking
-
-
-def _binary_scores(y_score) -> None:
-    if np.ndim(y_score) != 1 and not (np.ndim(y_score) == 2 and np.shape(y_score)[1] == 1):
-        raise ValueError(
-            f"y_score has shape {np.shape(y_score)}: fastmetrics.dask ranking metrics are "
-            "binary (1-D scores); multiclass / multilabel scores are not merged over chunks"
-        )
-
-
-def _auc_if_one_positive(acc, max_fpr):
-    classes = acc._classes  # the labels seen over all chunks (at most two)
-    if len(classes) == 2 and max(classes) != 1:
-        raise ValueError(
-            f"y_true holds labels {classes}: with compute=False, roc_auc_score over dask "
-            "needs 1 as the greater label ({0, 1}, {-1, 1} or bool); compute=True handles "
-            "any two labels"
-        )
-    return acc.roc_auc_score(max_fpr=max_fpr)
-
-
-def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_fpr=None,
-                  multi_class="raise", labels=None, compute=True, split_every=None):
-    """:func:`fastmetrics.roc_auc_score` of dask inputs: binary ``y_true``, exact.
-
-    Each chunk sends its sorted (score, positive weight, negative weight) summary; the
-    merged summary gives scikit-learn's value on all the data. As there, the greater of the
-    two labels is the positive class: the graph counts label 1 as positive, and when the
-    labels turn out to be two others (say {2, 5}) it runs once more with the greater one.
-    ``average``, ``multi_class`` and ``labels`` only matter for multiclass input, which is
-    not supported here.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import dask
-    >>> import dask.array as da
-    >>> import fastmetrics.dask as fmd
-    >>> s = da.from_array(np.array([0.1, 0.4, 0.35, 0.8]), chunks=2)
-    >>> with dask.config.set(scheduler="synchronous"):
-    ...     fmd.roc_auc_score(np.array([0, 0, 1, 1]), s)
-    0.75
-    """
-    _binary_scores(y_score)
-    if labels is not None:
-        raise ValueError("labels is for multiclass y_true, which fastmetrics.dask does not "
-                         "support: y_true must be binary")
-    if not compute:
-        return _run("ranking", y_true, y_score, sample_weight, {"pos_label": 1},
-                    _auc_if_one_positive, (max_fpr,), compute=False, split_every=split_every)
-    acc = accumulate("ranking", y_true, y_score, sample_weight=sample_weight,
-                     split_every=split_every, pos_label=1)
-    classes = acc._classes
-    if len(classes) == 2 and max(classes) != 1:
-        acc = accumulate("ranking", y_true, y_score, sample_weight=sample_weight,
-                         split_every=split_every, pos_label=max(classes))
-    return acc.roc_auc_score(max_fpr=max_fpr)
-
-
-def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
-                            sample_weight=None, compute=True, split_every=None):
-    """:func:`fastmetrics.average_precision_score` of dask inputs: binary, exact."""
-    _binary_scores(y_score)
-    return _run("ranking", y_true, y_score, sample_weight, {"pos_label": pos_label}, _method,
-                ("average_precision_score", {}), compute=compute, split_every=split_every)

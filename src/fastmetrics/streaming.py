@@ -46,22 +46,20 @@ from __future__ import annotations
 
 import inspect
 import threading
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from . import _table
-from . import ranking as _rk
 from ._inputs import INT_CHARS, plain_int_pair
 from ._kernels import confusion as _confusion
-from ._kernels import ranking as _rank
 from ._kernels import sketch as _sketch
 from ._states import bins as calibration
-from ._states import confusion, sketch, sums
+from ._states import confusion, ranking, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState
+from ._states.ranking import RankingResult, RankingState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
 from ._threads import threads_for
@@ -698,56 +696,29 @@ _attach_metrics(RegressionAccumulator)
 # --------------------------------------------------------------------------- ranking
 
 
-@dataclass(frozen=True)
-class RankingResult:
-    """ROC AUC and average precision of a :class:`RankingAccumulator`.
-
-    Attributes
-    ----------
-    roc_auc, average_precision : float
-        The scores. Exact mode: scikit-learn's values on all the data. Binned mode: the
-        values when the scores of each bin are taken as tied.
-    roc_auc_bounds, average_precision_bounds : tuple of float
-        ``(low, high)``: the true scores lie in this interval whatever the order of the
-        scores inside each bin (equal to the score in exact mode).
-    n_positive, n_negative : int
-        Samples seen of each class.
-    mode : {"exact", "binned"}
-    guarantee : str
-        What the numbers promise, in words.
-    """
-
-    roc_auc: float
-    average_precision: float
-    roc_auc_bounds: tuple[float, float]
-    average_precision_bounds: tuple[float, float]
-    n_positive: int
-    n_negative: int
-    mode: str
-    guarantee: str
-
-
-class RankingAccumulator(_Accumulator):
-    """Streaming binary ROC AUC / average precision.
+class RankingAccumulator(Accumulator):
+    """Streaming binary ROC AUC, average precision and their curves.
 
     Parameters
     ----------
     pos_label : label, default=1
-        The positive class; every other label is negative. At most two distinct labels may
-        be seen over the whole stream.
+        The positive class of the methods and of ``result()``; every other label is
+        negative. None: each method's scikit-learn default (``roc_auc_score``: the greater
+        label, as :func:`fastmetrics.roc_auc_score`; the curves: 1 for {0, 1} / {-1, 1}
+        labels). The state does not depend on it: the weight of each class is kept. At most
+        two distinct labels may be seen over the whole stream.
     thresholds : array-like, default=None
-        None: exact mode. The accumulator keeps the sorted summary (distinct score, positive
-        weight, negative weight) and merges summaries by threshold: memory grows with the
-        number of distinct scores (O(N) at worst, 24 bytes each). Scores given: binned mode,
-        constant memory. ``len(thresholds) + 1`` bins ``(-inf, t0], (t0, t1], ...,
-        (t_last, inf)`` each keep a positive and a negative weight; the result gives the
-        scores with the samples of a bin taken as tied, and bounds for any order inside the
-        bins.
+        None: exact mode. The accumulator keeps the sorted summary (distinct score, weight of
+        each class) and merges summaries by threshold: memory grows with the number of
+        distinct scores (O(N) at worst, 24 bytes each). Scores given: binned mode, constant
+        memory. ``len(thresholds) + 1`` bins ``(-inf, t0], (t0, t1], ..., (t_last, inf)``
+        each keep the weight of each class; the result gives the scores with the samples of
+        a bin taken as tied, and bounds for any order inside the bins.
 
     Notes
     -----
     Exact mode equals ``roc_auc_score(y, s)`` (when ``pos_label`` is the greater label, as
-    scikit-learn picks it), ``average_precision_score(y, s, pos_label=pos_label)``,
+    scikit-learn picks it, or None), ``average_precision_score(y, s, pos_label=pos_label)``,
     ``roc_curve`` and ``precision_recall_curve`` on the concatenated chunks, to 1e-12
     relative (exactly for the counts).
 
@@ -760,17 +731,15 @@ class RankingAccumulator(_Accumulator):
     (0.75, 0.833333, 'exact')
     """
 
+    family = "ranking"
+    _config = ("pos_label", "thresholds")
     thresholds: Any
-    _summary: Any
-    _p: Any
-    _q: Any
 
     def __init__(self, *, pos_label=1, thresholds=None):
+        self._start()
         self.pos_label = pos_label
         if thresholds is None:
             self.thresholds = None
-            self._summary = None
-            self._p = self._q = None
         else:
             t = np.asarray(thresholds, dtype=np.float64)
             if t.ndim != 1 or t.shape[0] < 1:
@@ -778,179 +747,70 @@ class RankingAccumulator(_Accumulator):
             if not np.isfinite(t).all() or not np.all(np.diff(t) > 0):
                 raise ValueError("thresholds must be finite and strictly increasing")
             self.thresholds = t
-            self._summary = None
-            self._p = np.zeros(t.shape[0] + 1)
-            self._q = np.zeros(t.shape[0] + 1)
-        self._counts = np.zeros(2, dtype=np.int64)  # positives, negatives (any weight)
-        self._classes: list = []
-        self._weighted = None
+
+    @classmethod
+    def _state_type(cls) -> type:
+        return RankingState
 
     def __repr__(self) -> str:
         mode = "exact" if self.thresholds is None else f"binned({self.thresholds.shape[0] + 1})"
-        return f"RankingAccumulator({mode}, n_samples={int(self._counts.sum())})"
+        return f"RankingAccumulator({mode}, n_samples={self.n_samples})"
 
     @property
     def mode(self) -> str:
         return "exact" if self.thresholds is None else "binned"
 
-    def _union_classes(self, a, b) -> list:
-        out = sorted(set(a) | set(b), key=repr)
-        if len(out) > 2:
-            raise ValueError(
-                f"y_true holds more than two labels over the stream ({out[:5]}): "
-                "RankingAccumulator is binary (pos_label against the rest)"
-            )
-        return out
+    def _set_state(self, st) -> None:
+        t = self.thresholds
+        if st is not None and isinstance(st, RankingState) and (
+                st.binned != (t is not None) or (st.binned and not (
+                    st.edges.shape == t.shape and np.array_equal(st.edges, t)))):
+            raise StateError("the state's thresholds are not the accumulator's")
+        super()._set_state(st)
 
-    def update(self, y_true, y_score, sample_weight=None):
-        """Add one chunk of binary labels and scores. Returns ``self``."""
-        y = y_true if type(y_true) is np.ndarray else np.asarray(y_true)
-        s = y_score if type(y_score) is np.ndarray else np.asarray(y_score)
-        if y.ndim == 1 and s.ndim == 1 and y.shape[0] == 0 and s.shape[0] == 0:
-            return self
-        lab, s, w, has_w = _rk._prepare_binary(y, s, sample_weight, allow_zero_weights=True)
-        if lab.more:
-            raise ValueError(
-                "y_true holds more than two labels: RankingAccumulator is binary "
-                "(pos_label against the rest)"
-            )
-        classes = self._union_classes(self._classes, lab.classes.tolist())
-        pos = lab.code(self.pos_label)
-        if self.thresholds is None:
-            thr, p, q, stats = _rk._summary_1d(lab.y, pos, s, w, has_w, with_stats=True)
-            summary = (thr, p, q)
-            counts = np.array([stats[_rk._NPOS], stats[_rk._NNEG]], dtype=np.int64)
-            self._summary = summary if self._summary is None else _rk._merge_summaries(
-                self._summary, summary)
-        else:
-            if not np.isfinite(s).all():
-                bad = int(np.flatnonzero(~np.isfinite(s))[0])
-                raise ValueError(f"y_score contains a non-finite value at index {bad}")
-            if has_w and not np.isfinite(w).all():
-                raise ValueError("sample_weight contains NaN or infinity")
-            is_pos = (lab.y == pos[0]) if pos is not None else np.zeros(s.shape[0], bool)
-            b = np.searchsorted(self.thresholds, s, side="left")
-            m = self._p.shape[0]
-            wp = np.where(is_pos, w, 0.0) if has_w else is_pos.astype(np.float64)
-            wn = np.where(is_pos, 0.0, w) if has_w else (~is_pos).astype(np.float64)
-            self._p = self._p + np.bincount(b, weights=wp, minlength=m)
-            self._q = self._q + np.bincount(b, weights=wn, minlength=m)
-            npos = int(np.count_nonzero(is_pos))
-            counts = np.array([npos, s.shape[0] - npos], dtype=np.int64)
-        self._note_weighted(has_w)
-        self._classes = classes
-        self._counts = self._counts + counts
+    def update(self, y_true, y_score, sample_weight=None, *, n_threads=None):
+        """Add one chunk of binary labels and scores. Returns ``self``.
+
+        ``n_threads``: threads of the sort on a large chunk (None: the OpenMP default; the
+        result is the same for any value)."""
+        st = RankingState.from_arrays(y_true, y_score, sample_weight, n_threads,
+                                      edges=self.thresholds, allow_empty=True,
+                                      allow_zero_sum=True)
+        if st.n_samples:
+            self._add(st, sample_weight is not None)
         return self
 
-    def _empty_like(self):
-        return RankingAccumulator(pos_label=self.pos_label, thresholds=self.thresholds)
-
-    def merge(self, other: RankingAccumulator) -> RankingAccumulator:
-        """A new accumulator holding both inputs' samples (inputs untouched)."""
-        self._check_other(other)
-        same_thr = (self.thresholds is None and other.thresholds is None) or (
-            self.thresholds is not None and other.thresholds is not None
-            and self.thresholds.shape == other.thresholds.shape
-            and np.array_equal(self.thresholds, other.thresholds)
-        )
-        if not same_thr or self.pos_label != other.pos_label:
-            raise ValueError(
-                "cannot merge RankingAccumulators with different thresholds / pos_label"
-            )
-        out = self._empty_like()
-        out._classes = self._union_classes(self._classes, other._classes)
-        out._counts = self._counts + other._counts
-        out._weighted = self._merged_weighted(other)
-        if self.thresholds is None:
-            a, b = self._summary, other._summary
-            out._summary = b if a is None else a if b is None else _rk._merge_summaries(a, b)
-        else:
-            out._p = self._p + other._p
-            out._q = self._q + other._q
-        return out
+    def __setstate__(self, d):
+        """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``)."""
+        self.__init__(pos_label=d.get("pos_label", 1), thresholds=d.get("thresholds"))
+        self._weighted = d.get("_weighted")
+        try:
+            counts = np.asarray(d["_counts"], dtype=np.int64)
+            if int(counts.sum()) == 0:
+                return
+            if self.thresholds is None:
+                thr, p, q = d["_summary"]
+            else:
+                thr, p, q = None, np.asarray(d["_p"])[::-1], np.asarray(d["_q"])[::-1]
+            st = RankingState.from_positive_negative(
+                thr, p, q, d["_classes"], int(counts[0]), int(counts[1]), self.pos_label,
+                self.thresholds)
+            st = RankingState.from_dict(st.to_dict())  # the same checks as any load
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise StateError(f"not a fastmetrics 0.1 RankingAccumulator: {exc}") from None
+        self._set_state(st)
 
     def summary(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(thresholds, positive weight, negative weight)``, thresholds decreasing. Binned
         mode: one row per bin, labelled by the bin's upper edge (inf for the last)."""
-        if int(self._counts.sum()) == 0:
-            raise _no_data("RankingAccumulator")
-        if self.thresholds is None:
-            thr, pos_w, neg_w = (a.copy() for a in self._summary)
-            return thr, pos_w, neg_w
-        upper = np.concatenate([self.thresholds, [np.inf]])
-        return upper[::-1].copy(), self._p[::-1].copy(), self._q[::-1].copy()
-
-    def _stats(self, summary) -> np.ndarray:
-        st = np.zeros(_rk._NSTATS)
-        st[_rk._NPOS], st[_rk._NNEG] = self._counts
-        _rank.summary_stats(np.ascontiguousarray(summary[1]), np.ascontiguousarray(summary[2]),
-                            st)
-        return st
-
-    def roc_auc_score(self, *, max_fpr=None) -> float:
-        """As :func:`fastmetrics.roc_auc_score` with ``pos_label`` positive (exact mode; in
-        binned mode the tied-bins value)."""
-        summary = self.summary()
-        return _rk._roc_auc_from_stats(self._stats(summary), max_fpr, lambda: summary)
-
-    def average_precision_score(self) -> float:
-        """As :func:`fastmetrics.average_precision_score` (``pos_label``)."""
-        return _rk._ap_from_stats(self._stats(self.summary()))
-
-    def roc_curve(self, *, drop_intermediate=True):
-        """As :func:`fastmetrics.roc_curve` (``pos_label``)."""
-        return _rk._summary_roc_curve(self.summary(), drop_intermediate)
-
-    def precision_recall_curve(self, *, drop_intermediate=False):
-        """As :func:`fastmetrics.precision_recall_curve` (``pos_label``)."""
-        return _rk._summary_pr_curve(self.summary(), drop_intermediate)
+        return ranking.pos_neg_summary(self._checked_state(), self.pos_label)
 
     def result(self) -> RankingResult:
         """:class:`RankingResult`: AUC and AP, with bounds and the mode's guarantee."""
-        summary = self.summary()
-        st = self._stats(summary)
-        P, N = st[_rk._P], st[_rk._N]
-        if P == 0 and N == 0:
-            raise ValueError("Sample weights must contain at least one non-zero number.")
-        auc = _rk._roc_auc_from_stats(st, None, lambda: summary)
-        ap = _rk._ap_from_stats(st)
-        npos, nneg = (int(c) for c in self._counts)
-        if self.thresholds is None:
-            return RankingResult(auc, ap, (auc, auc), (ap, ap), npos, nneg, "exact",
-                                 "exact: scikit-learn's values on all the data seen")
-        _, p, q = summary
-        if P > 0 and N > 0:
-            half = 0.5 * float(np.dot(p, q)) / (P * N)
-            auc_b = (max(0.0, auc - half), min(1.0, auc + half))
-        else:
-            auc_b = (auc, auc)
-        ap_b = _ap_bounds(p, q, P) if P > 0 else (ap, ap)
-        return RankingResult(
-            auc, ap, auc_b, ap_b, npos, nneg, "binned",
-            f"binned into {p.shape[0]} score bins: values take each bin's scores as tied; "
-            "the true AUC and AP (any order inside the bins) lie within the bounds",
-        )
+        return ranking.result(self._checked_state(), self.pos_label)
 
 
-def _ap_bounds(p: np.ndarray, q: np.ndarray, P: float) -> tuple[float, float]:
-    """Bounds of the step-wise AP over every order of the samples inside each bin (bins in
-    decreasing score order). Highest: a bin's positives first, as one block. Lowest: its
-    negatives first, then each positive at the precision it would have if the positive
-    weight arrived continuously (the integral of (T + x) / (T + F + x), below any order)."""
-    T = np.concatenate([[0.0], np.cumsum(p)[:-1]])
-    F = np.concatenate([[0.0], np.cumsum(q)[:-1]])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        hi_den = T + F + p
-        hi = np.where((p > 0) & (hi_den > 0), p * (T + p) / np.where(hi_den > 0, hi_den, 1), 0.0)
-        Fq = F + q
-        base = T + Fq
-        lo = np.where(
-            (p > 0) & (Fq > 0) & (base > 0),
-            p - Fq * np.log1p(p / np.where(base > 0, base, 1)),
-            p,
-        )
-        lo = np.where(p > 0, lo, 0.0)
-    return float(max(0.0, lo.sum() / P)), float(min(1.0, hi.sum() / P))
+_attach_metrics(RankingAccumulator)
 
 
 # --------------------------------------------------------------------------- quantiles

@@ -1,9 +1,21 @@
-# Stubs for the compiled ranking kernels (fastmetrics/_rank.pyx).
+# Stubs for the compiled ranking kernels (fastmetrics/_kernels/ranking.pyx).
 # Memoryview types: y: const label_t[:, :] (int8..int64, uint8..uint64),
 # s: const score_t[:, :] (float32/float64), w: const weight_t[:] (float32/float64),
 # out: double[:, ::1], bad: int64_t[::1]; scratch: (uint64[::1] keys, uint64[::1] tmp,
 # float64[::1] w, float64[::1] wtmp, uint64[::1] hist).
 import numpy as np
+
+# the statistics row's columns and the kinds of bad input (cpdef enums of ranking.pxd)
+NPOS: int
+NNEG: int
+P: int
+N: int
+AUC2: int
+AP: int
+NTHR: int
+N_STATS: int
+BAD_SCORE: int
+BAD_WEIGHT: int
 
 def hist_size(n: int) -> int: ...
 def binary_stats(y: np.ndarray, s: np.ndarray, w: np.ndarray, has_w: bool, ycol: np.ndarray,
