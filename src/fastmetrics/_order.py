@@ -12,7 +12,7 @@ import numpy as np
 from ._inputs import native
 from ._kernels import select as _select
 
-__all__ = ["KERNEL_CHARS", "METHODS", "check_method", "median", "quantile_of", "quantiles"]
+__all__ = ["KERNEL_CHARS", "METHODS", "check_method", "numpy_median", "quantile_of", "quantiles"]
 
 # dtype chars the kernel reads directly: int8..int64, uint8..uint64, float32, float64
 KERNEL_CHARS = frozenset("bhilqBHILQfd")
@@ -158,7 +158,7 @@ def quantiles(arr, q, method, weak_q):
 
 
 
-def median(a):
+def numpy_median(a):
     """numpy's median of ``a`` (flattened): the mean of the two middle order statistics,
     selected in place in O(N); NaN anywhere gives NaN. Empty input: ``ValueError``."""
     data = native(np.asarray(a)).reshape(-1)

@@ -282,7 +282,7 @@ def _method(acc, name, kw):
 
 
 def _derive(acc, derive, kwargs):
-    return derive(acc._checked_state(), **kwargs)
+    return derive(acc.require_state(), **kwargs)
 
 
 def _function(row: _table.Metric):

@@ -116,7 +116,8 @@ class Accumulator:
         st = self.state
         return 0 if st is None else int(st.n_samples)
 
-    def _checked_state(self):
+    def require_state(self):
+        """The state of everything seen; ``ValueError`` when no sample was seen yet."""
         st = self.state
         if st is None or st.n_samples == 0:
             raise _no_data(type(self).__name__)
@@ -249,7 +250,7 @@ def _metric_method(row: _table.Metric):
         del bound["self"]
         for p in config:
             bound[p] = getattr(self, p)
-        return derive(self._checked_state(), **bound)
+        return derive(self.require_state(), **bound)
 
     method.__name__ = row.name
     method.__signature__ = sig  # type: ignore[attr-defined]
@@ -471,7 +472,7 @@ class ConfusionAccumulator(Accumulator):
     def result(self, *, oos_label=None):
         """The report card: ``fastmetrics.score(y_true, y_pred, labels=labels,
         oos_label=oos_label, sample_weight=...)`` of everything seen."""
-        return confusion.card(self._checked_state(), self.labels, oos_label).metrics
+        return confusion.card(self.require_state(), self.labels, oos_label).metrics
 
 
 _attach_metrics(ConfusionAccumulator)
@@ -601,11 +602,11 @@ class CalibrationAccumulator(Accumulator):
 
     def bins(self) -> CalibrationBins:
         """The :class:`~fastmetrics.CalibrationBins` of everything seen."""
-        return calibration.binned(self._checked_state())
+        return calibration.binned(self.require_state())
 
     def result(self) -> CalibrationSummary:
         """ECE, MCE and Brier score (:class:`~fastmetrics.CalibrationSummary`)."""
-        return calibration.summary(self._checked_state())
+        return calibration.summary(self.require_state())
 
     def curve(self) -> tuple[np.ndarray, np.ndarray]:
         """``(prob_true, prob_pred)`` as :func:`fastmetrics.calibration_curve` (binary,
@@ -613,7 +614,7 @@ class CalibrationAccumulator(Accumulator):
         st = self._state
         if st is not None and (st.mode != "binary" or st.weighted):
             raise ValueError("curve() needs binary, unweighted chunks (as calibration_curve)")
-        return calibration.curve(self._checked_state())
+        return calibration.curve(self.require_state())
 
 
 _attach_metrics(CalibrationAccumulator)
@@ -687,7 +688,7 @@ class RegressionAccumulator(Accumulator):
     def result(self) -> sums.RegressionSummary:
         """MAE, MSE, RMSE and R² (:class:`~fastmetrics.regression.RegressionSummary`), as
         :func:`fastmetrics.regression_summary`."""
-        return sums.summary(self._checked_state())
+        return sums.summary(self.require_state())
 
 
 _attach_metrics(RegressionAccumulator)
@@ -803,11 +804,11 @@ class RankingAccumulator(Accumulator):
     def summary(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(thresholds, positive weight, negative weight)``, thresholds decreasing. Binned
         mode: one row per bin, labelled by the bin's upper edge (inf for the last)."""
-        return ranking.pos_neg_summary(self._checked_state(), self.pos_label)
+        return ranking.pos_neg_summary(self.require_state(), self.pos_label)
 
     def result(self) -> RankingResult:
         """:class:`RankingResult`: AUC and AP, with bounds and the mode's guarantee."""
-        return ranking.result(self._checked_state(), self.pos_label)
+        return ranking.result(self.require_state(), self.pos_label)
 
 
 _attach_metrics(RankingAccumulator)
@@ -923,7 +924,7 @@ class QuantileAccumulator(Accumulator):
         class notes)."""
         if self.state is None:
             sketch.probabilities(q)  # a bad q is reported before the missing data
-        return sketch.quantiles(self._checked_state(), q, method)
+        return sketch.quantiles(self.require_state(), q, method)
 
     def __setstate__(self, d):
         """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``): their arrays

@@ -40,7 +40,7 @@ from .._inputs import (
 from .._kernels import sums as kernel
 from .._threads import threads_for
 from ..exceptions import UndefinedMetricWarning, warn
-from .._order import median
+from .._order import numpy_median as median
 from . import base
 
 __all__ = [
