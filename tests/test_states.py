@@ -74,40 +74,92 @@ def grouped_data(draw):
     return (yt, yp, g), None
 
 
-def _build(kind, arrays, w):
-    if kind == "confusion":
-        return ConfusionState.from_arrays(*arrays, w)
-    if kind == "multilabel":
-        return MultilabelState.from_arrays(*arrays, w)
-    return GroupedConfusionState.from_arrays(*arrays)
+def _weights(draw, n, *, zero_ok=True):
+    if not draw(st.booleans()):
+        return None
+    w = np.array(draw(st.lists(st.floats(0.0 if zero_ok else 0.1, 4.0), min_size=n,
+                               max_size=n)))
+    w[0] = 1.0  # never all zero
+    return w
 
 
-def _assert_same(kind, a, b):
-    if kind == "confusion":
-        np.testing.assert_array_equal(a.values, b.values)
-        assert a.values.dtype == b.values.dtype
-        np.testing.assert_allclose(a.cm, b.cm, rtol=1e-12, atol=1e-12)
-        assert a.cm.dtype == b.cm.dtype
-        np.testing.assert_array_equal(a.present, b.present)
-        np.testing.assert_array_equal(a.in_true, b.in_true)
-        assert a.n_samples == b.n_samples
-        assert (a.weight_sum is None) == (b.weight_sum is None)
-        if a.weighted:
-            assert a.weight_sum == pytest.approx(b.weight_sum, rel=1e-12)
-            np.testing.assert_allclose(a.margins, b.margins, rtol=1e-12, atol=1e-12)
-    elif kind == "multilabel":
-        for f in ("tp", "pred", "true"):
-            np.testing.assert_allclose(getattr(a, f), getattr(b, f), rtol=1e-12)
-        assert a.exact == pytest.approx(b.exact, rel=1e-12) and a.n_samples == b.n_samples
-        np.testing.assert_array_equal(a.yt, b.yt)
-    else:
-        np.testing.assert_array_equal(a.labels, b.labels)
-        np.testing.assert_array_equal(a.groups, b.groups)
-        np.testing.assert_array_equal(a.table, b.table)
+@st.composite
+def calibration_data(draw):
+    n = draw(st.integers(1, 60))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    grid = st.integers(0, 20).map(lambda i: i / 20)  # values on the bin edges too
+    p = np.array(draw(st.lists(grid | st.floats(0.0, 1.0), min_size=n, max_size=n)))
+    return (y, p), _weights(draw, n)
 
 
-STRATEGIES = {"confusion": confusion_data(), "multilabel": multilabel_data(),
-              "grouped": grouped_data()}
+@st.composite
+def regression_data(draw):
+    n = draw(st.integers(1, 60))
+    x = st.floats(-1e3, 1e3) | st.integers(-3, 3).map(float)
+    yt = np.array(draw(st.lists(x, min_size=n, max_size=n)))
+    yp = np.array(draw(st.lists(x, min_size=n, max_size=n)))
+    return (yt, yp), _weights(draw, n)
+
+
+@st.composite
+def ranking_data(draw):
+    n = draw(st.integers(1, 60))
+    y = np.array(draw(st.lists(st.sampled_from([2, 5]), min_size=n, max_size=n)))
+    s = np.array(draw(st.lists(st.integers(0, 12).map(lambda i: i / 12) | st.floats(0, 1),
+                               min_size=n, max_size=n)))
+    return (y, s), _weights(draw, n, zero_ok=False)
+
+
+@st.composite
+def value_data(draw):
+    v = st.floats(-1e6, 1e6) | st.just(0.0) | st.floats(1e-3, 1e3)
+    return (np.array(draw(st.lists(v, min_size=1, max_size=80))),), None
+
+
+_EDGES = np.linspace(0.1, 0.9, 9)
+# kind -> (data strategy, build(arrays, weights) -> State)
+CASES = {
+    "confusion": (confusion_data(), lambda a, w: ConfusionState.from_arrays(*a, w)),
+    "multilabel": (multilabel_data(), lambda a, w: MultilabelState.from_arrays(*a, w)),
+    "grouped_confusion": (grouped_data(), lambda a, w: GroupedConfusionState.from_arrays(*a)),
+    "calibration": (calibration_data(),
+                    lambda a, w: fm.states.CalibrationState.from_arrays(*a, w, n_bins=5)),
+    "regression": (regression_data(), lambda a, w: fm.states.RegressionState.from_arrays(*a, w)),
+    "ranking": (ranking_data(), lambda a, w: fm.states.RankingState.from_arrays(*a, w)),
+    "ranking_binned": (ranking_data(), lambda a, w: fm.states.RankingState.from_arrays(
+        *a, w, edges=_EDGES)),
+    "sketch": (value_data(), lambda a, w: fm.states.SketchState.from_arrays(*a)),
+    "exact_quantile": (value_data(), lambda a, w: fm.states.ExactQuantileState.from_arrays(*a)),
+}
+# states that keep rows, in merge order: compared as multisets of rows
+_ROWS = {"multilabel": ("y_true", "y_pred", "sample_weight"), "exact_quantile": ("values",)}
+
+
+def _canonical(kind, st_):
+    d = st_.to_dict()
+    keys = _ROWS.get(kind, ())
+    rows = [np.asarray(d[k]) for k in keys if np.asarray(d[k]).size]
+    if rows:
+        cols = [r.reshape(r.shape[0], -1) for r in rows]
+        order = np.lexsort(np.concatenate(cols, axis=1).T[::-1])
+        for k in keys:
+            a = np.asarray(d[k])
+            if a.size:
+                d[k] = a[order]
+    return d
+
+
+def _assert_same_state(kind, merged, whole):
+    a, b = _canonical(kind, merged), _canonical(kind, whole)
+    assert a.keys() == b.keys()
+    for k in a:
+        va, vb = np.asarray(a[k]), np.asarray(b[k])
+        assert va.shape == vb.shape, (kind, k)
+        if va.dtype.kind == "f" and vb.dtype.kind == "f":
+            scale = max(1.0, float(np.abs(vb[np.isfinite(vb)]).max(initial=0.0)))
+            np.testing.assert_allclose(va, vb, rtol=1e-12, atol=1e-12 * scale, err_msg=k)
+        else:
+            np.testing.assert_array_equal(va, vb, err_msg=f"{kind}: {k}")
 
 
 def _tree_merge(states, order, shape):
@@ -125,38 +177,43 @@ def _tree_merge(states, order, shape):
     return states[0]
 
 
-@pytest.mark.parametrize("kind", list(STRATEGIES))
+@pytest.mark.parametrize("kind", list(CASES))
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_any_split_merged_in_any_order_equals_one_pass(kind, data):
-    arrays, w = data.draw(STRATEGIES[kind])
+    """The one law of every state type: the data cut anywhere into chunks, the chunks'
+    states merged in any order and tree shape, give the state of one pass (exactly for
+    counts, to 1e-12 for float sums; rows kept in merge order compared as multisets)."""
+    strategy, build = CASES[kind]
+    arrays, w = data.draw(strategy)
     n = arrays[0].shape[0]
     cuts = sorted(data.draw(st.lists(st.integers(1, max(1, n - 1)), max_size=4, unique=True)))
-    cuts = [c for c in cuts if 0 < c < n]
-    bounds = [0, *cuts, n]
-    parts = [(tuple(a[i:j] for a in arrays), None if w is None else w[i:j])
-             for i, j in zip(bounds[:-1], bounds[1:])]
-    parts = [p for p in parts if p[1] is None or p[1].any()]  # a chunk of zero weights is refused
-    if not parts:
-        return
-    states = [_build(kind, a, ww) for a, ww in parts]
+    bounds = [0, *(c for c in cuts if 0 < c < n), n]
+    pieces = [(i, j) for i, j in zip(bounds[:-1], bounds[1:])
+              if w is None or w[i:j].any()]  # a chunk of zero weights alone is refused
+    states = [build(tuple(a[i:j] for a in arrays), None if w is None else w[i:j])
+              for i, j in pieces]
     order = data.draw(st.permutations(range(len(states))))
     merged = _tree_merge(states, order, data.draw(st.booleans()))
-    kept = np.concatenate([np.arange(i, j) for (i, j), p in zip(zip(bounds[:-1], bounds[1:]),
-                           [(tuple(a[i:j] for a in arrays), None if w is None else w[i:j])
-                            for i, j in zip(bounds[:-1], bounds[1:])])
-                           if p[1] is None or p[1].any()])
-    # the merged rows come in merge order; for states that keep rows compare sorted sets
-    whole = _build(kind, tuple(a[kept] for a in arrays), None if w is None else w[kept])
-    if kind == "multilabel":
-        rows = np.concatenate([p[0][0] for p in (parts[i] for i in order)]) if len(parts) else None
-        assert rows.shape == merged.yt.shape
-        for f in ("tp", "pred", "true"):
-            np.testing.assert_allclose(getattr(merged, f), getattr(whole, f), rtol=1e-12)
-        assert merged.exact == pytest.approx(whole.exact, rel=1e-12)
-        assert merged.n_samples == whole.n_samples
-    else:
-        _assert_same(kind, merged, whole)
+    kept = np.concatenate([np.arange(i, j) for i, j in pieces])
+    whole = build(tuple(a[kept] for a in arrays), None if w is None else w[kept])
+    assert type(merged) is type(whole) and merged.n_samples == whole.n_samples
+    _assert_same_state(kind, merged, whole)
+
+
+def test_the_law_covers_every_state_type():
+    kinds = {cls.kind for cls in _all_state_types()}
+    built = {kind.replace("_binned", "") for kind in CASES}
+    assert kinds <= built, kinds - built
+
+
+def _all_state_types():
+    out, todo = [], [State]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            out.append(sub)
+            todo.append(sub)
+    return [c for c in out if c.kind]
 
 
 def test_merge_checks_what_it_merges():
@@ -313,7 +370,7 @@ def test_accumulators_pickled_by_fastmetrics_0_1_load_and_answer_as_then(name):
 
 
 def test_every_state_type_is_exported():
-    kinds = {cls.kind for cls in State.__subclasses__()}
+    kinds = {cls.kind for cls in _all_state_types()}
     exported = {getattr(fm.states, n).kind for n in fm.states.__all__
                 if isinstance(getattr(fm.states, n), type)
                 and issubclass(getattr(fm.states, n), State) and getattr(fm.states, n) is not State}

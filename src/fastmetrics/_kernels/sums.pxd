@@ -10,7 +10,7 @@ cpdef enum:
     M2 = 6      # sum of w * (y_true - MEAN)**2            (only with FLAG_R2)
     N = 7       # number of samples
     CONST = 8   # 1.0 when every y_true equals the first one (so M2 is exactly 0), else 0.0
-    FIRST = 9   # the first y_true (what CONST compares with)
+    FIRST = 9   # the value of y_true when CONST is 1 (what CONST compares with), else 0
     N_STATE = 10
 
 # Optional sums, asked for with these bits of ``flags``.

@@ -121,7 +121,9 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
         start = stop
     state[N] += <double>(stop0 - start0)
     state[CONST] = 1.0 if is_const else 0.0
-    state[FIRST] = first
+    # FIRST is the common value of a constant y_true, else 0: the state does not depend on
+    # which sample came first, so any split merged in any order gives one pass's state
+    state[FIRST] = first if is_const else 0.0
     if is_const:
         state[M2] = 0.0
 
@@ -143,6 +145,8 @@ cdef void _merge_into(double* a, const double* b) noexcept nogil:
     a[CONST] = 1.0 if both_const else 0.0
     if both_const:
         a[M2] = 0.0
+    else:
+        a[FIRST] = 0.0
 
 
 def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int flags,

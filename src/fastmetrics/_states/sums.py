@@ -282,7 +282,10 @@ class RegressionState(base.State):
         """The state of a ``RegressionAccumulator`` pickled by fastmetrics 0.1.0 (its sums
         array, computed with every optional sum, and its lists of kept errors and weights),
         checked like any load."""
-        d = {"kind": cls.kind, "format": base.FORMAT, "sums": np.asarray(sums),
+        sums = np.array(sums, dtype=np.float64)
+        if sums.shape == (kernel.N_STATE,) and sums[kernel.CONST] == 0.0:
+            sums[kernel.FIRST] = 0.0  # then 0.1.0 kept the first value; now FIRST is 0
+        d = {"kind": cls.kind, "format": base.FORMAT, "sums": sums,
              "flags": ALL_FLAGS, "delta": delta, "weighted": bool(weighted),
              "keep_values": errors is not None}
         e = np.concatenate(errors) if errors else np.zeros(0)
@@ -404,6 +407,8 @@ class RegressionState(base.State):
             raise base.StateError(f"the sample count must be a non-negative integer, got {n}")
         if s[kernel.CONST] not in (0.0, 1.0):
             raise base.StateError("the CONST slot must be 0 or 1")
+        if s[kernel.CONST] == 0.0 and s[kernel.FIRST] != 0.0:
+            raise base.StateError("FIRST is the value of a constant y_true: 0 when not CONST")
         for flag, slots in ((kernel.FLAG_APE, (kernel.APE,)),
                             (kernel.FLAG_HUBER, (kernel.HUBER,)),
                             (kernel.FLAG_R2, (kernel.MEAN, kernel.M2))):
