@@ -25,10 +25,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["FORMAT", "State", "StateError", "field", "flag", "integer", "load_state", "number",
-           "text"]
+__all__ = ["FORMAT", "LABEL_KINDS", "State", "StateError", "field", "flag", "integer", "labels",
+           "load_state", "number", "text"]
 
 FORMAT = 1  # version of the exported form; a later format keeps reading this one
+LABEL_KINDS = "iufbU"  # dtype kinds a label table may have (never objects)
 
 _TYPES: dict[str, type[State]] = {}
 
@@ -176,6 +177,19 @@ def field(d, key: str, *, kinds: str, ndim: int, shape: tuple | None = None,
             raise StateError(f"state field {key!r} does not fit its dtype {np.dtype(dtype)}")
         a = b
     return a
+
+
+def labels(d, key: str, *, kinds: str = LABEL_KINDS) -> np.ndarray:
+    """A 1-D label table ``d[key]`` in the dtype ``d[key + "_dtype"]`` names (numbers, bools
+    or fixed-width strings; never objects), exactly as exported."""
+    name = text(d, key + "_dtype")
+    try:
+        dtype = np.dtype(name)
+    except TypeError:
+        raise StateError(f"state field '{key}_dtype' is not a dtype: {name!r}") from None
+    if dtype.kind not in kinds:
+        raise StateError(f"{key} of dtype {dtype} are not allowed in a state")
+    return field(d, key, kinds=kinds, ndim=1, dtype=dtype)
 
 
 def integer(d, key: str, *, minimum: int | None = 0) -> int:

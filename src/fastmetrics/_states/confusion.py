@@ -67,7 +67,6 @@ _U64 = 1 << 64
 # read-only "every label present" masks, sliced instead of allocated on the hot path
 _ALL_PRESENT = np.ones(DENSE_MAX_RANGE, dtype=bool)
 _ALL_PRESENT.setflags(write=False)
-_LABEL_KINDS = "iufbU"  # dtypes an exported label table may have
 
 
 def label_kind(a: np.ndarray) -> str:
@@ -483,7 +482,7 @@ class ConfusionState(base.State):
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict:
-        if self.values.dtype.kind not in _LABEL_KINDS:
+        if self.values.dtype.kind not in base.LABEL_KINDS:
             raise TypeError(
                 f"labels of dtype {self.values.dtype} cannot be exported as plain arrays"
             )
@@ -502,14 +501,7 @@ class ConfusionState(base.State):
 
     @classmethod
     def _load(cls, d) -> ConfusionState:
-        dt = base.text(d, "values_dtype")
-        try:
-            dtype = np.dtype(dt)
-        except TypeError:
-            raise base.StateError(f"state field 'values_dtype' is not a dtype: {dt!r}") from None
-        if dtype.kind not in _LABEL_KINDS:
-            raise base.StateError(f"labels of dtype {dtype} are not allowed in a state")
-        values = base.field(d, "values", kinds=_LABEL_KINDS, ndim=1, dtype=dtype)
+        values = base.labels(d, "values")
         k = values.shape[0]
         weighted = base.flag(d, "weighted")
         int_sums = not weighted or base.flag(d, "int_weights")

@@ -198,10 +198,7 @@ class GroupedConfusionState(base.State):
     def _load(cls, d) -> GroupedConfusionState:
         arrays = []
         for key in ("labels", "groups"):
-            dtype = np.dtype(base.text(d, key + "_dtype"))
-            if dtype.kind not in "iufbU":
-                raise base.StateError(f"{key} of dtype {dtype} are not allowed in a state")
-            a = base.field(d, key, kinds="iufbU", ndim=1, dtype=dtype)
+            a = base.labels(d, key)
             if a.shape[0] > 1 and not np.all(a[1:] > a[:-1]):
                 raise base.StateError(f"the {key} of a grouped state must be sorted and unique")
             arrays.append(a)

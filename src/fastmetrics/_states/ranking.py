@@ -92,7 +92,6 @@ __all__ = [
 
 _NO_W = np.empty(0, dtype=np.float64)
 _ZERO_U8 = np.zeros(1, dtype=np.uint8)
-_LABEL_KINDS = "iufbU"  # dtypes an exported class table may have
 _AVERAGES = (None, "micro", "macro", "weighted", "samples")
 BYTES_LABELS = ("Support for labels represented as bytes is not supported. Convert the labels "
                 "to a string or integer format.")
@@ -521,7 +520,7 @@ class RankingState(base.State):
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict:
-        if self.classes.dtype.kind not in _LABEL_KINDS:
+        if self.classes.dtype.kind not in base.LABEL_KINDS:
             raise TypeError(
                 f"labels of dtype {self.classes.dtype} cannot be exported as plain arrays")
         return {
@@ -536,14 +535,7 @@ class RankingState(base.State):
 
     @classmethod
     def _load(cls, d) -> RankingState:
-        dt = base.text(d, "classes_dtype")
-        try:
-            dtype = np.dtype(dt)
-        except TypeError:
-            raise base.StateError(f"state field 'classes_dtype' is not a dtype: {dt!r}") from None
-        if dtype.kind not in _LABEL_KINDS:
-            raise base.StateError(f"labels of dtype {dtype} are not allowed in a state")
-        classes = base.field(d, "classes", kinds=_LABEL_KINDS, ndim=1, dtype=dtype)
+        classes = base.labels(d, "classes")
         k = classes.shape[0]
         if k > 2:
             raise base.StateError(f"a ranking state holds at most two classes, got {k}")
