@@ -25,19 +25,19 @@ __all__ = [
     "INT_CHARS",
     "MIXED_LABELS",
     "NONZERO",
-    "check_finite",
     "check_lengths",
     "column",
     "common_int",
     "float_values",
     "inconsistent_lengths",
-    "is_int",
+    "label_kind",
     "label_pair",
     "native",
     "nonfinite_error",
     "plain_int_pair",
     "prepare_labels",
     "sample_weight",
+    "union_labels",
     "zero_weight_sum_error",
 ]
 
@@ -54,11 +54,6 @@ def native(a: np.ndarray) -> np.ndarray:
     if a.dtype.isnative:
         return a
     return a.astype(a.dtype.newbyteorder("="))
-
-
-def is_int(a: np.ndarray) -> bool:
-    """True for the label dtypes the kernels read directly: int8..uint64 and bool."""
-    return a.dtype.char in INT_CHARS or a.dtype.kind == "b"
 
 
 def column(y, name: str, *, allow_2d_column: bool = True) -> np.ndarray:
@@ -119,13 +114,6 @@ def nonfinite_error(a: np.ndarray, name: str | None, *, detail: bool | str = Tru
                  else f" (non-finite value at row {pos[0]}, column {pos[1]})")
     subject = f"Input {name} contains" if name else "Input contains"
     return ValueError(f"{subject} {what}{where}.")
-
-
-def check_finite(a: np.ndarray, name: str) -> None:
-    """Raise scikit-learn's error when a float array holds NaN or infinity (one vectorised
-    pass; used where no kernel pass checks it)."""
-    if a.dtype.kind in "fc" and a.size and not np.isfinite(a).all():
-        raise nonfinite_error(a, name)
 
 
 def float_values(y, name: str) -> np.ndarray:
@@ -359,6 +347,34 @@ def label_pair(yt: np.ndarray, yp: np.ndarray):
         if out_dtype.kind == "f" and dt_t.kind in "iu" and dt_p.kind in "iu":
             out_dtype = common  # int64 with uint64: integers, not float64
     return at, ap, out_dtype, kt
+
+
+def label_kind(a: np.ndarray) -> str:
+    """'str' or 'num': labels of the two kinds never compare equal (an object array is text
+    when every value is)."""
+    if a.dtype.kind == "O":
+        return "str" if a.size and all(isinstance(v, str) for v in a.tolist()) else "num"
+    return "str" if a.dtype.kind in "US" else "num"
+
+
+def union_labels(a: np.ndarray, b: np.ndarray):
+    """``(values, ia, ib)``: the sorted union of two sorted label tables and where each
+    table's labels land in it (``ia``/``ib`` None when the tables are equal). Integer labels
+    of two dtypes compare exactly (:func:`common_int`); text and numbers never mix; an empty
+    table takes the other's labels and dtype."""
+    if a.shape[0] == 0 or b.shape[0] == 0:
+        values = b if a.shape[0] == 0 else a
+        return values, np.searchsorted(values, a), np.searchsorted(values, b)
+    if label_kind(a) != label_kind(b):
+        raise ValueError(MIXED_LABELS)
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.dtype != b.dtype:
+        a, b = common_int(a, b)
+        common = np.promote_types(a.dtype, b.dtype)
+        a, b = a.astype(common), b.astype(common)
+    if a.shape[0] == b.shape[0] and a.dtype == b.dtype and np.array_equal(a, b):
+        return a, None, None
+    values = np.union1d(a, b)
+    return values, np.searchsorted(values, a), np.searchsorted(values, b)
 
 
 def plain_int_pair(y_true, y_pred) -> bool:

@@ -795,8 +795,7 @@ class RankingAccumulator(Accumulator):
                 thr, p, q = None, np.asarray(d["_p"])[::-1], np.asarray(d["_q"])[::-1]
             st = RankingState.from_positive_negative(
                 thr, p, q, d["_classes"], int(counts[0]), int(counts[1]), self.pos_label,
-                self.thresholds)
-            st = RankingState.from_dict(st.to_dict())  # the same checks as any load
+                self.thresholds, bool(self._weighted))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise StateError(f"not a fastmetrics 0.1 RankingAccumulator: {exc}") from None
         self._set_state(st)

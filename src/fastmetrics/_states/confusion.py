@@ -26,14 +26,15 @@ import numpy as np
 
 from .._inputs import (
     EMPTY,
-    MIXED_LABELS,
     column,
     common_int,
     inconsistent_lengths,
+    label_kind,
     label_pair,
     nonfinite_error,
     plain_int_pair,
     sample_weight as check_weights,
+    union_labels,
 )
 from .._kernels import confusion as kernel
 from .._threads import threads_for
@@ -49,7 +50,6 @@ __all__ = [
     "balanced_accuracy",
     "card",
     "kappa",
-    "label_kind",
     "matrix",
     "mcc",
     "mcm",
@@ -67,13 +67,6 @@ _U64 = 1 << 64
 # read-only "every label present" masks, sliced instead of allocated on the hot path
 _ALL_PRESENT = np.ones(DENSE_MAX_RANGE, dtype=bool)
 _ALL_PRESENT.setflags(write=False)
-
-
-def label_kind(a: np.ndarray) -> str:
-    """'str' or 'num': labels of the two kinds never compare equal."""
-    if a.dtype.kind == "O":
-        return "str" if a.size and all(isinstance(v, str) for v in a.tolist()) else "num"
-    return "str" if a.dtype.kind in "US" else "num"
 
 
 def py_value(v):
@@ -262,21 +255,14 @@ class ConfusionState(base.State):
     # ------------------------------------------------------------------ merge
     def merge(self, other: ConfusionState) -> ConfusionState:
         """The state of both inputs (label sets are unioned; labels of two integer dtypes
-        are compared exactly, and labels of text and numbers never mix)."""
+        are compared exactly, and labels of text and numbers never mix). An empty state is
+        the identity."""
         self._check_mergeable(other)
-        a, b = self.values, other.values
-        if a.shape[0] and b.shape[0] and label_kind(a) != label_kind(b):
-            raise ValueError(MIXED_LABELS)
-        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.dtype != b.dtype:
-            a, b = common_int(a, b)
-            common = np.promote_types(a.dtype, b.dtype)
-            a, b = a.astype(common), b.astype(common)
-        if a.shape[0] == b.shape[0] and np.array_equal(a, b) and a.dtype == b.dtype:
-            values = a
-            pos_a = pos_b = None
-        else:
-            values = np.union1d(a, b)
-            pos_a, pos_b = np.searchsorted(values, a), np.searchsorted(values, b)
+        if other.n_samples == 0 and other.values.shape[0] == 0:
+            return self
+        if self.n_samples == 0 and self.values.shape[0] == 0:
+            return other
+        values, pos_a, pos_b = union_labels(self.values, other.values)
         k = len(values)
         weighted = self.weighted or other.weighted
         int_sums = self.cm.dtype.kind == other.cm.dtype.kind == "i"

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._inputs import INT_CHARS, column, common_int, label_pair, native
+from .._inputs import INT_CHARS, column, label_pair, native, union_labels
 from .._kernels import confusion as kernel
 from .._threads import threads_for
 from . import base, prf
@@ -177,16 +177,12 @@ class GroupedConfusionState(base.State):
     def merge(self, other: GroupedConfusionState) -> GroupedConfusionState:
         """Both inputs' samples: labels and groups are unioned."""
         self._check_mergeable(other)
-        la, lb = self.labels, other.labels
-        ga, gb = self.groups, other.groups
-        if la.dtype.kind in "iu" and lb.dtype.kind in "iu":
-            la, lb = common_int(la, lb)
-        if ga.dtype.kind in "iu" and gb.dtype.kind in "iu":
-            ga, gb = common_int(ga, gb)
-        labels, groups = np.union1d(la, lb), np.union1d(ga, gb)
+        labels, la, lb = union_labels(self.labels, other.labels)
+        groups, ga, gb = union_labels(self.groups, other.groups)
         out = np.zeros((groups.shape[0], labels.shape[0], labels.shape[0]), dtype=np.int64)
-        for st, lv, gv in ((self, la, ga), (other, lb, gb)):
-            li, gi = np.searchsorted(labels, lv), np.searchsorted(groups, gv)
+        for st, li, gi in ((self, la, ga), (other, lb, gb)):
+            li = np.arange(labels.shape[0]) if li is None else li
+            gi = np.arange(groups.shape[0]) if gi is None else gi
             out[np.ix_(gi, li, li)] += st.table
         return GroupedConfusionState(out, labels, groups)
 

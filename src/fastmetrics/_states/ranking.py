@@ -44,14 +44,13 @@ import numpy as np
 
 from .._inputs import (
     INT_CHARS,
-    MIXED_LABELS,
     NONZERO,
-    common_int,
     float_values,
     inconsistent_lengths,
     native,
     nonfinite_error,
     sample_weight as check_weights,
+    union_labels,
 )
 from .._kernels import ranking as kernel
 from .._threads import MIN_PER_CALL, resolve_n_threads, threads_for
@@ -375,6 +374,9 @@ class RankingState(base.State):
         Samples of each class, whatever their weight.
     edges : ndarray or None
         Binned form: the fixed, increasing threshold edges (None: exact).
+    weighted : bool
+        Built from sample weights (unweighted, ``weights`` are sample counts that add up to
+        ``counts``).
 
     Examples
     --------
@@ -387,14 +389,15 @@ class RankingState(base.State):
     """
 
     kind = "ranking"
-    __slots__ = ("thresholds", "weights", "classes", "counts", "edges")
+    __slots__ = ("thresholds", "weights", "classes", "counts", "edges", "weighted")
 
-    def __init__(self, thresholds, weights, classes, counts, edges=None):
+    def __init__(self, thresholds, weights, classes, counts, edges=None, weighted=False):
         self.thresholds = thresholds
         self.weights = weights
         self.classes = classes
         self.counts = counts
         self.edges = edges
+        self.weighted = weighted
 
     @property
     def n_samples(self) -> int:
@@ -427,7 +430,8 @@ class RankingState(base.State):
         if edges is not None:
             return cls._binned(lab, s, w, has_w, edges)
         if n == 0:
-            return cls(np.empty(0), np.zeros((0, 0)), classes, np.zeros(0, np.int64))
+            return cls(np.empty(0), np.zeros((0, 0)), classes, np.zeros(0, np.int64), None,
+                       has_w)
         pos = lab.code(classes[-1])
         stats = np.empty(kernel.N_STATS)
         thr = np.empty(n)
@@ -445,7 +449,7 @@ class RankingState(base.State):
         else:
             counts = np.array([stats[kernel.NPOS]], dtype=np.int64)
             wts = wts[1:, :m].copy()
-        return cls(thr[:m].copy() if m < n else thr, wts, classes, counts)
+        return cls(thr[:m].copy() if m < n else thr, wts, classes, counts, None, has_w)
 
     @classmethod
     def _binned(cls, lab, s, w, has_w, edges) -> RankingState:
@@ -459,11 +463,11 @@ class RankingState(base.State):
         wts = np.bincount(cls_of * nb + b, weights=w if has_w else None, minlength=k * nb)
         wts = wts.astype(np.float64, copy=False).reshape(k, nb)[:, ::-1].copy()
         counts = np.bincount(cls_of, minlength=k).astype(np.int64)
-        return cls(_bin_thresholds(edges), wts, lab.classes, counts, edges)
+        return cls(_bin_thresholds(edges), wts, lab.classes, counts, edges, has_w)
 
     @classmethod
     def from_positive_negative(cls, thresholds, p, q, classes, n_pos: int, n_neg: int,
-                               pos_label, edges=None) -> RankingState:
+                               pos_label, edges=None, weighted=False) -> RankingState:
         """A state from a summary of ``pos_label`` against the rest (the form fastmetrics
         0.1 kept): ``p`` / ``q`` the positive / negative weight at each of ``thresholds``
         (decreasing; None for binned ``edges``), ``classes`` the labels seen. Raises
@@ -486,7 +490,8 @@ class RankingState(base.State):
             wts[idx], counts[idx] = p, n_pos
             if k == 2:
                 wts[1 - idx], counts[1 - idx] = q, n_neg
-        return cls(thr, wts, classes, counts, edges)
+        # through the checked loader, as any state from outside
+        return cls.from_dict(cls(thr, wts, classes, counts, edges, bool(weighted)).to_dict())
 
     # ------------------------------------------------------------------ the merge law
     def merge(self, other: RankingState) -> RankingState:
@@ -498,6 +503,7 @@ class RankingState(base.State):
             raise ValueError("cannot merge ranking states with different thresholds (binned "
                              "edges, or binned with exact)")
         classes, ia, ib = _union(self.classes, other.classes)
+        weighted = self.weighted or other.weighted
         k = classes.shape[0]
         counts = np.zeros(k, dtype=np.int64)
         counts[ia] += self.counts
@@ -507,7 +513,7 @@ class RankingState(base.State):
             wts = np.zeros((k, ma))
             wts[ia] += self.weights
             wts[ib] += other.weights
-            return RankingState(self.thresholds, wts, classes, counts, self.edges)
+            return RankingState(self.thresholds, wts, classes, counts, self.edges, weighted)
         both = np.zeros((k, ma + mb))
         both[ia, :ma] = self.weights
         both[ib, ma:] = other.weights
@@ -516,7 +522,7 @@ class RankingState(base.State):
         wts = np.empty((k, u.shape[0]))
         for j in range(k):
             wts[j] = np.bincount(inv, weights=both[j], minlength=u.shape[0])
-        return RankingState(-u + 0.0, wts, classes, counts)
+        return RankingState(-u + 0.0, wts, classes, counts, None, weighted)
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict:
@@ -531,6 +537,7 @@ class RankingState(base.State):
             "classes": self.classes,
             "classes_dtype": self.classes.dtype.str,
             "counts": self.counts,
+            "weighted": bool(self.weighted),
         }
 
     @classmethod
@@ -572,7 +579,12 @@ class RankingState(base.State):
             raise base.StateError("weights must be finite and non-negative")
         if not binned and m and (k == 0 or np.any(wts.sum(axis=0) <= 0)):
             raise base.StateError("every threshold of an exact state carries some weight")
-        return cls(thr, wts, classes.copy(), counts.copy(), edges)
+        weighted = base.flag(d, "weighted")
+        if not weighted and (np.any(wts != np.floor(wts))
+                             or not np.array_equal(wts.sum(axis=1), counts.astype(np.float64))):
+            raise base.StateError("unweighted, the weights are sample counts that add up to "
+                                  "each class's count")
+        return cls(thr, wts, classes.copy(), counts.copy(), edges, weighted)
 
 
 def _bin_thresholds(edges: np.ndarray) -> np.ndarray:
@@ -580,30 +592,21 @@ def _bin_thresholds(edges: np.ndarray) -> np.ndarray:
     return np.concatenate([edges, [np.inf]])[::-1].copy()
 
 
-def _label_kind(a: np.ndarray) -> str:
-    return "str" if a.dtype.kind in "US" or (
-        a.dtype.kind == "O" and any(isinstance(v, str) for v in a.tolist())) else "num"
-
-
 def _union(a: np.ndarray, b: np.ndarray):
     """``(classes, ia, ib)``: the sorted union of two class tables (at most two) and where
     each table's classes land in it."""
-    if b.shape[0] == 0 or (a.shape[0] == b.shape[0] and a.dtype == b.dtype
-                           and np.array_equal(a, b)):
-        return a, np.arange(a.shape[0]), np.searchsorted(a, b) if b.size else np.arange(0)
-    if a.shape[0] == 0:
-        return b, np.arange(0), np.arange(b.shape[0])
-    if _label_kind(a) != _label_kind(b):
-        raise ValueError(f"{MIXED_LABELS}: a ranking state of {a.tolist()} cannot merge with "
-                         f"one of {b.tolist()}")
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-        a, b = common_int(a, b)
-    u = np.union1d(a, b)
+    try:
+        u, ia, ib = union_labels(a, b)
+    except ValueError as exc:
+        raise ValueError(f"{exc}: a ranking state of {a.tolist()} cannot merge with one of "
+                         f"{b.tolist()}") from None
     if u.shape[0] > 2:
         raise ValueError(
             f"y_true holds more than two labels over the data ({u.tolist()[:5]}): a ranking "
             "state is binary (one class against the other)")
-    return u, np.searchsorted(u, a), np.searchsorted(u, b)
+    ia = np.arange(a.shape[0]) if ia is None else ia
+    ib = np.arange(b.shape[0]) if ib is None else ib
+    return u, ia, ib
 
 
 # ----------------------------------------------------------------------------- derivations
