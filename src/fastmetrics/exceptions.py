@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from types import FrameType
 
 __all__ = ["UndefinedMetricWarning", "invalid_parameter", "warn"]
 
@@ -43,7 +44,7 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     """``warnings.warn`` attributed to the first caller outside fastmetrics (the user's
     line), however deep in the package the warning is raised."""
     level = 2
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back
         level += 1
