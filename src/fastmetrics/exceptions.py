@@ -17,6 +17,7 @@ try:  # share scikit-learn's warning class when it is installed
     from sklearn.exceptions import UndefinedMetricWarning
 except ImportError:  # pragma: no cover - sklearn is optional at run time
 
+    # the fallback binds the name the import above would have: one name, two definitions
     class UndefinedMetricWarning(UserWarning):  # type: ignore[no-redef]
         """Warning used when a metric is ill-defined (same meaning as scikit-learn's)."""
 

@@ -254,6 +254,7 @@ def _metric_method(row: _table.Metric):
         return derive(self.require_state(), **bound)
 
     method.__name__ = row.name
+    # inspect.signature reads __signature__, which typeshed does not declare on functions
     method.__signature__ = sig  # type: ignore[attr-defined]
     method.__doc__ = (
         f"As :func:`fastmetrics.{row.name}` on every sample seen (same keyword arguments, "
