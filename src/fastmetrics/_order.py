@@ -7,6 +7,8 @@ median.
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 
 from ._inputs import native
@@ -26,7 +28,8 @@ _ALPHA_BETA = {
     "normal_unbiased": (3 / 8.0, 3 / 8.0),
 }
 
-METHODS = (
+# numpy's quantile methods: the type numpy's stubs ask of ``method``, and the tuple of them
+Method = Literal[
     "inverted_cdf",
     "averaged_inverted_cdf",
     "closest_observation",
@@ -40,7 +43,8 @@ METHODS = (
     "higher",
     "midpoint",
     "nearest",
-)
+]
+METHODS: tuple[str, ...] = get_args(Method)
 
 # Methods whose virtual index is already an integer index: no interpolation.
 _DISCRETE = frozenset({"inverted_cdf", "closest_observation", "lower", "higher", "nearest"})
@@ -179,7 +183,7 @@ def check_method(method) -> None:
         raise ValueError(f"{method!r} is not a valid method. Use one of: {', '.join(METHODS)}")
 
 
-def quantile_of(arr: np.ndarray, q: np.ndarray, method: str):
+def quantile_of(arr: np.ndarray, q: np.ndarray, method: Method):
     """numpy's ``quantile(arr, q, method=method)`` of a non-empty 1-D ``arr`` (``q`` and
     ``method`` checked by the caller): the kernel for its dtypes, numpy for the others (bool,
     float16, longdouble...), which copies."""

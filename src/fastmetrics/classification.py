@@ -106,10 +106,11 @@ def multilabel_confusion_matrix(y_true, y_pred, *, sample_weight=None, labels=No
             [1, 1]]])
     """
     if is_multilabel_pair(y_true, y_pred):
-        state = MultilabelState.from_arrays(y_true, y_pred, sample_weight)
-        return multilabel.mcm(state, labels, samplewise)
+        return multilabel.mcm(MultilabelState.from_arrays(y_true, y_pred, sample_weight),
+                              labels, samplewise)
     state = ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads)
     return confusion.mcm(state, labels, samplewise)
+
 
 def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, n_threads=None):
     """Fraction (or number, ``normalize=False``) of correctly classified samples.

@@ -308,6 +308,7 @@ def _function(row: _table.Metric):
 
     fn.__name__ = fn.__qualname__ = row.name
     fn.__module__ = __name__
+    # inspect.signature reads __signature__, which typeshed does not declare on functions
     fn.__signature__ = sig  # type: ignore[attr-defined]
     fn.__doc__ = (
         f":func:`fastmetrics.{row.name}` of dask inputs: the same arguments (numpy arrays, "

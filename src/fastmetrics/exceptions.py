@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from types import FrameType
 
 __all__ = ["UndefinedMetricWarning", "invalid_parameter", "warn"]
 
@@ -16,6 +17,7 @@ try:  # share scikit-learn's warning class when it is installed
     from sklearn.exceptions import UndefinedMetricWarning
 except ImportError:  # pragma: no cover - sklearn is optional at run time
 
+    # the fallback binds the name the import above would have: one name, two definitions
     class UndefinedMetricWarning(UserWarning):  # type: ignore[no-redef]
         """Warning used when a metric is ill-defined (same meaning as scikit-learn's)."""
 
@@ -43,7 +45,7 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     """``warnings.warn`` attributed to the first caller outside fastmetrics (the user's
     line), however deep in the package the warning is raised."""
     level = 2
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back
         level += 1

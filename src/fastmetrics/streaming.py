@@ -223,8 +223,9 @@ class Accumulator:
             raise StateError(f"a {type(st).__name__} cannot be the state of {type(self).__name__}")
         self._state = st
 
-    @classmethod
-    def _state_type(cls) -> type:  # pragma: no cover - every subclass defines it
+    def _state_type(self) -> type[State]:  # pragma: no cover - every subclass defines it
+        """The state type this accumulator holds (a method of the instance: a
+        QuantileAccumulator's depends on its mode)."""
         raise NotImplementedError
 
     def __reduce__(self):
@@ -253,6 +254,7 @@ def _metric_method(row: _table.Metric):
         return derive(self.require_state(), **bound)
 
     method.__name__ = row.name
+    # inspect.signature reads __signature__, which typeshed does not declare on functions
     method.__signature__ = sig  # type: ignore[attr-defined]
     method.__doc__ = (
         f"As :func:`fastmetrics.{row.name}` on every sample seen (same keyword arguments, "
@@ -262,7 +264,7 @@ def _metric_method(row: _table.Metric):
     return method
 
 
-def _attach_metrics(cls: type) -> type:
+def _attach_metrics(cls: type[Accumulator]) -> type[Accumulator]:
     """Give ``cls`` one method per table row of its family."""
     for row in _table.by_family(cls.family):
         m = _metric_method(row)
@@ -375,7 +377,7 @@ class ConfusionAccumulator(Accumulator):
         self._table = _PairTable.around(self._values, True)  # discovered: set by update
 
     @classmethod
-    def _state_type(cls) -> type:
+    def _state_type(cls) -> type[State]:
         return ConfusionState
 
     def __repr__(self) -> str:
@@ -392,7 +394,9 @@ class ConfusionAccumulator(Accumulator):
         return self._state
 
     def _fold(self) -> None:
-        """Fold the running table into the stored state (the caller holds the lock)."""
+        """Fold the running table into the stored state (the caller holds the lock, and has
+        seen that there is a table: it is never removed once made)."""
+        assert self._table is not None
         st = self._table.take()
         if st is not None:
             self._state = st if self._state is None else self._state.merge(st)
@@ -460,7 +464,9 @@ class ConfusionAccumulator(Accumulator):
     def __setstate__(self, d):
         """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``)."""
         stored = d.get("_stored", d.get("_state"))
-        self.__init__(d.get("labels"))
+        # the class's constructor, as from_dict's cls(**config) runs it: the same call as
+        # self.__init__(...), which mypy refuses on an instance
+        type(self).__init__(self, d.get("labels"))
         self._weighted = d.get("_weighted")
         if stored is not None:
             try:  # the same checks as any load: rebuilt from its exported form
@@ -545,7 +551,7 @@ class CalibrationAccumulator(Accumulator):
         self.labels = None if labels is None else np.asarray(labels)
 
     @classmethod
-    def _state_type(cls) -> type:
+    def _state_type(cls) -> type[State]:
         return CalibrationState
 
     def __repr__(self) -> str:
@@ -588,7 +594,8 @@ class CalibrationAccumulator(Accumulator):
         """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__`` holding the
         per-bin sums as an array, the mode as "binary" or K)."""
         try:
-            self.__init__(edges=d["edges"], pos_label=d.get("pos_label"), labels=d.get("labels"))
+            type(self).__init__(self, edges=d["edges"], pos_label=d.get("pos_label"),
+                                labels=d.get("labels"))
             self._weighted = d.get("_weighted")
             mode, sums = d.get("_mode"), d.get("_state")
             st = None
@@ -656,7 +663,7 @@ class RegressionAccumulator(Accumulator):
         self.keep_values = bool(keep_values)
 
     @classmethod
-    def _state_type(cls) -> type:
+    def _state_type(cls) -> type[State]:
         return RegressionState
 
     def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
@@ -676,7 +683,7 @@ class RegressionAccumulator(Accumulator):
     def __setstate__(self, d):
         """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``)."""
         try:
-            self.__init__(delta=d["delta"], keep_values=d["keep_values"])
+            type(self).__init__(self, delta=d["delta"], keep_values=d["keep_values"])
             self._weighted = d.get("_weighted")
             st = RegressionState.from_legacy(  # checked like any load
                 d["_state"], self.delta, bool(self._weighted),
@@ -750,7 +757,7 @@ class RankingAccumulator(Accumulator):
             self.thresholds = t
 
     @classmethod
-    def _state_type(cls) -> type:
+    def _state_type(cls) -> type[State]:
         return RankingState
 
     def __repr__(self) -> str:
@@ -783,7 +790,7 @@ class RankingAccumulator(Accumulator):
 
     def __setstate__(self, d):
         """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``)."""
-        self.__init__(pos_label=d.get("pos_label", 1), thresholds=d.get("thresholds"))
+        type(self).__init__(self, pos_label=d.get("pos_label", 1), thresholds=d.get("thresholds"))
         self._weighted = d.get("_weighted")
         try:
             counts = np.asarray(d["_counts"], dtype=np.int64)
@@ -869,7 +876,7 @@ class QuantileAccumulator(Accumulator):
         self.relative_accuracy, self.max_buckets = sketch.settings(relative_accuracy,
                                                                    max_buckets)
 
-    def _state_type(self) -> type:  # type: ignore[override]
+    def _state_type(self) -> type[State]:
         return SketchState if self.mode == "sketch" else ExactQuantileState
 
     def _set_state(self, st) -> None:
@@ -899,9 +906,9 @@ class QuantileAccumulator(Accumulator):
         """Add a chunk of values (any real dtype; 1-D or anything that ravels). Returns
         ``self``. Updates of one accumulator from several Python threads at once are safe."""
         if self.mode == "exact":
-            st = ExactQuantileState.from_arrays(values)
-            if st.n_samples:
-                self._add(st, False)
+            exact = ExactQuantileState.from_arrays(values)
+            if exact.n_samples:
+                self._add(exact, False)
             return self
         # the kernel counts the chunk straight into copies of the stores (the state of this
         # chunk merged in, without building and shifting a second pair of stores: small
@@ -929,27 +936,27 @@ class QuantileAccumulator(Accumulator):
         """Accumulators pickled by fastmetrics 0.1.0 (a plain ``__dict__``): their arrays
         are loaded through the same checks as any exported state."""
         try:
-            self.__init__(mode=d["mode"], relative_accuracy=d["relative_accuracy"],
-                          max_buckets=d["max_buckets"])
+            type(self).__init__(self, mode=d["mode"], relative_accuracy=d["relative_accuracy"],
+                                max_buckets=d["max_buckets"])
             n, weighted = d["_n"], d.get("_weighted")
-            if not n:
-                st = None
-            elif self.mode == "exact":
-                st = {"values": np.concatenate(d["_values"])}
-            else:
+            fields: dict[str, Any] | None = None  # the state's exported form (None: no data)
+            if n and self.mode == "exact":
+                fields = {"values": np.concatenate(d["_values"])}
+            elif n:
                 meta, minmax = np.asarray(d["_meta"]), np.asarray(d["_minmax"])
-                st = {"pos": d["_pos"], "neg": d["_neg"],
-                      "pos_hi": meta[_sketch.POS_HI], "pos_lo": meta[_sketch.POS_LO],
-                      "neg_hi": meta[_sketch.NEG_HI], "neg_lo": meta[_sketch.NEG_LO],
-                      "zeros": meta[_sketch.ZEROS], "min": minmax[0], "max": minmax[1],
-                      "relative_accuracy": self.relative_accuracy,
-                      "max_buckets": self.max_buckets, "n_samples": n}
+                fields = {"pos": d["_pos"], "neg": d["_neg"],
+                          "pos_hi": meta[_sketch.POS_HI], "pos_lo": meta[_sketch.POS_LO],
+                          "neg_hi": meta[_sketch.NEG_HI], "neg_lo": meta[_sketch.NEG_LO],
+                          "zeros": meta[_sketch.ZEROS], "min": minmax[0], "max": minmax[1],
+                          "relative_accuracy": self.relative_accuracy,
+                          "max_buckets": self.max_buckets, "n_samples": n}
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise StateError(f"not a fastmetrics 0.1 QuantileAccumulator: {exc!r}") from None
         self._weighted = weighted
-        if st is not None:
+        st = None
+        if fields is not None:
             st = self._state_type().from_dict({"kind": self._state_type().kind,
-                                               "format": STATE_FORMAT, **st})
+                                               "format": STATE_FORMAT, **fields})
         self._set_state(st)
 
 

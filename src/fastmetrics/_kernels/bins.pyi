@@ -1,4 +1,4 @@
-"""Stub for the compiled calibration binning kernels (see _bins.pyx).
+"""Stub for the compiled calibration binning kernels (see bins.pyx).
 
 Real argument types: ``y`` is ``const label_t[:]`` (int8..int64, uint8..uint64; bool viewed
 as uint8), ``p`` / ``P`` are ``const prob_t[:]`` / ``const prob_t[:, :]`` (float32/float64),
@@ -8,6 +8,17 @@ as uint8), ``p`` / ``P`` are ``const prob_t[:]`` / ``const prob_t[:, :]`` (float
 """
 
 import numpy as np
+
+# the columns of the per-bin state and the kinds of bad input (cpdef enums of bins.pxd)
+W: int
+SP: int
+SY: int
+SQ: int
+N: int
+N_COLS: int
+BAD_PROB: int
+BAD_WEIGHT: int
+BAD_LABEL: int
 
 def bin_binary(
     y: np.ndarray,

@@ -4,6 +4,11 @@
 import numpy as np
 import numpy.typing as npt
 
+# the kinds of bad input count_weighted reports in ``bad[lane, 1]`` (cpdef enum of confusion.pxd)
+BAD_TRUE: int
+BAD_PRED: int
+BAD_WEIGHT: int
+
 def count_weighted(
     y_true: npt.NDArray[np.integer],  # const label_t[:]
     y_pred: npt.NDArray[np.integer],  # const label_t[:]

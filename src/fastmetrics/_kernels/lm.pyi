@@ -1,4 +1,4 @@
-"""Stub for the compiled LM scoring kernel (see _lm.pyx).
+"""Stub for the compiled LM scoring kernel (see lm.pyx).
 
 Real argument types: ``logits`` is ``const logit_t[:, :, :]`` (float32, float64, or the
 ``uint16`` view of float16 logits; any strides), ``targets`` ``const target_t[:, :]``

@@ -1,4 +1,4 @@
-# Stubs for fastmetrics/_multilabel.pyx. y_true / y_pred are ``const label_t[:, :]`` fused over
+# Stubs for fastmetrics/_kernels/multilabel.pyx. y_true / y_pred are ``const label_t[:, :]`` fused over
 # int8..int64 and uint8..uint64; weights ``const double[:]``.
 import numpy as np
 import numpy.typing as npt

@@ -1,4 +1,4 @@
-"""Stubs for the compiled selection kernels (``_select.pyx``)."""
+"""Stubs for the compiled selection kernels (``select.pyx``)."""
 
 import numpy as np
 import numpy.typing as npt

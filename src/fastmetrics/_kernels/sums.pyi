@@ -1,4 +1,4 @@
-"""Stub for the compiled regression sums kernel (see _regression.pyx).
+"""Stub for the compiled regression sums kernel (see sums.pyx).
 
 Real argument types: ``y`` is ``const yt_t[:]``, ``p`` ``const yp_t[:]``, ``w``
 ``const weight_t[:]`` (each float32 or float64, independently; ``w`` ignored unless
@@ -7,6 +7,22 @@ Real argument types: ``y`` is ``const yt_t[:]``, ``p`` ``const yp_t[:]``, ``w``
 """
 
 import numpy as np
+
+# the slots of the state array and the bits of ``flags`` (cpdef enums of sums.pxd)
+W: int
+ABS: int
+SQ: int
+APE: int
+HUBER: int
+MEAN: int
+M2: int
+N: int
+CONST: int
+FIRST: int
+N_STATE: int
+FLAG_APE: int
+FLAG_HUBER: int
+FLAG_R2: int
 
 def sums(
     y: np.ndarray,

@@ -20,6 +20,7 @@ form is safe to load from an untrusted source: unpickling runs whatever the pick
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, ClassVar
 
@@ -105,16 +106,16 @@ class State:
         if not hasattr(d, "keys") or not hasattr(d, "__getitem__"):
             raise StateError(f"a state must be a mapping, got {type(d).__name__}")
         kind = text(d, "kind")
-        if cls is State:
-            cls = _TYPES.get(kind)  # type: ignore[assignment]
-            if cls is None:
-                raise StateError(f"unknown state kind {kind!r}; known: {sorted(_TYPES)}")
-        elif kind != cls.kind:
-            raise StateError(f"a {kind!r} state cannot be loaded as {cls.__name__}")
+        # the base loads any kind, a subclass only its own
+        state_type = _TYPES.get(kind) if cls is State else cls
+        if state_type is None:
+            raise StateError(f"unknown state kind {kind!r}; known: {sorted(_TYPES)}")
+        if kind != state_type.kind:
+            raise StateError(f"a {kind!r} state cannot be loaded as {state_type.__name__}")
         fmt = integer(d, "format")
         if fmt != FORMAT:
             raise StateError(f"state format {fmt} is not one this version reads ({FORMAT})")
-        return cls._load(d)
+        return state_type._load(d)
 
     def __reduce__(self):
         return (type(self).from_dict, (self.to_dict(),))
@@ -211,7 +212,7 @@ def number(d, key: str, *, finite: bool = True) -> float:
         v = v.item()
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         raise StateError(f"state field {key!r} must be a number, got {v!r}")
-    if finite and not np.isfinite(v):
+    if finite and not math.isfinite(v):
         raise StateError(f"state field {key!r} must be finite, got {v!r}")
     return float(v)
 

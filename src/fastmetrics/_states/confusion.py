@@ -110,6 +110,7 @@ class ConfusionState(base.State):
     """
 
     kind = "confusion"
+    n_samples: int  # a slot here, where State declares a read-only property
     __slots__ = ("values", "cm", "present", "n_samples", "weight_sum", "int_weights",
                  "in_true", "margins")
 
@@ -207,7 +208,7 @@ class ConfusionState(base.State):
         ct = np.searchsorted(values, ut)[it.reshape(-1)]
         cp = np.searchsorted(values, up)[ip.reshape(-1)]
         k = len(values)
-        margins = None
+        margins: np.ndarray | None = None
         res = None
         if k <= DENSE_MAX_RANGE:
             res = (kernel.dense_state(ct, cp, DENSE_MAX_RANGE, nt) if w is None
@@ -351,7 +352,8 @@ class ConfusionState(base.State):
         margins = None
         if self.margins is not None:
             margins = np.zeros((2, k))
-            np.add.at(margins, (slice(None), inv), self.margins)
+            for row in (0, 1):  # the true then the predicted weight of each label
+                np.add.at(margins[row], inv, self.margins[row])
         return ConfusionState(u, cm, present, self.n_samples, self.weight_sum,
                               self.int_weights, in_true, margins)
 

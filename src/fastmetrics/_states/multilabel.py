@@ -85,6 +85,7 @@ class MultilabelState(base.State):
     sample-wise average."""
 
     kind = "multilabel"
+    n_samples: int  # a slot here, where State declares a read-only property
     __slots__ = ("tp", "pred", "true", "exact", "n_samples", "weight_sum", "yt", "yp", "w",
                  "int_weights")
 

@@ -39,7 +39,11 @@ def _check_zero_division(zero_division):
 
 
 def _check_beta(beta):
-    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
+    # ``not beta >= 0`` also refuses NaN. typeshed's numbers.Real declares only < and <=, so
+    # mypy rejects >= on it; every real type that arrives (int, float, Fraction, numpy
+    # scalars) defines >=.
+    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) \
+            or not beta >= 0:  # type: ignore[operator]
         raise ValueError(f"beta must be a real number >= 0, got {beta!r}")
 
 
@@ -252,7 +256,8 @@ _HEADERS = ["precision", "recall", "f1-score", "support"]
 
 def report_dict(rows, summary) -> dict:
     """The report as scikit-learn's ``output_dict`` (the accuracy row as one number)."""
-    out = {row[0]: dict(zip(_HEADERS, [float(v) for v in row[1:]])) for row in rows}
+    out: dict[str, float | dict[str, float]] = {
+        row[0]: dict(zip(_HEADERS, [float(v) for v in row[1:]])) for row in rows}
     for heading, *values in summary:
         out[heading] = (float(values[2]) if heading == "accuracy"
                         else dict(zip(_HEADERS, [float(v) for v in values])))

@@ -157,6 +157,8 @@ class Labels:
         if isinstance(label, (str, bytes)) or not isinstance(label, numbers.Number):
             return None
         info = np.iinfo(self.y.dtype)
+        # typeshed's numbers.Number declares no __int__, so mypy finds no int() for it: every
+        # real label converts (a complex one raises TypeError here, as it always has)
         if label != int(label) or not (info.min <= int(label) <= info.max):  # type: ignore[call-overload]
             return None
         return np.array([int(label)], dtype=self.y.dtype)  # type: ignore[call-overload]
@@ -684,6 +686,8 @@ def _partial_auc(thr, p, q, max_fpr) -> float:
 
 
 def check_max_fpr(max_fpr) -> None:
+    # typeshed's numbers.Real declares only < and <=, so mypy rejects 0 < max_fpr; every real
+    # type that arrives (int, float, Fraction, numpy scalars) defines it.
     if max_fpr is not None and (isinstance(max_fpr, bool) or not isinstance(max_fpr, numbers.Real)
                                 or not (0 < max_fpr <= 1)):  # type: ignore[operator]
         raise ValueError(f"max_fpr must be a float in the range (0.0, 1.0] or None, got {max_fpr!r}")
@@ -1005,9 +1009,9 @@ def multiclass_roc_auc(y_true, lab: Labels, s, labels, multi_class, average, sam
         raise ValueError(
             "Target scores need to be probabilities for multiclass roc_auc, i.e. they should "
             "sum up to 1.0 over classes")
-    average_options = ("macro", "weighted", None)
+    average_options: tuple[str | None, ...] = ("macro", "weighted", None)
     if multi_class == "ovr":
-        average_options = ("micro",) + average_options  # type: ignore[assignment]
+        average_options = ("micro",) + average_options
     if average not in average_options:
         raise ValueError(f"average must be one of {average_options} for multiclass problems")
     if average is None and multi_class == "ovo":

@@ -108,6 +108,7 @@ class SketchState(base.State):
     """
 
     kind = "sketch"
+    n_samples: int  # a slot here, where State declares a read-only property
     __slots__ = ("pos", "neg", "meta", "min", "max", "relative_accuracy", "n_samples")
 
     def __init__(self, pos, neg, meta, lo, hi, relative_accuracy, n_samples):
@@ -231,14 +232,14 @@ class SketchState(base.State):
         if total != n:
             raise base.StateError(
                 f"the stores and zeros count {total} values, n_samples says {n}")
-        lo, hi = base.number(d, "min"), base.number(d, "max")
-        _check_extremes(lo, hi, int(meta[kernel.POS_N]), int(meta[kernel.NEG_N]), zeros)
-        for v, name, HI in ((hi, "pos", kernel.POS_HI), (-lo, "neg", kernel.NEG_HI)):
+        vmin, vmax = base.number(d, "min"), base.number(d, "max")
+        _check_extremes(vmin, vmax, int(meta[kernel.POS_N]), int(meta[kernel.NEG_N]), zeros)
+        for v, name, HI in ((vmax, "pos", kernel.POS_HI), (-vmin, "neg", kernel.NEG_HI)):
             if v > 0 and _bucket(v, alpha) != meta[HI]:
                 raise base.StateError(
                     f"{name}_hi is {meta[HI]}, but the largest magnitude {v!r} lies in "
                     f"bucket {_bucket(v, alpha)}")
-        return cls(stores[0], stores[1], meta, lo, hi, alpha, n)
+        return cls(stores[0], stores[1], meta, vmin, vmax, alpha, n)
 
 
 def _merge_store(a, hi_a, n_a, b, hi_b, n_b):
@@ -345,6 +346,7 @@ class ExactQuantileState(base.State):
     """
 
     kind = "exact_quantile"
+    n_samples: int  # a slot here, where State declares a read-only property
     __slots__ = ("parts", "n_samples")
 
     def __init__(self, parts, n_samples):

@@ -148,8 +148,11 @@ def nonfinite_input(yt, yp, w) -> None:
 
 def check_delta(delta) -> float:
     """The Huber ``delta`` as a float (finite, > 0)."""
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not delta > 0 \
-            or not math.isfinite(delta):
+    # ``not delta > 0`` also refuses NaN. typeshed's numbers.Real declares only < and <=, so
+    # mypy rejects > on it; every real type that arrives (int, float, Fraction, numpy
+    # scalars) defines >.
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) \
+            or not delta > 0 or not math.isfinite(delta):  # type: ignore[operator]
         raise ValueError(f"delta must be a finite number > 0, got {delta!r}")
     return float(delta)
 
@@ -557,7 +560,7 @@ def adjusted_r2(state: RegressionState, n_features, force_finite=True) -> float:
     if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) \
             or n_features < 0:
         raise ValueError(f"n_features must be an int >= 0, got {n_features!r}")
-    n = state.n_samples
+    n, n_features = state.n_samples, int(n_features)
     if n - n_features - 1 <= 0:
         raise ValueError(
             f"adjusted R² needs n_samples > n_features + 1, got n_samples={n}, "

@@ -127,6 +127,8 @@ def write_diagram(card: Card, path: str) -> None:
     it cannot be written."""
     from ..calibration import reliability_diagram
 
+    # report_card refuses --diagram without probability columns, so the card has a calibration
+    assert card.calibration is not None
     try:
         reliability_diagram(card.calibration.bins, path)
     except ImportError as exc:
