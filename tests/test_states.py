@@ -375,3 +375,85 @@ def test_every_state_type_is_exported():
                 if isinstance(getattr(fm.states, n), type)
                 and issubclass(getattr(fm.states, n), State) and getattr(fm.states, n) is not State}
     assert kinds <= exported
+
+
+# ----------------------------------------------------------------------------- loader checks
+def test_an_empty_state_is_the_identity_of_merge():
+    """An empty chunk (float labels, no counts) merged in changes nothing: integers beyond
+    2**53 keep their exact values."""
+    big = ConfusionState.from_arrays(np.array([2**60, 2**60 + 1]), np.array([2**60, 2**60]))
+    empty = ConfusionState.from_arrays(np.array([], float), np.array([], float), allow_empty=True)
+    for m in (big.merge(empty), empty.merge(big)):
+        _same_state(m, big)
+        assert m.values.tolist() == [2**60, 2**60 + 1]
+
+
+def test_grouped_states_refuse_text_labels_beside_numbers():
+    a = GroupedConfusionState.from_arrays([0, 1], [0, 1], ["g", "g"])
+    b = GroupedConfusionState.from_arrays(["0", "1"], ["0", "1"], ["g", "g"])
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        a.merge(b)
+
+
+def test_loaders_refuse_states_that_disagree_with_themselves():
+    w = ConfusionState.from_arrays([0, 1, 1], [0, 1, 0], [0.5, 2.0, 1.0])
+    with pytest.raises(StateError, match="disagree"):
+        ConfusionState.from_dict(_doctored(w, weight_sum=0.5))
+    with pytest.raises(StateError, match="disagree"):
+        ConfusionState.from_dict(_doctored(w, margins=lambda m: m * 2))
+    u = ConfusionState.from_arrays([0, 1, 1], [0, 1, 0])
+    with pytest.raises(StateError, match="present labels"):  # a present label with no counts
+        ConfusionState.from_dict(_doctored(
+            u, values=np.array([0, 1, 2]), cm=np.array([[1, 0, 0], [1, 1, 0], [0, 0, 0]]),
+            present=np.array([True, True, True]), in_true=np.array([True, True, False])))
+    r = fm.states.RankingState.from_arrays([0, 1, 1], [0.1, 0.8, 0.4])
+    with pytest.raises(StateError, match="unweighted"):
+        fm.states.RankingState.from_dict(_doctored(r, weights=lambda x: x * 1.5))
+    g = GroupedConfusionState.from_arrays([0, 1], [0, 1], ["a", "b"])
+    with pytest.raises(StateError, match="every group"):
+        GroupedConfusionState.from_dict(_doctored(g, table=lambda t: t * np.array([1, 0])[:, None, None]))
+    m = MultilabelState.from_arrays([[0, 1], [1, 1]], [[0, 1], [1, 0]], [1, 2])
+    assert m.to_dict()["int_weights"]
+    with pytest.raises(StateError, match="whole numbers"):
+        MultilabelState.from_dict(_doctored(m, sample_weight=np.array([1.5, 2.0])))
+
+
+def test_a_user_subclass_does_not_take_over_loading():
+    class Mine(ConfusionState):
+        kind = "confusion"
+
+    s = ConfusionState.from_arrays([0, 1], [0, 1])
+    assert type(load_state(s.to_dict())) is ConfusionState
+    assert Mine.__module__ == __name__ and ConfusionState.__module__ == "fastmetrics.states"
+
+
+def test_an_exported_accumulator_keeps_its_weighting_rule():
+    acc = fm.streaming.ConfusionAccumulator().update([0, 1, 1], [0, 1, 0], sample_weight=[1, 2, 3])
+    d = acc.to_dict()
+    back = fm.streaming.ConfusionAccumulator.from_dict(d)
+    assert back.f1_score(average="macro") == acc.f1_score(average="macro")
+    with pytest.raises(ValueError):  # the loaded accumulator still refuses unweighted chunks
+        back.update([0], [0])
+    for lie in (False, None):
+        with pytest.raises(StateError, match="weighted"):
+            fm.streaming.ConfusionAccumulator.from_dict({**d, "weighted": lie})
+    with pytest.raises(StateError, match="settings"):
+        fm.streaming.ConfusionAccumulator.from_dict({**d, "config": {"no_such_option": 1}})
+
+
+def test_a_ranking_accumulator_without_pos_label_uses_each_metrics_default():
+    rng = np.random.default_rng(3)
+    y, s = rng.integers(0, 2, 200) * 2 + 3, rng.random(200)  # labels 3 and 5
+    acc = fm.streaming.RankingAccumulator(pos_label=None).update(y[:90], s[:90]).update(y[90:], s[90:])
+    assert acc.roc_auc_score() == fm.roc_auc_score(y, s)
+    assert acc.result().average_precision == fm.average_precision_score(y, s, pos_label=5)
+    y01 = (y == 5).astype(int)
+    acc01 = fm.streaming.RankingAccumulator(pos_label=None).update(y01, s)
+    assert acc01.average_precision_score() == fm.average_precision_score(y01, s)
+
+
+def test_group_values_keep_their_dtype_beyond_int64():
+    g = np.uint64([2**63 + 1, 2**63 + 2, 2**63 + 1])
+    r = fm.group_metrics([0, 1, 1], [0, 1, 0], g)
+    assert sorted(r.per_group) == [2**63 + 1, 2**63 + 2]
+    assert r.per_group[2**63 + 1] == 0.5 and r.per_group[2**63 + 2] == 1.0

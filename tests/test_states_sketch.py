@@ -480,3 +480,24 @@ def test_concurrent_updates_of_one_accumulator():
             assert as_lists(acc.state) == as_lists(want.state)
         else:
             assert sorted(acc.state.values.tolist()) == sorted(want.state.values.tolist())
+
+
+def test_a_refused_chunk_leaves_the_running_sketch_as_it_was():
+    """Streams count into their stores in place: a chunk with NaN or infinity anywhere
+    (here after values that would move every store) counts nothing."""
+    acc = QuantileAccumulator().update([1.0, -2.0, 0.0, 5.0])
+    before = as_lists(acc.state)
+    for bad in ([1e30, -1e-30, 0.0, np.nan], np.array([7.0, np.inf], dtype=np.float32)):
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            acc.update(bad)
+        assert as_lists(acc.state) == before and acc.n_samples == 4
+    # reading the state between updates does not freeze or share the running stores
+    snap = acc.state
+    acc.update([3.0])
+    assert snap.n_samples == 4 and acc.state.n_samples == 5
+    assert as_lists(acc.state) == as_lists(SketchState.from_arrays([1.0, -2.0, 0.0, 5.0, 3.0]))
+    # a merged or loaded accumulator counts on from its state
+    both = acc + QuantileAccumulator().update([9.0])
+    both.update([10.0])
+    assert as_lists(both.state) == as_lists(SketchState.from_arrays(
+        [1.0, -2.0, 0.0, 5.0, 3.0, 9.0, 10.0]))

@@ -161,7 +161,6 @@ def quantiles(arr, q, method, weak_q):
     return result
 
 
-
 def numpy_median(a):
     """numpy's median of ``a`` (flattened): the mean of the two middle order statistics,
     selected in place in O(N); NaN anywhere gives NaN. Empty input: ``ValueError``."""

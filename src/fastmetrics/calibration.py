@@ -133,7 +133,8 @@ def calibration_bins(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_we
     return bins.binned(state)
 
 
-def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uniform"):
+def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uniform",
+                      n_threads=None):
     """True and predicted probabilities for a calibration curve (scikit-learn's).
 
     Parameters
@@ -148,6 +149,9 @@ def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uni
         Number of bins.
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width bins, or bins with the same number of samples.
+    n_threads : int, default=None
+        Threads for the binning pass over large inputs (None: the OpenMP default); the
+        result is the same for any value.
 
     Returns
     -------
@@ -168,7 +172,8 @@ def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uni
     >>> prob_pred
     array([0.2  , 0.525, 0.85 ])
     """
-    state = _state(y_true, y_prob, n_bins, strategy, None, pos_label, None, None, binary=True)
+    state = _state(y_true, y_prob, n_bins, strategy, None, pos_label, None, n_threads,
+                   binary=True)
     return bins.curve(state)
 
 
@@ -220,7 +225,7 @@ def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
 
 
 def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
-                     scale_by_half="auto") -> float:
+                     scale_by_half="auto", n_threads=None) -> float:
     """Brier score loss (scikit-learn's), binary, multiclass or multilabel.
 
     The weighted mean over samples of ``sum_k (y_k - p_k)**2`` over the two columns of a
@@ -263,7 +268,7 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     """
     bins.check_scale_by_half(scale_by_half)
     state = CalibrationState.for_brier(y_true, y_proba, sample_weight, pos_label=pos_label,
-                                       labels=labels)
+                                       labels=labels, n_threads=n_threads)
     return bins.brier(state, scale_by_half)
 
 

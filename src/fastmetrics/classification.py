@@ -17,6 +17,7 @@ import numpy as np
 from ._states import confusion, multilabel, prf
 from ._states.confusion import ConfusionState
 from ._states.multilabel import MultilabelState, is_multilabel_pair
+from ._threads import resolve_n_threads
 from .exceptions import UndefinedMetricWarning
 
 __all__ = [
@@ -40,6 +41,7 @@ def label_state(y_true, y_pred, sample_weight=None, n_threads=None):
     """The state of two label arrays: a :class:`~fastmetrics.states.MultilabelState` for
     two indicator matrices, else a :class:`~fastmetrics.states.ConfusionState`."""
     if is_multilabel_pair(y_true, y_pred):
+        resolve_n_threads(n_threads)  # one kernel thread counts indicator matrices: checked only
         return MultilabelState.from_arrays(y_true, y_pred, sample_weight)
     return ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads)
 
@@ -87,6 +89,7 @@ def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normali
     state = ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads)
     return confusion.matrix(state, labels, normalize)
 
+
 def multilabel_confusion_matrix(y_true, y_pred, *, sample_weight=None, labels=None,
                                 samplewise=False, n_threads=None):
     """One-vs-rest 2 x 2 confusion matrices, one per label (or per sample, ``samplewise``).
@@ -105,10 +108,9 @@ def multilabel_confusion_matrix(y_true, y_pred, *, sample_weight=None, labels=No
            [[1, 0],
             [1, 1]]])
     """
-    if is_multilabel_pair(y_true, y_pred):
-        return multilabel.mcm(MultilabelState.from_arrays(y_true, y_pred, sample_weight),
-                              labels, samplewise)
-    state = ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads)
+    state = label_state(y_true, y_pred, sample_weight, n_threads)
+    if isinstance(state, MultilabelState):
+        return multilabel.mcm(state, labels, samplewise)
     return confusion.mcm(state, labels, samplewise)
 
 
@@ -121,11 +123,11 @@ def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, n_thre
     >>> skm.accuracy_score([0, 1, 2, 3], [0, 2, 1, 3])
     0.5
     """
-    if is_multilabel_pair(y_true, y_pred):  # subset accuracy: rows predicted exactly
-        return multilabel.accuracy(MultilabelState.from_arrays(y_true, y_pred, sample_weight),
-                                   normalize)
-    state = ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads)
+    state = label_state(y_true, y_pred, sample_weight, n_threads)
+    if isinstance(state, MultilabelState):  # subset accuracy: rows predicted exactly
+        return multilabel.accuracy(state, normalize)
     return confusion.accuracy(state, normalize)
+
 
 def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, pos_label=1,
                                     average=None, warn_for=("precision", "recall", "f-score"),
@@ -165,6 +167,7 @@ def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, po
                     labels=labels, pos_label=pos_label, average=average, warn_for=warn_for,
                     zero_division=zero_division)
 
+
 def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="binary",
                 sample_weight=None, zero_division="warn", n_threads=None):
     """F-beta score (scikit-learn compatible).
@@ -179,6 +182,7 @@ def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="bina
                      labels=labels, pos_label=pos_label, average=average,
                      zero_division=zero_division)
 
+
 def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
              sample_weight=None, zero_division="warn", n_threads=None):
     """F1 score, the harmonic mean of precision and recall (scikit-learn compatible).
@@ -191,6 +195,7 @@ def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
     """
     return prf.f1(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
                   pos_label=pos_label, average=average, zero_division=zero_division)
+
 
 def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                     sample_weight=None, zero_division="warn", n_threads=None):
@@ -205,6 +210,7 @@ def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary
     return prf.precision(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
                          pos_label=pos_label, average=average, zero_division=zero_division)
 
+
 def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                  sample_weight=None, zero_division="warn", n_threads=None):
     """Recall ``tp / (tp + fn)`` (scikit-learn compatible).
@@ -218,6 +224,7 @@ def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
     return prf.recall(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
                       pos_label=pos_label, average=average, zero_division=zero_division)
 
+
 def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, n_threads=None):
     """Matthews correlation coefficient (multiclass, scikit-learn compatible).
 
@@ -229,6 +236,7 @@ def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, n_threads=None):
     """
     _one_dimensional(y_true, y_pred)
     return confusion.mcc(ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads))
+
 
 def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False,
                             n_threads=None):
@@ -244,6 +252,7 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
     state = ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads)
     return confusion.balanced_accuracy(state, adjusted)
 
+
 def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
                       replace_undefined_by=np.nan, n_threads=None):
     """Cohen's kappa: agreement between two annotators (scikit-learn compatible).
@@ -258,6 +267,7 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
     _one_dimensional(y1, y2)
     state = ConfusionState.from_arrays(y1, y2, sample_weight, n_threads)
     return confusion.kappa(state, labels, weights, replace_undefined_by)
+
 
 def classification_report(y_true, y_pred, *, labels=None, target_names=None,
                           sample_weight=None, digits=2, output_dict=False,

@@ -277,10 +277,6 @@ _EXTRA = [_PARAM("compute", _PARAM.KEYWORD_ONLY, default=True),
           _PARAM("split_every", _PARAM.KEYWORD_ONLY, default=None)]
 
 
-def _method(acc, name, kw):
-    return getattr(acc, name)(**kw)
-
-
 def _derive(acc, derive, kwargs):
     return derive(acc.require_state(), **kwargs)
 

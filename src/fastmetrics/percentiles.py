@@ -19,6 +19,7 @@ from ._order import METHODS
 
 __all__ = ["METHODS", "median", "percentile", "quantile"]
 
+
 def _as_data(a, axis):
     arr = np.asarray(a)
     if arr.dtype.kind == "c":

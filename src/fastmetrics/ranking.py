@@ -33,7 +33,10 @@ __all__ = [
     "mean_reciprocal_rank",
 ]
 
+
 # ----------------------------------------------------------------------------- curves
+
+
 def _curve_state(y_true, y_score, sample_weight, pos_label, n_threads):
     """The state of a curve's input and the positive label to derive it with."""
     lab, s, w, has_w = ranking.binary_inputs(y_true, y_score, sample_weight)

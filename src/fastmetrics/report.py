@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None):
+def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None, n_threads=None):
     """Out-of-scope (abstain label) precision and recall, 0.0 when undefined.
 
     Returns
@@ -38,7 +38,8 @@ def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None):
     >>> skm.oos_precision_recall([0, -1, -1, 1], [0, -1, 1, -1], oos_label=-1)
     (0.5, 0.5)
     """
-    return confusion.oos(ConfusionState.from_arrays(y_true, y_pred, sample_weight), oos_label)
+    return confusion.oos(ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads),
+                         oos_label)
 
 
 def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_threads=None):

@@ -51,18 +51,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from . import _table
-from ._inputs import INT_CHARS, plain_int_pair
-from ._kernels import confusion as _confusion
-from ._kernels import sketch as _sketch
 from ._states import bins as calibration
 from ._states import confusion, ranking, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
-from ._states.confusion import ConfusionState
+from ._states.confusion import ConfusionState, PairCounts
 from ._states.ranking import RankingResult, RankingState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
-from ._threads import threads_for
 
 __all__ = [
     "Accumulator",
@@ -213,9 +209,17 @@ class Accumulator:
             raise StateError(f"a {name!r} (format {fmt}) cannot be loaded as {cls.__name__}")
         if weighted not in (None, True, False):
             raise StateError(f"'weighted' must be None, True or False, got {weighted!r}")
-        out = cls(**config)
+        try:
+            out = cls(**config)
+        except (TypeError, ValueError) as exc:
+            raise StateError(f"invalid {cls.__name__} settings {config!r}: {exc}") from None
+        state = None if st is None else State.from_dict(st)
+        # the rule against mixing weighted and unweighted chunks holds after a load too
+        if state is not None and state.n_samples > 0 and (
+                weighted is None or bool(weighted) != bool(getattr(state, "weighted", weighted))):
+            raise StateError(f"'weighted' ({weighted!r}) disagrees with the state's")
         out._weighted = weighted
-        out._set_state(None if st is None else State.from_dict(st))
+        out._set_state(state)
         return out
 
     def _set_state(self, st) -> None:
@@ -249,8 +253,10 @@ def _metric_method(row: _table.Metric):
     def method(self, *args, **kwargs):
         bound = sig.bind(self, *args, **kwargs).arguments
         del bound["self"]
-        for p in config:
-            bound[p] = getattr(self, p)
+        for p in config:  # the accumulator's setting; None leaves the derivation's default
+            v = getattr(self, p)
+            if v is not None:
+                bound[p] = v
         return derive(self.require_state(), **bound)
 
     method.__name__ = row.name
@@ -275,56 +281,8 @@ def _attach_metrics(cls: type[Accumulator]) -> type[Accumulator]:
 
 # --------------------------------------------------------------------------- confusion
 
-_TABLE_SPAN = 64  # integer labels spanning at most this many values take the fast path
-_U64_CHARS = frozenset(c for c in "LQ" if np.dtype(c) == np.uint64)
-
-
-class _PairTable:
-    """Running pair counts over the offsets ``0 .. 2**shift - 1`` from ``lo``: the fast
-    update path of a ConfusionAccumulator whose integer labels span at most 64 values.
-
-    With fixed labels, only their offsets are ``allowed`` (a count elsewhere is an error).
-    With discovered labels the table covers the range of the first chunk's labels (at least
-    16 wide), every offset is allowed, and only chunks of ``dtype`` are counted into it (so
-    the labels keep the one-shot dtype)."""
-
-    def __init__(self, lo: int, shift: int, values: np.ndarray | None, dtype=None):
-        self.lo = lo
-        self.mod_lo = lo % (1 << 64)  # the kernel subtracts modulo 2**64
-        self.shift = shift
-        self.dtype = dtype
-        # modulo 2**64 a uint64 value v >= 2**63 would land on the negative label v - 2**64
-        self.skip = _U64_CHARS if lo < 0 else frozenset()
-        self.values = values
-        self.allowed = np.ones(1 << shift, dtype=bool)
-        if values is not None:
-            self.allowed[:] = False
-            self.allowed[values.astype(np.int64) - lo] = True
-        self.counts = np.zeros(1 << (2 * shift), dtype=np.int64)
-        self.n = 0
-
-    @classmethod
-    def around(cls, values, fixed: bool) -> _PairTable | None:
-        """A table for sorted integer label ``values`` if they fit one: the fixed labels, or
-        (``fixed=False``) those of a first unweighted chunk, whose dtype it then keeps."""
-        if values is None or values.dtype.char not in INT_CHARS:
-            return None
-        lo, hi = int(values[0]), int(values[-1])
-        if hi - lo >= _TABLE_SPAN or hi >= 1 << 63:
-            return None
-        if fixed:
-            return cls(lo, (hi - lo).bit_length(), values)
-        return cls(lo, max(4, (hi - lo).bit_length()), None, values.dtype)
-
-    def take(self) -> ConfusionState | None:
-        """The counts so far as a state (None when empty), and a clean table."""
-        if not self.n:
-            return None
-        st = ConfusionState.from_pair_counts(self.counts, self.lo, self.shift, self.n,
-                                             self.values, self.dtype)
-        self.counts = np.zeros_like(self.counts)
-        self.n = 0
-        return st
+# the name of the running table in fastmetrics 0.1 pickles (unpickled, then left unread)
+_PairTable = PairCounts
 
 
 class ConfusionAccumulator(Accumulator):
@@ -374,7 +332,7 @@ class ConfusionAccumulator(Accumulator):
                 raise ValueError("labels must not contain duplicates")
             self.labels = lab
             self._values = values
-        self._table = _PairTable.around(self._values, True)  # discovered: set by update
+        self._table = PairCounts.around(self._values, True)  # discovered: set by update
 
     @classmethod
     def _state_type(cls) -> type[State]:
@@ -406,7 +364,7 @@ class ConfusionAccumulator(Accumulator):
         if st is not None and self._values is not None:
             self._state = st.over(self._values)
         if self._table is None and self._values is None and st is not None and not st.weighted:
-            self._table = _PairTable.around(st.values, False)
+            self._table = PairCounts.around(st.values, False)
 
     def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
         """Count one chunk. Returns ``self``.
@@ -432,20 +390,15 @@ class ConfusionAccumulator(Accumulator):
         one accumulator from several Python threads at once are safe.
         """
         t = self._table
-        if (t is not None and sample_weight is None and self._weighted is not True
-                and plain_int_pair(y_true, y_pred) and y_true.dtype.char not in t.skip
-                and (t.dtype is None or y_true.dtype == t.dtype)):
-            n = y_true.shape[0]
-            counts = _confusion.count_fixed(y_true, y_pred, t.mod_lo, t.shift, t.allowed,
-                                            threads_for("confusion", n, n_threads))
+        if t is not None and sample_weight is None and self._weighted is not True:
+            counts = t.count(y_true, y_pred, n_threads)
             if counts is not None:
                 with self._lock:
                     self._note_weighted(False)
-                    t.counts += counts
-                    t.n += n
+                    t.add(counts, y_true.shape[0])
                 return self
-            # a value outside the table: the general path below counts it, or raises (a
-            # value outside the fixed labels)
+            # not a chunk the table takes, or a value outside it: the general path below
+            # counts it, or raises (a value outside the fixed labels)
         st = ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                         allow_empty=True)
         if st.n_samples == 0:
@@ -458,7 +411,7 @@ class ConfusionAccumulator(Accumulator):
                 self._fold()  # so that a mix of label types raises here, not in a later read
             self._state = st if self._state is None else self._state.merge(st)
             if self._table is None and self._values is None and not st.weighted:
-                self._table = _PairTable.around(st.values, False)
+                self._table = PairCounts.around(st.values, False)
         return self
 
     def __setstate__(self, d):
@@ -485,23 +438,6 @@ _attach_metrics(ConfusionAccumulator)
 
 
 # --------------------------------------------------------------------------- calibration
-
-class _Accumulator(Accumulator):
-    """The merge protocol of the accumulators not yet built on a state type."""
-
-    def _check_other(self, other) -> None:
-        if type(other) is not type(self):
-            raise TypeError(
-                f"cannot merge {type(self).__name__} with {type(other).__name__}"
-            )
-        if None not in (self._weighted, other._weighted) and self._weighted != other._weighted:
-            raise ValueError(_MIXED_WEIGHTS)
-
-    def _merged_weighted(self, other):
-        return self._weighted if self._weighted is not None else other._weighted
-
-    __reduce__ = object.__reduce__  # pickled as before (a plain __dict__)
-
 
 class CalibrationAccumulator(Accumulator):
     """Streaming calibration bins over fixed edges: ECE, MCE, Brier and the curve.
@@ -602,7 +538,9 @@ class CalibrationAccumulator(Accumulator):
             if mode is not None:  # the same checks as any load
                 st = CalibrationState.from_sums(
                     self.edges, sums, 0 if mode == "binary" else mode,
-                    weighted=bool(self._weighted), any_weight=bool(d.get("_any_weight", False)))
+                    weighted=bool(self._weighted),
+                    # unweighted samples always carry weight; 0.1 kept the flag only if weighted
+                    any_weight=bool(d.get("_any_weight", not self._weighted)))
         except (KeyError, TypeError, ValueError) as exc:
             raise StateError(f"not a fastmetrics 0.1 CalibrationAccumulator: {exc}") from None
         self._set_state(st)
@@ -712,9 +650,10 @@ class RankingAccumulator(Accumulator):
     pos_label : label, default=1
         The positive class of the methods and of ``result()``; every other label is
         negative. None: each method's scikit-learn default (``roc_auc_score``: the greater
-        label, as :func:`fastmetrics.roc_auc_score`; the curves: 1 for {0, 1} / {-1, 1}
-        labels). The state does not depend on it: the weight of each class is kept. At most
-        two distinct labels may be seen over the whole stream.
+        label, as :func:`fastmetrics.roc_auc_score`; ``average_precision_score``: 1; the
+        curves: 1 for {0, 1} / {-1, 1} labels) and, for ``result()``, the greater label for
+        both AUC and AP. The state does not depend on it: the weight of each class is kept.
+        At most two distinct labels may be seen over the whole stream.
     thresholds : array-like, default=None
         None: exact mode. The accumulator keeps the sorted summary (distinct score, weight of
         each class) and merges summaries by threshold: memory grows with the number of
@@ -872,6 +811,8 @@ class QuantileAccumulator(Accumulator):
         if mode not in ("sketch", "exact"):
             raise ValueError(f"mode must be 'sketch' or 'exact', got {mode!r}")
         self._start()
+        self._running: sketch.RunningSketch | None = None  # sketch mode, once updated
+        self._stale = False  # whether the running sketch has counts the state lacks
         self.mode = mode
         self.relative_accuracy, self.max_buckets = sketch.settings(relative_accuracy,
                                                                    max_buckets)
@@ -888,6 +829,7 @@ class QuantileAccumulator(Accumulator):
                 f"a sketch of relative_accuracy={st.relative_accuracy}, max_buckets="
                 f"{st.max_buckets} cannot be the state of {self!r}")
         super()._set_state(st)
+        self._running, self._stale = None, False  # rebuilt from the state on the next update
 
     def _config_differences(self, other) -> list[str]:
         # named together, as they always were in the message (users may match on it)
@@ -910,17 +852,38 @@ class QuantileAccumulator(Accumulator):
             if exact.n_samples:
                 self._add(exact, False)
             return self
-        # the kernel counts the chunk straight into copies of the stores (the state of this
-        # chunk merged in, without building and shifting a second pair of stores: small
-        # chunks cost what they did before the state layer)
+        # the kernel counts the chunk straight into the running stores (no state built, no
+        # stores copied or shifted per chunk); the state is a snapshot taken when read
         with self._lock:
-            st = self._state
-            st = (SketchState.from_arrays(values, self.relative_accuracy, self.max_buckets)
-                  if st is None else st.extended(values))
-            if st.n_samples:
+            r = self._running
+            if r is None:
+                r = self._running = sketch.RunningSketch(self._state, self.relative_accuracy,
+                                                         self.max_buckets)
+            if r.add(values):
                 self._note_weighted(False)
-                self._state = st
+                self._stale = True
         return self
+
+    @property
+    def state(self):
+        """The accumulated state (None before data): an :class:`~fastmetrics.states.
+        ExactQuantileState` or a snapshot of the running sketch as a
+        :class:`~fastmetrics.states.SketchState`."""
+        if self._stale:
+            with self._lock:
+                if self._stale and self._running is not None:
+                    self._state = self._running.snapshot()
+                    self._stale = False
+        return self._state
+
+    @property
+    def n_samples(self) -> int:
+        """Number of samples seen so far."""
+        with self._lock:
+            r = self._running
+            if r is not None:
+                return int(r.n_samples)
+        return super().n_samples
 
     def result(self, q=(0.5, 0.9, 0.95, 0.99), *, method="linear") -> QuantileResult:
         """The quantiles ``q`` (in [0, 1]) of everything seen, as :class:`QuantileResult`.
@@ -939,24 +902,19 @@ class QuantileAccumulator(Accumulator):
             type(self).__init__(self, mode=d["mode"], relative_accuracy=d["relative_accuracy"],
                                 max_buckets=d["max_buckets"])
             n, weighted = d["_n"], d.get("_weighted")
-            fields: dict[str, Any] | None = None  # the state's exported form (None: no data)
+            st: State | None = None
             if n and self.mode == "exact":
-                fields = {"values": np.concatenate(d["_values"])}
+                st = ExactQuantileState.from_dict({"kind": ExactQuantileState.kind,
+                                                   "format": STATE_FORMAT,
+                                                   "values": np.concatenate(d["_values"])})
             elif n:
-                meta, minmax = np.asarray(d["_meta"]), np.asarray(d["_minmax"])
-                fields = {"pos": d["_pos"], "neg": d["_neg"],
-                          "pos_hi": meta[_sketch.POS_HI], "pos_lo": meta[_sketch.POS_LO],
-                          "neg_hi": meta[_sketch.NEG_HI], "neg_lo": meta[_sketch.NEG_LO],
-                          "zeros": meta[_sketch.ZEROS], "min": minmax[0], "max": minmax[1],
-                          "relative_accuracy": self.relative_accuracy,
-                          "max_buckets": self.max_buckets, "n_samples": n}
+                st = SketchState.from_legacy(d["_pos"], d["_neg"], d["_meta"], d["_minmax"],
+                                             self.relative_accuracy, self.max_buckets, n)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
+            if isinstance(exc, StateError):
+                raise
             raise StateError(f"not a fastmetrics 0.1 QuantileAccumulator: {exc!r}") from None
         self._weighted = weighted
-        st = None
-        if fields is not None:
-            st = self._state_type().from_dict({"kind": self._state_type().kind,
-                                               "format": STATE_FORMAT, **fields})
         self._set_state(st)
 
 

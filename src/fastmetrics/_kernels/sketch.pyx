@@ -61,7 +61,7 @@ def add(const value_t[:] x, double inv_log_gamma, int64_t[::1] pos, int64_t[::1]
         int64_t[::1] meta, double[::1] minmax):
     """Count ``x`` into the stores ``pos`` / ``neg`` (same length ``cap``), ``meta`` (see
     above) and ``minmax`` ([min, max]). Returns -1, or the index of the first NaN or
-    infinite value (the stores are then partly updated: pass copies)."""
+    infinite value, and then nothing is counted: a stream's stores stay as they were."""
     cdef Py_ssize_t n = x.shape[0], cap = pos.shape[0], k
     cdef Py_ssize_t bad = -1
     cdef double v, lo, hi
@@ -71,11 +71,17 @@ def add(const value_t[:] x, double inv_log_gamma, int64_t[::1] pos, int64_t[::1]
     lo = minmax[0]
     hi = minmax[1]
     with nogil:
+        # a separate scan first (cheap beside the logarithms) so that a bad value leaves the
+        # stores untouched: streams count into their stores in place, without copies
         for k in range(n):
             v = <double>x[k]
             if v != v or v - v != 0.0:  # NaN or +/-inf
                 bad = k
                 break
+        if bad >= 0:
+            n = 0
+        for k in range(n):
+            v = <double>x[k]
             if v < lo:
                 lo = v
             if v > hi:

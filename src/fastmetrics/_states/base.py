@@ -52,10 +52,12 @@ class State:
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
-        if cls.kind:
-            _TYPES[cls.kind] = cls
-        # exported under fastmetrics.states: pickles and reprs name that stable path
-        cls.__module__ = "fastmetrics.states"
+        # fastmetrics' own state types only: a user's subclass neither takes over loading
+        # nor loses its own module (pickles name it)
+        if "kind" in cls.__dict__ and cls.__module__.startswith("fastmetrics._states."):
+            _TYPES.setdefault(cls.kind, cls)
+            # exported under fastmetrics.states: pickles and reprs name that stable path
+            cls.__module__ = "fastmetrics.states"
 
     # ------------------------------------------------------------------ the merge law
     def merge(self, other):  # pragma: no cover - every state type defines it
@@ -171,7 +173,8 @@ def field(d, key: str, *, kinds: str, ndim: int, shape: tuple | None = None,
         try:
             with np.errstate(all="ignore"):
                 b = a.astype(dtype)
-            same = a.size == 0 or bool(np.all((b == a) | (a != a)))  # NaN stays NaN
+            # NaN stays NaN (only where the target holds NaN: cast to an integer it is garbage)
+            same = a.size == 0 or bool(np.all((b == a) | ((a != a) & (b != b))))
         except (TypeError, ValueError, OverflowError):
             same = False
         if not same:

@@ -500,7 +500,7 @@ class CalibrationState(base.State):
 
     @classmethod
     def for_brier(cls, y_true, y_proba, sample_weight=None, *, pos_label=None,
-                  labels=None) -> CalibrationState:
+                  labels=None, n_threads=None) -> CalibrationState:
         """The one-bin state ``brier_score_loss`` reads, by scikit-learn's rules: 1-D
         ``y_proba`` is binary (the greater label positive when ``pos_label`` is None and the
         labels are not {0, 1} / {-1, 1}); an (n, K) matrix is multiclass (columns in sorted
@@ -508,12 +508,12 @@ class CalibrationState(base.State):
         p = probabilities(y_proba, "y_proba")
         if p.ndim == 1:
             return cls.binary(y_true, p, sample_weight, n_bins=1, pos_label=pos_label,
-                              greater_label=True, name="y_proba")
+                              n_threads=n_threads, greater_label=True, name="y_proba")
         y = y_true if type(y_true) is np.ndarray else np.asarray(y_true)
         if y.ndim == 2 and y.shape[1] > 1:
             return cls._indicator(y, p, sample_weight, labels)
         return cls.top_label(y_true, p, sample_weight, n_bins=1, labels=labels, classes=True,
-                             name="y_proba")
+                             n_threads=n_threads, name="y_proba")
 
     @classmethod
     def _indicator(cls, Y: np.ndarray, P: np.ndarray, sample_weight, labels) -> CalibrationState:

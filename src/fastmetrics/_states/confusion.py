@@ -26,6 +26,7 @@ import numpy as np
 
 from .._inputs import (
     EMPTY,
+    INT_CHARS,
     column,
     common_int,
     inconsistent_lengths,
@@ -40,11 +41,12 @@ from .._kernels import confusion as kernel
 from .._threads import threads_for
 from ..exceptions import UndefinedMetricWarning, warn
 from . import base
-from .prf import prfs
+from .prf import prf_from_sums
 
 __all__ = [
     "ClassificationMetrics",
     "ConfusionState",
+    "PairCounts",
     "PerClassMetrics",
     "accuracy",
     "balanced_accuracy",
@@ -502,25 +504,109 @@ class ConfusionState(base.State):
             raise base.StateError("the labels of a confusion state must be sorted and unique")
         if np.any(in_true & ~present):
             raise base.StateError("a label of y_true must be a present label")
+        rows, cols = cm.sum(axis=1), cm.sum(axis=0)
         if weighted:
             if not np.isfinite(cm).all():
                 raise base.StateError("weighted counts must be finite")
             margins = base.field(d, "margins", kinds="f", ndim=2, shape=(2, k),
                                  dtype=np.float64)
             weight_sum = base.number(d, "weight_sum")
+            # the totals agree up to the rounding of sums taken in another order (integer
+            # tables beyond 2**62 may have wrapped, as scikit-learn's int64 sums do)
+            tol = 1e-6 * max(1.0, abs(weight_sum), float(np.abs(cm).sum(dtype=np.float64)))
+            if abs(weight_sum) < 2.0**62 and (
+                    abs(float(cm.sum(dtype=np.float64)) - weight_sum) > tol
+                    or np.abs(margins[0] - rows).max(initial=0.0) > tol
+                    or np.abs(margins[1] - cols).max(initial=0.0) > tol):
+                raise base.StateError("the weight totals and margins disagree with the table")
+            if np.any((rows != 0) & ~in_true):
+                raise base.StateError("a row with weight must be a label of y_true")
+            if np.any(((rows != 0) | (cols != 0)) & ~present):
+                raise base.StateError("a label with weight must be a present label")
         else:
             if cm.size and cm.min() < 0:
                 raise base.StateError("counts must be non-negative")
             if int(cm.sum()) != n:
                 raise base.StateError(
                     f"the counts sum to {int(cm.sum())} but n_samples is {n}")
-            if np.any((cm.sum(axis=1) > 0) & ~in_true):
-                raise base.StateError("a row with counts must be a label of y_true")
+            # unweighted, the labels that occur are exactly those with counts
+            if not (np.array_equal(in_true, rows > 0)
+                    and np.array_equal(present & ((rows > 0) | (cols > 0)), present)
+                    and np.all(present[(rows > 0) | (cols > 0)])):
+                raise base.StateError(
+                    "unweighted, the present labels and those of y_true are the ones with counts")
             margins, weight_sum = None, None
-        if n > 0 and k and not np.all(present[(cm.sum(axis=0) != 0) | (cm.sum(axis=1) != 0)]):
-            raise base.StateError("a label with counts must be a present label")
         return cls(values, cm.copy(), present.copy(), n, weight_sum, base.flag(d, "int_weights"),
                    in_true.copy(), None if margins is None else margins.copy())
+
+
+# ---------------------------------------------------------------------- running pair counts
+
+_TABLE_SPAN = 64  # integer labels spanning at most this many values take the fast path
+_U64_CHARS = frozenset(c for c in "LQ" if np.dtype(c) == np.uint64)
+
+
+class PairCounts:
+    """Running pair counts over the offsets ``0 .. 2**shift - 1`` from ``lo``: the fast
+    update path of a streaming confusion state whose integer labels span at most 64 values.
+
+    With fixed labels, only their offsets are ``allowed`` (a count elsewhere is an error).
+    With discovered labels the table covers the range of the first chunk's labels (at least
+    16 wide), every offset is allowed, and only chunks of ``dtype`` are counted into it (so
+    the labels keep the one-shot dtype). :meth:`count` runs without the owner's lock;
+    :meth:`add` and :meth:`take` run under it."""
+
+    def __init__(self, lo: int, shift: int, values: np.ndarray | None, dtype=None):
+        self.lo = lo
+        self.mod_lo = lo % _U64  # the kernel subtracts modulo 2**64
+        self.shift = shift
+        self.dtype = dtype
+        # modulo 2**64 a uint64 value v >= 2**63 would land on the negative label v - 2**64
+        self.skip = _U64_CHARS if lo < 0 else frozenset()
+        self.values = values
+        self.allowed = np.ones(1 << shift, dtype=bool)
+        if values is not None:
+            self.allowed[:] = False
+            self.allowed[values.astype(np.int64) - lo] = True
+        self.counts = np.zeros(1 << (2 * shift), dtype=np.int64)
+        self.n = 0
+
+    @classmethod
+    def around(cls, values, fixed: bool) -> PairCounts | None:
+        """A table for sorted integer label ``values`` if they fit one: the fixed labels, or
+        (``fixed=False``) those of a first unweighted chunk, whose dtype it then keeps."""
+        if values is None or values.dtype.char not in INT_CHARS:
+            return None
+        lo, hi = int(values[0]), int(values[-1])
+        if hi - lo >= _TABLE_SPAN or hi >= 1 << 63:
+            return None
+        if fixed:
+            return cls(lo, (hi - lo).bit_length(), values)
+        return cls(lo, max(4, (hi - lo).bit_length()), None, values.dtype)
+
+    def count(self, y_true, y_pred, n_threads=None) -> np.ndarray | None:
+        """The pair counts of one unweighted chunk, or None when the table does not take it
+        (not a native pair of its integer dtype, or a value outside the table)."""
+        if not (plain_int_pair(y_true, y_pred) and y_true.dtype.char not in self.skip
+                and (self.dtype is None or y_true.dtype == self.dtype)):
+            return None
+        return kernel.count_fixed(y_true, y_pred, self.mod_lo, self.shift, self.allowed,
+                                  threads_for("confusion", y_true.shape[0], n_threads))
+
+    def add(self, counts: np.ndarray, n: int) -> None:
+        """Add the ``counts`` of ``n`` samples (from :meth:`count`)."""
+        self.counts += counts
+        self.n += n
+
+    def take(self) -> ConfusionState | None:
+        """The counts so far as a state (None when empty), and a clean table."""
+        if not self.n:
+            return None
+        st = ConfusionState.from_pair_counts(self.counts, self.lo, self.shift, self.n,
+                                             self.values, self.dtype)
+        self.counts = np.zeros_like(self.counts)
+        self.n = 0
+        return st
 
 
 # ---------------------------------------------------------------------- counting helpers
@@ -888,8 +974,12 @@ def card(state: ConfusionState, labels=None, oos_label=None) -> Card:
             raise ValueError("labels must contain at least one label")
     st, idx = state.select(lab)
     lab = st.values[idx]
-    p, r, f, s = prfs(st, labels=lab, average=None, zero_division=0)
-    averages = {a: prfs(st, labels=lab, average=a, zero_division=0)[:3]
+    # the per-label sums once; every row and average of the card from them (zero_division=0:
+    # no warning, so this is precision_recall_fscore_support's value for each)
+    tp, pred, true, _ = st.label_sums(lab)
+    kw = dict(beta=1.0, warn_for=(), zero_division=0, need="prf")
+    p, r, f, s = prf_from_sums(tp, pred, true, average=None, **kw)
+    averages = {a: prf_from_sums(tp, pred, true, average=a, **kw)[:3]
                 for a in ("micro", "macro", "weighted")}
     per_class = {
         py_value(v): PerClassMetrics(float(p[i]), float(r[i]), float(f[i]), py_value(s[i]))

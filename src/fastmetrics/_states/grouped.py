@@ -137,7 +137,9 @@ class GroupedConfusionState(base.State):
         cg = _codes(g, _MAX_GROUP_RANGE)
         if cg is not None:
             gcodes, glo, n_groups = cg
-            group_values = np.arange(glo, glo + n_groups, dtype=np.int64)
+            # in the groups' own dtype: glo may be a uint64 value beyond int64
+            gd = np.dtype(np.uint8) if g.dtype.kind == "b" else gcodes.dtype
+            group_values = np.asarray(glo, dtype=gd) + np.arange(n_groups).astype(gd)
             if g.dtype.kind == "b":
                 group_values = group_values.astype(bool)
         else:
@@ -204,6 +206,10 @@ class GroupedConfusionState(base.State):
                            dtype=np.int64)
         if table.size and table.min() < 0:
             raise base.StateError("counts must be non-negative")
+        # only the groups and labels that occur are kept
+        if np.any(table.sum(axis=(1, 2)) == 0) or np.any(
+                (table.sum(axis=(0, 1)) + table.sum(axis=(0, 2))) == 0):
+            raise base.StateError("every group and every label of a grouped state has counts")
         return cls(table.copy(), labels, groups)
 
 

@@ -234,6 +234,8 @@ class MultilabelState(base.State):
                            dtype=np.float64)
             if not np.isfinite(w).all():
                 raise base.StateError("sample weights must be finite")
+            if base.flag(d, "int_weights") and np.any(w != np.floor(w)):
+                raise base.StateError("integer weights must be whole numbers")
         try:  # the counts are recomputed from the rows: they cannot disagree with them
             return cls._count(_as_indicator(yt, "y_true"), _as_indicator(yp, "y_pred"), w,
                               w is not None and base.flag(d, "int_weights"))

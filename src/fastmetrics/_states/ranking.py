@@ -53,7 +53,7 @@ from .._inputs import (
     union_labels,
 )
 from .._kernels import ranking as kernel
-from .._threads import MIN_PER_CALL, resolve_n_threads, threads_for
+from .._threads import resolve_n_threads, threads_for
 from ..exceptions import UndefinedMetricWarning, warn
 from . import base
 
@@ -214,14 +214,8 @@ def weights(sample_weight, lengths: dict, *, allow_zero_sum: bool = False):
     Negative weights are refused: they make the cumulative weights non-monotonic, and the
     curves and areas meaningless (scikit-learn returns such numbers or fails later). NaN and
     infinity are found by the kernel in its pass (:func:`_raise_bad` words the error)."""
-    try:
-        w = check_weights(sample_weight, lengths, non_negative=True,
-                          allow_zero_sum=allow_zero_sum, check_values=False)
-    except ValueError as exc:
-        a = np.asarray(sample_weight)
-        if str(exc).startswith("Negative") and a.dtype.kind == "f" and np.isinf(a).any():
-            raise nonfinite_error(a.reshape(-1), "sample_weight") from None  # -inf
-        raise
+    w = check_weights(sample_weight, lengths, non_negative=True, allow_zero_sum=allow_zero_sum,
+                      check_values=False)
     return (_NO_W, False) if w is None else (w, True)
 
 
@@ -285,16 +279,6 @@ def _scratch(n, has_w):
     return buf
 
 
-def _threads(n: int, n_threads) -> int:
-    """``threads_for("ranking", ...)``, without asking OpenMP on small default calls (the
-    query costs microseconds, a small call a few more)."""
-    if n < MIN_PER_CALL["ranking"]:
-        if n_threads is not None:
-            resolve_n_threads(n_threads)  # validated whatever the size
-        return 1
-    return threads_for("ranking", n, n_threads)
-
-
 def _raise_bad(bad, s, w):
     if int(bad[2]) == kernel.BAD_WEIGHT:
         raise nonfinite_error(w, "sample_weight")
@@ -309,7 +293,7 @@ def plain(y_true, y_score, mode: int, n_threads=None):
     if type(y_true) is np.ndarray and y_true.ndim == 1 and y_true.shape[0] > kernel.SMALL:
         n = y_true.shape[0]
         return kernel.binary_plain(y_true, y_score, mode, _scratch(n, False),
-                                   _threads(n, n_threads))
+                                   threads_for("ranking", n, n_threads))
     if n_threads is not None:
         resolve_n_threads(n_threads)
     return kernel.binary_plain(y_true, y_score, mode)
@@ -328,7 +312,7 @@ def statistics(lab: Labels, s, w, has_w, label, n_threads=None) -> np.ndarray:
     zero = np.zeros(1, dtype=np.int64)
     n = s.shape[0]
     if kernel.binary_stats(y[:, None], s[:, None], w, has_w, zero, zero, pos, pos, True, out,
-                           bad, _scratch(n, has_w), _threads(n, n_threads)) < 0:
+                           bad, _scratch(n, has_w), threads_for("ranking", n, n_threads)) < 0:
         _raise_bad(bad, s, w)
     return out[0]
 
@@ -342,8 +326,9 @@ def column_statistics(y2d, ycol, scol, s2d, w, has_w, pos, neg=None, n_threads=N
     bad = np.full(3, -1, dtype=np.int64)
     neg_any = neg is None
     n = s2d.shape[0]
+    nt = threads_for("ranking", n, n_threads)
     if kernel.binary_stats(y2d, s2d, w, has_w, ycol, scol, pos, pos if neg_any else neg,
-                           neg_any, out, bad, _scratch(n, has_w), _threads(n, n_threads)) < 0:
+                           neg_any, out, bad, _scratch(n, has_w), nt) < 0:
         _raise_bad(bad, s2d, w)
     return out
 
@@ -442,7 +427,7 @@ class RankingState(base.State):
         # the greater class is the kernel's "positive" run (row 1), the other row 0
         m = kernel.binary_summary(lab.y[:, None], s[:, None], w, has_w, pos[0], stats, thr,
                                   wts[1], wts[0], bad, _scratch(n, has_w),
-                                  _threads(n, n_threads))
+                                  threads_for("ranking", n, n_threads))
         if m < 0:
             _raise_bad(bad, s, w)
         if k == 2:

@@ -31,6 +31,7 @@ __all__ = [
     "METHODS",
     "ExactQuantileState",
     "QuantileResult",
+    "RunningSketch",
     "SketchState",
     "probabilities",
     "quantiles",
@@ -79,6 +80,19 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- the sketch
+
+
+def _count_into(values, alpha: float, pos, neg, meta, minmax) -> int:
+    """One kernel pass counting ``values`` into the stores in place; the number counted.
+    NaN or infinity raises ``ValueError`` with the stores untouched."""
+    a = real_values(values)
+    if a.dtype.kind not in "fi" or a.dtype.itemsize not in (4, 8):
+        a = a.astype(np.float64)  # the kernel reads float32/64 and int32/64 in place
+    a = native(a)
+    bad = kernel.add(a, 1.0 / math.log(_gamma(alpha)), pos, neg, meta, minmax)
+    if bad >= 0:
+        raise _nonfinite(a, bad)
+    return a.shape[0]
 
 
 class SketchState(base.State):
@@ -131,7 +145,7 @@ class SketchState(base.State):
     def extended(self, values) -> SketchState:
         """This state with ``values`` counted in: the counts of ``self.merge(
         SketchState.from_arrays(values, ...))`` in one kernel pass over copies of the stores
-        (the streaming update: no second pair of stores to build and shift)."""
+        (no second pair of stores to build and shift)."""
         return self._counted(values, self.pos.copy(), self.neg.copy(), self.meta.copy(), self,
                              self.relative_accuracy)
 
@@ -139,16 +153,10 @@ class SketchState(base.State):
     def _counted(cls, values, pos, neg, meta, start: SketchState | None, alpha: float):
         """The kernel pass over ``values`` into the stores ``pos`` / ``neg`` / ``meta``
         (empty, or copies of ``start``'s)."""
-        a = real_values(values)
-        if a.dtype.kind not in "fi" or a.dtype.itemsize not in (4, 8):
-            a = a.astype(np.float64)  # the kernel reads float32/64 and int32/64 in place
-        a = native(a)
-        n = a.shape[0] + (start.n_samples if start is not None else 0)
         minmax = (np.array([start.min, start.max]) if start is not None and start.n_samples
                   else np.array([np.inf, -np.inf]))
-        bad = kernel.add(a, 1.0 / math.log(_gamma(alpha)), pos, neg, meta, minmax)
-        if bad >= 0:
-            raise _nonfinite(a, bad)
+        n = _count_into(values, alpha, pos, neg, meta, minmax)
+        n += start.n_samples if start is not None else 0
         lo, hi = minmax.tolist() if n else (0.0, 0.0)
         return cls(pos, neg, meta, lo, hi, alpha, n)
 
@@ -209,6 +217,20 @@ class SketchState(base.State):
                 "n_samples": int(self.n_samples)}
 
     @classmethod
+    def from_legacy(cls, pos, neg, meta, minmax, relative_accuracy, max_buckets,
+                    n_samples: int) -> SketchState:
+        """The state of a fastmetrics 0.1 accumulator's arrays (its stores, the kernel's
+        meta slots and the min/max), through the same checks as any exported state."""
+        meta, minmax = np.asarray(meta), np.asarray(minmax)
+        return cls.from_dict({
+            "kind": cls.kind, "format": base.FORMAT, "pos": pos, "neg": neg,
+            "pos_hi": meta[kernel.POS_HI], "pos_lo": meta[kernel.POS_LO],
+            "neg_hi": meta[kernel.NEG_HI], "neg_lo": meta[kernel.NEG_LO],
+            "zeros": meta[kernel.ZEROS], "min": minmax[0], "max": minmax[1],
+            "relative_accuracy": relative_accuracy, "max_buckets": max_buckets,
+            "n_samples": n_samples})
+
+    @classmethod
     def _load(cls, d) -> SketchState:
         try:
             alpha, cap = settings(base.number(d, "relative_accuracy"),
@@ -240,6 +262,48 @@ class SketchState(base.State):
                     f"{name}_hi is {meta[HI]}, but the largest magnitude {v!r} lies in "
                     f"bucket {_bucket(v, alpha)}")
         return cls(stores[0], stores[1], meta, vmin, vmax, alpha, n)
+
+
+class RunningSketch:
+    """The mutable stores a stream counts into in place (a :class:`SketchState` is
+    read-only): a small chunk costs one kernel pass, no copy of the stores. The owner
+    serialises :meth:`add` and :meth:`snapshot`.
+
+    Examples
+    --------
+    >>> r = RunningSketch(None, 0.01, 2048)
+    >>> r.add([1.0, 2.0]), r.add([-4.0]), r.snapshot().n_samples
+    (2, 1, 3)
+    """
+
+    __slots__ = ("pos", "neg", "meta", "minmax", "n_samples", "relative_accuracy")
+
+    def __init__(self, start: SketchState | None, relative_accuracy: float, max_buckets: int):
+        if start is not None and start.n_samples:
+            self.pos, self.neg, self.meta = start.pos.copy(), start.neg.copy(), start.meta.copy()
+            self.minmax = np.array([start.min, start.max])
+            self.n_samples = start.n_samples
+        else:
+            self.pos = np.zeros(max_buckets, dtype=np.int64)
+            self.neg = np.zeros(max_buckets, dtype=np.int64)
+            self.meta = np.zeros(kernel.N_META, dtype=np.int64)
+            self.minmax = np.array([np.inf, -np.inf])
+            self.n_samples = 0
+        self.relative_accuracy = relative_accuracy
+
+    def add(self, values) -> int:
+        """Count ``values`` in; the number counted. NaN or infinity raises ``ValueError``
+        and counts nothing."""
+        n = _count_into(values, self.relative_accuracy, self.pos, self.neg, self.meta,
+                        self.minmax)
+        self.n_samples += n
+        return n
+
+    def snapshot(self) -> SketchState:
+        """The state of everything counted so far (copies of the stores)."""
+        lo, hi = self.minmax.tolist() if self.n_samples else (0.0, 0.0)
+        return SketchState(self.pos.copy(), self.neg.copy(), self.meta.copy(), lo, hi,
+                           self.relative_accuracy, self.n_samples)
 
 
 def _merge_store(a, hi_a, n_a, b, hi_b, n_b):
