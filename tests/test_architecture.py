@@ -137,7 +137,11 @@ SAMPLES = {
 }
 REQUIRED = {"fbeta_score": {"beta": 0.5, "average": "macro"}, "f1_score": {"average": "macro"},
             "precision_score": {"average": "micro"}, "recall_score": {"average": "weighted"},
-            "oos_precision_recall": {"oos_label": 2}, "adjusted_r2_score": {"n_features": 2}}
+            "oos_precision_recall": {"oos_label": 2}, "adjusted_r2_score": {"n_features": 2},
+            "jaccard_score": {"average": "weighted"}, "specificity_score": {"average": "macro"},
+            "false_positive_rate": {"average": None}, "false_negative_rate": {"average": "micro"}}
+# rows defined for binary targets only
+BINARY_ROWS = {"class_likelihood_ratios": (RNG.integers(0, 2, N), RNG.integers(0, 2, N))}
 # accumulator settings a row needs beyond the one-shot function's configuration
 ACCUMULATOR_KW = {"median_absolute_error": {"keep_values": True}}
 ACCUMULATORS = {cls.family: cls for cls in vars(fms).values()
@@ -196,7 +200,7 @@ def test_every_row_is_served_by_every_face(row):
 
 @pytest.mark.parametrize("row", _table.METRICS, ids=lambda r: r.name)
 def test_every_face_gives_the_one_shot_value(row):
-    y, x = SAMPLES[row.family]
+    y, x = BINARY_ROWS.get(row.name, SAMPLES[row.family])
     kw = REQUIRED.get(row.name, {})
     defaults = row.signature.parameters
     config = {k: kw.get(k, defaults[k].default) for k in row.config if k in defaults}

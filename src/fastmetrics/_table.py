@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from . import calibration, classification, regression, report
 from . import ranking as ranking_face
-from ._states import bins, confusion, prf, ranking, sums
+from ._states import bins, confusion, onevsrest, prf, ranking, sums
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -94,6 +94,17 @@ METRICS: tuple[Metric, ...] = (
     Metric("cohen_kappa_score", "confusion", confusion.kappa, classification.cohen_kappa_score),
     Metric("classification_report", "confusion", prf.report,
            classification.classification_report),
+    Metric("zero_one_loss", "confusion", confusion.zero_one, classification.zero_one_loss),
+    Metric("hamming_loss", "confusion", confusion.hamming, classification.hamming_loss),
+    Metric("jaccard_score", "confusion", onevsrest.jaccard, classification.jaccard_score),
+    Metric("class_likelihood_ratios", "confusion", confusion.likelihood_ratios,
+           classification.class_likelihood_ratios),
+    Metric("specificity_score", "confusion", onevsrest.specificity,
+           classification.specificity_score),
+    Metric("false_positive_rate", "confusion", onevsrest.fpr,
+           classification.false_positive_rate),
+    Metric("false_negative_rate", "confusion", onevsrest.fnr,
+           classification.false_negative_rate),
     Metric("oos_precision_recall", "confusion", confusion.oos, report.oos_precision_recall),
     Metric("score", "confusion", _report_card, report.score),
     Metric("mean_absolute_error", "regression", sums.mae, regression.mean_absolute_error),

@@ -6,15 +6,15 @@ Every function here validates its input, builds a state (a
 of it. Names, parameters, defaults, return types and warnings follow ``sklearn.metrics``
 (1.9) for 1-D (binary / multiclass) targets and for multilabel indicator matrices ((n, L)
 arrays of 0/1, where scikit-learn supports them: accuracy, precision/recall/F, multilabel
-confusion matrices and the report). Multiclass-multioutput 2-D targets raise a
-``ValueError``, as in scikit-learn.
+confusion matrices, the report, Jaccard, Hamming and zero-one losses). Multiclass-multioutput
+2-D targets raise a ``ValueError``, as in scikit-learn.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._states import confusion, multilabel, prf
+from ._states import confusion, multilabel, onevsrest, prf
 from ._states.confusion import ConfusionState
 from ._states.multilabel import MultilabelState, is_multilabel_pair
 from ._threads import resolve_n_threads
@@ -24,16 +24,23 @@ __all__ = [
     "UndefinedMetricWarning",
     "accuracy_score",
     "balanced_accuracy_score",
+    "class_likelihood_ratios",
     "classification_report",
     "cohen_kappa_score",
     "confusion_matrix",
     "f1_score",
+    "false_negative_rate",
+    "false_positive_rate",
     "fbeta_score",
+    "hamming_loss",
+    "jaccard_score",
     "matthews_corrcoef",
     "multilabel_confusion_matrix",
     "precision_recall_fscore_support",
     "precision_score",
     "recall_score",
+    "specificity_score",
+    "zero_one_loss",
 ]
 
 
@@ -294,3 +301,159 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
     return prf.report(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
                       target_names=target_names, digits=digits, output_dict=output_dict,
                       zero_division=zero_division)
+
+
+def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, n_threads=None):
+    """Zero-one classification loss: the fraction (or number, ``normalize=False``) of
+    misclassified samples; for indicator matrices, of rows not predicted exactly.
+
+    Examples
+    --------
+    >>> import fastmetrics as skm
+    >>> skm.zero_one_loss([1, 2, 3, 4], [2, 2, 3, 4])
+    0.25
+    """
+    state = label_state(y_true, y_pred, sample_weight, n_threads)
+    if isinstance(state, MultilabelState):
+        return multilabel.zero_one(state, normalize)
+    return confusion.zero_one(state, normalize)
+
+
+def hamming_loss(y_true, y_pred, *, sample_weight=None, n_threads=None):
+    """Hamming loss: the fraction of wrong labels (scikit-learn compatible).
+
+    1-D targets: the (weighted) fraction of wrong predictions. Indicator matrices: the
+    fraction of wrong cells.
+
+    Examples
+    --------
+    >>> import fastmetrics as skm
+    >>> skm.hamming_loss([1, 2, 3, 4], [2, 2, 3, 4])
+    0.25
+    >>> skm.hamming_loss(np.array([[0, 1], [1, 1]]), np.zeros((2, 2)))
+    0.75
+    """
+    state = label_state(y_true, y_pred, sample_weight, n_threads)
+    if isinstance(state, MultilabelState):
+        return multilabel.hamming(state)
+    return confusion.hamming(state)
+
+
+def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
+                  sample_weight=None, zero_division="warn", n_threads=None):
+    """Jaccard similarity coefficient ``tp / (tp + fp + fn)`` (scikit-learn compatible).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_labels)
+        Labels, or indicator matrices.
+    labels : array-like, default=None
+    pos_label : int, float, bool or str, default=1
+    average : {'binary', 'micro', 'macro', 'samples', 'weighted'} or None, default='binary'
+        ``'samples'`` only for indicator matrices.
+    sample_weight : array-like of shape (n_samples,), default=None
+    zero_division : {'warn', 0.0, 1.0}, default='warn'
+    n_threads : int, default=None
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_labels,)
+
+    Examples
+    --------
+    >>> import fastmetrics as skm
+    >>> skm.jaccard_score([0, 1, 2, 0, 1, 2], [0, 2, 1, 0, 0, 1], average="micro")
+    0.2
+    """
+    return onevsrest.jaccard(label_state(y_true, y_pred, sample_weight, n_threads),
+                             labels=labels, pos_label=pos_label, average=average,
+                             zero_division=zero_division)
+
+
+def class_likelihood_ratios(y_true, y_pred, *, labels=None, sample_weight=None,
+                            replace_undefined_by=np.nan, n_threads=None):
+    """Positive and negative likelihood ratios of a binary problem (scikit-learn
+    compatible): ``LR+ = recall / fpr`` and ``LR- = fnr / specificity``.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,)
+    labels : array-like of shape (2,), default=None
+        ``[negative, positive]``; default: the sorted labels present.
+    sample_weight : array-like of shape (n_samples,), default=None
+    replace_undefined_by : np.nan, 1.0 or dict, default=np.nan
+        What an undefined ratio is reported as: ``1.0`` for both (the worst scores), or
+        ``{"LR+": value_1, "LR-": value_2}``.
+    n_threads : int, default=None
+
+    Returns
+    -------
+    (positive_likelihood_ratio, negative_likelihood_ratio) : tuple of two floats
+
+    Examples
+    --------
+    >>> import fastmetrics as skm
+    >>> skm.class_likelihood_ratios([0, 1, 0, 1, 0], [1, 1, 0, 0, 0])
+    (1.5, 0.75)
+    """
+    if is_multilabel_pair(y_true, y_pred):
+        raise ValueError(
+            "class_likelihood_ratios only supports binary classification problems, got "
+            "targets of type: multilabel-indicator"
+        )
+    state = ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads)
+    return confusion.likelihood_ratios(state, labels, replace_undefined_by)
+
+
+def specificity_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
+                      sample_weight=None, zero_division="warn", n_threads=None):
+    """Specificity (true negative rate, selectivity) ``tn / (tn + fp)``.
+
+    scikit-learn has no such function; this one takes ``recall_score``'s parameters, with
+    its rules: ``average="binary"`` scores ``pos_label``; the others score each label one
+    vs rest (``'weighted'`` weights each by its support, as imbalanced-learn's
+    ``specificity_score``); ``zero_division`` replaces ``0 / 0`` (no negative sample).
+
+    Examples
+    --------
+    >>> import fastmetrics as skm
+    >>> skm.specificity_score([0, 1, 1, 0, 0], [0, 1, 0, 1, 0])
+    0.6666666666666666
+    """
+    return onevsrest.specificity(label_state(y_true, y_pred, sample_weight, n_threads),
+                                 labels=labels, pos_label=pos_label, average=average,
+                                 zero_division=zero_division)
+
+
+def false_positive_rate(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
+                        sample_weight=None, zero_division="warn", n_threads=None):
+    """False positive rate (fall-out) ``fp / (fp + tn)``, one minus specificity.
+
+    ``recall_score``'s parameters and rules (see :func:`specificity_score`).
+
+    Examples
+    --------
+    >>> import fastmetrics as skm
+    >>> skm.false_positive_rate([0, 1, 1, 0, 0], [0, 1, 0, 1, 0])
+    0.3333333333333333
+    """
+    return onevsrest.fpr(
+        label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
+        pos_label=pos_label, average=average, zero_division=zero_division)
+
+
+def false_negative_rate(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
+                        sample_weight=None, zero_division="warn", n_threads=None):
+    """False negative rate (miss rate) ``fn / (fn + tp)``, one minus recall.
+
+    ``recall_score``'s parameters and rules (see :func:`specificity_score`).
+
+    Examples
+    --------
+    >>> import fastmetrics as skm
+    >>> skm.false_negative_rate([0, 1, 1, 0, 0], [0, 1, 0, 1, 0])
+    0.5
+    """
+    return onevsrest.fnr(
+        label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
+        pos_label=pos_label, average=average, zero_division=zero_division)

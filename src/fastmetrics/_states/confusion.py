@@ -19,6 +19,7 @@ precision/recall family compares them with the data's labels after numpy's type 
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field as dc_field
 from typing import Any
 
@@ -39,7 +40,7 @@ from .._inputs import (
 )
 from .._kernels import confusion as kernel
 from .._threads import threads_for
-from ..exceptions import UndefinedMetricWarning, warn
+from ..exceptions import UndefinedMetricWarning, invalid_parameter, warn
 from . import base
 from .prf import prf_from_sums
 
@@ -51,13 +52,16 @@ __all__ = [
     "accuracy",
     "balanced_accuracy",
     "card",
+    "hamming",
     "kappa",
+    "likelihood_ratios",
     "matrix",
     "mcc",
     "mcm",
     "oos",
     "py_value",
     "single_label_warning",
+    "zero_one",
 ]
 
 _PROBE = 1 << 16  # elements sampled to guess the value range of large inputs
@@ -755,6 +759,110 @@ def accuracy(state: ConfusionState, normalize=True) -> float:
     if state.weight_sum == 0:
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     return float(correct / state.weight_sum)
+
+
+def zero_one(state: ConfusionState, normalize=True) -> float:
+    """``zero_one_loss``: the fraction (or number, or weight) of wrong predictions."""
+    score = accuracy(state, normalize)
+    if normalize:
+        return 1 - score
+    return float(state.total - score)
+
+
+def hamming(state: ConfusionState) -> float:
+    """``hamming_loss`` of 1-D labels: the (weighted) fraction of wrong predictions."""
+    cm = state.cm
+    if not state.weighted:
+        return float((state.n_samples - np.trace(cm)) / state.n_samples)
+    # the off-diagonal cells summed (total minus diagonal would cancel digits)
+    wrong = cm[~np.eye(cm.shape[0], dtype=bool)].sum()
+    if state.weight_sum == 0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return float(wrong / state.weight_sum)
+
+
+_LR_DICT_MSG = (
+    "The dictionary passed as `replace_undefined_by` needs to be in the form "
+    "`{{'LR+': `value_1`, 'LR-': `value_2`}}` where the value for `LR+` ranges "
+    "from `1.0` to `np.inf` or is `np.nan` and the value for `LR-` ranges from "
+    "`0.0` to `1.0` or is `np.nan`; got `{}`."
+)
+_LR_TAIL = ("Use the `replace_undefined_by` param to control this behavior. To suppress this "
+            "warning or turn it into an error, see Python's `warnings` module and "
+            "`warnings.catch_warnings()`.")
+
+
+def _lr_replacements(replace_undefined_by):
+    """scikit-learn's checks of ``replace_undefined_by``: the (LR+, LR-) to report when
+    undefined."""
+    ok = isinstance(replace_undefined_by, dict) or (
+        isinstance(replace_undefined_by, numbers.Real)
+        and replace_undefined_by in {1.0, np.nan})  # identity for nan, as scikit-learn
+    if not ok:
+        raise invalid_parameter(
+            "The 'replace_undefined_by' parameter of class_likelihood_ratios must be a "
+            "float among {1.0, nan} or an instance of 'dict'. Got "
+            f"{replace_undefined_by!r} instead."
+        )
+    if not isinstance(replace_undefined_by, dict) and replace_undefined_by == 1.0:
+        replace_undefined_by = {"LR+": 1.0, "LR-": 1.0}
+    if not isinstance(replace_undefined_by, dict):
+        return replace_undefined_by, replace_undefined_by
+    msg = _LR_DICT_MSG.format(replace_undefined_by)
+    if "LR+" not in replace_undefined_by or "LR-" not in replace_undefined_by:
+        raise ValueError(msg)
+    pos, neg = replace_undefined_by["LR+"], replace_undefined_by["LR-"]
+    # NaN passes (its comparisons are false), as in scikit-learn's check_scalar
+    if not isinstance(pos, numbers.Real) or pos < 1.0:
+        raise ValueError(msg)
+    if not isinstance(neg, numbers.Real) or float(neg) < 0.0 or float(neg) > 1.0:
+        raise ValueError(msg)
+    return pos, neg
+
+
+def likelihood_ratios(state: ConfusionState, labels=None,
+                      replace_undefined_by=np.nan) -> tuple[float, float]:
+    """``class_likelihood_ratios``: ``(LR+, LR-)`` of a binary problem."""
+    if state.target_type != "binary":
+        raise ValueError(
+            "class_likelihood_ratios only supports binary classification problems, got "
+            f"targets of type: {state.target_type}"
+        )
+    lr_pos, lr_neg = _lr_replacements(replace_undefined_by)
+    cm = matrix(state, labels)
+    if cm.size != 4:  # scikit-learn unpacks the table into four cells
+        raise ValueError(
+            f"class_likelihood_ratios needs a 2 x 2 confusion matrix (two labels), got "
+            f"{cm.shape[0]} x {cm.shape[1]}"
+        )
+    tn, fp, fn, tp = cm.ravel()
+    support_pos = tp + fn
+    support_neg = tn + fp
+    if support_pos == 0:
+        warn(
+            "No samples of the positive class are present in `y_true`. "
+            "`positive_likelihood_ratio` and `negative_likelihood_ratio` are both set "
+            "to `np.nan`. " + _LR_TAIL,
+            UndefinedMetricWarning)
+    if fp == 0:
+        if tp == 0:
+            start = ("No samples were predicted for the positive class and "
+                     "`positive_likelihood_ratio` is ")
+        else:
+            start = "`positive_likelihood_ratio` is ill-defined and "
+        # scikit-learn's message stops here: the rest of its sentence is a separate string
+        warn(start + "set to `np.nan`. Use the `replace_undefined_by` param to ",
+             UndefinedMetricWarning)
+        positive = lr_pos
+    else:
+        positive = (tp * support_neg) / (fp * support_pos)
+    if tn == 0:
+        warn("`negative_likelihood_ratio` is ill-defined and set to `np.nan`. " + _LR_TAIL,
+             UndefinedMetricWarning)
+        negative = lr_neg
+    else:
+        negative = (fn * support_neg) / (tn * support_pos)
+    return float(positive), float(negative)
 
 
 def _labelled_cm(state: ConfusionState) -> np.ndarray:

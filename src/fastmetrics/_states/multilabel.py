@@ -16,7 +16,8 @@ from .._inputs import EMPTY, INT_CHARS, inconsistent_lengths, native, sample_wei
 from .._kernels import multilabel as kernel
 from . import base
 
-__all__ = ["MultilabelState", "accuracy", "is_multilabel_pair", "mcm"]
+__all__ = ["MultilabelState", "accuracy", "hamming", "is_multilabel_pair", "mcm",
+           "zero_one"]
 
 _EMPTY_W = np.zeros(0, dtype=np.float64)
 
@@ -265,3 +266,25 @@ def accuracy(state: MultilabelState, normalize=True) -> float:
     if not normalize:
         return float(state.exact)
     return float(state.exact / state.total)
+
+
+def zero_one(state: MultilabelState, normalize=True) -> float:
+    """Subset zero-one loss: the fraction (or number, or weight) of rows not predicted
+    exactly."""
+    score = accuracy(state, normalize)
+    if normalize:
+        return 1 - score
+    return float(state.total - score)
+
+
+def hamming(state: MultilabelState) -> float:
+    """``hamming_loss`` of indicator matrices: the fraction of wrong cells, each row
+    weighted by its sample weight over the mean weight."""
+    differ = state.yt != state.yp
+    n, L = differ.shape
+    if state.w is None:
+        return float(np.count_nonzero(differ)) / (n * L * 1.0)
+    # scikit-learn's steps: the weights of the wrong cells over n * L * mean weight
+    wrong = np.sum(np.where(differ, state.w[:, None], np.zeros((), dtype=state.w.dtype)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(float(wrong) / (n * L * np.average(state.w)))

@@ -17,12 +17,13 @@ import numpy as np
 
 from ..exceptions import UndefinedMetricWarning, warn
 
-__all__ = ["AVERAGES", "f1", "fbeta", "precision", "prfs", "recall", "report"]
+__all__ = ["AVERAGES", "check_zero_division", "f1", "fbeta", "nanaverage", "precision",
+           "prf_divide", "prf_from_sums", "prfs", "recall", "report", "set_wise_labels"]
 
 AVERAGES = (None, "micro", "macro", "weighted", "samples")
 
 
-def _check_zero_division(zero_division):
+def check_zero_division(zero_division):
     if isinstance(zero_division, str):
         if zero_division == "warn":
             return np.float64(0.0)
@@ -59,21 +60,21 @@ def _warn_prf(average, modifier, msg_start, result_size):
     warn(msg, UndefinedMetricWarning)
 
 
-def _prf_divide(num, den, metric, modifier, average, warn_for, zero_division):
+def prf_divide(num, den, metric, modifier, average, warn_for, zero_division):
     mask = den == 0
     if not mask.any():
         return np.true_divide(num, den, dtype=np.float64)
     den = np.array(den, dtype=np.float64)
     den[mask] = 1
     result = np.asarray(num, dtype=np.float64) / den
-    result[mask] = _check_zero_division(zero_division)
+    result[mask] = check_zero_division(zero_division)
     if zero_division != "warn" or metric not in warn_for:
         return result
     _warn_prf(average, modifier, f"{metric.capitalize()} is", result.shape[0])
     return result
 
 
-def _nanaverage(a, weights=None):
+def nanaverage(a, weights=None):
     """scikit-learn's NaN-ignoring (weighted) mean, with the same floating-point steps."""
     n = a.shape[0]
     if n == 0:
@@ -146,10 +147,10 @@ def prf_from_sums(tp, pred, true, *, beta, average, warn_for, zero_division, nee
     need_r = "r" in need or "recall" in warn_for or ("f" in need and f_inf)
     precision = recall = f = None
     if need_p:
-        precision = _prf_divide(tp, pred, "precision", "predicted", average, warn_for,
+        precision = prf_divide(tp, pred, "precision", "predicted", average, warn_for,
                                 zero_division)
     if need_r:
-        recall = _prf_divide(tp, true, "recall", "true", average, warn_for, zero_division)
+        recall = prf_divide(tp, true, "recall", "true", average, warn_for, zero_division)
     if "f" in need or "f-score" in warn_for:
         if f_inf:
             f = recall
@@ -162,12 +163,12 @@ def prf_from_sums(tp, pred, true, *, beta, average, warn_for, zero_division, nee
             else:
                 num = (1 + beta2) * tp.astype(np.float64)
                 denom = beta2 * true.astype(np.float64) + pred.astype(np.float64)
-            f = _prf_divide(num, denom, "f-score", "true nor predicted", average, warn_for,
+            f = prf_divide(num, denom, "f-score", "true nor predicted", average, warn_for,
                             zero_division)
     if average is not None:
         weights = true if average == "weighted" else sample_weight if average == "samples" else None
         return tuple(
-            None if v is None else float(_nanaverage(v, weights)) for v in (precision, recall, f)
+            None if v is None else float(nanaverage(v, weights)) for v in (precision, recall, f)
         ) + (None,)
     return precision, recall, f, true
 
@@ -179,7 +180,7 @@ def prfs(state, *, beta=1.0, labels=None, pos_label=1, average=None,
     ``need`` names the outputs the caller uses ('p', 'r', 'f'); the others are skipped
     (they would only have warned if named in ``warn_for``) and returned as None.
     """
-    _check_zero_division(zero_division)
+    check_zero_division(zero_division)
     _check_beta(beta)
     labels = set_wise_labels(state, average, labels, pos_label)
     tp, pred, true, sample_weight = state.label_sums(labels, average)
