@@ -1,4 +1,4 @@
-"""Confusion matrix and F1: fastmetrics vs scikit-learn vs np.bincount, same data, same run.
+"""Classification: fastmetrics vs scikit-learn (vs np.bincount), same data, same run.
 
 Run: python -m pytest benchmarks/bench_classification.py --benchmark-only
      (add --benchmark-json=out.json and run benchmarks/ratios.py out.json for the ratio table)
@@ -132,3 +132,90 @@ def test_report_sklearn(benchmark, big):
     assert got["macro avg"]["f1-score"] == pytest.approx(
         fm.f1_score(yt[:n], yp[:n], average="macro"), rel=1e-12
     )
+
+
+# -- metrics of the one-vs-rest tables: 10^3 and 10^7 labels, K = 10 -------------------------
+
+
+def _rates(cm):
+    """Per-class (tn, fp, fn, tp) of a K x K table, as floats."""
+    cm = cm.astype(np.float64)
+    n, tp, t, p = cm.sum(), np.diag(cm), cm.sum(1), cm.sum(0)
+    return n - t - p + tp, p - tp, t - tp, tp
+
+
+def _binary(yt, yp):
+    return (yt > 4).astype(np.int8), (yp > 3).astype(np.int8)
+
+
+def _lr(cm):
+    (tn, fp), (fn, tp) = cm.astype(np.float64)
+    return (tp / (tp + fn)) / (fp / (fp + tn)), (fn / (tp + fn)) / (tn / (fp + tn))
+
+
+def _sk_rate(cell, den):
+    """What a scikit-learn user writes for the rates it lacks: its one-vs-rest tables."""
+    def rate(yt, yp, average="macro"):
+        mcm = skm.multilabel_confusion_matrix(yt, yp).reshape(-1, 4).astype(np.float64)
+        return float(np.mean(mcm[:, cell] / (mcm[:, den[0]] + mcm[:, den[1]])))
+    return rate
+
+
+# name, fastmetrics function, scikit-learn (or its tables), keyword arguments, value of cm
+TABLE_METRICS = {
+    "jaccard_score": (fm.jaccard_score, skm.jaccard_score, {"average": "macro"},
+                      lambda cm: np.mean(_rates(cm)[3] / (cm.sum(0) + cm.sum(1) - np.diag(cm)))),
+    "hamming_loss": (fm.hamming_loss, skm.hamming_loss, {},
+                     lambda cm: 1 - np.trace(cm) / cm.sum()),
+    "zero_one_loss": (fm.zero_one_loss, skm.zero_one_loss, {},
+                      lambda cm: 1 - np.trace(cm) / cm.sum()),
+    "specificity_score": (fm.specificity_score, _sk_rate(0, (0, 1)), {"average": "macro"},
+                          lambda cm: np.mean(_rates(cm)[0] / (_rates(cm)[0] + _rates(cm)[1]))),
+    "false_positive_rate": (fm.false_positive_rate, _sk_rate(1, (1, 0)), {"average": "macro"},
+                            lambda cm: np.mean(_rates(cm)[1] / (_rates(cm)[0] + _rates(cm)[1]))),
+    "false_negative_rate": (fm.false_negative_rate, _sk_rate(2, (2, 3)), {"average": "macro"},
+                            lambda cm: np.mean(_rates(cm)[2] / (_rates(cm)[2] + _rates(cm)[3]))),
+}
+
+
+def _table_case(name, data):
+    fast, slow, kw, value = TABLE_METRICS[name]
+    yt, yp = data[:2]
+    return fast, slow, kw, value(np.bincount(yt * K + yp, minlength=K * K).reshape(K, K))
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_METRICS))
+@pytest.mark.parametrize("impl", ["fastmetrics", "sklearn"])
+def test_table_metric_1e3(benchmark, small, name, impl):
+    fast, slow, kw, want = _table_case(name, small)
+    benchmark.group = f"{name} 1e3 K=10"
+    got = benchmark(fast if impl == "fastmetrics" else slow, *small, **kw)
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_METRICS))
+@pytest.mark.parametrize("impl", ["fastmetrics", "sklearn"])
+def test_table_metric_1e7(benchmark, big, name, impl):
+    yt, yp, ref = big
+    fast, slow, kw, want = _table_case(name, big)
+    benchmark.group = f"{name} 1e7 int64 K=10"
+    if impl == "fastmetrics":
+        got = benchmark(fast, yt, yp, **kw)
+    else:
+        got = _slow(benchmark, slow, yt, yp, **kw)
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("size", ["1e3", "1e7"])
+@pytest.mark.parametrize("impl", ["fastmetrics", "sklearn"])
+def test_likelihood_ratios(benchmark, small, big, size, impl):
+    yt, yp = _binary(*(small if size == "1e3" else big[:2]))
+    want = _lr(np.bincount(yt * 2 + yp, minlength=4).reshape(2, 2))
+    benchmark.group = f"class_likelihood_ratios {size} binary"
+    if impl == "fastmetrics":
+        got = benchmark(fm.class_likelihood_ratios, yt, yp)
+    elif size == "1e3":
+        got = benchmark(skm.class_likelihood_ratios, yt, yp)
+    else:
+        got = _slow(benchmark, skm.class_likelihood_ratios, yt, yp)
+    assert got == pytest.approx(want, rel=1e-12)
