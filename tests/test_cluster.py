@@ -209,6 +209,20 @@ def test_large_random_ami_bit_parity():
             assert cs.expected_mutual_info(s) == pytest.approx(want, rel=1e-13)
 
 
+def test_public_expected_mutual_information():
+    rng = np.random.default_rng(8)
+    for t in (np.array([[70000]]), np.array([[2, 1], [0, 3]]), np.array([[5, 0], [0, 0]]),
+              rng.integers(0, 30, (12, 9)), np.array([[1, 2, 3]])):
+        for c in (t, sp.csr_matrix(t)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # log(0) of an empty row, in both
+                want = sk_emi(c, int(t.sum()))
+                got = fmc.expected_mutual_information(c, int(t.sum()))
+            assert type(got) is float and got == pytest.approx(want, rel=1e-13, abs=1e-300)
+    with pytest.raises(TypeError, match="n_samples"):
+        fmc.expected_mutual_information(np.ones((2, 2)), 4.0)
+
+
 def test_expected_mutual_info_overflow_and_int_overflow():
     s = ContingencyState.from_table(np.array([[70000]]))
     assert cs.expected_mutual_info(s) <= 1

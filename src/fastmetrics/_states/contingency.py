@@ -167,7 +167,8 @@ class ContingencyState(base.State):
                 if res is not None:
                     values, cm, in_true = res
                     in_pred = cm.any(axis=0)
-                    sub = cm[np.ix_(in_true, in_pred)]
+                    sub = cm if in_true.all() and in_pred.all() else cm[np.ix_(in_true,
+                                                                              in_pred)]
                     r, c = np.nonzero(sub)
                     return cls(values[in_true].astype(at.dtype),
                                values[in_pred].astype(ap.dtype), r.astype(np.int64),
@@ -477,14 +478,15 @@ def _gammaln(x: np.ndarray) -> np.ndarray:
     return gammaln(x)
 
 
-def expected_mutual_info(state: ContingencyState) -> float:
+def expected_mutual_info(state: ContingencyState, n_samples: int | None = None) -> float:
     """The expected mutual information of labellings of the state's cluster sizes
-    (scikit-learn's sum from the same tables, its negligible tails cut: the kernel). The
-    per-``nij`` tables hold ``max(cluster size) + 1`` floats each, as scikit-learn's."""
+    (scikit-learn's sum from the same tables, its negligible tails cut: the kernel) over
+    ``n_samples`` (default: the state's). The per-``nij`` tables hold
+    ``max(cluster size) + 1`` floats each, as scikit-learn's."""
     a, b = state.margins()
-    if a.size <= 1 or b.size <= 1:
+    if a.size == 1 or b.size == 1:
         return 0.0
-    n = state.n_samples
+    n = state.n_samples if n_samples is None else int(n_samples)
     nijs = np.arange(0, max(np.max(a), np.max(b)) + 1, dtype="float")
     nijs[0] = 1  # never used (scikit-learn's guard against log(0))
     log_nnij = np.log(n) + np.log(nijs)
