@@ -255,6 +255,8 @@ def test_contingency_matrix_options():
         fm.contingency_matrix(a, b, eps=1e-10, sparse=True)
     with pytest.raises(ValueError, match="'eps' parameter"):
         fm.contingency_matrix(a, b, eps=-1.0)
+    with pytest.raises(ValueError, match="'eps' parameter"):  # checked first, as sklearn
+        fm.contingency_matrix(a, b, eps=-1.0, sparse=True)
 
 
 def test_mutual_info_with_contingency():
@@ -416,3 +418,16 @@ def test_dask_functions():
         _close(lazy.compute(), fm.v_measure_score(a, b, beta=2.0))
         acc = fmd.accumulate("contingency", da.from_array(a, chunks=300), b)
         _close(acc.fowlkes_mallows_score(), fm.fowlkes_mallows_score(a, b))
+
+
+def test_same_state_for_any_thread_count():
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 100, 600_000).astype(np.int32)
+    b = rng.integers(-50, 50, 600_000).astype(np.int32)
+    one = ContingencyState.from_arrays(a, b, n_threads=1)
+    for nt in (2, 3):
+        other = ContingencyState.from_arrays(a, b, n_threads=nt)
+        np.testing.assert_array_equal(cs.table(other), cs.table(one))
+    np.testing.assert_array_equal(cs.table(one), skc.contingency_matrix(a, b))
+    acc = ContingencyAccumulator().update(a, b, n_threads=2)
+    assert acc.adjusted_rand_score() == skc.adjusted_rand_score(a, b)

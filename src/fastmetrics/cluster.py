@@ -73,8 +73,7 @@ def contingency_matrix(labels_true, labels_pred, *, eps=None, sparse=False, dtyp
     array([[0, 2],
            [1, 1]])
     """
-    if eps is not None and sparse:
-        raise ValueError("Cannot set 'eps' when sparse=True")
+    st.check_matrix_options(eps, sparse)  # before counting
     return st.matrix(ContingencyState.from_arrays(labels_true, labels_pred, warn=False),
                      eps=eps, sparse=sparse, dtype=dtype)
 

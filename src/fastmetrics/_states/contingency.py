@@ -50,6 +50,7 @@ __all__ = [
     "check_average",
     "check_beta",
     "check_clusterings",
+    "check_matrix_options",
     "completeness",
     "expected_mutual_info",
     "fowlkes_mallows",
@@ -318,14 +319,19 @@ def table(state: ContingencyState, dtype=np.int64) -> np.ndarray:
     return t
 
 
-def matrix(state: ContingencyState, eps=None, sparse=False, dtype=np.int64):
-    """scikit-learn's ``contingency_matrix``: dense (plus ``eps``) or a scipy CSR matrix."""
-    if eps is not None and sparse:
-        raise ValueError("Cannot set 'eps' when sparse=True")
+def check_matrix_options(eps, sparse) -> None:
+    """scikit-learn's checks of ``contingency_matrix``'s options, in its order."""
     if eps is not None and (not isinstance(eps, numbers.Real) or not float(eps) >= 0):
         raise invalid_parameter(
             f"The 'eps' parameter of contingency_matrix must be a float in the range "
             f"[0.0, inf) or None. Got {eps!r} instead.")
+    if eps is not None and sparse:
+        raise ValueError("Cannot set 'eps' when sparse=True")
+
+
+def matrix(state: ContingencyState, eps=None, sparse=False, dtype=np.int64):
+    """scikit-learn's ``contingency_matrix``: dense (plus ``eps``) or a scipy CSR matrix."""
+    check_matrix_options(eps, sparse)
     if sparse:
         from scipy import sparse as sp  # only this result needs scipy
         return sp.csr_matrix((state.counts.astype(dtype, copy=False), (state.rows, state.cols)),
