@@ -431,3 +431,71 @@ def test_same_state_for_any_thread_count():
     np.testing.assert_array_equal(cs.table(one), skc.contingency_matrix(a, b))
     acc = ContingencyAccumulator().update(a, b, n_threads=2)
     assert acc.adjusted_rand_score() == skc.adjusted_rand_score(a, b)
+
+
+def test_python_threads_match_serial():
+    import threading
+
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 30, 300_000)
+    b = np.where(rng.random(300_000) < 0.6, a, rng.integers(0, 30, 300_000))
+    calls = [lambda: fm.adjusted_mutual_info_score(a, b), lambda: fm.adjusted_rand_score(a, b),
+             lambda: fm.v_measure_score(a.astype(np.int16), b),
+             lambda: fm.contingency_matrix(a[:5000].astype(str), b[:5000]).tolist()]
+    expected = [c() for c in calls]
+    errors = []
+
+    def worker(seed):
+        for i in np.random.default_rng(seed).permutation(len(calls) * 3) % len(calls):
+            got = calls[i]()
+            if got != expected[i]:
+                errors.append((i, got))
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_no_allocation_proportional_to_n():
+    import tracemalloc
+
+    rng = np.random.default_rng(5)
+    peaks = []
+    for n in (100_000, 3_000_000):
+        a = rng.integers(0, 50, n).astype(np.int32)
+        b = rng.integers(0, 50, n).astype(np.int32)
+        fm.adjusted_rand_score(a, b)  # warm up
+        tracemalloc.start()
+        try:
+            fm.adjusted_rand_score(a, b)
+            fm.v_measure_score(a, b)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    # integer labels are read in place: a copy of the 3e6 labels alone would be 12 MB
+    assert max(peaks) < 2**21, peaks
+
+
+def test_repeated_calls_do_not_leak():
+    import gc
+
+    psutil = pytest.importorskip("psutil")
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 6, 5_000).astype(str)
+    b = rng.integers(0, 9, 5_000)
+
+    def many(k):
+        for _ in range(k):
+            fm.adjusted_mutual_info_score(a, b)
+            ContingencyAccumulator().update(a, b).update(a, b).fowlkes_mallows_score()
+
+    many(100)
+    gc.collect()
+    before = psutil.Process().memory_info().rss
+    many(1_000)
+    gc.collect()
+    grown = psutil.Process().memory_info().rss - before
+    assert grown < 4 * 2**20, f"RSS grew by {grown / 2**20:.1f} MiB"
