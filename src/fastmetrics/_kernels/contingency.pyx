@@ -10,8 +10,8 @@ when the table is small (a cell budget), and counts the distinct pairs by sortin
 ``nij / N * log(N * nij / (a_i * b_j))``. Each term is the same expression as scikit-learn's;
 the sum over ``nij`` skips the tails where the hypergeometric probability is below
 ``exp(-TAIL)`` times the mode's (the distribution is unimodal, and its tails fall faster than
-geometrically, so the skipped terms sum to below 1e-29 of the pair's mass). That
-turns scikit-learn's O(min(a_i, b_j)) loop per pair into O(sqrt of the variance). The terms
+geometrically, so the skipped terms sum to below 1e-29 of the pair's mass; ranges shorter
+than ``SHORT`` are summed whole). That turns scikit-learn's O(min(a_i, b_j)) loop per pair into O(sqrt of the variance). The terms
 are added in scikit-learn's order into one sum, so the result equals scikit-learn's to the
 rounding of the skipped (negligible) terms.
 """
@@ -20,6 +20,7 @@ from libc.math cimport exp, lgamma, log
 from libc.stdint cimport int64_t
 
 cdef double TAIL = 69.0  # exp(-69) < 1e-30
+cdef int64_t SHORT = 64  # ranges of nij shorter than this are summed whole
 
 
 def count_codes(const int64_t[:] codes_true, const int64_t[:] codes_pred,
@@ -77,6 +78,15 @@ def expected_mutual_information(const int64_t[::1] a, const int64_t[::1] b, int6
                 start = max(1, ai - n + bj)
                 end = min(ai, bj)
                 if start > end:
+                    continue
+                if end - start < SHORT:  # short ranges: every term, as scikit-learn
+                    for k in range(start, end + 1):
+                        term2 = log_nnij[k] - log_a[i] - log_b[j]
+                        gln = (gln_a[i] + gln_b[j] + gln_na[i] + gln_nb[j]
+                               - gln_nnij[k] - lgamma(ai - k + 1)
+                               - lgamma(bj - k + 1)
+                               - lgamma(n - ai - bj + k + 1))
+                        emi += term1[k] * term2 * exp(gln)
                     continue
                 # the window: walk out from the mode with the ratio of successive
                 # probabilities (cheap; it only decides where the tails are cut)
