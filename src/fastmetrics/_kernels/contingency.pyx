@@ -11,9 +11,9 @@ when the table is small (a cell budget), and counts the distinct pairs by sortin
 the sum over ``nij`` skips the tails where the hypergeometric probability is below
 ``exp(-TAIL)`` times the mode's (the distribution is unimodal, and its tails fall faster than
 geometrically, so the skipped terms sum to below 1e-29 of the pair's mass; ranges shorter
-than ``SHORT`` are summed whole). That turns scikit-learn's O(min(a_i, b_j)) loop per pair into O(sqrt of the variance). The terms
-are added in scikit-learn's order into one sum, so the result equals scikit-learn's to the
-rounding of the skipped (negligible) terms.
+than ``SHORT`` are summed whole). That turns scikit-learn's O(min(a_i, b_j)) loop per pair
+into O(sqrt of the variance). The terms are added in scikit-learn's order into one sum, so
+the result equals scikit-learn's to the rounding of the skipped (negligible) terms.
 """
 
 from libc.math cimport exp, lgamma, log
