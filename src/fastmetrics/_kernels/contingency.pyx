@@ -79,37 +79,32 @@ def expected_mutual_information(const int64_t[::1] a, const int64_t[::1] b, int6
                 end = min(ai, bj)
                 if start > end:
                     continue
-                if end - start < SHORT:  # short ranges: every term, as scikit-learn
-                    for k in range(start, end + 1):
-                        term2 = log_nnij[k] - log_a[i] - log_b[j]
-                        gln = (gln_a[i] + gln_b[j] + gln_na[i] + gln_nb[j]
-                               - gln_nnij[k] - lgamma(ai - k + 1)
-                               - lgamma(bj - k + 1)
-                               - lgamma(n - ai - bj + k + 1))
-                        emi += term1[k] * term2 * exp(gln)
-                    continue
-                # the window: walk out from the mode with the ratio of successive
-                # probabilities (cheap; it only decides where the tails are cut)
-                mode = <int64_t>((<double>(ai + 1) * <double>(bj + 1)) / (<double>n + 2.0))
-                mode = min(max(mode, start), end)
-                lo = mode
-                rel = 0.0
-                while lo > start:
-                    k = lo
-                    rel += log((<double>k * <double>(n - ai - bj + k))
-                               / (<double>(ai - k + 1) * <double>(bj - k + 1)))
-                    if rel > TAIL:
-                        break
-                    lo -= 1
-                hi = mode
-                rel = 0.0
-                while hi < end:
-                    k = hi
-                    rel += log((<double>(k + 1) * <double>(n - ai - bj + k + 1))
-                               / (<double>(ai - k) * <double>(bj - k)))
-                    if rel > TAIL:
-                        break
-                    hi += 1
+                lo = start
+                hi = end
+                if end - start >= SHORT:  # long ranges lose their tails; short ones are whole
+                    # the window: walk out from the mode with the ratio of successive
+                    # probabilities (cheap; it only decides where the tails are cut)
+                    mode = <int64_t>((<double>(ai + 1) * <double>(bj + 1))
+                                     / (<double>n + 2.0))
+                    mode = min(max(mode, start), end)
+                    lo = mode
+                    rel = 0.0
+                    while lo > start:
+                        k = lo
+                        rel += log((<double>k * <double>(n - ai - bj + k))
+                                   / (<double>(ai - k + 1) * <double>(bj - k + 1)))
+                        if rel > TAIL:
+                            break
+                        lo -= 1
+                    hi = mode
+                    rel = 0.0
+                    while hi < end:
+                        k = hi
+                        rel += log((<double>(k + 1) * <double>(n - ai - bj + k + 1))
+                                   / (<double>(ai - k) * <double>(bj - k)))
+                        if rel > TAIL:
+                            break
+                        hi += 1
                 for k in range(lo, hi + 1):
                     term2 = log_nnij[k] - log_a[i] - log_b[j]
                     gln = (gln_a[i] + gln_b[j] + gln_na[i] + gln_nb[j]
