@@ -114,7 +114,8 @@ def test_no_public_function_has_two_defs():
 
 def test_states_and_kernels_never_import_faces():
     faces = {"classification", "calibration", "regression", "ranking", "report", "fairness",
-             "streaming", "dask", "cli", "timing", "robustness", "lm", "percentiles"}
+             "streaming", "dask", "cli", "timing", "robustness", "lm", "percentiles",
+             "cluster"}
     for p in (SRC / "_states").glob("*.py"):
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module:
@@ -134,6 +135,7 @@ SAMPLES = {
     "calibration": (RNG.integers(0, 2, N), RNG.random(N)),
     "regression": (RNG.normal(size=N), RNG.normal(size=N)),
     "ranking": (RNG.integers(0, 2, N), RNG.random(N).round(2)),
+    "contingency": (RNG.integers(-2, 5, N), RNG.integers(0, 9, N)),
 }
 REQUIRED = {"fbeta_score": {"beta": 0.5, "average": "macro"}, "f1_score": {"average": "macro"},
             "precision_score": {"average": "micro"}, "recall_score": {"average": "weighted"},

@@ -54,6 +54,18 @@ def confusion_data(draw):
 
 
 @st.composite
+def contingency_data(draw):
+    n = draw(st.integers(1, 60))
+    dtype = draw(st.sampled_from([np.int8, np.int64, np.uint16, "str", "wide"]))
+    yt, yp = _labels(draw, n, np.int64 if dtype in ("str", "wide") else dtype)
+    if dtype == "str":
+        yt = yt.astype(str)  # the two labellings need not share a type
+    elif dtype == "wide":
+        yt, yp = yt * 10**10, yp - 10**9
+    return (yt, yp), None
+
+
+@st.composite
 def multilabel_data(draw):
     n = draw(st.integers(1, 40))
     L = draw(st.integers(1, 5))
@@ -122,6 +134,7 @@ CASES = {
     "confusion": (confusion_data(), lambda a, w: ConfusionState.from_arrays(*a, w)),
     "multilabel": (multilabel_data(), lambda a, w: MultilabelState.from_arrays(*a, w)),
     "grouped_confusion": (grouped_data(), lambda a, w: GroupedConfusionState.from_arrays(*a)),
+    "contingency": (contingency_data(), lambda a, w: fm.states.ContingencyState.from_arrays(*a)),
     "calibration": (calibration_data(),
                     lambda a, w: fm.states.CalibrationState.from_arrays(*a, w, n_bins=5)),
     "regression": (regression_data(), lambda a, w: fm.states.RegressionState.from_arrays(*a, w)),
@@ -247,6 +260,7 @@ def _examples():
     yield MultilabelState.from_arrays(rng.integers(0, 2, (20, 3)), rng.integers(0, 2, (20, 3)),
                                       rng.random(20))
     yield GroupedConfusionState.from_arrays(yt, yp, rng.integers(0, 3, 50))
+    yield fm.states.ContingencyState.from_arrays(yt.astype(str), yp - 10**12)
 
 
 def _same_state(a, b):

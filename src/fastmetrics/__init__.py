@@ -100,8 +100,25 @@ from .ranking import (
     roc_curve,
 )
 
+# -- supervised clustering --
+from .cluster import (
+    adjusted_mutual_info_score,
+    adjusted_rand_score,
+    completeness_score,
+    contingency_matrix,
+    expected_mutual_information,
+    fowlkes_mallows_score,
+    homogeneity_completeness_v_measure,
+    homogeneity_score,
+    mutual_info_score,
+    normalized_mutual_info_score,
+    pair_confusion_matrix,
+    rand_score,
+    v_measure_score,
+)
+
 # -- streaming accumulators and the state types: their own modules and __all__ --
-from . import states, streaming  # noqa: E402,F401
+from . import cluster, states, streaming  # noqa: E402,F401
 
 # -- LM / groups / robustness --
 from .lm import (
@@ -190,6 +207,20 @@ __all__ = [
     "precision_recall_curve",
     "ndcg_score",
     "mean_reciprocal_rank",
+    # -- supervised clustering --
+    "adjusted_mutual_info_score",
+    "adjusted_rand_score",
+    "completeness_score",
+    "contingency_matrix",
+    "expected_mutual_information",
+    "fowlkes_mallows_score",
+    "homogeneity_completeness_v_measure",
+    "homogeneity_score",
+    "mutual_info_score",
+    "normalized_mutual_info_score",
+    "pair_confusion_matrix",
+    "rand_score",
+    "v_measure_score",
     # -- LM / groups / robustness --
     "Window",
     "multiple_choice_accuracy",

@@ -18,15 +18,15 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import calibration, classification, regression, report
+from . import calibration, classification, cluster, regression, report
 from . import ranking as ranking_face
-from ._states import bins, confusion, onevsrest, prf, ranking, sums
+from ._states import bins, confusion, contingency, onevsrest, prf, ranking, sums
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
 #: parameters that carry data (or how to read it), never metric options
 DATA = frozenset({"y_true", "y_pred", "y1", "y2", "y_prob", "y_proba", "y_score",
-                  "sample_weight", "n_threads"})
+                  "labels_true", "labels_pred", "contingency", "sample_weight", "n_threads"})
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,8 @@ class Metric:
     name : str
         The one-shot function's name (and the method's and the Dask function's).
     family : str
-        The state family: "confusion", "calibration", "regression" or "ranking".
+        The state family: "confusion", "calibration", "regression", "ranking" or
+        "contingency".
     derive : callable
         ``derive(state, *args, **kwargs)``: the metric of a state.
     function : callable
@@ -144,6 +145,28 @@ METRICS: tuple[Metric, ...] = (
     Metric("roc_curve", "ranking", ranking.roc, ranking_face.roc_curve, config=("pos_label",)),
     Metric("precision_recall_curve", "ranking", ranking.precision_recall,
            ranking_face.precision_recall_curve, config=("pos_label",)),
+    # supervised clustering: the contingency table of (labels_true, labels_pred)
+    # (mutual_info_score's precomputed ``contingency=`` is data: the other faces count it)
+    Metric("contingency_matrix", "contingency", contingency.matrix, cluster.contingency_matrix),
+    Metric("pair_confusion_matrix", "contingency", contingency.pair_confusion,
+           cluster.pair_confusion_matrix),
+    Metric("rand_score", "contingency", contingency.rand, cluster.rand_score),
+    Metric("adjusted_rand_score", "contingency", contingency.adjusted_rand,
+           cluster.adjusted_rand_score),
+    Metric("mutual_info_score", "contingency", contingency.mutual_info, cluster.mutual_info_score),
+    Metric("adjusted_mutual_info_score", "contingency", contingency.adjusted_mutual_info,
+           cluster.adjusted_mutual_info_score),
+    Metric("normalized_mutual_info_score", "contingency", contingency.normalized_mutual_info,
+           cluster.normalized_mutual_info_score),
+    Metric("homogeneity_completeness_v_measure", "contingency",
+           contingency.homogeneity_completeness_v, cluster.homogeneity_completeness_v_measure),
+    Metric("homogeneity_score", "contingency", contingency.homogeneity,
+           cluster.homogeneity_score),
+    Metric("completeness_score", "contingency", contingency.completeness,
+           cluster.completeness_score),
+    Metric("v_measure_score", "contingency", contingency.v_measure, cluster.v_measure_score),
+    Metric("fowlkes_mallows_score", "contingency", contingency.fowlkes_mallows,
+           cluster.fowlkes_mallows_score),
 )
 
 

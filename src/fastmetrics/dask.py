@@ -14,7 +14,8 @@ their lengths first (a partition pair of unequal lengths raises ``ValueError``);
 unknown chunk sizes are computed before the graph is built.
 
 What travels from a worker: one accumulator of :mod:`fastmetrics.streaming` per chunk
-(a K x K confusion state, ``n_bins`` x 5 calibration sums, 10 regression sums; for the exact
+(a K x K confusion state, ``n_bins`` x 5 calibration sums, 10 regression sums, the non-zero
+cells of a contingency table; for the exact
 ranking metrics, the sorted (score, weight of each class) summary, 24 bytes per distinct score
 of the chunk, so ``roc_auc_score`` finds the greater label positive in one graph run). Never
 the data.
@@ -47,6 +48,7 @@ from . import _table
 from .streaming import (
     CalibrationAccumulator,
     ConfusionAccumulator,
+    ContingencyAccumulator,
     RankingAccumulator,
     RegressionAccumulator,
 )
@@ -58,9 +60,10 @@ _KINDS = {
     "calibration": CalibrationAccumulator,
     "regression": RegressionAccumulator,
     "ranking": RankingAccumulator,
+    "contingency": ContingencyAccumulator,
 }
 _SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
-           "ranking": "y_score"}
+           "ranking": "y_score", "contingency": "labels_pred"}
 
 _MISSING = (
     'fastmetrics.dask needs dask and distributed: pip install "fastmetrics-kernels[dask]"'
@@ -206,11 +209,13 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
 
     Parameters
     ----------
-    kind : {"confusion", "calibration", "regression", "ranking"}
+    kind : {"confusion", "calibration", "regression", "ranking", "contingency"}
         :class:`~fastmetrics.streaming.ConfusionAccumulator`,
         :class:`~fastmetrics.streaming.CalibrationAccumulator`,
-        :class:`~fastmetrics.streaming.RegressionAccumulator` or
-        :class:`~fastmetrics.streaming.RankingAccumulator`.
+        :class:`~fastmetrics.streaming.RegressionAccumulator`,
+        :class:`~fastmetrics.streaming.RankingAccumulator` or
+        :class:`~fastmetrics.streaming.ContingencyAccumulator` (``y_true`` and ``y_pred``
+        are then ``labels_true`` and ``labels_pred``).
     y_true, y_pred : dask array, dask dataframe column or array-like of shape (n_samples,)
         Labels or targets and predictions (probabilities of shape (n_samples,) or
         (n_samples, K) for calibration, scores for ranking).

@@ -15,6 +15,7 @@ pickle names. Pickles of states and accumulators go through the same checked loa
 from ._states.base import State, StateError, load_state
 from ._states.bins import CalibrationState
 from ._states.confusion import ConfusionState
+from ._states.contingency import ContingencyState
 from ._states.grouped import GroupedConfusionState
 from ._states.multilabel import MultilabelState
 from ._states.ranking import RankingState
@@ -24,6 +25,7 @@ from ._states.sums import RegressionState
 __all__ = [
     "CalibrationState",
     "ConfusionState",
+    "ContingencyState",
     "ExactQuantileState",
     "GroupedConfusionState",
     "MultilabelState",

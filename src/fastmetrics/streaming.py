@@ -52,10 +52,11 @@ import numpy as np
 
 from . import _table
 from ._states import bins as calibration
-from ._states import confusion, ranking, sketch, sums
+from ._states import confusion, contingency, ranking, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
+from ._states.contingency import ContingencyState
 from ._states.ranking import RankingResult, RankingState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
@@ -64,6 +65,7 @@ __all__ = [
     "Accumulator",
     "CalibrationAccumulator",
     "ConfusionAccumulator",
+    "ContingencyAccumulator",
     "QuantileAccumulator",
     "QuantileResult",
     "RankingAccumulator",
@@ -757,6 +759,60 @@ class RankingAccumulator(Accumulator):
 
 
 _attach_metrics(RankingAccumulator)
+
+
+# --------------------------------------------------------------------------- contingency
+
+
+class ContingencyAccumulator(Accumulator):
+    """Streaming contingency table: every supervised clustering metric.
+
+    The state (:class:`~fastmetrics.states.ContingencyState`) holds the sorted labels of
+    each labelling and the non-zero cells of their contingency table: memory grows with the
+    number of distinct (true, predicted) pairs, never with the number of samples beyond it.
+
+    Notes
+    -----
+    Each metric method equals the function of the same name on the concatenated chunks,
+    exactly (the state is integer counts and the derivations are the one-shot functions').
+    ``mutual_info_score()`` takes no ``contingency=``: the table is the accumulator's.
+    Chunks are checked as the one-shot functions check their labels (1-D, no NaN; floats
+    that are not integers warn); labels of text and numbers do not mix across chunks.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import ContingencyAccumulator
+    >>> acc = ContingencyAccumulator().update([0, 0, 1], [1, 1, 0]).update([1], [0])
+    >>> acc.adjusted_rand_score(), acc.contingency_matrix().tolist()
+    (1.0, [[0, 2], [2, 0]])
+    """
+
+    family = "contingency"
+
+    def __init__(self):
+        self._start()
+
+    @classmethod
+    def _state_type(cls) -> type[State]:
+        return ContingencyState
+
+    def update(self, labels_true, labels_pred, *, n_threads=None):
+        """Count one chunk of (labels_true, labels_pred). Returns ``self``.
+
+        ``n_threads``: threads of the counting pass over a large chunk of integer labels
+        (None: the OpenMP default; the counts are the same for any value).
+        """
+        st = ContingencyState.from_arrays(labels_true, labels_pred, n_threads)
+        if st.n_samples:
+            self._add(st, False)
+        return self
+
+    def result(self) -> tuple:
+        """``homogeneity_completeness_v_measure()`` of everything seen."""
+        return contingency.homogeneity_completeness_v(self.require_state())
+
+
+_attach_metrics(ContingencyAccumulator)
 
 
 # --------------------------------------------------------------------------- quantiles

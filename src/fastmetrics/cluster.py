@@ -1,0 +1,275 @@
+"""Supervised clustering metrics (scikit-learn's ``sklearn.metrics.cluster`` names).
+
+Every function counts the pairs of labels once into a
+:class:`~fastmetrics.states.ContingencyState` (the non-zero cells of the contingency table)
+and derives its value from it, with scikit-learn 1.9's arithmetic over the same cells:
+integer results are equal, float results equal to the last bits in the cases tested
+(the adjusted mutual information too: its expected mutual information is scikit-learn's sum
+with the tails below 1e-30 of each term's mass left out, which is what makes it fast).
+
+Labels may be integers, bools, floats (non-integral floats warn, as scikit-learn does) or
+strings; empty labellings are allowed where scikit-learn allows them. The same metrics are
+methods of :class:`fastmetrics.streaming.ContingencyAccumulator` and functions of
+:mod:`fastmetrics.dask`.
+
+Unsupervised scores (silhouette, Calinski-Harabasz, Davies-Bouldin) and pairwise distances
+are out of scope: they need the samples' features, not a table of counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._states import contingency as st
+from ._states.contingency import ContingencyState
+
+__all__ = [
+    "adjusted_mutual_info_score",
+    "adjusted_rand_score",
+    "completeness_score",
+    "contingency_matrix",
+    "expected_mutual_information",
+    "fowlkes_mallows_score",
+    "homogeneity_completeness_v_measure",
+    "homogeneity_score",
+    "mutual_info_score",
+    "normalized_mutual_info_score",
+    "pair_confusion_matrix",
+    "rand_score",
+    "v_measure_score",
+]
+
+
+def _state(labels_true, labels_pred) -> ContingencyState:
+    return ContingencyState.from_arrays(labels_true, labels_pred)
+
+
+def contingency_matrix(labels_true, labels_pred, *, eps=None, sparse=False, dtype=np.int64):
+    """The contingency matrix of two labellings.
+
+    Parameters
+    ----------
+    labels_true : array-like of shape (n_samples,)
+        Ground truth class labels.
+    labels_pred : array-like of shape (n_samples,)
+        Cluster labels.
+    eps : float, default=None
+        Added to every cell of the dense matrix (not with ``sparse=True``).
+    sparse : bool, default=False
+        Return a ``scipy.sparse`` CSR matrix (scipy is imported for this only).
+    dtype : numeric type, default=np.int64
+        Output dtype (ignored with ``eps``, as in scikit-learn: the result is then float).
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_matrix of shape (n_classes_true, n_classes_pred)
+        ``C[i, j]``: samples of true class ``i`` in predicted cluster ``j`` (classes and
+        clusters in sorted label order).
+
+    Examples
+    --------
+    >>> from fastmetrics import contingency_matrix
+    >>> contingency_matrix([0, 0, 1, 1], [1, 1, 1, 0])
+    array([[0, 2],
+           [1, 1]])
+    """
+    st.check_matrix_options(eps, sparse)  # before counting
+    return st.matrix(ContingencyState.from_arrays(labels_true, labels_pred, warn=False),
+                     eps=eps, sparse=sparse, dtype=dtype)
+
+
+def pair_confusion_matrix(labels_true, labels_pred):
+    """The 2 x 2 pair confusion matrix: over ordered pairs of distinct samples, whether the
+    pair is together in ``labels_true`` (rows) and in ``labels_pred`` (columns).
+
+    Returns
+    -------
+    ndarray of int64, shape (2, 2)
+
+    Examples
+    --------
+    >>> from fastmetrics import pair_confusion_matrix
+    >>> pair_confusion_matrix([0, 0, 1, 1], [1, 1, 0, 0])
+    array([[8, 0],
+           [0, 4]])
+    """
+    return st.pair_confusion(_state(labels_true, labels_pred))
+
+
+def rand_score(labels_true, labels_pred):
+    """The Rand index: the share of sample pairs on which the two labellings agree.
+
+    Examples
+    --------
+    >>> from fastmetrics import rand_score
+    >>> rand_score([0, 0, 1, 2], [0, 0, 1, 1])
+    0.8333333333333334
+    """
+    return st.rand(_state(labels_true, labels_pred))
+
+
+def adjusted_rand_score(labels_true, labels_pred):
+    """The Rand index adjusted for chance (1.0 for identical partitions, about 0 for random
+    ones, down to -0.5).
+
+    Examples
+    --------
+    >>> from fastmetrics import adjusted_rand_score
+    >>> adjusted_rand_score([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    """
+    return st.adjusted_rand(_state(labels_true, labels_pred))
+
+
+def homogeneity_completeness_v_measure(labels_true, labels_pred, *, beta=1.0):
+    """Homogeneity, completeness and V-measure in one pass.
+
+    Parameters
+    ----------
+    beta : float, default=1.0
+        Weight of homogeneity against completeness in the V-measure.
+
+    Returns
+    -------
+    homogeneity, completeness, v_measure : float
+
+    Examples
+    --------
+    >>> from fastmetrics import homogeneity_completeness_v_measure
+    >>> homogeneity_completeness_v_measure([0, 0, 1, 1], [0, 0, 0, 1])
+    (0.31127812445913283, 0.3836885465963443, 0.34371101848545077)
+    """
+    st.check_beta(beta)
+    return st.homogeneity_completeness_v(_state(labels_true, labels_pred), beta=beta)
+
+
+def homogeneity_score(labels_true, labels_pred):
+    """Homogeneity: 1.0 when every cluster holds members of a single class.
+
+    Examples
+    --------
+    >>> from fastmetrics import homogeneity_score
+    >>> homogeneity_score([0, 0, 1, 1], [0, 0, 0, 1])
+    0.31127812445913283
+    """
+    return st.homogeneity(_state(labels_true, labels_pred))
+
+
+def completeness_score(labels_true, labels_pred):
+    """Completeness: 1.0 when all members of a class are in the same cluster.
+
+    Examples
+    --------
+    >>> from fastmetrics import completeness_score
+    >>> completeness_score([0, 0, 1, 1], [0, 0, 0, 0])
+    1.0
+    """
+    return st.completeness(_state(labels_true, labels_pred))
+
+
+def v_measure_score(labels_true, labels_pred, *, beta=1.0):
+    """The V-measure: the weighted harmonic mean of homogeneity and completeness.
+
+    Parameters
+    ----------
+    beta : float, default=1.0
+        Above 1 weighs completeness more, below 1 homogeneity.
+
+    Examples
+    --------
+    >>> from fastmetrics import v_measure_score
+    >>> v_measure_score([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    """
+    st.check_beta(beta, "v_measure_score")
+    return st.v_measure(_state(labels_true, labels_pred), beta=beta)
+
+
+def mutual_info_score(labels_true, labels_pred, *, contingency=None):
+    """The mutual information of two labellings (natural logarithm).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,) or None
+        The labellings (ignored when ``contingency`` is given).
+    contingency : array-like or sparse matrix of shape (n_classes_true, n_classes_pred), \
+default=None
+        A precomputed contingency table (converted to int64, as scikit-learn does).
+
+    Examples
+    --------
+    >>> from fastmetrics import mutual_info_score
+    >>> round(mutual_info_score([0, 0, 1, 1], [1, 1, 0, 0]), 6)
+    0.693147
+    """
+    if contingency is None:
+        return st.mutual_info(_state(labels_true, labels_pred))
+    return st.mutual_info(ContingencyState.from_table(contingency))
+
+
+def adjusted_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic"):
+    """The mutual information adjusted for chance.
+
+    Parameters
+    ----------
+    average_method : {"arithmetic", "geometric", "min", "max"}, default="arithmetic"
+        How the two entropies are averaged in the normaliser.
+
+    Examples
+    --------
+    >>> from fastmetrics import adjusted_mutual_info_score
+    >>> adjusted_mutual_info_score([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    """
+    st.check_average(average_method)
+    return st.adjusted_mutual_info(_state(labels_true, labels_pred), average_method)
+
+
+def normalized_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic"):
+    """The mutual information normalised by an average of the two entropies.
+
+    Parameters
+    ----------
+    average_method : {"arithmetic", "geometric", "min", "max"}, default="arithmetic"
+
+    Examples
+    --------
+    >>> from fastmetrics import normalized_mutual_info_score
+    >>> normalized_mutual_info_score([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    """
+    st.check_average(average_method, "normalized_mutual_info_score")
+    return st.normalized_mutual_info(_state(labels_true, labels_pred), average_method)
+
+
+def fowlkes_mallows_score(labels_true, labels_pred):
+    """The Fowlkes-Mallows index: the geometric mean of pairwise precision and recall.
+
+    Examples
+    --------
+    >>> from fastmetrics import fowlkes_mallows_score
+    >>> fowlkes_mallows_score([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    """
+    return st.fowlkes_mallows(_state(labels_true, labels_pred))
+
+
+def expected_mutual_information(contingency, n_samples):
+    """The expected mutual information of two labellings with the cluster sizes of a
+    contingency table (the chance term of ``adjusted_mutual_info_score``; not a table row:
+    it takes a table, not labels).
+
+    Parameters
+    ----------
+    contingency : array-like or sparse matrix of shape (n_classes_true, n_classes_pred)
+    n_samples : int
+
+    Examples
+    --------
+    >>> from fastmetrics.cluster import expected_mutual_information
+    >>> round(expected_mutual_information([[2, 1], [0, 3]], 6), 6)
+    0.127303
+    """
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)):
+        raise TypeError(f"n_samples must be an integer, got {n_samples!r}")
+    return st.expected_mutual_info(ContingencyState.from_table(contingency), int(n_samples))
