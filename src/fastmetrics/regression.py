@@ -292,9 +292,9 @@ def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average", samp
     >>> fm.median_absolute_error([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
     0.5
     """
-    sums.check_multioutput(multioutput)
     yt, yp, w = sums.targets(y_true, y_pred, sample_weight)  # no state: O(N) selection
-    return sums.out(sums.median_of(sums.abs_errors(yt, yp, w), w), multioutput)
+    sums.check_multioutput(multioutput, outputs=sums.n_outputs(yt))
+    return sums.medians(sums.abs_errors(yt, yp, w), w, multioutput)
 
 
 def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) -> RegressionSummary:
@@ -361,6 +361,8 @@ def mae_by_bin(y_true, y_pred, bins, *, sample_weight=None) -> dict[str, float]:
     if np.isnan(lo).any() or np.isnan(hi).any() or (lo > hi).any():
         raise ValueError("each bin must satisfy low <= high (no NaN)")
     yt, yp, w = sums.targets(y_true, y_pred, sample_weight)
+    if yt.ndim != 1:
+        raise ValueError(f"mae_by_bin takes 1-D targets, got shape {yt.shape}")
     # the sums pass names NaN / infinity and refuses zero weight totals, as the metrics do
     RegressionState.from_arrays(yt, yp, w, flags=0)
     out = np.zeros((lo.shape[0], 3))
