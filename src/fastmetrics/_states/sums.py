@@ -359,7 +359,8 @@ class RegressionState(base.State):
     # ------------------------------------------------------------------ properties
     @property
     def n_samples(self) -> int:
-        return int(self.sums[..., kernel.N].flat[0])
+        s = self.sums
+        return int(s[kernel.N] if s.ndim == 1 else s[0, kernel.N])
 
     @property
     def n_outputs(self) -> int:
@@ -400,12 +401,13 @@ class RegressionState(base.State):
                 f"this regression state holds no {_FLAG_NAMES[need]}: build it with the "
                 f"kernel flag {need} (a state built for another metric cannot give this one)"
             )
-        return self.sums[..., slot]
+        return self.sums[slot] if self.sums.ndim == 1 else self.sums[:, slot]
 
     def total(self) -> float:
         """The weight total (the count when unweighted); ``ValueError`` when it is zero.
         Every output has the same (one weight per sample, summed in the same order)."""
-        w = self.sums[..., kernel.W].flat[0]
+        s = self.sums
+        w = s[kernel.W] if s.ndim == 1 else s[0, kernel.W]
         if w == 0:
             raise ValueError(NONZERO)
         return w
