@@ -588,8 +588,11 @@ RegressionSummary.__module__ = "fastmetrics.regression"
 
 
 def _check(state: RegressionState, multioutput, allowed=("raw_values", "uniform_average"),
-           **kw) -> None:
-    check_multioutput(multioutput, allowed, outputs=state.n_outputs, **kw)
+           output_weights: bool = False) -> None:
+    if type(multioutput) is str and multioutput in allowed:  # the common call, kept cheap
+        return
+    check_multioutput(multioutput, allowed, output_weights=output_weights,
+                      outputs=state.n_outputs)
 
 
 def mae(state: RegressionState, multioutput="uniform_average"):
