@@ -1,5 +1,6 @@
 """Regression metrics on 10^7 float64: fastmetrics vs scikit-learn, each metric, and MAE +
-MSE + RMSE + R² together from one fastmetrics pass."""
+MSE + RMSE + R² together from one fastmetrics pass; and (n, 8) multioutput targets at 10^3 and
+10^7 rows (C- and F-ordered for fastmetrics)."""
 
 import numpy as np
 import pytest
@@ -54,3 +55,36 @@ def test_sklearn_four_metrics(benchmark, data):
 
     got = benchmark(run)
     assert got == [expected[m] for m in METRICS[:4]]
+
+
+# ------------------------------------------------------------------------- multioutput
+
+MULTI = ["mean_absolute_error", "mean_squared_error", "r2_score"]
+
+
+@pytest.fixture(scope="module", params=["1e3", "1e7"])
+def multi(request, scaled):
+    """(n, 8) targets, C-ordered (F-ordered copies for fastmetrics' F case), with
+    scikit-learn's per-output values."""
+    rng = np.random.default_rng(8)
+    n = 1000 if request.param == "1e3" else scaled(10**7)
+    y_true = rng.normal(10.0, 3.0, (n, 8))
+    y_pred = y_true + rng.normal(0.0, 1.0, (n, 8))
+    expected = {m: getattr(skm, m)(y_true, y_pred, multioutput="raw_values") for m in MULTI}
+    return request.param, y_true, y_pred, expected
+
+
+@pytest.mark.parametrize("metric", MULTI)
+@pytest.mark.parametrize("lib", ["fastmetrics", "fastmetrics F-order", "sklearn"])
+def test_multioutput(benchmark, multi, metric, lib):
+    size, y_true, y_pred, expected = multi
+    benchmark.group = f"regression multioutput m=8, n={size}: {metric}"
+    if lib == "fastmetrics F-order":
+        y_true, y_pred = np.asfortranarray(y_true), np.asfortranarray(y_pred)
+    f = getattr(fm if lib.startswith("fastmetrics") else skm, metric)
+    if lib == "sklearn" and y_true.shape[0] > 10**5:  # seconds a call: a few rounds only
+        got = benchmark.pedantic(f, (y_true, y_pred), {"multioutput": "raw_values"},
+                                 rounds=3, iterations=1)
+    else:
+        got = benchmark(f, y_true, y_pred, multioutput="raw_values")
+    np.testing.assert_allclose(got, expected[metric], rtol=1e-10)

@@ -576,8 +576,8 @@ def test_nonfinite_targets_and_empty_input_use_sklearns_wording():
     with pytest.raises(ValueError, match=re.escape(msg)):
         RegressionAccumulator(keep_values=True).update([1.0, 2.0], [1.0, np.inf])
     same_error(raised(fm.mean_squared_error, [], []), raised(skm.mean_squared_error, [], []))
-    with pytest.raises(ValueError, match="multioutput targets"):  # still unsupported
-        fm.mean_absolute_error(np.ones((3, 2)), np.ones((3, 2)))
+    same_error(raised(fm.mean_squared_error, np.ones((3, 2)), np.ones((3, 3))),
+               raised(skm.mean_squared_error, np.ones((3, 2)), np.ones((3, 3))))
 
 
 def test_summary_type_stays_in_fastmetrics_regression():

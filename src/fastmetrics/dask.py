@@ -187,7 +187,8 @@ def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
     factory = _KINDS[kind]
     factory(**init_kw)  # bad parameters fail here, on the client, before any work
     names = [k for k, v in arrays.items() if v is not None]
-    allow_2d = frozenset({"y_prob"}) if kind == "calibration" else frozenset()
+    allow_2d = {"calibration": frozenset({"y_prob"}),
+                "regression": frozenset({"y_true", "y_pred"})}.get(kind, frozenset())
     aligned = _align({k: arrays[k] for k in names}, da, allow_2d)
     blocks = [a.to_delayed().reshape(-1) for a in aligned]
     # impure: fresh keys per call, so a call never picks up states still held from another

@@ -10,10 +10,14 @@ has no streaming face).
 
 Conventions and differences from scikit-learn
 ---------------------------------------------
-* 1-D targets (and (n, 1) columns). 2-D targets with several outputs raise ``ValueError``;
-  ``multioutput`` accepts "raw_values" (an array of one value) and "uniform_average" (and
-  "variance_weighted" for R²); custom output weights raise the same ``ValueError`` as
-  scikit-learn for single-output targets.
+* 1-D targets ((n, 1) columns are 1-D) and (n, m) targets with several outputs, C- or
+  F-ordered or strided, read in place: one pass fills the sums of every output.
+  ``multioutput`` as scikit-learn: "raw_values" (the array of per-output values),
+  "uniform_average", "variance_weighted" for R², or custom output weights (one per output;
+  for single-output targets they raise scikit-learn's ``ValueError``). ``huber_loss``,
+  ``adjusted_r2_score`` and ``regression_summary`` (no ``multioutput`` parameter) give the
+  uniform average over outputs (for ``regression_summary``'s RMSE: of the per-output RMSE,
+  as ``root_mean_squared_error``).
 * float32 and float64 inputs are read as they are (no copy; other real dtypes, float16
   included, are converted to float64 once) and all sums are float64. scikit-learn computes
   float32 (and float16) inputs in that dtype, so for them the results agree with
@@ -69,14 +73,15 @@ def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="unif
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
         Ground truth target values.
-    y_pred : array-like of shape (n_samples,)
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
         Estimated target values.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
-    multioutput : {"raw_values", "uniform_average"}, default="uniform_average"
-        "raw_values" returns an array with the one output's value.
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+            default="uniform_average"
+        "raw_values" returns the array of per-output values; custom weights average them.
 
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
@@ -207,12 +212,15 @@ def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n_samples,)
+    y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
         Targets and predictions.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
-    multioutput : {"raw_values", "uniform_average", "variance_weighted"} or None
-        For one output all give the same score ("raw_values" as an array).
+    multioutput : {"raw_values", "uniform_average", "variance_weighted"}, array-like of \
+            shape (n_outputs,) or None
+        Per-output scores ("raw_values"), their mean, their mean weighted by the variance of
+        each output's ``y_true`` (uniform when all are 0), or by custom weights. For one
+        output all give the same score ("raw_values" as an array).
     force_finite : bool, default=True
         For constant ``y_true``: 1.0 for perfect predictions, else 0.0, instead of NaN /
         -inf.
@@ -292,9 +300,9 @@ def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average", samp
     >>> fm.median_absolute_error([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
     0.5
     """
-    sums.check_multioutput(multioutput)
     yt, yp, w = sums.targets(y_true, y_pred, sample_weight)  # no state: O(N) selection
-    return sums.out(sums.median_of(sums.abs_errors(yt, yp, w), w), multioutput)
+    sums.check_multioutput(multioutput, outputs=sums.n_outputs(yt))
+    return sums.medians(sums.abs_errors(yt, yp, w), w, multioutput)
 
 
 def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) -> RegressionSummary:
@@ -361,6 +369,8 @@ def mae_by_bin(y_true, y_pred, bins, *, sample_weight=None) -> dict[str, float]:
     if np.isnan(lo).any() or np.isnan(hi).any() or (lo > hi).any():
         raise ValueError("each bin must satisfy low <= high (no NaN)")
     yt, yp, w = sums.targets(y_true, y_pred, sample_weight)
+    if yt.ndim != 1:
+        raise ValueError(f"mae_by_bin takes 1-D targets, got shape {yt.shape}")
     # the sums pass names NaN / infinity and refuses zero weight totals, as the metrics do
     RegressionState.from_arrays(yt, yp, w, flags=0)
     out = np.zeros((lo.shape[0], 3))

@@ -578,8 +578,11 @@ class RegressionAccumulator(Accumulator):
         The Huber loss' ``delta``.
     keep_values : bool, default=False
         Also keep every absolute error (and weight) so that ``median_absolute_error()`` is
-        exact. This is O(N) memory (8 bytes per sample, 16 with weights); without it the
-        accumulator is 10 floats.
+        exact. This is O(N) memory (8 bytes per sample and output, plus 8 with weights);
+        without it the accumulator is 10 floats per output.
+
+    Chunks may be (n, m) targets with m outputs (``multioutput`` as the one-shot functions);
+    every chunk must then have the same m.
 
     Notes
     -----

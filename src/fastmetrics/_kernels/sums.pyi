@@ -2,7 +2,9 @@
 
 Real argument types: ``y`` is ``const yt_t[:]``, ``p`` ``const yp_t[:]``, ``w``
 ``const weight_t[:]`` (each float32 or float64, independently; ``w`` ignored unless
-``has_w``), ``state`` / ``a`` ``double[::1]`` of length 10, ``b`` ``const double[::1]``,
+``has_w``), ``state`` / ``a`` ``double[::1]`` of length 10 (for ``sums2d``: ``y`` / ``p``
+``const yt_t[:, :]`` / ``const yp_t[:, :]`` of shape (n, m), any strides, and ``state``
+``double[:, ::1]`` of shape (m, 10)), ``b`` ``const double[::1]``,
 ``lo`` / ``hi`` ``const double[::1]``, ``out`` ``double[:, ::1]`` of shape (n_bins, 3).
 """
 
@@ -25,6 +27,16 @@ FLAG_HUBER: int
 FLAG_R2: int
 
 def sums(
+    y: np.ndarray,
+    p: np.ndarray,
+    w: np.ndarray,
+    has_w: bool,
+    flags: int,
+    delta: float,
+    state: np.ndarray,
+    n_threads: int = 1,
+) -> None: ...
+def sums2d(
     y: np.ndarray,
     p: np.ndarray,
     w: np.ndarray,

@@ -55,10 +55,76 @@ cdef inline void _chan(double* st, double wb, double mb, double m2b) noexcept no
     st[M2] = st[M2] + m2b + delta * delta * (wa * (wb / wt))
 
 
+cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
+                        int flags, double delta, Py_ssize_t start, Py_ssize_t stop,
+                        double* state) noexcept nogil:
+    """Samples [start, stop) (one block) added into ``state``, whose FIRST holds the lane's
+    first value and whose CONST is cleared when a value differs from it."""
+    cdef Py_ssize_t i
+    cdef double bw = 0.0, babs = 0.0, bsq = 0.0, bape = 0.0, bhub = 0.0, bsy = 0.0
+    cdef double mb, m2, c, d, yv, e, ae, ay
+    cdef double wv = 1.0
+    cdef double first = state[FIRST]
+    cdef bint is_const = True
+    cdef bint want_ape = (flags & FLAG_APE) != 0
+    cdef bint want_huber = (flags & FLAG_HUBER) != 0
+    cdef bint want_r2 = (flags & FLAG_R2) != 0
+    cdef double half_delta = 0.5 * delta
+    for i in range(start, stop):
+        yv = <double>y[i]
+        e = yv - <double>p[i]
+        ae = fabs(e)
+        if has_w:
+            wv = <double>w[i]
+        bw += wv
+        babs += wv * ae
+        bsq += wv * (e * e)
+        bsy += wv * yv
+        if want_ape:
+            ay = fabs(yv)
+            bape += wv * (ae / (ay if ay > EPS64 else EPS64))
+        if want_huber:
+            bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
+        if yv != first:
+            is_const = False
+    m2 = 0.0
+    mb = 0.0
+    if want_r2 and bw != 0.0:
+        mb = bsy / bw
+        c = 0.0
+        for i in range(start, stop):
+            d = <double>y[i] - mb
+            if has_w:
+                wv = <double>w[i]
+            m2 += wv * (d * d)
+            c += wv * d
+        # corrected two-pass: removes the rounding error of the block mean
+        m2 -= c * (c / bw)
+    _chan(state, bw, mb, m2)
+    state[W] += bw
+    state[ABS] += babs
+    state[SQ] += bsq
+    state[APE] += bape
+    state[HUBER] += bhub
+    if not is_const:
+        state[CONST] = 0.0
+
+
+cdef inline void _finish(double* state, Py_ssize_t count) noexcept nogil:
+    state[N] += <double>count
+    # FIRST is the common value of a constant y_true, else 0: the state does not depend on
+    # which sample came first, so any split merged in any order gives one pass's state
+    if state[CONST] != 0.0:
+        state[M2] = 0.0
+    else:
+        state[FIRST] = 0.0
+
+
 cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
                      int flags, double delta, Py_ssize_t start0, Py_ssize_t stop0,
                      double* state) noexcept nogil:
-    """The state of samples [start0, stop0) into ``state`` (zeroed)."""
+    """The state of samples [start0, stop0) into ``state`` (zeroed). The same sums as
+    :func:`_block` per block, written out: the 1-D loop keeps its own tuned code."""
     cdef Py_ssize_t start, stop, i
     cdef double bw, babs, bsq, bape, bhub, bsy, mb, m2, c, d
     cdef double yv, e, ae, ay, wv, first
@@ -128,6 +194,29 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
         state[M2] = 0.0
 
 
+cdef void _lane_sums2d(const yt_t[:, :] y, const yp_t[:, :] p, const weight_t[:] w,
+                       bint has_w, int flags, double delta, Py_ssize_t start0,
+                       Py_ssize_t stop0, double* state) noexcept nogil:
+    """The states of rows [start0, stop0), one per column, into ``state`` (zeroed, m rows of
+    N_STATE). Block by block, every column of a block is summed while the block is in cache,
+    so C- and F-ordered inputs alike are read from memory once."""
+    cdef Py_ssize_t m = y.shape[1]
+    cdef Py_ssize_t start = start0
+    cdef Py_ssize_t j
+    if stop0 <= start0:
+        return
+    for j in range(m):
+        state[j * N_STATE + FIRST] = <double>y[start0, j]
+        state[j * N_STATE + CONST] = 1.0
+    while start < stop0:
+        for j in range(m):
+            _block(y[:, j], p[:, j], w, has_w, flags, delta, start, min(start + BLOCK, stop0),
+                   &state[j * N_STATE])
+        start += BLOCK
+    for j in range(m):
+        _finish(&state[j * N_STATE], stop0 - start0)
+
+
 cdef void _merge_into(double* a, const double* b) noexcept nogil:
     """State ``b`` merged into state ``a`` (see :func:`merge`)."""
     cdef Py_ssize_t k
@@ -175,6 +264,36 @@ def sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, int 
                        _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0])
         for lane in range(n_lanes):
             _merge_into(&state[0], &lanes[lane, 0])
+
+
+def sums2d(const yt_t[:, :] y, const yp_t[:, :] p, const weight_t[:] w, bint has_w,
+           int flags, double delta, double[:, ::1] state, int n_threads=1):
+    """Fill ``state`` (shape (m, N_STATE), zeroed by the caller) from one pass over the
+    (n, m) targets, any strides: row ``j`` is the state of column ``j``, the same values
+    :func:`sums` gives for that column alone. Lanes as :func:`sums`."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t m = y.shape[1]
+    cdef Py_ssize_t lane, n_lanes, j
+    if p.shape[0] != n or p.shape[1] != m or (has_w and w.shape[0] != n) \
+            or state.shape[0] != m or state.shape[1] < N_STATE:
+        raise ValueError("sums2d: inconsistent shapes")
+    if n == 0 or m == 0:
+        return
+    n_lanes = min(MAX_LANES, max(1, (n * m) // LANE_MIN))
+    n_lanes = min(n_lanes, max(1, n // BLOCK))
+    if n_lanes == 1:
+        with nogil:
+            _lane_sums2d(y, p, w, has_w, flags, delta, 0, n, &state[0, 0])
+        return
+    cdef double[:, :, ::1] lanes = np.zeros((n_lanes, m, N_STATE))
+    with nogil:
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1):
+            _lane_sums2d(y, p, w, has_w, flags, delta, _lane_start(n, n_lanes, lane),
+                         _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0, 0])
+        for lane in range(n_lanes):
+            for j in range(m):
+                _merge_into(&state[j, 0], &lanes[lane, j, 0])
 
 
 def merge(double[::1] a, const double[::1] b):

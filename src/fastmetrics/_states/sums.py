@@ -15,10 +15,13 @@ keeps the absolute errors (and weights), O(N), merged by concatenation.
 
 Inputs
 ------
-1-D targets (and (n, 1) columns); float32 and float64 are read in place, other real dtypes
-(float16, integers, bool) converted to float64 once (:func:`fastmetrics._inputs.float_values`).
-2-D targets with several outputs raise ``ValueError``. NaN and infinity are not checked
-element by element: they show up as a non-finite sum, and only then is the culprit named.
+1-D targets (and (n, 1) columns): ``sums`` has shape (N_STATE,). (n, m) targets with m >= 2
+outputs (multioutput, any strides: C, F or sliced, never copied): ``sums`` has shape
+(m, N_STATE), one row of sums per output, filled by the kernel's ``sums2d`` in one pass; a
+state merges only with one of the same number of outputs. float32 and float64 are read in
+place, other real dtypes (float16, integers, bool) converted to float64 once
+(:func:`fastmetrics._inputs.float_values`). NaN and infinity are not checked element by
+element: they show up as a non-finite sum, and only then is the culprit named.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ __all__ = [
     "RegressionSummary",
     "abs_errors",
     "adjusted_r2",
+    "average",
     "check_delta",
     "check_multioutput",
     "huber",
@@ -56,7 +60,9 @@ __all__ = [
     "mape",
     "median_ae",
     "median_of",
+    "medians",
     "mse",
+    "n_outputs",
     "nonfinite_input",
     "out",
     "r2",
@@ -83,19 +89,19 @@ _EMPTY = ("Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is req
 
 
 def target(y, name: str) -> np.ndarray:
-    """One target array: 1-D (an (n, 1) column raveled), float32/float64 read in place,
-    other real dtypes converted to float64 once."""
+    """One target array: 1-D (an (n, 1) column raveled) or (n, m) with m >= 2 outputs,
+    float32/float64 read in place, other real dtypes converted to float64 once."""
     a = y if type(y) is np.ndarray else np.asarray(y)
     if a.ndim != 1:
         if a.ndim == 2 and a.shape[1] == 1:
             a = a[:, 0]
         elif a.ndim == 0:
             raise ValueError(f"{name} must be a 1-D array-like, got a scalar: {y!r}")
-        else:
-            raise ValueError(
-                f"{name} has shape {a.shape}: fastmetrics' regression metrics support 1-D "
-                "targets (or (n, 1) columns) only, not multioutput targets"
-            )
+        elif a.ndim > 2:
+            raise ValueError(f"Found array with dim {a.ndim}. None expected <= 2.")
+        elif a.shape[1] == 0:
+            raise ValueError(f"Found array with 0 feature(s) (shape={a.shape}) while a "
+                             "minimum of 1 is required.")
     if a.dtype.char in "fd" and a.dtype.isnative:
         return a
     return float_values(a, name)
@@ -110,11 +116,16 @@ def _plain_pair(y_true, y_pred) -> bool:
             and 0 < y_true.shape[0] == y_pred.shape[0])
 
 
+def n_outputs(a: np.ndarray) -> int:
+    """The number of outputs of a target from :func:`target`."""
+    return 1 if a.ndim == 1 else a.shape[1]
+
+
 def targets(y_true, y_pred, sample_weight=None, *, allow_empty: bool = False):
-    """``(yt, yp, w)`` validated: two targets of one length, weights through the one weight
-    validator (:func:`fastmetrics._inputs.sample_weight`). Their values (NaN, infinity, all
-    zero) are left to the pass that reads them: the kernel's sums, or :func:`abs_errors`
-    and :func:`median_of`."""
+    """``(yt, yp, w)`` validated: two targets of one length and one number of outputs,
+    weights through the one weight validator (:func:`fastmetrics._inputs.sample_weight`).
+    Their values (NaN, infinity, all zero) are left to the pass that reads them: the
+    kernel's sums, or :func:`abs_errors` and :func:`median_of`."""
     yt = target(y_true, "y_true")
     yp = target(y_pred, "y_pred")
     n = yt.shape[0]
@@ -125,6 +136,9 @@ def targets(y_true, y_pred, sample_weight=None, *, allow_empty: bool = False):
             w_len = ()
         raise inconsistent_lengths(y_true=n, y_pred=yp.shape[0],
                                    sample_weight=w_len[0] if w_len else None)
+    if n_outputs(yt) != n_outputs(yp):
+        raise ValueError("y_true and y_pred have different number of output "
+                         f"({n_outputs(yt)}!={n_outputs(yp)})")
     w = None if sample_weight is None else weights(sample_weight, n)
     if n == 0 and not allow_empty:
         raise ValueError(_EMPTY)
@@ -158,9 +172,13 @@ def check_delta(delta) -> float:
 
 
 def check_multioutput(multioutput, allowed=("raw_values", "uniform_average"), *,
-                      output_weights=False) -> None:
-    """Single-output targets: the strings are all equivalent; custom output weights raise
-    scikit-learn's ValueError, except where it averages them anyway (``output_weights``)."""
+                      output_weights=False, outputs: int = 1) -> None:
+    """``multioutput`` checked as scikit-learn does for targets of ``outputs`` outputs.
+
+    Single output: the strings are all equivalent; custom output weights raise
+    scikit-learn's ValueError, except where it averages them anyway (``output_weights``).
+    Several outputs: custom weights must be finite numbers, one per output (except with
+    ``output_weights``, where, as scikit-learn, only the average checks them)."""
     if isinstance(multioutput, str):
         if multioutput not in allowed:
             raise ValueError(
@@ -169,6 +187,21 @@ def check_multioutput(multioutput, allowed=("raw_values", "uniform_average"), *,
             )
         return
     if multioutput is None and "variance_weighted" in allowed:
+        return
+    if outputs > 1:
+        if not output_weights:
+            mw = float_values(np.asarray(multioutput), "multioutput")
+            if mw.ndim == 0:
+                raise ValueError(f"Expected 2D array, got scalar array instead:\n"
+                                 f"array={multioutput!r}.")
+            if np.isnan(mw).any():  # scikit-learn's check_array words, no input name
+                raise ValueError("Input contains NaN.")
+            if not np.isfinite(mw).all():
+                raise ValueError("Input contains infinity or a value too large for "
+                                 f"{mw.dtype!r}.")
+            if mw.shape[0] != outputs:
+                raise ValueError("There must be equally many custom weights "
+                                 f"({mw.shape[0]}) as outputs ({outputs}).")
         return
     if output_weights:
         mw = np.asarray(multioutput, dtype=np.float64)
@@ -187,12 +220,31 @@ def out(value: float, multioutput):
     return float(value)
 
 
+def average(values: np.ndarray, multioutput, weights=None):
+    """Per-output values as scikit-learn returns them: the array for "raw_values", else
+    their average (uniform, or weighted by ``weights`` / the custom output weights) as a
+    float."""
+    if isinstance(multioutput, str):
+        if multioutput == "raw_values":
+            return values
+    elif multioutput is not None:
+        weights = multioutput
+    return float(np.average(values, weights=weights))
+
+
+def _per_output(state: RegressionState, value, multioutput, weights=None):
+    """``value`` (a scalar for a one-output state, per output else) as the metric's result."""
+    if state.sums.ndim == 1:
+        return out(value, multioutput)
+    return average(value, multioutput, weights)
+
+
 def abs_errors(yt: np.ndarray, yp: np.ndarray, w) -> np.ndarray:
     """``|y_pred - y_true|`` in the inputs' common float dtype (one O(n) array), NaN and
     infinity named."""
     e = np.subtract(yp, yt, dtype=np.result_type(yt.dtype, yp.dtype))
     np.abs(e, out=e)
-    if e.shape[0] and (not np.isfinite(e.max()) or (w is not None and not np.isfinite(w.sum()))):
+    if e.size and (not np.isfinite(e.max()) or (w is not None and not np.isfinite(w.sum()))):
         nonfinite_input(yt, yp, w)
     return e
 
@@ -261,12 +313,20 @@ class RegressionState(base.State):
         else:
             yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=allow_empty)
         n = yt.shape[0]
-        nt = threads_for("sums", n, n_threads)
-        s = np.zeros(kernel.N_STATE)
+        nt = threads_for("sums", n * n_outputs(yt), n_threads)
+        if yt.ndim == 2:  # several outputs: one row of sums per output, one pass
+            s = np.zeros((yt.shape[1], kernel.N_STATE))
+            if n:
+                kernel.sums2d(yt, yp, _NO_WEIGHTS if w is None else w, w is not None, flags,
+                              delta, s, nt)
+        else:
+            s = np.zeros(kernel.N_STATE)
+            if n:
+                kernel.sums(yt, yp, _NO_WEIGHTS if w is None else w, w is not None, flags,
+                            delta, s, nt)
         if n:
-            kernel.sums(yt, yp, _NO_WEIGHTS if w is None else w, w is not None, flags,
-                        delta, s, nt)
-            v = s.tolist()  # Python floats: cheaper to test than numpy scalars
+            # Python floats: cheaper to test than numpy scalars
+            v = s.tolist() if s.ndim == 1 else s.sum(axis=0).tolist()
             # NaN / infinity anywhere make one of these sums non-finite (so does an
             # overflow of finite values, which the error path then lets through)
             if not math.isfinite(v[kernel.W] + v[kernel.ABS] + v[kernel.SQ] + v[kernel.MEAN]):
@@ -299,7 +359,13 @@ class RegressionState(base.State):
     # ------------------------------------------------------------------ properties
     @property
     def n_samples(self) -> int:
-        return int(self.sums[kernel.N])
+        s = self.sums
+        return int(s[kernel.N] if s.ndim == 1 else s[0, kernel.N])
+
+    @property
+    def n_outputs(self) -> int:
+        """The number of outputs (1 for 1-D targets)."""
+        return 1 if self.sums.ndim == 1 else self.sums.shape[0]
 
     @property
     def keeps_values(self) -> bool:
@@ -313,7 +379,7 @@ class RegressionState(base.State):
                 "median_absolute_error needs every error: this state keeps none (create the "
                 "accumulator with keep_values=True, O(N) memory)"
             )
-        if len(self.kept) != 1:  # joined once, on first read
+        if len(self.kept) != 1:  # joined once, on first read (rows of 2-D errors)
             self.kept = (np.concatenate(self.kept),)
         return self.kept[0]
 
@@ -326,20 +392,22 @@ class RegressionState(base.State):
             self.kept_weights = (np.concatenate(self.kept_weights),)
         return self.kept_weights[0]
 
-    def sum(self, slot: int) -> float:
-        """The sum of ``slot``; ``ValueError`` when it is an optional sum this state was
-        not computed with."""
+    def sum(self, slot: int):
+        """The sum of ``slot`` (per output for several outputs); ``ValueError`` when it is
+        an optional sum this state was not computed with."""
         need = _FLAG_OF.get(slot, 0)
         if need and not self.flags & need:
             raise ValueError(
                 f"this regression state holds no {_FLAG_NAMES[need]}: build it with the "
                 f"kernel flag {need} (a state built for another metric cannot give this one)"
             )
-        return self.sums[slot]
+        return self.sums[slot] if self.sums.ndim == 1 else self.sums[:, slot]
 
     def total(self) -> float:
-        """The weight total (the count when unweighted); ``ValueError`` when it is zero."""
-        w = self.sums[kernel.W]
+        """The weight total (the count when unweighted); ``ValueError`` when it is zero.
+        Every output has the same (one weight per sample, summed in the same order)."""
+        s = self.sums
+        w = s[kernel.W] if s.ndim == 1 else s[0, kernel.W]
         if w == 0:
             raise ValueError(NONZERO)
         return w
@@ -359,15 +427,21 @@ class RegressionState(base.State):
             return self
         if self.n_samples == 0:
             return other
+        if self.sums.shape != other.sums.shape:
+            raise ValueError(
+                f"cannot merge regression states of different numbers of outputs "
+                f"({self.n_outputs} and {other.n_outputs})"
+            )
         s = self.sums.copy()
-        kernel.merge(s, other.sums)
+        for a, b in zip(s.reshape(-1, kernel.N_STATE), other.sums.reshape(-1, kernel.N_STATE)):
+            kernel.merge(a, b)
         flags = self.flags & other.flags
         if not flags & kernel.FLAG_APE:
-            s[kernel.APE] = 0.0
+            s[..., kernel.APE] = 0.0
         if not flags & kernel.FLAG_HUBER:
-            s[kernel.HUBER] = 0.0
+            s[..., kernel.HUBER] = 0.0
         if not flags & kernel.FLAG_R2:
-            s[kernel.MEAN] = s[kernel.M2] = 0.0
+            s[..., kernel.MEAN] = s[..., kernel.M2] = 0.0
         kept = kept_weights = None
         if self.kept is not None and other.kept is not None:
             kept = self.kept + other.kept
@@ -393,8 +467,11 @@ class RegressionState(base.State):
 
     @classmethod
     def _load(cls, d) -> RegressionState:
-        s = base.field(d, "sums", kinds="f", ndim=1, shape=(kernel.N_STATE,),
+        nd = 2 if isinstance(d, dict) and "sums" in d and np.ndim(d["sums"]) == 2 else 1
+        s = base.field(d, "sums", kinds="f", ndim=nd, shape=(-1, kernel.N_STATE)[-nd:],
                        dtype=np.float64).copy()
+        if nd == 2 and s.shape[0] < 2:
+            raise base.StateError("a multioutput regression state has 2 outputs or more")
         flags = base.integer(d, "flags")
         if flags & ~ALL_FLAGS:
             raise base.StateError(f"state field 'flags' has unknown bits: {flags}")
@@ -405,45 +482,20 @@ class RegressionState(base.State):
         keep = base.flag(d, "keep_values")
         if not np.isfinite(s).all():
             raise base.StateError("the sums of a regression state must be finite")
-        n = s[kernel.N]
-        if n < 0 or n != math.floor(n) or n >= 2.0**53:
-            raise base.StateError(f"the sample count must be a non-negative integer, got {n}")
-        if s[kernel.CONST] not in (0.0, 1.0):
-            raise base.StateError("the CONST slot must be 0 or 1")
-        if s[kernel.CONST] == 0.0 and s[kernel.FIRST] != 0.0:
-            raise base.StateError("FIRST is the value of a constant y_true: 0 when not CONST")
-        for flag, slots in ((kernel.FLAG_APE, (kernel.APE,)),
-                            (kernel.FLAG_HUBER, (kernel.HUBER,)),
-                            (kernel.FLAG_R2, (kernel.MEAN, kernel.M2))):
-            if not flags & flag and any(s[k] != 0 for k in slots):
-                raise base.StateError(f"an absent sum ({_FLAG_NAMES[flag]}) must be 0")
-        if n == 0:
-            if s.any():
-                raise base.StateError("an empty regression state must hold zero sums")
-        else:
-            if s[kernel.CONST] == 1.0:
-                if s[kernel.M2] != 0:
-                    raise base.StateError("a constant y_true (CONST) has a zero spread")
-                # unweighted, the mean of a constant is its value up to rounding
-                first, mean = s[kernel.FIRST], s[kernel.MEAN]
-                if (flags & kernel.FLAG_R2 and not weighted
-                        and abs(mean - first) > 1e-9 * abs(first)):
-                    raise base.StateError(
-                        f"a constant y_true (CONST, FIRST={first}) has its value as the "
-                        f"mean, not {mean}")
-            if not weighted:
-                if s[kernel.W] != n:
-                    raise base.StateError(
-                        f"unweighted, the weight total must equal the count ({s[kernel.W]} "
-                        f"vs {n})")
-                if any(s[k] < 0 for k in _LOSSES) or s[kernel.M2] < 0:
-                    raise base.StateError("unweighted sums of losses must be non-negative")
+        rows = s.reshape(-1, kernel.N_STATE)
+        if (rows[:, kernel.N] != rows[0, kernel.N]).any() \
+                or (rows[:, kernel.W] != rows[0, kernel.W]).any():
+            raise base.StateError("every output has the same count and weight total")
+        for row in rows:
+            _check_row(row, flags, weighted)
+        n = s[..., kernel.N].flat[0]
         kept = kept_weights = None
         if keep:
             dt = base.text(d, "errors_dtype")
             if dt not in _ERROR_DTYPES:
                 raise base.StateError(f"kept errors must be float32 or float64, got {dt!r}")
-            e = base.field(d, "errors", kinds="f", ndim=1, shape=(int(n),), dtype=np.dtype(dt))
+            e = base.field(d, "errors", kinds="f", ndim=nd,
+                           shape=(int(n),) + s.shape[:nd - 1], dtype=np.dtype(dt))
             if not (e >= 0).all():
                 raise base.StateError("kept absolute errors must be non-negative numbers")
             kept = (e.copy(),)
@@ -453,16 +505,54 @@ class RegressionState(base.State):
                 if not np.isfinite(w).all():
                     raise base.StateError("kept weights must be finite")
                 tol = 1e-9 * max(1.0, float(np.abs(w).sum()))
-                if abs(float(w.sum()) - s[kernel.W]) > tol:
+                if abs(float(w.sum()) - rows[0, kernel.W]) > tol:
                     raise base.StateError(
                         f"the kept weights sum to {float(w.sum())}, the weight total is "
-                        f"{s[kernel.W]}")
+                        f"{rows[0, kernel.W]}")
                 kept_weights = (w.copy(),)
         return cls(s, flags, delta, weighted, kept, kept_weights)
 
     def __repr__(self) -> str:
-        return (f"RegressionState(n_samples={self.n_samples}, weighted={self.weighted}, "
-                f"keep_values={self.kept is not None})")
+        outputs = f", n_outputs={self.n_outputs}" if self.sums.ndim == 2 else ""
+        return (f"RegressionState(n_samples={self.n_samples}{outputs}, "
+                f"weighted={self.weighted}, keep_values={self.kept is not None})")
+
+
+def _check_row(s: np.ndarray, flags: int, weighted: bool) -> None:
+    """The checks of one output's sums on load (what a pass could have made)."""
+    n = s[kernel.N]
+    if n < 0 or n != math.floor(n) or n >= 2.0**53:
+        raise base.StateError(f"the sample count must be a non-negative integer, got {n}")
+    if s[kernel.CONST] not in (0.0, 1.0):
+        raise base.StateError("the CONST slot must be 0 or 1")
+    if s[kernel.CONST] == 0.0 and s[kernel.FIRST] != 0.0:
+        raise base.StateError("FIRST is the value of a constant y_true: 0 when not CONST")
+    for flag, slots in ((kernel.FLAG_APE, (kernel.APE,)),
+                        (kernel.FLAG_HUBER, (kernel.HUBER,)),
+                        (kernel.FLAG_R2, (kernel.MEAN, kernel.M2))):
+        if not flags & flag and any(s[k] != 0 for k in slots):
+            raise base.StateError(f"an absent sum ({_FLAG_NAMES[flag]}) must be 0")
+    if n == 0:
+        if s.any():
+            raise base.StateError("an empty regression state must hold zero sums")
+    else:
+        if s[kernel.CONST] == 1.0:
+            if s[kernel.M2] != 0:
+                raise base.StateError("a constant y_true (CONST) has a zero spread")
+            # unweighted, the mean of a constant is its value up to rounding
+            first, mean = s[kernel.FIRST], s[kernel.MEAN]
+            if (flags & kernel.FLAG_R2 and not weighted
+                    and abs(mean - first) > 1e-9 * abs(first)):
+                raise base.StateError(
+                    f"a constant y_true (CONST, FIRST={first}) has its value as the "
+                    f"mean, not {mean}")
+        if not weighted:
+            if s[kernel.W] != n:
+                raise base.StateError(
+                    f"unweighted, the weight total must equal the count ({s[kernel.W]} "
+                    f"vs {n})")
+            if any(s[k] < 0 for k in _LOSSES) or s[kernel.M2] < 0:
+                raise base.StateError("unweighted sums of losses must be non-negative")
 
 
 _FLAG_OF = {kernel.APE: kernel.FLAG_APE, kernel.HUBER: kernel.FLAG_HUBER,
@@ -497,44 +587,63 @@ RegressionSummary.__module__ = "fastmetrics.regression"
 # ---------------------------------------------------------------------- derivations
 
 
+def _check(state: RegressionState, multioutput, allowed=("raw_values", "uniform_average"),
+           output_weights: bool = False) -> None:
+    if type(multioutput) is str and multioutput in allowed:  # the common call, kept cheap
+        return
+    check_multioutput(multioutput, allowed, output_weights=output_weights,
+                      outputs=state.n_outputs)
+
+
 def mae(state: RegressionState, multioutput="uniform_average"):
-    """Mean absolute error."""
-    check_multioutput(multioutput)
-    return out(state.sums[kernel.ABS] / state.total(), multioutput)
+    """Mean absolute error (per output, averaged as ``multioutput`` says)."""
+    _check(state, multioutput)
+    return _per_output(state, state.sum(kernel.ABS) / state.total(), multioutput)
 
 
 def mse(state: RegressionState, multioutput="uniform_average"):
     """Mean squared error."""
-    check_multioutput(multioutput)
-    return out(state.sums[kernel.SQ] / state.total(), multioutput)
+    _check(state, multioutput)
+    return _per_output(state, state.sum(kernel.SQ) / state.total(), multioutput)
 
 
 def rmse(state: RegressionState, multioutput="uniform_average"):
-    """Root mean squared error (custom output weights are averaged, as scikit-learn does)."""
-    check_multioutput(multioutput, output_weights=True)
-    return out(math.sqrt(state.sums[kernel.SQ] / state.total()), multioutput)
+    """Root mean squared error per output (custom output weights are averaged, as
+    scikit-learn does, without its length check)."""
+    _check(state, multioutput, output_weights=True)
+    return _per_output(state, np.sqrt(state.sum(kernel.SQ) / state.total()), multioutput)
 
 
 def mape(state: RegressionState, multioutput="uniform_average"):
     """Mean absolute percentage error (a fraction)."""
-    check_multioutput(multioutput)
-    return out(state.sum(kernel.APE) / state.total(), multioutput)
+    _check(state, multioutput)
+    return _per_output(state, state.sum(kernel.APE) / state.total(), multioutput)
 
 
 def huber(state: RegressionState) -> float:
-    """Mean Huber loss, with the state's ``delta``."""
-    return float(state.sum(kernel.HUBER) / state.total())
+    """Mean Huber loss, with the state's ``delta`` (several outputs: their uniform
+    average)."""
+    return float(np.mean(state.sum(kernel.HUBER) / state.total()))
+
+
+def _few_samples(state: RegressionState) -> bool:
+    """Fewer than two samples: scikit-learn's R² warning (the caller returns NaN)."""
+    state.sum(kernel.M2)
+    state.total()
+    if state.n_samples < 2:
+        warn("R^2 score is not well-defined with less than two samples.",
+             UndefinedMetricWarning)
+        return True
+    return False
 
 
 def _r2(state: RegressionState, force_finite: bool) -> float:
     s = state.sums
-    m2 = state.sum(kernel.M2)
-    state.total()
-    if s[kernel.N] < 2:
-        warn("R^2 score is not well-defined with less than two samples.",
-             UndefinedMetricWarning)
+    if _few_samples(state):
         return float("nan")
-    num = s[kernel.SQ]
+    if s.ndim == 2:
+        return float(np.mean(_r2_outputs(state, force_finite)))
+    num, m2 = s[kernel.SQ], s[kernel.M2]
     if not force_finite:
         with np.errstate(divide="ignore", invalid="ignore"):
             return float(1.0 - np.float64(num) / np.float64(m2))
@@ -545,18 +654,43 @@ def _r2(state: RegressionState, force_finite: bool) -> float:
     return float(1.0 - num / m2)
 
 
+def _r2_outputs(state: RegressionState, force_finite: bool) -> np.ndarray:
+    """R² per output (scikit-learn's ``_assemble_fraction_of_explained_deviance``)."""
+    num, den = state.sums[:, kernel.SQ], state.sums[:, kernel.M2]
+    if not force_finite:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 1 - num / den
+    scores = np.ones(num.shape[0])
+    valid = (num != 0) & (den != 0)
+    scores[valid] = 1 - num[valid] / den[valid]
+    scores[(num != 0) & (den == 0)] = 0.0
+    return scores
+
+
 def r2(state: RegressionState, multioutput="uniform_average", force_finite=True):
-    """R² (coefficient of determination); NaN with ``UndefinedMetricWarning`` (a scalar,
-    as scikit-learn returns it, whatever ``multioutput``) for fewer than two samples."""
-    check_multioutput(multioutput, ("raw_values", "uniform_average", "variance_weighted"))
-    value = _r2(state, force_finite)
-    if math.isnan(value) and state.sums[kernel.N] < 2:
-        return value
-    return out(value, multioutput)
+    """R² (coefficient of determination) per output; NaN with ``UndefinedMetricWarning``
+    (a scalar, as scikit-learn returns it, whatever ``multioutput``) for fewer than two
+    samples. "variance_weighted" weighs outputs by the spread of their ``y_true`` (uniform
+    when every spread is 0)."""
+    _check(state, multioutput, ("raw_values", "uniform_average", "variance_weighted"))
+    if state.sums.ndim == 1:
+        value = _r2(state, force_finite)
+        if math.isnan(value) and state.sums[kernel.N] < 2:
+            return value
+        return out(value, multioutput)
+    if _few_samples(state):
+        return float("nan")
+    scores = _r2_outputs(state, force_finite)
+    den = state.sums[:, kernel.M2]
+    weights = None
+    if isinstance(multioutput, str) and multioutput == "variance_weighted" and den.any():
+        weights = den
+    return average(scores, multioutput, weights)
 
 
 def adjusted_r2(state: RegressionState, n_features, force_finite=True) -> float:
-    """Adjusted R²: ``1 - (1 - R²) (n - 1) / (n - n_features - 1)``."""
+    """Adjusted R²: ``1 - (1 - R²) (n - 1) / (n - n_features - 1)`` (several outputs: of
+    their uniform average R², which is the average of their adjusted R²)."""
     if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) \
             or n_features < 0:
         raise ValueError(f"n_features must be an int >= 0, got {n_features!r}")
@@ -570,8 +704,14 @@ def adjusted_r2(state: RegressionState, n_features, force_finite=True) -> float:
 
 
 def summary(state: RegressionState) -> RegressionSummary:
-    """MAE, MSE, RMSE and R² (``force_finite=True``) of one state."""
+    """MAE, MSE, RMSE and R² (``force_finite=True``) of one state (several outputs: each
+    the uniform average over outputs, as the functions' default ``multioutput``)."""
     total = state.total()
+    if state.sums.ndim == 2:
+        sq = state.sums[:, kernel.SQ] / total
+        return RegressionSummary(float(np.mean(state.sums[:, kernel.ABS] / total)),
+                                 float(np.mean(sq)), float(np.mean(np.sqrt(sq))),
+                                 _r2(state, True), state.n_samples)
     m = float(state.sums[kernel.SQ] / total)
     return RegressionSummary(float(state.sums[kernel.ABS] / total), m, math.sqrt(m),
                              _r2(state, True), state.n_samples)
@@ -579,10 +719,19 @@ def summary(state: RegressionState) -> RegressionSummary:
 
 def median_ae(state: RegressionState, multioutput="uniform_average"):
     """Median absolute error of the kept errors (a state built with ``keep_values``)."""
-    check_multioutput(multioutput)
+    _check(state, multioutput)
     e = state.errors
     state.total()
-    return out(median_of(e, state.weights), multioutput)
+    return medians(e, state.weights, multioutput)
+
+
+def medians(e: np.ndarray, w: np.ndarray | None, multioutput):
+    """The median of the absolute errors ``e`` (per column of 2-D errors), as the median
+    absolute error's result."""
+    if e.ndim == 1:
+        return out(median_of(e, w), multioutput)
+    return average(np.array([median_of(e[:, j], w) for j in range(e.shape[1])]),
+                   multioutput)
 
 
 def median_of(e: np.ndarray, w: np.ndarray | None) -> float:
