@@ -134,6 +134,7 @@ SAMPLES = {
     "calibration": (RNG.integers(0, 2, N), RNG.random(N)),
     "regression": (RNG.normal(size=N), RNG.normal(size=N)),
     "ranking": (RNG.integers(0, 2, N), RNG.random(N).round(2)),
+    "proba": (RNG.integers(0, 4, N), RNG.dirichlet(np.ones(4), N)),
 }
 REQUIRED = {"fbeta_score": {"beta": 0.5, "average": "macro"}, "f1_score": {"average": "macro"},
             "precision_score": {"average": "micro"}, "recall_score": {"average": "weighted"},

@@ -93,6 +93,9 @@ from .ranking import (
     roc_curve,
 )
 
+# -- probabilistic classification scores --
+from .probabilities import d2_log_loss_score, log_loss
+
 # -- streaming accumulators and the state types: their own modules and __all__ --
 from . import states, streaming  # noqa: E402,F401
 
@@ -176,6 +179,9 @@ __all__ = [
     "precision_recall_curve",
     "ndcg_score",
     "mean_reciprocal_rank",
+    # -- probabilistic classification scores --
+    "log_loss",
+    "d2_log_loss_score",
     # -- LM / groups / robustness --
     "Window",
     "multiple_choice_accuracy",

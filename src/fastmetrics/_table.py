@@ -18,9 +18,9 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import calibration, classification, regression, report
+from . import calibration, classification, probabilities, regression, report
 from . import ranking as ranking_face
-from ._states import bins, confusion, prf, ranking, sums
+from ._states import bins, confusion, prf, proba, ranking, sums
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -38,7 +38,7 @@ class Metric:
     name : str
         The one-shot function's name (and the method's and the Dask function's).
     family : str
-        The state family: "confusion", "calibration", "regression" or "ranking".
+        The state family: "confusion", "calibration", "regression", "ranking" or "proba".
     derive : callable
         ``derive(state, *args, **kwargs)``: the metric of a state.
     function : callable
@@ -133,6 +133,11 @@ METRICS: tuple[Metric, ...] = (
     Metric("roc_curve", "ranking", ranking.roc, ranking_face.roc_curve, config=("pos_label",)),
     Metric("precision_recall_curve", "ranking", ranking.precision_recall,
            ranking_face.precision_recall_curve, config=("pos_label",)),
+    # probabilistic scores: labels (the columns of y_proba) are the accumulator's, so that
+    # chunks lacking a class still map their columns
+    Metric("log_loss", "proba", proba.loss, probabilities.log_loss, config=("labels",)),
+    Metric("d2_log_loss_score", "proba", proba.d2_log_loss, probabilities.d2_log_loss_score,
+           config=("labels",)),
 )
 
 
