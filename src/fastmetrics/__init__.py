@@ -94,7 +94,7 @@ from .ranking import (
 )
 
 # -- probabilistic classification scores --
-from .probabilities import d2_log_loss_score, log_loss
+from .probabilities import d2_log_loss_score, log_loss, top_k_accuracy_score
 
 # -- streaming accumulators and the state types: their own modules and __all__ --
 from . import states, streaming  # noqa: E402,F401
@@ -182,6 +182,7 @@ __all__ = [
     # -- probabilistic classification scores --
     "log_loss",
     "d2_log_loss_score",
+    "top_k_accuracy_score",
     # -- LM / groups / robustness --
     "Window",
     "multiple_choice_accuracy",

@@ -138,6 +138,9 @@ METRICS: tuple[Metric, ...] = (
     Metric("log_loss", "proba", proba.loss, probabilities.log_loss, config=("labels",)),
     Metric("d2_log_loss_score", "proba", proba.d2_log_loss, probabilities.d2_log_loss_score,
            config=("labels",)),
+    # k picks what the pass counts: an accumulator with k reads scores, not probabilities
+    Metric("top_k_accuracy_score", "proba", proba.top_k, probabilities.top_k_accuracy_score,
+           config=("k", "labels")),
 )
 
 

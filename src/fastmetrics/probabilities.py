@@ -1,5 +1,6 @@
-"""Probabilistic classification scores from one kernel pass: ``log_loss`` and
-``d2_log_loss_score`` (scikit-learn's names, parameters and warnings).
+"""Probabilistic classification scores from one kernel pass: ``log_loss``,
+``d2_log_loss_score`` and ``top_k_accuracy_score`` (scikit-learn's names, parameters and
+warnings).
 
 Each function validates its input, reads the probabilities once into a
 :class:`~fastmetrics.states.ProbabilityState` (the weighted log loss, the weight of each
@@ -28,7 +29,7 @@ import warnings
 from ._states import proba
 from ._states.proba import ProbabilityState
 
-__all__ = ["d2_log_loss_score", "log_loss"]
+__all__ = ["d2_log_loss_score", "log_loss", "top_k_accuracy_score"]
 
 _BOTH = "Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, use `y_proba` instead."
 _RENAMED = ("`y_pred` was renamed to `y_proba` in version 1.9 and will be removed in 1.11. "
@@ -134,6 +135,52 @@ def d2_log_loss_score(y_true, y_proba=None, *, sample_weight=None, labels=None,
     state = ProbabilityState.from_arrays(y_true, y_proba, sample_weight, labels=labels,
                                          n_threads=n_threads)
     return proba.d2_log_loss(state)
+
+
+def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=None,
+                         labels=None, n_threads=None) -> float:
+    """Top-k accuracy: the (weighted) fraction of samples whose class is among the ``k``
+    best scores, as scikit-learn's.
+
+    Among equal scores the higher column ranks first (scikit-learn's reversed stable sort).
+    Binary problems take 1-D scores of the greater class: ``k`` = 1 predicts it above 0.5
+    (scores within [0, 1]) or above 0 (other scores), ``k`` >= 2 is always right.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores (probabilities or decision values), one column per class in the order of
+        ``labels`` (or of the sorted classes of ``y_true``).
+    k : int, default=2
+        Number of best scores considered.
+    normalize : bool, default=True
+        The fraction of correct samples; False: their number (weight).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    labels : array-like of shape (n_classes,), default=None
+        The classes of the columns of ``y_score``, unique and sorted; needed when ``y_true``
+        lacks some class.
+    n_threads : int, default=None
+        Threads of the pass over a large input (the result is the same for any value).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fastmetrics as fm
+    >>> y_score = np.array([[0.5, 0.2, 0.2], [0.3, 0.4, 0.2], [0.2, 0.4, 0.3], [0.7, 0.2, 0.1]])
+    >>> fm.top_k_accuracy_score([0, 1, 2, 2], y_score, k=2)
+    0.75
+    """
+    k = proba.check_k(k)
+    state = ProbabilityState.from_arrays(y_true, y_score, sample_weight, labels=labels, k=k,
+                                         n_threads=n_threads)
+    return proba.top_k(state, k, normalize)
 
 
 def _n_rows(a) -> int:

@@ -56,7 +56,7 @@ from ._states import confusion, ranking, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
-from ._states.proba import ProbabilityState, sorted_labels
+from ._states.proba import ProbabilityState, check_k, sorted_labels
 from ._states.ranking import RankingResult, RankingState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
@@ -645,7 +645,8 @@ _attach_metrics(RegressionAccumulator)
 
 
 class ProbabilityAccumulator(Accumulator):
-    """Streaming probabilistic scores: ``log_loss`` and ``d2_log_loss_score``.
+    """Streaming probabilistic scores: ``log_loss`` and ``d2_log_loss_score``, or (with
+    ``k``) ``top_k_accuracy_score``.
 
     Parameters
     ----------
@@ -654,7 +655,12 @@ class ProbabilityAccumulator(Accumulator):
         functions take them). Give them whenever a chunk may lack a class: a chunk's
         columns are the sorted classes of all the data, which the chunk alone cannot know.
         With None, every chunk must hold every class (``ValueError`` otherwise) and chunks
-        merge only over the same classes.
+        merge only over the same classes. With ``k``, scikit-learn's rule for
+        ``top_k_accuracy_score``: labels unique and sorted.
+    k : int, default=None
+        Count the samples whose class is among the ``k`` best scores
+        (``top_k_accuracy_score(k=k)``); the chunks are then scores (decision values
+        allowed), and the log loss is not computed.
 
     Notes
     -----
@@ -674,18 +680,22 @@ class ProbabilityAccumulator(Accumulator):
     """
 
     family = "proba"
-    _config = ("labels",)
+    _config = ("labels", "k")
     labels: Any
 
-    def __init__(self, labels=None):
+    def __init__(self, labels=None, *, k=None):
         self._start()
-        self.labels = None if labels is None else sorted_labels(labels)
+        self.k = None if k is None else check_k(k)
+        self.labels = None if labels is None else (
+            sorted_labels(labels) if k is None else np.asarray(labels))
 
     @classmethod
     def _state_type(cls) -> type[State]:
         return ProbabilityState
 
     def _set_state(self, st) -> None:
+        if st is not None and st.k != (self.k or 0):
+            raise StateError("the state's k is not the accumulator's")
         if st is not None and self.labels is not None and st.n_classes and (
                 st.classes.shape != self.labels.shape or np.any(st.classes != self.labels)):
             raise StateError("the state's classes are not the accumulator's labels")
@@ -699,8 +709,8 @@ class ProbabilityAccumulator(Accumulator):
         result is the same for any value). Weights: give them for every chunk or for none.
         """
         st = ProbabilityState.from_arrays(y_true, y_proba, sample_weight, labels=self.labels,
-                                          n_threads=n_threads, allow_empty=True,
-                                          streamed=True)
+                                          k=self.k or 0, n_threads=n_threads,
+                                          allow_empty=True, streamed=True)
         if st.n_samples:
             self._add(st, st.weighted)
         return self

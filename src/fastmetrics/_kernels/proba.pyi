@@ -14,6 +14,8 @@ LOSS: int
 N: int
 UNNORMED: int
 NAN: int
+HITS: int
+HITS0: int
 MAXP: int
 MINP: int
 N_SUMS: int
@@ -29,6 +31,7 @@ def scores(
     tol: float,
     sums: np.ndarray,
     class_w: np.ndarray,
+    k: int = 0,
     n_threads: int = 1,
 ) -> int: ...
 def present(y: np.ndarray, lo: int, seen: np.ndarray) -> None: ...

@@ -25,6 +25,7 @@ frequency ``class_weight / W``, so its log loss is ``sum_k class_weight[k] *
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -40,11 +41,11 @@ from .._inputs import (
 )
 from .._kernels import proba as kernel
 from .._threads import threads_for
-from ..exceptions import UndefinedMetricWarning, warn
+from ..exceptions import UndefinedMetricWarning, invalid_parameter, warn
 from . import base
 
 __all__ = ["NOT_NORMALISED", "TOO_FEW", "ProbabilityState", "d2_log_loss", "loss",
-           "sorted_labels", "too_few"]
+           "check_k", "sorted_labels", "too_few", "top_k"]
 
 NOT_NORMALISED = "The y_prob values do not sum to one. Make sure to pass probabilities."
 TOO_FEW = "D^2 score is not well-defined with less than two samples."
@@ -58,20 +59,20 @@ _SAMPLES = "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is re
 # ---------------------------------------------------------------------- input checks
 
 
-def _matrix(y_proba) -> tuple[np.ndarray, bool]:
-    """``(P, binary)``: the probabilities as the 2-D view the kernel reads (an (n, 1) view
-    of 1-D probabilities of the positive class, ``binary``), never a copy of float32 /
-    float64 input."""
+def _matrix(y_proba) -> tuple[np.ndarray, bool, bool]:
+    """``(P, binary, one_d)``: the probabilities as the 2-D view the kernel reads (an (n, 1)
+    view of 1-D probabilities of the positive class, ``binary``), never a copy of float32 /
+    float64 input; ``one_d``: they were 1-D."""
     p = float_values(y_proba, "y_proba")
     if p.ndim == 1:
-        return p[:, None], True
+        return p[:, None], True, True
     if p.ndim != 2:
         if p.ndim == 0:
             raise ValueError(f"y_proba must be an array of probabilities, got a scalar: "
                              f"{y_proba!r}")
         raise ValueError(f"Found array with dim {p.ndim}, while dim <= 2 is required. "
                          f"(y_proba has shape {p.shape})")
-    return p, p.shape[1] == 1
+    return p, p.shape[1] == 1, False
 
 
 def _label_table(labels) -> np.ndarray:
@@ -171,6 +172,9 @@ class ProbabilityState(base.State):
         Sample weights were given.
     any_weight : bool
         Some weight is non-zero (picks scikit-learn's error when the weights sum to zero).
+    k : int
+        0: a pass over probabilities (the log loss); k > 0: a pass over scores counting the
+        samples whose class is among the k best (``top_k_accuracy_score``), no log loss.
 
     Examples
     --------
@@ -182,9 +186,10 @@ class ProbabilityState(base.State):
     """
 
     kind = "probability"
-    __slots__ = ("classes", "sums", "class_weight", "weighted", "any_weight")
+    __slots__ = ("classes", "sums", "class_weight", "weighted", "any_weight", "k")
 
-    def __init__(self, classes, sums, class_weight, weighted, any_weight):
+    def __init__(self, classes, sums, class_weight, weighted, any_weight, k=0):
+        self.k = k
         self.classes = classes
         self.sums = sums
         self.class_weight = class_weight
@@ -204,14 +209,17 @@ class ProbabilityState(base.State):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_arrays(cls, y_true, y_proba, sample_weight=None, *, labels=None,
+    def from_arrays(cls, y_true, y_proba, sample_weight=None, *, labels=None, k=0,
                     n_threads=None, allow_empty: bool = False,
                     streamed: bool = False) -> ProbabilityState:
         """One kernel pass. ``labels`` (None: the classes of ``y_true``) are the columns of
-        ``y_proba``; ``allow_empty`` accepts empty input and weights that are all zero (a
-        chunk of a stream); ``streamed`` words the errors for a chunk without ``labels``.
-        Raises scikit-learn's errors for bad input."""
-        P, binary = _matrix(y_proba)
+        ``y_proba``; ``k`` > 0 reads scores for ``top_k_accuracy_score`` instead (its rules
+        for labels and shapes); ``allow_empty`` accepts empty input and weights that are all
+        zero (a chunk of a stream); ``streamed`` words the errors for a chunk without
+        ``labels``. Raises scikit-learn's errors for bad input."""
+        if k:
+            k = check_k(k)
+        P, binary, one_d = _matrix(y_proba)
         y = column(y_true, "y_true")
         n = P.shape[0]
         if y.shape[0] != n:
@@ -221,17 +229,28 @@ class ProbabilityState(base.State):
                 w_len = ()
             raise inconsistent_lengths(y_true=y.shape[0], y_proba=n,
                                        sample_weight=w_len[0] if w_len else None)
+        # top_k_accuracy_score leaves zero weight sums to its average (ZeroDivisionError)
         w = check_weights(sample_weight, {"y_true": n, "y_proba": n},
-                          allow_zero_sum=allow_empty)
+                          allow_zero_sum=allow_empty or k > 0)
         K = 2 if binary else P.shape[1]
-        given = None if labels is None else sorted_labels(labels)
+        if k:
+            given = None if labels is None else _top_k_labels(labels)
+        else:
+            given = None if labels is None else sorted_labels(labels)
         if n == 0:
             if not allow_empty:
                 raise ValueError(_SAMPLES)
             classes = given if given is not None else np.zeros(0, dtype=np.int64)
-            return cls._empty(classes)
-        classes, yk, lo, lut = _encode(y, labels, given)
-        if classes.shape[0] == 1:
+            return cls._empty(classes, k)
+        try:
+            classes, yk, lo, lut = _encode(y, labels, given)
+        except ValueError as exc:
+            if k and given is not None and "not belonging" in str(exc):
+                raise ValueError("'y_true' contains labels not in parameter 'labels'.") from None
+            raise
+        if k:
+            binary = _top_k_shapes(classes, given is not None, P, one_d, streamed)
+        elif classes.shape[0] == 1:
             if given is None:
                 raise ValueError(
                     f"y_true contains only one label ({classes[0]}). Please provide the list "
@@ -239,7 +258,7 @@ class ProbabilityState(base.State):
                     + (_STREAMED if streamed else ""))
             raise ValueError("The labels array needs to contain at least two labels, got "
                              f"{classes}.")
-        if classes.shape[0] != K:
+        if not k and classes.shape[0] != K:
             if given is None:
                 raise ValueError(
                     f"y_true and y_prob contain different number of classes: "
@@ -250,28 +269,34 @@ class ProbabilityState(base.State):
                              f"y_prob. Classes found in labels: {classes}")
         sums = np.zeros(kernel.N_SUMS)
         sums[kernel.MAXP], sums[kernel.MINP] = -math.inf, math.inf
-        class_w = np.zeros(K)
+        class_w = np.zeros(classes.shape[0])
         eps = float(np.finfo(P.dtype).eps)
         tol = 1e-8 + math.sqrt(eps)
         bad = kernel.scores(P, binary, yk, lo, lut, _NO_WEIGHTS if w is None else w,
-                            w is not None, tol, sums, class_w, threads_for("proba", n, n_threads))
+                            w is not None, tol, sums, class_w, k=k,
+                            n_threads=threads_for("proba", n, n_threads))
         if bad >= 0:
+            if k and given is not None:
+                raise ValueError("'y_true' contains labels not in parameter 'labels'.")
             raise _undeclared(y, classes, labels if labels is not None else classes)
-        _check_values(sums, P)
+        _check_values(sums, P, scores=k > 0)
         return cls(classes, sums, class_w, w is not None,
-                   w is None or bool(np.any(w)))
+                   w is None or bool(np.any(w)), k)
 
     @classmethod
-    def _empty(cls, classes: np.ndarray) -> ProbabilityState:
+    def _empty(cls, classes: np.ndarray, k: int = 0) -> ProbabilityState:
         sums = np.zeros(kernel.N_SUMS)
         sums[kernel.MAXP], sums[kernel.MINP] = -math.inf, math.inf
-        return cls(classes, sums, np.zeros(classes.shape[0]), False, False)
+        return cls(classes, sums, np.zeros(classes.shape[0]), False, False, k)
 
     # ------------------------------------------------------------------ merge
     def merge(self, other: ProbabilityState) -> ProbabilityState:
         """The state of both inputs: sums and class weights add; the classes must be the
         same (an empty state is the identity)."""
         self._check_mergeable(other)
+        if self.k != other.k:
+            raise ValueError(f"cannot merge probability states of different k ({self.k} and "
+                             f"{other.k})")
         if other.n_samples == 0 and (other.n_classes == 0 or _same(self, other)):
             return self
         if self.n_samples == 0 and (self.n_classes == 0 or _same(self, other)):
@@ -286,7 +311,7 @@ class ProbabilityState(base.State):
         s[kernel.MINP] = min(self.sums[kernel.MINP], other.sums[kernel.MINP])
         return ProbabilityState(self.classes, s, self.class_weight + other.class_weight,
                                 self.weighted or other.weighted,
-                                self.any_weight or other.any_weight)
+                                self.any_weight or other.any_weight, self.k)
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict:
@@ -297,6 +322,7 @@ class ProbabilityState(base.State):
             "class_weight": self.class_weight.copy(),
             "weighted": bool(self.weighted),
             "any_weight": bool(self.any_weight),
+            "k": int(self.k),
         }
 
     @classmethod
@@ -312,14 +338,19 @@ class ProbabilityState(base.State):
         cw = base.field(d, "class_weight", kinds="f", ndim=1, shape=(K,),
                         dtype=np.float64).copy()
         weighted, any_weight = base.flag(d, "weighted"), base.flag(d, "any_weight")
-        plain = [kernel.W, kernel.LOSS, kernel.N, kernel.UNNORMED, kernel.NAN]
+        k = base.integer(d, "k")
+        plain = [kernel.W, kernel.LOSS, kernel.N, kernel.UNNORMED, kernel.NAN, kernel.HITS,
+                 kernel.HITS0]
+        absent = (kernel.LOSS, kernel.UNNORMED) if k else (kernel.HITS, kernel.HITS0)
+        if any(s[i] != 0 for i in absent):
+            raise base.StateError("a sum this state was not built for must be 0")
         if not (np.isfinite(s[plain]).all() and np.isfinite(cw).all()):
             raise base.StateError("the sums of a probability state must be finite")
         n = s[kernel.N]
         if n < 0 or n != math.floor(n) or n >= 2.0**53:
             raise base.StateError(f"the sample count must be a non-negative integer, got {n}")
-        for k in (kernel.UNNORMED, kernel.NAN):
-            if s[k] < 0 or s[k] != math.floor(s[k]):
+        for slot in (kernel.UNNORMED, kernel.NAN):
+            if s[slot] < 0 or s[slot] != math.floor(s[slot]):
                 raise base.StateError("the row counts must be non-negative integers")
         if s[kernel.NAN] != 0:
             raise base.StateError("a state holds no NaN probabilities")
@@ -327,10 +358,13 @@ class ProbabilityState(base.State):
             if np.any(s[plain] != 0) or cw.any() or s[kernel.MAXP] != -math.inf \
                     or s[kernel.MINP] != math.inf or weighted or any_weight:
                 raise base.StateError("an empty probability state must hold zero sums")
-            return cls(classes, s, cw, False, False)
+            return cls(classes, s, cw, False, False, k)
         if K == 0:
             raise base.StateError("a probability state with samples has its classes")
-        if not (0.0 <= s[kernel.MINP] <= s[kernel.MAXP] <= 1.0):
+        if not (s[kernel.MINP] <= s[kernel.MAXP] and np.isfinite(s[[kernel.MINP,
+                                                                     kernel.MAXP]]).all()):
+            raise base.StateError("the smallest and largest values must be finite, in order")
+        if not k and not (0.0 <= s[kernel.MINP] and s[kernel.MAXP] <= 1.0):
             raise base.StateError("probabilities lie within [0, 1]")
         if s[kernel.LOSS] < 0 and not weighted:
             raise base.StateError("unweighted, the log loss is non-negative")
@@ -346,9 +380,12 @@ class ProbabilityState(base.State):
                 raise base.StateError("unweighted, the class weights are the class counts")
             if s[kernel.LOSS] > n * -math.log(_EPS64) * (1 + 1e-12):
                 raise base.StateError("unweighted, a sample's log loss is at most -log(eps)")
+            for i in (kernel.HITS, kernel.HITS0):
+                if s[i] < 0 or s[i] > n or s[i] != math.floor(s[i]):
+                    raise base.StateError("unweighted, the hits are a count within n_samples")
         elif s[kernel.W] != 0 and not any_weight:
             raise base.StateError("the weights sum to non-zero but any_weight is False")
-        return cls(classes, s, cw, weighted, any_weight)
+        return cls(classes, s, cw, weighted, any_weight, k)
 
 
 _STREAMED = (" (A chunk of a stream must hold every class of the columns of y_proba, or "
@@ -360,21 +397,72 @@ def _same(a: ProbabilityState, b: ProbabilityState) -> bool:
             label_kind(b.classes) and bool(np.all(a.classes == b.classes)))
 
 
-def _check_values(sums: np.ndarray, P: np.ndarray) -> None:
-    """scikit-learn's errors for probabilities that are NaN, infinite or outside [0, 1]."""
+def _check_values(sums: np.ndarray, P: np.ndarray, scores: bool = False) -> None:
+    """scikit-learn's errors for probabilities that are NaN, infinite or outside [0, 1]
+    (``scores``: NaN and infinity only)."""
     mx, mn = sums[kernel.MAXP], sums[kernel.MINP]
     if sums[kernel.NAN] or not (math.isfinite(mx) and math.isfinite(mn)):
         raise nonfinite_error(P, None)
+    if scores:
+        return
     if mx > 1:
         raise ValueError(f"y_prob contains values greater than 1: {P.dtype.type(mx)}")
     if mn < 0:
         raise ValueError(f"y_prob contains values lower than 0: {P.dtype.type(mn)}")
 
 
+def check_k(k) -> int:
+    """``top_k_accuracy_score``'s ``k``: an int >= 1 (scikit-learn's parameter error)."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise invalid_parameter("The 'k' parameter of top_k_accuracy_score must be an int in "
+                                f"the range [1, inf). Got {k!r} instead.")
+    return int(k)
+
+
+def _top_k_labels(labels) -> np.ndarray:
+    """``top_k_accuracy_score``'s labels: unique and sorted, or scikit-learn's error."""
+    lab = _label_table(labels)
+    classes = np.unique(lab)
+    if classes.shape[0] != lab.shape[0]:
+        raise ValueError("Parameter 'labels' must be unique.")
+    if not np.array_equal(classes, lab):
+        raise ValueError("Parameter 'labels' must be ordered.")
+    return classes
+
+
+def _top_k_shapes(classes: np.ndarray, given: bool, P: np.ndarray, one_d: bool,
+                  streamed: bool) -> bool:
+    """scikit-learn's checks of the scores' shape against the classes of
+    ``top_k_accuracy_score``; whether the problem is binary (1-D scores)."""
+    n_classes = classes.shape[0]
+    n = P.shape[0]
+    if n_classes <= 2 and not (P.shape[1] == 1):
+        raise ValueError(f"`y_true` is binary while y_score is 2d with {P.shape[1]} classes. "
+                         "If `y_true` does not contain all the labels, `labels` must be "
+                         "provided." + (_STREAMED if streamed else ""))
+    if n_classes > 2 and one_d:
+        raise ValueError("`y_score` needs to be of shape `(n_samples, n_classes)`, since "
+                         f"`y_true` contains multiple classes. Got `y_score.shape={(n,)}`.")
+    K = 2 if n_classes <= 2 else P.shape[1]
+    if n_classes != K:
+        if given:
+            raise ValueError(f"Number of given labels ({n_classes}) not equal to the number "
+                             f"of classes in 'y_score' ({K}).")
+        raise ValueError(f"Number of classes in 'y_true' ({n_classes}) not equal to the "
+                         f"number of classes in 'y_score' ({K}).You can provide a list of all "
+                         "known classes by assigning it to the `labels` parameter."
+                         + (_STREAMED if streamed else ""))
+    return n_classes == 2
+
+
 # ---------------------------------------------------------------------- derivations
 
 
 def _warn_unnormalised(state: ProbabilityState) -> None:
+    if state.k:
+        raise ValueError(f"this state counted top-{state.k} hits of scores, not the log loss "
+                         "of probabilities (an accumulator with k= serves "
+                         "top_k_accuracy_score only)")
     if state.sums[kernel.UNNORMED]:
         warn(NOT_NORMALISED, UserWarning)
 
@@ -408,7 +496,7 @@ def too_few() -> float:
 def d2_log_loss(state: ProbabilityState) -> float:
     """``d2_log_loss_score``: ``1 - log loss / log loss of the null model``, the null model
     predicting each class's weighted frequency in ``y_true``."""
-    if state.n_samples < 2:
+    if state.n_samples < 2 and not state.k:
         return too_few()
     _warn_unnormalised(state)
     W = _total(state)
@@ -417,3 +505,25 @@ def d2_log_loss(state: ProbabilityState) -> float:
     null = float(-np.sum(cw * np.log(p)))
     return float(1 - state.sums[kernel.LOSS] / null)
 
+
+def top_k(state: ProbabilityState, k=2, normalize=True) -> float:
+    """``top_k_accuracy_score``: the weighted fraction (``normalize``) or weight of the
+    samples whose class is among the ``k`` best scores (ties: the higher column first);
+    binary: ``k`` = 1 predicts the greater class above 0.5 (scores within [0, 1]) or 0,
+    ``k`` >= 2 is always right."""
+    if state.k == 0:
+        raise ValueError("this state holds no top-k hits (build it with k=...)")
+    if check_k(k) != state.k:
+        raise ValueError(f"this state counted the top {state.k}, not the top {k}: k is the "
+                         "accumulator's")
+    if state.k >= state.n_classes:
+        warn(f"'k' ({state.k}) greater than or equal to 'n_classes' ({state.n_classes}) will "
+             "result in a perfect score and is therefore meaningless.", UndefinedMetricWarning)
+    s = state.sums
+    half = state.n_classes > 2 or (s[kernel.MINP] >= 0 and s[kernel.MAXP] <= 1)
+    hits = float(s[kernel.HITS] if half else s[kernel.HITS0])
+    if not normalize:
+        return hits
+    if s[kernel.W] == 0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return hits / float(s[kernel.W])
