@@ -5,8 +5,7 @@ probabilities of the positive class of a binary problem) and the class of each s
 It fills the float64 sums of ``proba.pxd`` (weight total, weighted log loss, sample
 count, rows that do not sum to one, NaN count, largest and smallest probability; or, for
 ``top_k_accuracy_score``, the weight of the samples whose class is among the k best) and
-the weight of
-each class of ``y_true`` (what the null model of the D² score is made of).
+the weight of each class of ``y_true`` (what the null model of the D² score is made of).
 
 The matrix is read in place, whatever its strides (C or Fortran order, a column of a larger
 array) and dtype (float32 or float64). Probabilities are clipped to ``[eps, 1 - eps]`` in
