@@ -227,8 +227,10 @@ class ProbabilityState(base.State):
                 w_len = np.shape(sample_weight)[:1] if sample_weight is not None else ()
             except ValueError:
                 w_len = ()
-            raise inconsistent_lengths(y_true=y.shape[0], y_proba=n,
-                                       sample_weight=w_len[0] if w_len else None)
+            lengths = {"y_true": y.shape[0], "y_proba": n}
+            if not k:  # log_loss names the probabilities first, as scikit-learn
+                lengths = {"y_proba": n, "y_true": y.shape[0]}
+            raise inconsistent_lengths(**lengths, sample_weight=w_len[0] if w_len else None)
         # top_k_accuracy_score leaves zero weight sums to its average (ZeroDivisionError)
         w = check_weights(sample_weight, {"y_true": n, "y_proba": n},
                           allow_zero_sum=allow_empty or k > 0)
@@ -245,6 +247,9 @@ class ProbabilityState(base.State):
         try:
             classes, yk, lo, lut = _encode(y, labels, given)
         except ValueError as exc:
+            if k and "continuous" in str(exc):
+                raise ValueError("y type must be 'binary' or 'multiclass', got 'continuous' "
+                                 f"instead. ({exc})") from None
             if k and given is not None and "not belonging" in str(exc):
                 raise ValueError("'y_true' contains labels not in parameter 'labels'.") from None
             raise
