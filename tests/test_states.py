@@ -105,6 +105,16 @@ def calibration_data(draw):
 
 
 @st.composite
+def proba_data(draw):
+    n = draw(st.integers(1, 60))
+    y = np.array(draw(st.lists(st.sampled_from([2, 5, 9]), min_size=n, max_size=n)))
+    grid = st.integers(0, 10).map(lambda i: i / 10)  # 0 and 1 (clipped) too
+    p = np.array(draw(st.lists(st.tuples(grid | st.floats(0.0, 1.0), grid, grid),
+                               min_size=n, max_size=n)), dtype=float).reshape(n, 3)
+    return (y, p), _weights(draw, n)
+
+
+@st.composite
 def regression_data(draw):
     n = draw(st.integers(1, 60))
     x = st.floats(-1e3, 1e3) | st.integers(-3, 3).map(float)
@@ -141,6 +151,8 @@ CASES = {
     "ranking": (ranking_data(), lambda a, w: fm.states.RankingState.from_arrays(*a, w)),
     "ranking_binned": (ranking_data(), lambda a, w: fm.states.RankingState.from_arrays(
         *a, w, edges=_EDGES)),
+    "probability": (proba_data(), lambda a, w: fm.states.ProbabilityState.from_arrays(
+        *a, w, labels=[2, 5, 9])),
     "sketch": (value_data(), lambda a, w: fm.states.SketchState.from_arrays(*a)),
     "exact_quantile": (value_data(), lambda a, w: fm.states.ExactQuantileState.from_arrays(*a)),
 }
@@ -261,6 +273,8 @@ def _examples():
                                       rng.random(20))
     yield GroupedConfusionState.from_arrays(yt, yp, rng.integers(0, 3, 50))
     yield fm.states.ContingencyState.from_arrays(yt.astype(str), yp - 10**12)
+    yield fm.states.ProbabilityState.from_arrays(yt, rng.dirichlet(np.ones(4), 50), w)
+    yield fm.states.ProbabilityState.from_arrays(yt.astype(str), rng.dirichlet(np.ones(4), 50))
 
 
 def _same_state(a, b):

@@ -116,6 +116,8 @@ from .cluster import (
     rand_score,
     v_measure_score,
 )
+# -- probabilistic classification scores --
+from .probabilities import d2_log_loss_score, log_loss, top_k_accuracy_score
 
 # -- streaming accumulators and the state types: their own modules and __all__ --
 from . import cluster, states, streaming  # noqa: E402,F401
@@ -221,6 +223,10 @@ __all__ = [
     "pair_confusion_matrix",
     "rand_score",
     "v_measure_score",
+    # -- probabilistic classification scores --
+    "log_loss",
+    "d2_log_loss_score",
+    "top_k_accuracy_score",
     # -- LM / groups / robustness --
     "Window",
     "multiple_choice_accuracy",

@@ -18,9 +18,9 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import calibration, classification, cluster, regression, report
+from . import calibration, classification, cluster, probabilities, regression, report
 from . import ranking as ranking_face
-from ._states import bins, confusion, contingency, onevsrest, prf, ranking, sums
+from ._states import bins, confusion, contingency, onevsrest, prf, proba, ranking, sums
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -38,8 +38,8 @@ class Metric:
     name : str
         The one-shot function's name (and the method's and the Dask function's).
     family : str
-        The state family: "confusion", "calibration", "regression", "ranking" or
-        "contingency".
+        The state family: "confusion", "calibration", "regression", "ranking",
+        "contingency" or "proba".
     derive : callable
         ``derive(state, *args, **kwargs)``: the metric of a state.
     function : callable
@@ -167,6 +167,14 @@ METRICS: tuple[Metric, ...] = (
     Metric("v_measure_score", "contingency", contingency.v_measure, cluster.v_measure_score),
     Metric("fowlkes_mallows_score", "contingency", contingency.fowlkes_mallows,
            cluster.fowlkes_mallows_score),
+    # probabilistic scores: labels (the columns of y_proba) are the accumulator's, so that
+    # chunks lacking a class still map their columns
+    Metric("log_loss", "proba", proba.loss, probabilities.log_loss, config=("labels",)),
+    Metric("d2_log_loss_score", "proba", proba.d2_log_loss, probabilities.d2_log_loss_score,
+           config=("labels",)),
+    # k picks what the pass counts: an accumulator with k reads scores, not probabilities
+    Metric("top_k_accuracy_score", "proba", proba.top_k, probabilities.top_k_accuracy_score,
+           config=("k", "labels")),
 )
 
 

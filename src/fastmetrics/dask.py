@@ -49,6 +49,7 @@ from .streaming import (
     CalibrationAccumulator,
     ConfusionAccumulator,
     ContingencyAccumulator,
+    ProbabilityAccumulator,
     RankingAccumulator,
     RegressionAccumulator,
 )
@@ -61,9 +62,12 @@ _KINDS = {
     "regression": RegressionAccumulator,
     "ranking": RankingAccumulator,
     "contingency": ContingencyAccumulator,
+    "proba": ProbabilityAccumulator,
 }
 _SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
-           "ranking": "y_score", "contingency": "labels_pred"}
+           "ranking": "y_score", "contingency": "labels_pred", "proba": "y_proba"}
+_MATRICES = {"calibration": frozenset({"y_prob"}), "proba": frozenset({"y_proba"}),
+             "regression": frozenset({"y_true", "y_pred"})}
 
 _MISSING = (
     'fastmetrics.dask needs dask and distributed: pip install "fastmetrics-kernels[dask]"'
@@ -187,8 +191,7 @@ def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
     factory = _KINDS[kind]
     factory(**init_kw)  # bad parameters fail here, on the client, before any work
     names = [k for k, v in arrays.items() if v is not None]
-    allow_2d = {"calibration": frozenset({"y_prob"}),
-                "regression": frozenset({"y_true", "y_pred"})}.get(kind, frozenset())
+    allow_2d = _MATRICES.get(kind, frozenset())
     aligned = _align({k: arrays[k] for k in names}, da, allow_2d)
     blocks = [a.to_delayed().reshape(-1) for a in aligned]
     # impure: fresh keys per call, so a call never picks up states still held from another
@@ -210,16 +213,18 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
 
     Parameters
     ----------
-    kind : {"confusion", "calibration", "regression", "ranking", "contingency"}
+    kind : {"confusion", "calibration", "regression", "ranking", "contingency", "proba"}
         :class:`~fastmetrics.streaming.ConfusionAccumulator`,
         :class:`~fastmetrics.streaming.CalibrationAccumulator`,
         :class:`~fastmetrics.streaming.RegressionAccumulator`,
-        :class:`~fastmetrics.streaming.RankingAccumulator` or
+        :class:`~fastmetrics.streaming.RankingAccumulator`,
         :class:`~fastmetrics.streaming.ContingencyAccumulator` (``y_true`` and ``y_pred``
-        are then ``labels_true`` and ``labels_pred``).
+        are then ``labels_true`` and ``labels_pred``) or
+        :class:`~fastmetrics.streaming.ProbabilityAccumulator` (without ``labels=``, the
+        classes of ``y_true`` are found first, in one more pass over it).
     y_true, y_pred : dask array, dask dataframe column or array-like of shape (n_samples,)
         Labels or targets and predictions (probabilities of shape (n_samples,) or
-        (n_samples, K) for calibration, scores for ranking).
+        (n_samples, K) for calibration and proba, scores for ranking).
     sample_weight : same kinds, of shape (n_samples,), default=None
         Sample weights.
     compute : bool, default=True
@@ -252,12 +257,25 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
     update_kw = {}
     if n_threads is not None:
         update_kw["n_threads"] = n_threads
+    if kind == "proba" and params.get("labels") is None:
+        # the columns of y_proba are the sorted classes of all of y_true, which a chunk
+        # alone does not know: one pass over y_true finds them first
+        params = dict(params, labels=_classes(y_true))
     arrays = {"y_true": y_true, _SECOND.get(kind, "y_pred"): y_pred,
               "sample_weight": sample_weight}
     out = _graph(kind, arrays, params, update_kw, split_every)
     if not compute:
         return out
     return out.compute()
+
+
+def _classes(y_true) -> np.ndarray:
+    """The sorted classes of ``y_true`` (a dask input is computed: one pass)."""
+    _, da = _dask()
+    y = _to_dask_or_numpy(y_true, "y_true", da, False)
+    if isinstance(y, da.Array):
+        return np.asarray(da.unique(y).compute())
+    return np.unique(y)
 
 
 def _finish(acc, fn, args):

@@ -18,6 +18,7 @@ from ._states.confusion import ConfusionState
 from ._states.contingency import ContingencyState
 from ._states.grouped import GroupedConfusionState
 from ._states.multilabel import MultilabelState
+from ._states.proba import ProbabilityState
 from ._states.ranking import RankingState
 from ._states.sketch import ExactQuantileState, SketchState
 from ._states.sums import RegressionState
@@ -29,6 +30,7 @@ __all__ = [
     "ExactQuantileState",
     "GroupedConfusionState",
     "MultilabelState",
+    "ProbabilityState",
     "RankingState",
     "RegressionState",
     "SketchState",

@@ -57,6 +57,7 @@ from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
 from ._states.contingency import ContingencyState
+from ._states.proba import ProbabilityState, check_k, sorted_labels
 from ._states.ranking import RankingResult, RankingState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
@@ -66,6 +67,7 @@ __all__ = [
     "CalibrationAccumulator",
     "ConfusionAccumulator",
     "ContingencyAccumulator",
+    "ProbabilityAccumulator",
     "QuantileAccumulator",
     "QuantileResult",
     "RankingAccumulator",
@@ -642,6 +644,84 @@ class RegressionAccumulator(Accumulator):
 
 
 _attach_metrics(RegressionAccumulator)
+
+
+# --------------------------------------------------------------------------- probabilities
+
+
+class ProbabilityAccumulator(Accumulator):
+    """Streaming probabilistic scores: ``log_loss`` and ``d2_log_loss_score``, or (with
+    ``k``) ``top_k_accuracy_score``.
+
+    Parameters
+    ----------
+    labels : array-like, default=None
+        The classes of the columns of ``y_proba`` (taken sorted, as the one-shot
+        functions take them). Give them whenever a chunk may lack a class: a chunk's
+        columns are the sorted classes of all the data, which the chunk alone cannot know.
+        With None, every chunk must hold every class (``ValueError`` otherwise) and chunks
+        merge only over the same classes. With ``k``, scikit-learn's rule for
+        ``top_k_accuracy_score``: labels unique and sorted.
+    k : int, default=None
+        Count the samples whose class is among the ``k`` best scores
+        (``top_k_accuracy_score(k=k)``); the chunks are then scores (decision values
+        allowed), and the log loss is not computed.
+
+    Notes
+    -----
+    ``log_loss(normalize=...)`` and ``d2_log_loss_score()`` equal the one-shot functions on
+    the concatenated chunks (with ``labels`` given: ``log_loss(..., labels=labels)``) to
+    1e-12 relative: the state is the weighted log loss, the weight total and the weight of
+    each class. The warning for rows that do not sum to one comes with the metric, as in
+    one pass.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import ProbabilityAccumulator
+    >>> acc = ProbabilityAccumulator(labels=[0, 1, 2])
+    >>> acc = acc.update([0, 1], [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1]]).update([2], [[0.1, 0.1, 0.8]])
+    >>> round(acc.log_loss(), 6)
+    0.267654
+    """
+
+    family = "proba"
+    _config = ("labels", "k")
+    labels: Any
+
+    def __init__(self, labels=None, *, k=None):
+        self._start()
+        self.k = None if k is None else check_k(k)
+        self.labels = None if labels is None else (
+            sorted_labels(labels) if k is None else np.asarray(labels))
+
+    @classmethod
+    def _state_type(cls) -> type[State]:
+        return ProbabilityState
+
+    def _set_state(self, st) -> None:
+        if st is not None and st.k != (self.k or 0):
+            raise StateError("the state's k is not the accumulator's")
+        if st is not None and self.labels is not None and st.n_classes and (
+                st.classes.shape != self.labels.shape or np.any(st.classes != self.labels)):
+            raise StateError("the state's classes are not the accumulator's labels")
+        super()._set_state(st)
+
+    def update(self, y_true, y_proba, sample_weight=None, *, n_threads=None):
+        """Add one chunk: ``y_proba`` (n, K) over the sorted classes, or 1-D (binary).
+        Returns ``self``.
+
+        ``n_threads``: threads of the pass over a large chunk (None: the OpenMP default; the
+        result is the same for any value). Weights: give them for every chunk or for none.
+        """
+        st = ProbabilityState.from_arrays(y_true, y_proba, sample_weight, labels=self.labels,
+                                          k=self.k or 0, n_threads=n_threads,
+                                          allow_empty=True, streamed=True)
+        if st.n_samples:
+            self._add(st, st.weighted)
+        return self
+
+
+_attach_metrics(ProbabilityAccumulator)
 
 
 # --------------------------------------------------------------------------- ranking

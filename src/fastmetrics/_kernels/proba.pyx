@@ -1,0 +1,195 @@
+# cython: language_level=3
+"""Probability scores kernel: one pass over an (n, K) probability matrix (or the 1-D
+probabilities of the positive class of a binary problem) and the class of each sample.
+
+It fills the float64 sums of ``proba.pxd`` (weight total, weighted log loss, sample
+count, rows that do not sum to one, NaN count, largest and smallest probability; or, for
+``top_k_accuracy_score``, the weight of the samples whose class is among the k best) and
+the weight of each class of ``y_true`` (what the null model of the D² score is made of).
+
+The matrix is read in place, whatever its strides (C or Fortran order, a column of a larger
+array) and dtype (float32 or float64). Probabilities are clipped to ``[eps, 1 - eps]`` in
+their own dtype, as scikit-learn does, before the logarithm (taken in double precision).
+Large inputs are cut into lanes whose number depends on n only; each lane sums its samples
+in blocks, lanes run on up to ``n_threads`` OpenMP threads and are added in lane order, so
+the result is the same for any thread count.
+"""
+
+from libc.math cimport log, fabs, INFINITY
+from libc.stdint cimport int64_t
+from .common cimport label_t, weight_t, _lane_start
+from cython.parallel cimport prange
+
+import numpy as np
+
+ctypedef fused prob_t:
+    float
+    double
+
+
+cdef enum:
+    LANE_MIN = 262144  # samples per lane at least
+    MAX_LANES = 64
+    BLOCK = 2048
+
+
+cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int64_t lo,
+                      const int64_t[::1] lut, const weight_t[:] w, bint has_w, double tol,
+                      Py_ssize_t k, Py_ssize_t start0, Py_ssize_t stop0, double* sums,
+                      double* class_w) noexcept nogil:
+    """Samples [start0, stop0) into ``sums`` / ``class_w`` (zeroed); returns the first row
+    whose label is not a class, or -1."""
+    cdef Py_ssize_t K = P.shape[1]
+    cdef Py_ssize_t m = lut.shape[0]
+    cdef Py_ssize_t start, stop, i, j
+    cdef int64_t off
+    cdef Py_ssize_t c
+    cdef prob_t eps = 1.1920928955078125e-07 if prob_t is float else 2.220446049250313e-16
+    cdef prob_t one = 1
+    cdef prob_t hi = one - eps
+    cdef prob_t v, q, rs, sc
+    cdef Py_ssize_t rank
+    cdef bint pos
+    cdef double wv = 1.0
+    cdef double bw, bl, bh, bh0, mx = -INFINITY, mn = INFINITY
+    cdef double unnormed = 0.0, nans = 0.0
+    start = start0
+    while start < stop0:
+        stop = start + BLOCK
+        if stop > stop0:
+            stop = stop0
+        bw = 0.0
+        bl = 0.0
+        bh = 0.0
+        bh0 = 0.0
+        for i in range(start, stop):
+            off = <int64_t>y[i] - lo
+            if off < 0 or off >= m:
+                return i
+            c = lut[off]
+            if c < 0:
+                return i
+            if has_w:
+                wv = <double>w[i]
+            rs = 0
+            rank = 0
+            sc = P[i, c] if not binary else 0
+            for j in range(K):
+                v = P[i, j]
+                if v != v:
+                    nans += 1.0
+                else:
+                    if v > mx:
+                        mx = v
+                    if v < mn:
+                        mn = v
+                rs = rs + v
+                # scikit-learn's ranks: a stable sort reversed, so among equal scores the
+                # higher column comes first
+                if v > sc or (v == sc and j > c):
+                    rank += 1
+            bw += wv
+            class_w[c] += wv
+            if k > 0:
+                if not binary:
+                    if rank < k:
+                        bh += wv
+                elif k > 1:
+                    bh += wv
+                    bh0 += wv
+                else:
+                    pos = c == 1
+                    if (P[i, 0] > 0.5) == pos:
+                        bh += wv
+                    if (P[i, 0] > 0) == pos:
+                        bh0 += wv
+                continue
+            if binary:
+                # scikit-learn's two columns (1 - p, p), formed in the dtype
+                q = P[i, 0] if c == 1 else one - P[i, 0]
+            else:
+                q = P[i, c]
+                if fabs(<double>rs - 1.0) > tol:
+                    unnormed += 1.0
+            if q < eps:
+                q = eps
+            elif q > hi:
+                q = hi
+            bl += wv * -log(<double>q)
+        sums[W] += bw
+        sums[LOSS] += bl
+        sums[HITS] += bh
+        sums[HITS0] += bh0
+        start = stop
+    sums[N] += <double>(stop0 - start0)
+    sums[UNNORMED] += unnormed
+    sums[NAN] += nans
+    sums[MAXP] = mx
+    sums[MINP] = mn
+    return -1
+
+
+cdef void _add(double* a, const double* b, double* ca, const double* cb,
+               Py_ssize_t K) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(MAXP):
+        a[k] += b[k]
+    if b[MAXP] > a[MAXP]:
+        a[MAXP] = b[MAXP]
+    if b[MINP] < a[MINP]:
+        a[MINP] = b[MINP]
+    for k in range(K):
+        ca[k] += cb[k]
+
+
+def scores(const prob_t[:, :] P, bint binary, const label_t[:] y, int64_t lo,
+           const int64_t[::1] lut, const weight_t[:] w, bint has_w, double tol,
+           double[::1] sums, double[::1] class_w, Py_ssize_t k=0, int n_threads=1):
+    """Fill ``sums`` (length ``N_SUMS``, zeroed by the caller; ``MAXP`` -inf and ``MINP``
+    +inf) and ``class_w`` (the weight of each class, zeroed) from one pass.
+
+    ``P`` is (n, K) probabilities, or (n, 1) of the positive class when ``binary``; the
+    class of sample i is ``lut[y[i] - lo]`` (a column index, or -1 for a label that is no
+    class). ``tol``: a row is normalised when ``|sum - 1| <= tol``. With ``k`` > 0 the
+    values are scores: the top-k hits are counted instead of the log loss. Returns -1, or
+    the first row whose label is no class (then the sums are incomplete)."""
+    cdef Py_ssize_t n = P.shape[0]
+    cdef Py_ssize_t K = class_w.shape[0]
+    cdef Py_ssize_t lane, n_lanes, bad = -1, b
+    if y.shape[0] != n or (has_w and w.shape[0] != n) or sums.shape[0] < N_SUMS \
+            or (binary and (P.shape[1] != 1 or K != 2)) or (not binary and P.shape[1] != K):
+        raise ValueError("scores: inconsistent shapes")
+    if n == 0:
+        return -1
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    if n_lanes == 1:
+        with nogil:
+            bad = _lane(P, binary, y, lo, lut, w, has_w, tol, k, 0, n, &sums[0], &class_w[0])
+        return bad
+    cdef double[:, ::1] lanes = np.zeros((n_lanes, N_SUMS))
+    cdef double[:, ::1] lane_w = np.zeros((n_lanes, K))
+    cdef Py_ssize_t[::1] lane_bad = np.full(n_lanes, -1, dtype=np.intp)
+    with nogil:
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1):
+            lane_bad[lane] = _lane(P, binary, y, lo, lut, w, has_w, tol, k,
+                                   _lane_start(n, n_lanes, lane),
+                                   _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0],
+                                   &lane_w[lane, 0])
+        for lane in range(n_lanes):
+            b = lane_bad[lane]
+            if b >= 0:
+                bad = b
+                break
+            _add(&sums[0], &lanes[lane, 0], &class_w[0], &lane_w[lane, 0], K)
+    return bad
+
+
+def present(const label_t[:] y, int64_t lo, unsigned char[::1] seen):
+    """Mark ``seen[y[i] - lo] = 1`` for every sample (every ``y[i] - lo`` must lie in
+    ``[0, len(seen))``: the caller took ``lo`` and the length from the minimum and maximum)."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(n):
+            seen[<int64_t>y[i] - lo] = 1

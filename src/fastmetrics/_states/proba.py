@@ -1,0 +1,534 @@
+"""The probability state: one kernel pass over (y_true, probabilities[, weights]) -> the
+weighted log loss, the weight of each class of ``y_true`` and a few checks, and the scores
+derived from them (``log_loss``, ``d2_log_loss_score``).
+
+Columns
+-------
+The columns of an (n, K) probability matrix are the sorted classes (scikit-learn's
+``LabelBinarizer`` order): those of ``labels`` when given, else those of ``y_true``. 1-D
+probabilities are of the second of two classes (scikit-learn's ``(1 - p, p)`` columns).
+A state keeps its classes; states merge only over the same classes, so a stream whose
+chunks may lack classes needs ``labels`` fixed up front (a chunk holding 3 of 4 classes
+cannot tell which column is missing).
+
+Sums
+----
+``sums`` holds the slots of :mod:`fastmetrics._kernels.proba` (``W`` weight total, ``LOSS``
+the weighted sum of ``-log(clip(p[true class], eps, 1 - eps))`` with eps of the
+probabilities' dtype, ``N`` samples, ``UNNORMED`` rows that do not sum to one, and the
+checks ``NAN`` / ``MAXP`` / ``MINP`` of the pass), ``class_weight`` the weight of each
+class. Both add on merge. The D² score's null model predicts every class's weighted
+frequency ``class_weight / W``, so its log loss is ``sum_k class_weight[k] *
+-log(clip(class_weight[k] / W))``: a function of the state.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .._inputs import (
+    column,
+    float_values,
+    inconsistent_lengths,
+    label_kind,
+    nonfinite_error,
+    prepare_labels,
+    sample_weight as check_weights,
+    zero_weight_sum_error,
+)
+from .._kernels import proba as kernel
+from .._threads import threads_for
+from ..exceptions import UndefinedMetricWarning, invalid_parameter, warn
+from . import base
+
+__all__ = ["NOT_NORMALISED", "TOO_FEW", "ProbabilityState", "d2_log_loss", "loss",
+           "check_k", "sorted_labels", "too_few", "top_k"]
+
+NOT_NORMALISED = "The y_prob values do not sum to one. Make sure to pass probabilities."
+TOO_FEW = "D^2 score is not well-defined with less than two samples."
+_EPS64 = float(np.finfo(np.float64).eps)
+_LUT_MAX = 1 << 22  # integer labels spanning at most this many values take a lookup table
+_NO_WEIGHTS = np.empty(0)
+_NO_WEIGHTS.setflags(write=False)
+_SAMPLES = "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is required."
+
+
+# ---------------------------------------------------------------------- input checks
+
+
+def _matrix(y_proba) -> tuple[np.ndarray, bool, bool]:
+    """``(P, binary, one_d)``: the probabilities as the 2-D view the kernel reads (an (n, 1)
+    view of 1-D probabilities of the positive class, ``binary``), never a copy of float32 /
+    float64 input; ``one_d``: they were 1-D."""
+    p = float_values(y_proba, "y_proba")
+    if p.ndim == 1:
+        return p[:, None], True, True
+    if p.ndim != 2:
+        if p.ndim == 0:
+            raise ValueError(f"y_proba must be an array of probabilities, got a scalar: "
+                             f"{y_proba!r}")
+        raise ValueError(f"Found array with dim {p.ndim}, while dim <= 2 is required. "
+                         f"(y_proba has shape {p.shape})")
+    return p, p.shape[1] == 1, False
+
+
+def _label_table(labels) -> np.ndarray:
+    lab = np.asarray(labels)
+    if lab.ndim != 1:
+        raise ValueError(f"labels must be a 1-D array-like, got shape {lab.shape}")
+    if lab.dtype.kind == "O":
+        lab = np.array(lab.tolist())
+    if lab.dtype.kind not in base.LABEL_KINDS:
+        raise TypeError(f"labels of dtype {lab.dtype} are not supported")
+    return lab
+
+
+def sorted_labels(labels) -> np.ndarray:
+    """The classes of ``labels`` (sorted, unique), with scikit-learn's warning when they
+    were not given in that order (the columns of y_proba are the sorted classes)."""
+    lab = _label_table(labels)
+    classes = np.unique(lab)
+    if classes.shape[0] != lab.shape[0] or np.any(classes != lab):
+        warn(f"Labels passed were {labels}. But this function assumes labels are ordered "
+             f"lexicographically. Pass the ordered labels={classes.tolist()} and ensure that "
+             "the columns of y_prob correspond to this ordering.", UserWarning)
+    return classes
+
+
+def _undeclared(y: np.ndarray, classes: np.ndarray, labels) -> ValueError:
+    if label_kind(y) != label_kind(classes):
+        bad = set(np.unique(y).tolist())
+    else:
+        bad = set(np.setdiff1d(y, classes).tolist())
+    shown = labels.tolist() if isinstance(labels, np.ndarray) else labels
+    return ValueError(f"y_true contains values {bad} not belonging to the passed labels "
+                      f"{shown}.")
+
+
+def _encode(y: np.ndarray, labels, classes: np.ndarray | None):
+    """``(classes, yk, lo, lut)``: the sorted classes, and the labels as the kernel reads
+    them (the class of sample i is ``lut[yk[i] - lo]``, -1 for a label that is no class).
+    Integer labels are read in place through a lookup table over their range; text and
+    wide integer ranges are encoded once (``np.unique`` / ``searchsorted``)."""
+    a, dtype, kind = prepare_labels(y, "y_true")
+    if kind == "int" and a.shape[0] and (classes is None or classes.dtype.kind in "iubf"):
+        if classes is None:
+            lo, hi = int(a.min()), int(a.max())
+        else:
+            lo, hi = int(classes.min()), int(classes.max())
+        if a.dtype.kind != "u" or hi < 2**63:
+            span = hi - lo + 1
+            if span <= _LUT_MAX and lo >= -(2**63) and hi < 2**63:
+                if classes is None:
+                    seen = np.zeros(span, dtype=np.uint8)
+                    kernel.present(a, lo, seen)
+                    offsets = np.flatnonzero(seen)
+                    classes = (offsets + lo).astype(dtype)
+                else:
+                    ci = classes.astype(np.int64)
+                    if np.any(ci != classes):  # labels that are no integers: none matches
+                        raise _undeclared(y, classes, classes)
+                    offsets = ci - lo
+                lut = np.full(span, -1, dtype=np.int64)
+                lut[offsets] = np.arange(offsets.shape[0])
+                return classes, a, lo, lut
+    # the general path: encoded once
+    if classes is None:
+        if y.dtype.kind == "O" and kind == "str":
+            y = a
+        classes, inverse = np.unique(y if kind == "str" else a, return_inverse=True)
+        if kind == "int" and dtype.kind in "iubf":
+            classes = classes.astype(dtype)
+        yk = inverse.reshape(-1).astype(np.int64)
+    else:
+        vals = a if kind == "int" else y
+        if label_kind(vals) != label_kind(classes):
+            raise _undeclared(y, classes, classes)
+        pos = np.minimum(np.searchsorted(classes, vals), classes.shape[0] - 1)
+        yk = np.where(classes[pos] == vals, pos, -1).astype(np.int64)
+    return classes, yk, 0, np.arange(classes.shape[0], dtype=np.int64)
+
+
+# ---------------------------------------------------------------------- the state
+
+
+class ProbabilityState(base.State):
+    """The sums of one or more passes over (y_true, probabilities[, weights]) over one set
+    of classes.
+
+    Attributes
+    ----------
+    classes : ndarray (K,)
+        The sorted classes: the columns of the probability matrices.
+    sums : ndarray (proba.N_SUMS,), float64
+        The slots of :mod:`fastmetrics._kernels.proba` (``W``, ``LOSS``, ``N``,
+        ``UNNORMED``, ``NAN``, ``MAXP``, ``MINP``).
+    class_weight : ndarray (K,), float64
+        The weight (count when unweighted) of each class of ``y_true``.
+    weighted : bool
+        Sample weights were given.
+    any_weight : bool
+        Some weight is non-zero (picks scikit-learn's error when the weights sum to zero).
+    k : int
+        0: a pass over probabilities (the log loss); k > 0: a pass over scores counting the
+        samples whose class is among the k best (``top_k_accuracy_score``), no log loss.
+
+    Examples
+    --------
+    >>> from fastmetrics.states import ProbabilityState
+    >>> a = ProbabilityState.from_arrays([0, 1], [[0.9, 0.1], [0.2, 0.8]])
+    >>> b = ProbabilityState.from_arrays([1, 0], [[0.3, 0.7], [0.6, 0.4]])
+    >>> (a + b).class_weight
+    array([2., 2.])
+    """
+
+    kind = "probability"
+    __slots__ = ("classes", "sums", "class_weight", "weighted", "any_weight", "k")
+
+    def __init__(self, classes, sums, class_weight, weighted, any_weight, k=0):
+        self.k = k
+        self.classes = classes
+        self.sums = sums
+        self.class_weight = class_weight
+        self.weighted = weighted
+        self.any_weight = any_weight
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.sums[kernel.N])
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.classes.shape[0])
+
+    def __repr__(self) -> str:
+        return f"ProbabilityState(n_classes={self.n_classes}, n_samples={self.n_samples})"
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_arrays(cls, y_true, y_proba, sample_weight=None, *, labels=None, k=0,
+                    n_threads=None, allow_empty: bool = False,
+                    streamed: bool = False) -> ProbabilityState:
+        """One kernel pass. ``labels`` (None: the classes of ``y_true``) are the columns of
+        ``y_proba``; ``k`` > 0 reads scores for ``top_k_accuracy_score`` instead (its rules
+        for labels and shapes); ``allow_empty`` accepts empty input and weights that are all
+        zero (a chunk of a stream); ``streamed`` words the errors for a chunk without
+        ``labels``. Raises scikit-learn's errors for bad input."""
+        if k:
+            k = check_k(k)
+        P, binary, one_d = _matrix(y_proba)
+        y = column(y_true, "y_true")
+        n = P.shape[0]
+        if y.shape[0] != n:
+            try:
+                w_len = np.shape(sample_weight)[:1] if sample_weight is not None else ()
+            except ValueError:
+                w_len = ()
+            lengths = {"y_true": y.shape[0], "y_proba": n}
+            if not k:  # log_loss names the probabilities first, as scikit-learn
+                lengths = {"y_proba": n, "y_true": y.shape[0]}
+            raise inconsistent_lengths(**lengths, sample_weight=w_len[0] if w_len else None)
+        # top_k_accuracy_score leaves zero weight sums to its average (ZeroDivisionError)
+        w = check_weights(sample_weight, {"y_true": n, "y_proba": n},
+                          allow_zero_sum=allow_empty or k > 0)
+        K = 2 if binary else P.shape[1]
+        if k:
+            given = None if labels is None else _top_k_labels(labels)
+        else:
+            given = None if labels is None else sorted_labels(labels)
+        if n == 0:
+            if not allow_empty:
+                raise ValueError(_SAMPLES)
+            classes = given if given is not None else np.zeros(0, dtype=np.int64)
+            return cls._empty(classes, k)
+        try:
+            classes, yk, lo, lut = _encode(y, labels, given)
+        except ValueError as exc:
+            if k and "continuous" in str(exc):
+                raise ValueError("y type must be 'binary' or 'multiclass', got 'continuous' "
+                                 f"instead. ({exc})") from None
+            if k and given is not None and "not belonging" in str(exc):
+                raise ValueError("'y_true' contains labels not in parameter 'labels'.") from None
+            raise
+        if k:
+            binary = _top_k_shapes(classes, given is not None, P, one_d, streamed)
+        elif classes.shape[0] == 1:
+            if given is None:
+                raise ValueError(
+                    f"y_true contains only one label ({classes[0]}). Please provide the list "
+                    "of all expected class labels explicitly through the labels argument."
+                    + (_STREAMED if streamed else ""))
+            raise ValueError("The labels array needs to contain at least two labels, got "
+                             f"{classes}.")
+        if not k and classes.shape[0] != K:
+            if given is None:
+                raise ValueError(
+                    f"y_true and y_prob contain different number of classes: "
+                    f"{classes.shape[0]} vs {K}. Please provide the true labels explicitly "
+                    f"through the labels argument. Classes found in y_true: {classes}"
+                    + (_STREAMED if streamed else ""))
+            raise ValueError("The number of classes in labels is different from that in "
+                             f"y_prob. Classes found in labels: {classes}")
+        sums = np.zeros(kernel.N_SUMS)
+        sums[kernel.MAXP], sums[kernel.MINP] = -math.inf, math.inf
+        class_w = np.zeros(classes.shape[0])
+        eps = float(np.finfo(P.dtype).eps)
+        tol = 1e-8 + math.sqrt(eps)
+        bad = kernel.scores(P, binary, yk, lo, lut, _NO_WEIGHTS if w is None else w,
+                            w is not None, tol, sums, class_w, k=k,
+                            n_threads=threads_for("proba", n, n_threads))
+        if bad >= 0:
+            if k and given is not None:
+                raise ValueError("'y_true' contains labels not in parameter 'labels'.")
+            raise _undeclared(y, classes, labels if labels is not None else classes)
+        _check_values(sums, P, scores=k > 0)
+        return cls(classes, sums, class_w, w is not None,
+                   w is None or bool(np.any(w)), k)
+
+    @classmethod
+    def _empty(cls, classes: np.ndarray, k: int = 0) -> ProbabilityState:
+        sums = np.zeros(kernel.N_SUMS)
+        sums[kernel.MAXP], sums[kernel.MINP] = -math.inf, math.inf
+        return cls(classes, sums, np.zeros(classes.shape[0]), False, False, k)
+
+    # ------------------------------------------------------------------ merge
+    def merge(self, other: ProbabilityState) -> ProbabilityState:
+        """The state of both inputs: sums and class weights add; the classes must be the
+        same (an empty state is the identity)."""
+        self._check_mergeable(other)
+        if self.k != other.k:
+            raise ValueError(f"cannot merge probability states of different k ({self.k} and "
+                             f"{other.k})")
+        if other.n_samples == 0 and (other.n_classes == 0 or _same(self, other)):
+            return self
+        if self.n_samples == 0 and (self.n_classes == 0 or _same(self, other)):
+            return other
+        if not _same(self, other):
+            raise ValueError(
+                f"cannot merge probability states over different classes "
+                f"({self.classes.tolist()} and {other.classes.tolist()}): give every chunk "
+                "the same labels= (the columns of y_proba)")
+        s = self.sums + other.sums
+        s[kernel.MAXP] = max(self.sums[kernel.MAXP], other.sums[kernel.MAXP])
+        s[kernel.MINP] = min(self.sums[kernel.MINP], other.sums[kernel.MINP])
+        return ProbabilityState(self.classes, s, self.class_weight + other.class_weight,
+                                self.weighted or other.weighted,
+                                self.any_weight or other.any_weight, self.k)
+
+    # ------------------------------------------------------------------ export / load
+    def _export(self) -> dict:
+        return {
+            "classes": self.classes.copy(),
+            "classes_dtype": self.classes.dtype.str,
+            "sums": self.sums.copy(),
+            "class_weight": self.class_weight.copy(),
+            "weighted": bool(self.weighted),
+            "any_weight": bool(self.any_weight),
+            "k": int(self.k),
+        }
+
+    @classmethod
+    def _load(cls, d) -> ProbabilityState:
+        classes = base.labels(d, "classes")
+        K = classes.shape[0]
+        if K and np.any(classes[1:] <= classes[:-1]):
+            raise base.StateError("the classes must be sorted and unique")
+        if K == 1:
+            raise base.StateError("a probability state has at least two classes (or none)")
+        s = base.field(d, "sums", kinds="f", ndim=1, shape=(kernel.N_SUMS,),
+                       dtype=np.float64).copy()
+        cw = base.field(d, "class_weight", kinds="f", ndim=1, shape=(K,),
+                        dtype=np.float64).copy()
+        weighted, any_weight = base.flag(d, "weighted"), base.flag(d, "any_weight")
+        k = base.integer(d, "k")
+        plain = [kernel.W, kernel.LOSS, kernel.N, kernel.UNNORMED, kernel.NAN, kernel.HITS,
+                 kernel.HITS0]
+        absent = (kernel.LOSS, kernel.UNNORMED) if k else (kernel.HITS, kernel.HITS0)
+        if any(s[i] != 0 for i in absent):
+            raise base.StateError("a sum this state was not built for must be 0")
+        if not (np.isfinite(s[plain]).all() and np.isfinite(cw).all()):
+            raise base.StateError("the sums of a probability state must be finite")
+        n = s[kernel.N]
+        if n < 0 or n != math.floor(n) or n >= 2.0**53:
+            raise base.StateError(f"the sample count must be a non-negative integer, got {n}")
+        for slot in (kernel.UNNORMED, kernel.NAN):
+            if s[slot] < 0 or s[slot] != math.floor(s[slot]):
+                raise base.StateError("the row counts must be non-negative integers")
+        if s[kernel.NAN] != 0:
+            raise base.StateError("a state holds no NaN probabilities")
+        if n == 0:
+            if np.any(s[plain] != 0) or cw.any() or s[kernel.MAXP] != -math.inf \
+                    or s[kernel.MINP] != math.inf or weighted or any_weight:
+                raise base.StateError("an empty probability state must hold zero sums")
+            return cls(classes, s, cw, False, False, k)
+        if K == 0:
+            raise base.StateError("a probability state with samples has its classes")
+        if not (s[kernel.MINP] <= s[kernel.MAXP] and np.isfinite(s[[kernel.MINP,
+                                                                     kernel.MAXP]]).all()):
+            raise base.StateError("the smallest and largest values must be finite, in order")
+        if not k and not (0.0 <= s[kernel.MINP] and s[kernel.MAXP] <= 1.0):
+            raise base.StateError("probabilities lie within [0, 1]")
+        if s[kernel.LOSS] < 0 and not weighted:
+            raise base.StateError("unweighted, the log loss is non-negative")
+        if s[kernel.UNNORMED] > n:
+            raise base.StateError("more unnormalised rows than samples")
+        tol = 1e-9 * max(1.0, float(np.abs(cw).sum()))
+        if abs(float(cw.sum()) - s[kernel.W]) > tol:
+            raise base.StateError("the class weights must sum to the weight total")
+        if not weighted:
+            if not any_weight:
+                raise base.StateError("unweighted samples weigh 1: any_weight must be True")
+            if s[kernel.W] != n or np.any(cw < 0) or np.any(cw != np.floor(cw)):
+                raise base.StateError("unweighted, the class weights are the class counts")
+            if s[kernel.LOSS] > n * -math.log(_EPS64) * (1 + 1e-12):
+                raise base.StateError("unweighted, a sample's log loss is at most -log(eps)")
+            for i in (kernel.HITS, kernel.HITS0):
+                if s[i] < 0 or s[i] > n or s[i] != math.floor(s[i]):
+                    raise base.StateError("unweighted, the hits are a count within n_samples")
+        elif s[kernel.W] != 0 and not any_weight:
+            raise base.StateError("the weights sum to non-zero but any_weight is False")
+        return cls(classes, s, cw, weighted, any_weight, k)
+
+
+_STREAMED = (" (A chunk of a stream must hold every class of the columns of y_proba, or "
+             "the accumulator needs labels=.)")
+
+
+def _same(a: ProbabilityState, b: ProbabilityState) -> bool:
+    return (a.classes.shape == b.classes.shape and label_kind(a.classes) ==
+            label_kind(b.classes) and bool(np.all(a.classes == b.classes)))
+
+
+def _check_values(sums: np.ndarray, P: np.ndarray, scores: bool = False) -> None:
+    """scikit-learn's errors for probabilities that are NaN, infinite or outside [0, 1]
+    (``scores``: NaN and infinity only)."""
+    mx, mn = sums[kernel.MAXP], sums[kernel.MINP]
+    if sums[kernel.NAN] or not (math.isfinite(mx) and math.isfinite(mn)):
+        raise nonfinite_error(P, None)
+    if scores:
+        return
+    if mx > 1:
+        raise ValueError(f"y_prob contains values greater than 1: {P.dtype.type(mx)}")
+    if mn < 0:
+        raise ValueError(f"y_prob contains values lower than 0: {P.dtype.type(mn)}")
+
+
+def check_k(k) -> int:
+    """``top_k_accuracy_score``'s ``k``: an int >= 1 (scikit-learn's parameter error)."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise invalid_parameter("The 'k' parameter of top_k_accuracy_score must be an int in "
+                                f"the range [1, inf). Got {k!r} instead.")
+    return int(k)
+
+
+def _top_k_labels(labels) -> np.ndarray:
+    """``top_k_accuracy_score``'s labels: unique and sorted, or scikit-learn's error."""
+    lab = _label_table(labels)
+    classes = np.unique(lab)
+    if classes.shape[0] != lab.shape[0]:
+        raise ValueError("Parameter 'labels' must be unique.")
+    if not np.array_equal(classes, lab):
+        raise ValueError("Parameter 'labels' must be ordered.")
+    return classes
+
+
+def _top_k_shapes(classes: np.ndarray, given: bool, P: np.ndarray, one_d: bool,
+                  streamed: bool) -> bool:
+    """scikit-learn's checks of the scores' shape against the classes of
+    ``top_k_accuracy_score``; whether the problem is binary (1-D scores)."""
+    n_classes = classes.shape[0]
+    n = P.shape[0]
+    if n_classes <= 2 and not (P.shape[1] == 1):
+        raise ValueError(f"`y_true` is binary while y_score is 2d with {P.shape[1]} classes. "
+                         "If `y_true` does not contain all the labels, `labels` must be "
+                         "provided." + (_STREAMED if streamed else ""))
+    if n_classes > 2 and one_d:
+        raise ValueError("`y_score` needs to be of shape `(n_samples, n_classes)`, since "
+                         f"`y_true` contains multiple classes. Got `y_score.shape={(n,)}`.")
+    K = 2 if n_classes <= 2 else P.shape[1]
+    if n_classes != K:
+        if given:
+            raise ValueError(f"Number of given labels ({n_classes}) not equal to the number "
+                             f"of classes in 'y_score' ({K}).")
+        raise ValueError(f"Number of classes in 'y_true' ({n_classes}) not equal to the "
+                         f"number of classes in 'y_score' ({K}).You can provide a list of all "
+                         "known classes by assigning it to the `labels` parameter."
+                         + (_STREAMED if streamed else ""))
+    return n_classes == 2
+
+
+# ---------------------------------------------------------------------- derivations
+
+
+def _warn_unnormalised(state: ProbabilityState) -> None:
+    if state.k:
+        raise ValueError(f"this state counted top-{state.k} hits of scores, not the log loss "
+                         "of probabilities (an accumulator with k= serves "
+                         "top_k_accuracy_score only)")
+    if state.sums[kernel.UNNORMED]:
+        warn(NOT_NORMALISED, UserWarning)
+
+
+def _total(state: ProbabilityState) -> float:
+    W = float(state.sums[kernel.W])
+    if W == 0:
+        # scikit-learn: ValueError when every weight is zero, ZeroDivisionError when they
+        # cancel
+        raise zero_weight_sum_error(None if state.any_weight else _NO_WEIGHTS)
+    return W
+
+
+def loss(state: ProbabilityState, normalize=True) -> float:
+    """``log_loss``: the weighted mean (``normalize``) or sum of ``-log(clip(p[true
+    class]))``."""
+    _warn_unnormalised(state)
+    if not normalize:
+        if not state.any_weight:
+            _total(state)
+        return float(state.sums[kernel.LOSS])
+    return float(state.sums[kernel.LOSS] / _total(state))
+
+
+def too_few() -> float:
+    """scikit-learn's D² answer for fewer than two samples: NaN, with a warning."""
+    warn(TOO_FEW, UndefinedMetricWarning)
+    return float("nan")
+
+
+def d2_log_loss(state: ProbabilityState) -> float:
+    """``d2_log_loss_score``: ``1 - log loss / log loss of the null model``, the null model
+    predicting each class's weighted frequency in ``y_true``."""
+    if state.n_samples < 2 and not state.k:
+        return too_few()
+    _warn_unnormalised(state)
+    W = _total(state)
+    cw = state.class_weight
+    p = np.clip(cw / W, _EPS64, 1 - _EPS64)
+    null = float(-np.sum(cw * np.log(p)))
+    return float(1 - state.sums[kernel.LOSS] / null)
+
+
+def top_k(state: ProbabilityState, k=2, normalize=True) -> float:
+    """``top_k_accuracy_score``: the weighted fraction (``normalize``) or weight of the
+    samples whose class is among the ``k`` best scores (ties: the higher column first);
+    binary: ``k`` = 1 predicts the greater class above 0.5 (scores within [0, 1]) or 0,
+    ``k`` >= 2 is always right."""
+    if state.k == 0:
+        raise ValueError("this state holds no top-k hits (build it with k=...)")
+    if check_k(k) != state.k:
+        raise ValueError(f"this state counted the top {state.k}, not the top {k}: k is the "
+                         "accumulator's")
+    if state.k >= state.n_classes:
+        warn(f"'k' ({state.k}) greater than or equal to 'n_classes' ({state.n_classes}) will "
+             "result in a perfect score and is therefore meaningless.", UndefinedMetricWarning)
+    s = state.sums
+    half = state.n_classes > 2 or (s[kernel.MINP] >= 0 and s[kernel.MAXP] <= 1)
+    hits = float(s[kernel.HITS] if half else s[kernel.HITS0])
+    if not normalize:
+        return hits
+    if s[kernel.W] == 0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return hits / float(s[kernel.W])

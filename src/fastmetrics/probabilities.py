@@ -1,0 +1,193 @@
+"""Probabilistic classification scores from one kernel pass: ``log_loss``,
+``d2_log_loss_score`` and ``top_k_accuracy_score`` (scikit-learn's names, parameters and
+warnings).
+
+Each function validates its input, reads the probabilities once into a
+:class:`~fastmetrics.states.ProbabilityState` (the weighted log loss, the weight of each
+class of ``y_true``) and returns a derivation of it; states over the same classes merge by
+addition (:class:`fastmetrics.streaming.ProbabilityAccumulator`, :mod:`fastmetrics.dask`).
+
+Conventions
+-----------
+* ``y_proba`` is an (n, K) matrix whose columns are the sorted classes (of ``labels`` when
+  given, else of ``y_true``), or the 1-D probabilities of the greater of two classes. It is
+  read in place (float32 / float64, C or Fortran order, strided); other real dtypes are
+  converted to float64 once.
+* Probabilities are clipped to ``[eps, 1 - eps]``, eps of their dtype, as scikit-learn does.
+  scikit-learn then takes the logarithm and sums in that dtype; here the logarithm of the
+  clipped value is taken and summed in float64: for float64 input the results agree to
+  1e-12 relative, for float32 input to float32's precision (ours is the more accurate).
+* A row that does not sum to one (``|sum - 1| > 1e-8 + sqrt(eps)``) gives scikit-learn's
+  ``UserWarning``; values outside [0, 1], NaN, infinity, labels outside ``labels`` and a
+  class count that does not match the columns raise scikit-learn's ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ._states import proba
+from ._states.proba import ProbabilityState
+
+__all__ = ["d2_log_loss_score", "log_loss", "top_k_accuracy_score"]
+
+_BOTH = "Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, use `y_proba` instead."
+_RENAMED = ("`y_pred` was renamed to `y_proba` in version 1.9 and will be removed in 1.11. "
+            "Use `y_proba` instead.")
+
+
+def _proba_argument(y_proba, y_pred):
+    """scikit-learn 1.9's deprecated ``y_pred=`` spelling of ``y_proba``."""
+    if isinstance(y_pred, str) and y_pred == "deprecated":
+        if y_proba is None:
+            raise TypeError("log loss: y_proba is required")
+        return y_proba
+    if y_proba is not None:
+        raise ValueError(_BOTH)
+    warnings.warn(_RENAMED, FutureWarning, stacklevel=3)
+    return y_pred
+
+
+def log_loss(y_true, y_proba=None, *, normalize=True, sample_weight=None, labels=None,
+             y_pred="deprecated", n_threads=None) -> float:
+    """Log loss (cross-entropy) of predicted probabilities, as scikit-learn's.
+
+    The weighted mean (or sum) over samples of ``-log p[i, class of y_true[i]]``, the
+    probabilities clipped to ``[eps, 1 - eps]`` (eps of their dtype).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_proba : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities, one column per class in sorted label order; 1-D: the
+        probability of the greater of two classes.
+    normalize : bool, default=True
+        Return the mean loss per sample (weighted); False: the (weighted) sum.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    labels : array-like, default=None
+        The classes of the columns of ``y_proba`` (taken sorted, with scikit-learn's
+        ``UserWarning`` when given in another order); None: the classes of ``y_true``.
+        Needed when ``y_true`` lacks some class.
+    y_pred : array-like, deprecated
+        scikit-learn 1.9's old name of ``y_proba`` (a ``FutureWarning``).
+    n_threads : int, default=None
+        Threads of the pass over a large input (the result is the same for any value).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.log_loss(["spam", "ham", "ham", "spam"],
+    ...                   [[.1, .9], [.9, .1], [.8, .2], [.35, .65]]), 5)
+    0.21616
+    """
+    y_proba = _proba_argument(y_proba, y_pred)
+    state = ProbabilityState.from_arrays(y_true, y_proba, sample_weight, labels=labels,
+                                         n_threads=n_threads)
+    return proba.loss(state, normalize)
+
+
+def d2_log_loss_score(y_true, y_proba=None, *, sample_weight=None, labels=None,
+                      y_pred="deprecated", n_threads=None) -> float:
+    """D² score: the fraction of log loss explained, as scikit-learn's.
+
+    ``1 - log_loss(y_true, y_proba) / log_loss(y_true, null)`` where the null model
+    predicts every class's (weighted) frequency in ``y_true``; 1 is best, 0 the null model,
+    and it may be negative. NaN with an ``UndefinedMetricWarning`` for fewer than two
+    samples.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_proba : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities (columns as in :func:`log_loss`).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    labels : array-like, default=None
+        The classes of the columns of ``y_proba``; None: the classes of ``y_true``.
+    y_pred : array-like, deprecated
+        scikit-learn 1.9's old name of ``y_proba`` (a ``FutureWarning``).
+    n_threads : int, default=None
+        Threads of the pass over a large input (the result is the same for any value).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.d2_log_loss_score([0, 1, 1, 0], [0.2, 0.7, 0.9, 0.4]), 6)
+    0.568633
+    """
+    y_proba = _proba_argument(y_proba, y_pred)
+    if _n_rows(y_proba) < 2:
+        n_true = _n_rows(y_true)
+        if n_true != _n_rows(y_proba):  # scikit-learn checks the lengths first
+            ProbabilityState.from_arrays(y_true, y_proba, sample_weight, labels=labels)
+        return proba.too_few()
+    state = ProbabilityState.from_arrays(y_true, y_proba, sample_weight, labels=labels,
+                                         n_threads=n_threads)
+    return proba.d2_log_loss(state)
+
+
+def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=None,
+                         labels=None, n_threads=None) -> float:
+    """Top-k accuracy: the (weighted) fraction of samples whose class is among the ``k``
+    best scores, as scikit-learn's.
+
+    Among equal scores the higher column ranks first (scikit-learn's reversed stable sort).
+    Binary problems take 1-D scores of the greater class: ``k`` = 1 predicts it above 0.5
+    (scores within [0, 1]) or above 0 (other scores), ``k`` >= 2 is always right.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores (probabilities or decision values), one column per class in the order of
+        ``labels`` (or of the sorted classes of ``y_true``).
+    k : int, default=2
+        Number of best scores considered.
+    normalize : bool, default=True
+        The fraction of correct samples; False: their number (weight).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    labels : array-like of shape (n_classes,), default=None
+        The classes of the columns of ``y_score``, unique and sorted; needed when ``y_true``
+        lacks some class.
+    n_threads : int, default=None
+        Threads of the pass over a large input (the result is the same for any value).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fastmetrics as fm
+    >>> y_score = np.array([[0.5, 0.2, 0.2], [0.3, 0.4, 0.2], [0.2, 0.4, 0.3], [0.7, 0.2, 0.1]])
+    >>> fm.top_k_accuracy_score([0, 1, 2, 2], y_score, k=2)
+    0.75
+    """
+    k = proba.check_k(k)
+    state = ProbabilityState.from_arrays(y_true, y_score, sample_weight, labels=labels, k=k,
+                                         n_threads=n_threads)
+    return proba.top_k(state, k, normalize)
+
+
+def _n_rows(a) -> int:
+    shape = getattr(a, "shape", None)
+    if shape is None:
+        try:
+            return len(a)
+        except TypeError:
+            return 1
+    return int(shape[0]) if len(shape) else 1
