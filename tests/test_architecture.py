@@ -134,6 +134,7 @@ SAMPLES = {
     "calibration": (RNG.integers(0, 2, N), RNG.random(N)),
     "regression": (RNG.normal(size=N), RNG.normal(size=N)),
     "ranking": (RNG.integers(0, 2, N), RNG.random(N).round(2)),
+    "label_ranking": (RNG.integers(0, 2, (N, 5)), RNG.random((N, 5)).round(1)),
 }
 REQUIRED = {"fbeta_score": {"beta": 0.5, "average": "macro"}, "f1_score": {"average": "macro"},
             "precision_score": {"average": "micro"}, "recall_score": {"average": "weighted"},

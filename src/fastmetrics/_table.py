@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from . import calibration, classification, regression, report
 from . import ranking as ranking_face
-from ._states import bins, confusion, prf, ranking, sums
+from ._states import bins, confusion, labelrank, prf, ranking, sums
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -38,7 +38,8 @@ class Metric:
     name : str
         The one-shot function's name (and the method's and the Dask function's).
     family : str
-        The state family: "confusion", "calibration", "regression" or "ranking".
+        The state family: "confusion", "calibration", "regression", "ranking" or
+        "label_ranking".
     derive : callable
         ``derive(state, *args, **kwargs)``: the metric of a state.
     function : callable
@@ -133,6 +134,15 @@ METRICS: tuple[Metric, ...] = (
     Metric("roc_curve", "ranking", ranking.roc, ranking_face.roc_curve, config=("pos_label",)),
     Metric("precision_recall_curve", "ranking", ranking.precision_recall,
            ranking_face.precision_recall_curve, config=("pos_label",)),
+    Metric("det_curve", "ranking", ranking.det, ranking_face.det_curve, config=("pos_label",)),
+    Metric("confusion_matrix_at_thresholds", "ranking", ranking.confusion_at_thresholds,
+           ranking_face.confusion_matrix_at_thresholds, config=("pos_label",)),
+    # multilabel ranking: weighted sums of per-sample values over (n, L) matrices
+    Metric("coverage_error", "label_ranking", labelrank.coverage, ranking_face.coverage_error),
+    Metric("label_ranking_average_precision_score", "label_ranking", labelrank.lrap,
+           ranking_face.label_ranking_average_precision_score),
+    Metric("label_ranking_loss", "label_ranking", labelrank.ranking_loss,
+           ranking_face.label_ranking_loss),
 )
 
 

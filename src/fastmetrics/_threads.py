@@ -21,6 +21,7 @@ MIN_PER_CALL = {
     "bins": 1 << 18,        # calibration binning (the kernel's lanes are this long)
     "sums": 1 << 19,        # regression sums
     "ranking": 1 << 17,     # the two sorted runs of a binary problem (one per thread)
+    "labelrank": 1 << 18,   # label-score cells of the multilabel ranking sums
     "lm": 1 << 22,          # logits (~3 ms of work)
 }
 

@@ -47,6 +47,7 @@ from . import _table
 from .streaming import (
     CalibrationAccumulator,
     ConfusionAccumulator,
+    LabelRankingAccumulator,
     RankingAccumulator,
     RegressionAccumulator,
 )
@@ -58,9 +59,13 @@ _KINDS = {
     "calibration": CalibrationAccumulator,
     "regression": RegressionAccumulator,
     "ranking": RankingAccumulator,
+    "label_ranking": LabelRankingAccumulator,
 }
 _SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
-           "ranking": "y_score"}
+           "ranking": "y_score", "label_ranking": "y_score"}
+# inputs read as (n_samples, K) matrices, chunked by rows only
+_TWO_D = {"calibration": frozenset({"y_prob"}),
+          "label_ranking": frozenset({"y_true", "y_score"})}
 
 _MISSING = (
     'fastmetrics.dask needs dask and distributed: pip install "fastmetrics-kernels[dask]"'
@@ -184,7 +189,7 @@ def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
     factory = _KINDS[kind]
     factory(**init_kw)  # bad parameters fail here, on the client, before any work
     names = [k for k, v in arrays.items() if v is not None]
-    allow_2d = frozenset({"y_prob"}) if kind == "calibration" else frozenset()
+    allow_2d = _TWO_D.get(kind, frozenset())
     aligned = _align({k: arrays[k] for k in names}, da, allow_2d)
     blocks = [a.to_delayed().reshape(-1) for a in aligned]
     # impure: fresh keys per call, so a call never picks up states still held from another
@@ -206,11 +211,12 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
 
     Parameters
     ----------
-    kind : {"confusion", "calibration", "regression", "ranking"}
+    kind : {"confusion", "calibration", "regression", "ranking", "label_ranking"}
         :class:`~fastmetrics.streaming.ConfusionAccumulator`,
         :class:`~fastmetrics.streaming.CalibrationAccumulator`,
-        :class:`~fastmetrics.streaming.RegressionAccumulator` or
-        :class:`~fastmetrics.streaming.RankingAccumulator`.
+        :class:`~fastmetrics.streaming.RegressionAccumulator`,
+        :class:`~fastmetrics.streaming.RankingAccumulator` or
+        :class:`~fastmetrics.streaming.LabelRankingAccumulator` ((n_samples, L) matrices).
     y_true, y_pred : dask array, dask dataframe column or array-like of shape (n_samples,)
         Labels or targets and predictions (probabilities of shape (n_samples,) or
         (n_samples, K) for calibration, scores for ranking).

@@ -16,6 +16,7 @@ from ._states.base import State, StateError, load_state
 from ._states.bins import CalibrationState
 from ._states.confusion import ConfusionState
 from ._states.grouped import GroupedConfusionState
+from ._states.labelrank import LabelRankingState
 from ._states.multilabel import MultilabelState
 from ._states.ranking import RankingState
 from ._states.sketch import ExactQuantileState, SketchState
@@ -26,6 +27,7 @@ __all__ = [
     "ConfusionState",
     "ExactQuantileState",
     "GroupedConfusionState",
+    "LabelRankingState",
     "MultilabelState",
     "RankingState",
     "RegressionState",
