@@ -293,6 +293,14 @@ def test_multilabel_ranking_large_any_threads(n, L):
     assert fm.coverage_error(y, s) == skm.coverage_error(y, s)  # integer sums: exact
 
 
+def test_sparse_y_true():
+    sp = pytest.importorskip("scipy.sparse")
+    y = sp.csr_matrix(np.array([[1, 0, 0], [0, 1, 1]]))
+    s = np.array([[0.75, 0.5, 1], [1, 0.2, 0.1]])
+    for name in ("label_ranking_average_precision_score", "label_ranking_loss"):
+        check(name, y, s)
+
+
 def test_inputs_never_modified():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, (50, 4)).astype(float)

@@ -805,7 +805,8 @@ _MULTILABEL_PARAMS = """
     Parameters
     ----------
     y_true : array-like of shape (n_samples, n_labels)
-        True binary labels in label indicator format (0/1; integer, bool or float).
+        True binary labels in label indicator format (0/1; integer, bool or float; a scipy
+        sparse matrix for LRAP and the ranking loss, made dense first).
     y_score : array-like of shape (n_samples, n_labels)
         Target scores; finite. float32 and float64 are read in place (C or F order).
     sample_weight : array-like of shape (n_samples,), default=None
@@ -860,7 +861,7 @@ def label_ranking_average_precision_score(y_true, y_score, *, sample_weight=None
     ...                                       np.array([[0.75, 0.5, 1], [1, 0.2, 0.1]]))
     0.41666666666666663
     """
-    state = LabelRankingState.from_arrays(y_true, y_score, sample_weight, n_threads)
+    state = LabelRankingState.from_arrays(_dense(y_true), y_score, sample_weight, n_threads)
     return labelrank.lrap(state)
 
 
@@ -881,8 +882,16 @@ def label_ranking_loss(y_true, y_score, *, sample_weight=None, n_threads=None):
     ...                    np.array([[0.75, 0.5, 1], [1, 0.2, 0.1]]))
     0.75
     """
-    state = LabelRankingState.from_arrays(y_true, y_score, sample_weight, n_threads)
+    state = LabelRankingState.from_arrays(_dense(y_true), y_score, sample_weight, n_threads)
     return labelrank.ranking_loss(state)
+
+
+def _dense(y_true):
+    """A scipy sparse ``y_true`` (which scikit-learn's LRAP and ranking loss take) as the
+    dense matrix the kernel reads."""
+    if hasattr(y_true, "toarray") and hasattr(y_true, "nnz"):
+        return y_true.toarray()
+    return y_true
 
 
 for _f in (coverage_error, label_ranking_average_precision_score, label_ranking_loss):
