@@ -270,6 +270,16 @@ def test_multilabel_ranking_edge_cases():
             getattr(fm, name)(np.array([[1, 0], [0, 1]]), np.array([[0.5, np.nan], [1, 2]]))
         with pytest.raises(ValueError, match="0 sample"):
             getattr(fm, name)(np.zeros((0, 3), int), np.zeros((0, 3)))
+    # the scores' values are checked before the target type, as scikit-learn does
+    for name in MULTILABEL:
+        check(name, [0, 1], [np.nan, 1.0])
+        check(name, [[0, 1]], [[np.inf, 1.0]])
+        with pytest.raises(ValueError, match="NaN"):
+            getattr(fm, name)([[0, 1]], [[np.nan, 1.0]])
+    for y_true, y_score in (([1, 0, 1], [0.25, 0.5, 0.5]), ([1, 0, 1], [[0.25, 0.5, 0.5]]),
+                            ([[1, 0, 1]], [0.25, 0.5, 0.5])):
+        with pytest.raises(ValueError, match="Expected 2D array, got 1D array instead"):
+            fm.coverage_error(y_true, y_score)
     # weights summing to zero: np.average's error, or LRAP's nan with numpy's warning
     y = np.array([[1, 0], [0, 1]])
     for name in ("coverage_error", "label_ranking_loss"):

@@ -834,9 +834,10 @@ def coverage_error(y_true, y_score, *, sample_weight=None, n_threads=None):
     ...                np.array([[0.75, 0.5, 1], [1, 0.2, 0.1]]))
     2.5
     """
-    if np.ndim(y_true) == 1:
-        raise ValueError("Expected 2D array, got 1D array instead: y_true must be an "
-                         "(n_samples, n_labels) label indicator matrix.")
+    for name, a in (("y_true", y_true), ("y_score", y_score)):
+        if np.ndim(a) == 1:
+            raise ValueError(f"Expected 2D array, got 1D array instead: {name} must be an "
+                             "(n_samples, n_labels) matrix.")
     state = LabelRankingState.from_arrays(y_true, y_score, sample_weight, n_threads)
     return labelrank.coverage(state)
 

@@ -101,11 +101,15 @@ class LabelRankingState(base.State):
         and empty input unless ``allow_empty``."""
         y = _labels(y_true)
         s = float_values(y_score, "y_score")
-        if y.ndim != 2:
-            raise ValueError(f"{target_kind(y)} format is not supported")
-        if s.ndim >= 1 and y.shape[0] != s.shape[0]:
-            raise inconsistent_lengths(y_true=y.shape[0], y_score=s.shape[0])
-        if y.shape != s.shape:
+        if y.ndim != 2 or y.shape != s.shape:
+            # scikit-learn checks the scores' values before the shapes: so does this
+            # error path (the kernel finds them in its pass otherwise)
+            if s.size and not np.isfinite(s).all():
+                raise nonfinite_error(s, None)
+            if y.ndim != 2:
+                raise ValueError(f"{target_kind(y)} format is not supported")
+            if s.ndim >= 1 and y.shape[0] != s.shape[0]:
+                raise inconsistent_lengths(y_true=y.shape[0], y_score=s.shape[0])
             raise ValueError("y_true and y_score have different shape")
         n, L = y.shape
         if n == 0 and not allow_empty:
