@@ -97,6 +97,10 @@ def test_curves_edge_cases():
     # finite thresholds reaching fpr = 0 and the inf point
     check("det_curve", np.array([0, 0, 1, 1]), np.array([0.1, 0.2, 0.8, 0.8]))
     check("det_curve", np.array([1, 0, 1, 0]), np.array([0.9, 0.9, 0.1, 0.1]))
+    # positional pos_label: scikit-learn's confusion_matrix_at_thresholds still takes it
+    check("confusion_matrix_at_thresholds", np.array([1, 1, 2, 2]), s, 2)
+    with pytest.warns(FutureWarning, match="Pass pos_label=None as keyword arg"):
+        fm.confusion_matrix_at_thresholds(np.array([0, 1, 1, 0]), s, None)
     # positional pos_label, as scikit-learn's det_curve takes it
     check("det_curve", np.array([1, 1, 2, 2]), s, 2)
     # scores of other dtypes keep their dtype in the thresholds

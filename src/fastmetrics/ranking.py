@@ -15,7 +15,10 @@ large inputs, with the same result for any value.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
+import warnings
 
 import numpy as np
 
@@ -218,6 +221,30 @@ def det_curve(y_true, y_score, pos_label=None, sample_weight=None, drop_intermed
     return ranking.det(state, pos_label, drop_intermediate)
 
 
+def _positional_deprecated(fn):
+    """scikit-learn 1.9's ``_deprecate_positional_args(version="1.11")``: keyword-only
+    parameters given by position still work, with its FutureWarning."""
+    params = inspect.signature(fn).parameters
+    n_pos = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in params.values())
+    kwonly = [name for name, p in params.items() if p.kind is p.KEYWORD_ONLY]
+
+    @functools.wraps(fn)
+    def with_positional(*args, **kwargs):
+        extra = len(args) - n_pos
+        if extra > 0:
+            given = list(zip(kwonly[:extra], args[-extra:]))
+            shown = ", ".join(f"{name}={arg}" for name, arg in given)
+            warnings.warn(f"Pass {shown} as keyword args. From version 1.11 passing these as "
+                          "positional arguments will result in an error", FutureWarning,
+                          stacklevel=2)
+            kwargs.update(given)
+            args = args[:n_pos]
+        return fn(*args, **kwargs)
+
+    return with_positional
+
+
+@_positional_deprecated
 def confusion_matrix_at_thresholds(y_true, y_score, *, pos_label=None, sample_weight=None,
                                    n_threads=None):
     """Binary confusion matrix terms at every threshold, like
