@@ -133,6 +133,17 @@ def ranking_data(draw):
 
 
 @st.composite
+def label_ranking_data(draw):
+    n = draw(st.integers(1, 30))
+    L = draw(st.integers(2, 5))
+    bits = st.lists(st.lists(st.integers(0, 1), min_size=L, max_size=L), min_size=n, max_size=n)
+    yt = np.array(draw(bits), np.int8)
+    s = np.array(draw(st.lists(st.lists(st.integers(0, 4).map(lambda i: i / 4), min_size=L,
+                                        max_size=L), min_size=n, max_size=n)))
+    return (yt, s), _weights(draw, n)
+
+
+@st.composite
 def value_data(draw):
     v = st.floats(-1e6, 1e6) | st.just(0.0) | st.floats(1e-3, 1e3)
     return (np.array(draw(st.lists(v, min_size=1, max_size=80))),), None
@@ -153,6 +164,8 @@ CASES = {
         *a, w, edges=_EDGES)),
     "probability": (proba_data(), lambda a, w: fm.states.ProbabilityState.from_arrays(
         *a, w, labels=[2, 5, 9])),
+    "label_ranking": (label_ranking_data(),
+                      lambda a, w: fm.states.LabelRankingState.from_arrays(*a, w)),
     "sketch": (value_data(), lambda a, w: fm.states.SketchState.from_arrays(*a)),
     "exact_quantile": (value_data(), lambda a, w: fm.states.ExactQuantileState.from_arrays(*a)),
 }

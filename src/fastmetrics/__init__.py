@@ -92,8 +92,16 @@ from .regression import (
 
 # -- ranking --
 from .ranking import (
+    auc,
     average_precision_score,
+    confusion_matrix_at_thresholds,
+    coverage_error,
+    dcg_score,
+    det_curve,
+    label_ranking_average_precision_score,
+    label_ranking_loss,
     mean_reciprocal_rank,
+    metric_at_thresholds,
     ndcg_score,
     precision_recall_curve,
     roc_auc_score,
@@ -207,7 +215,15 @@ __all__ = [
     "average_precision_score",
     "roc_curve",
     "precision_recall_curve",
+    "det_curve",
+    "confusion_matrix_at_thresholds",
+    "metric_at_thresholds",
+    "auc",
     "ndcg_score",
+    "dcg_score",
+    "coverage_error",
+    "label_ranking_average_precision_score",
+    "label_ranking_loss",
     "mean_reciprocal_rank",
     # -- supervised clustering --
     "adjusted_mutual_info_score",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from . import calibration, classification, cluster, probabilities, regression, report
 from . import ranking as ranking_face
-from ._states import bins, confusion, contingency, onevsrest, prf, proba, ranking, sums
+from ._states import bins, confusion, contingency, labelrank, onevsrest, prf, proba, ranking, sums
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -39,7 +39,7 @@ class Metric:
         The one-shot function's name (and the method's and the Dask function's).
     family : str
         The state family: "confusion", "calibration", "regression", "ranking",
-        "contingency" or "proba".
+        "label_ranking", "contingency" or "proba".
     derive : callable
         ``derive(state, *args, **kwargs)``: the metric of a state.
     function : callable
@@ -145,6 +145,15 @@ METRICS: tuple[Metric, ...] = (
     Metric("roc_curve", "ranking", ranking.roc, ranking_face.roc_curve, config=("pos_label",)),
     Metric("precision_recall_curve", "ranking", ranking.precision_recall,
            ranking_face.precision_recall_curve, config=("pos_label",)),
+    Metric("det_curve", "ranking", ranking.det, ranking_face.det_curve, config=("pos_label",)),
+    Metric("confusion_matrix_at_thresholds", "ranking", ranking.confusion_at_thresholds,
+           ranking_face.confusion_matrix_at_thresholds, config=("pos_label",)),
+    # multilabel ranking: weighted sums of per-sample values over (n, L) matrices
+    Metric("coverage_error", "label_ranking", labelrank.coverage, ranking_face.coverage_error),
+    Metric("label_ranking_average_precision_score", "label_ranking", labelrank.lrap,
+           ranking_face.label_ranking_average_precision_score),
+    Metric("label_ranking_loss", "label_ranking", labelrank.ranking_loss,
+           ranking_face.label_ranking_loss),
     # supervised clustering: the contingency table of (labels_true, labels_pred)
     # (mutual_info_score's precomputed ``contingency=`` is data: the other faces count it)
     Metric("contingency_matrix", "contingency", contingency.matrix, cluster.contingency_matrix),

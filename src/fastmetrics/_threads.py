@@ -22,6 +22,7 @@ MIN_PER_CALL = {
     "sums": 1 << 19,        # regression sums
     "proba": 1 << 18,       # probability rows (the kernel's lanes are this long)
     "ranking": 1 << 17,     # the two sorted runs of a binary problem (one per thread)
+    "labelrank": 1 << 18,   # label-score cells of the multilabel ranking sums
     "lm": 1 << 22,          # logits (~3 ms of work)
 }
 

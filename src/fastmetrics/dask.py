@@ -50,6 +50,7 @@ from .streaming import (
     ConfusionAccumulator,
     ContingencyAccumulator,
     ProbabilityAccumulator,
+    LabelRankingAccumulator,
     RankingAccumulator,
     RegressionAccumulator,
 )
@@ -63,11 +64,15 @@ _KINDS = {
     "ranking": RankingAccumulator,
     "contingency": ContingencyAccumulator,
     "proba": ProbabilityAccumulator,
+    "label_ranking": LabelRankingAccumulator,
 }
 _SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
-           "ranking": "y_score", "contingency": "labels_pred", "proba": "y_proba"}
+           "ranking": "y_score", "contingency": "labels_pred", "proba": "y_proba",
+           "label_ranking": "y_score"}
+# inputs read as (n_samples, K) matrices, chunked by rows only
 _MATRICES = {"calibration": frozenset({"y_prob"}), "proba": frozenset({"y_proba"}),
-             "regression": frozenset({"y_true", "y_pred"})}
+             "regression": frozenset({"y_true", "y_pred"}),
+             "label_ranking": frozenset({"y_true", "y_score"})}
 
 _MISSING = (
     'fastmetrics.dask needs dask and distributed: pip install "fastmetrics-kernels[dask]"'
@@ -213,11 +218,13 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
 
     Parameters
     ----------
-    kind : {"confusion", "calibration", "regression", "ranking", "contingency", "proba"}
+    kind : {"confusion", "calibration", "regression", "ranking", "label_ranking",
+            "contingency", "proba"}
         :class:`~fastmetrics.streaming.ConfusionAccumulator`,
         :class:`~fastmetrics.streaming.CalibrationAccumulator`,
         :class:`~fastmetrics.streaming.RegressionAccumulator`,
         :class:`~fastmetrics.streaming.RankingAccumulator`,
+        :class:`~fastmetrics.streaming.LabelRankingAccumulator` ((n_samples, L) matrices),
         :class:`~fastmetrics.streaming.ContingencyAccumulator` (``y_true`` and ``y_pred``
         are then ``labels_true`` and ``labels_pred``) or
         :class:`~fastmetrics.streaming.ProbabilityAccumulator` (without ``labels=``, the

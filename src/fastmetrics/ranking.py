@@ -15,12 +15,22 @@ large inputs, with the same result for any value.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
+import warnings
 
 import numpy as np
 
-from ._inputs import inconsistent_lengths, nonfinite_error, sample_weight as check_weights
-from ._states import ranking
+from ._inputs import (
+    check_lengths,
+    column,
+    inconsistent_lengths,
+    nonfinite_error,
+    sample_weight as check_weights,
+)
+from ._states import labelrank, ranking
+from ._states.labelrank import LabelRankingState
 from ._states.ranking import RankingState
 from .exceptions import UndefinedMetricWarning  # scikit-learn's class when installed
 
@@ -29,20 +39,31 @@ __all__ = [
     "average_precision_score",
     "roc_curve",
     "precision_recall_curve",
+    "det_curve",
+    "confusion_matrix_at_thresholds",
+    "metric_at_thresholds",
+    "auc",
     "ndcg_score",
+    "dcg_score",
     "mean_reciprocal_rank",
+    "coverage_error",
+    "label_ranking_average_precision_score",
+    "label_ranking_loss",
 ]
 
 
 # ----------------------------------------------------------------------------- curves
 
 
-def _curve_state(y_true, y_score, sample_weight, pos_label, n_threads):
-    """The state of a curve's input and the positive label to derive it with."""
+def _curve_state(y_true, y_score, sample_weight, pos_label, n_threads, more_error=None):
+    """The state of a curve's input and the positive label to derive it with
+    (``more_error``: the error of more than two classes even with a ``pos_label``)."""
     lab, s, w, has_w = ranking.binary_inputs(y_true, y_score, sample_weight)
     if lab.more:
         if pos_label is None:
             raise ValueError("multiclass format is not supported")
+        if more_error is not None:
+            raise ValueError(more_error)
         # scikit-learn's curves take any labels with an explicit pos_label: the state of
         # its one-vs-rest problem, classes False / True
         lab, pos_label = ranking.Labels(lab.where(pos_label)), True
@@ -149,6 +170,251 @@ def precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weight=Non
     state, pos_label = _curve_state(y_true, a, sample_weight, pos_label, n_threads)
     precision, recall, thr = ranking.precision_recall(state, pos_label, drop_intermediate)
     return precision, recall, thr.astype(a.dtype.newbyteorder("="), copy=False)
+
+
+def det_curve(y_true, y_score, pos_label=None, sample_weight=None, drop_intermediate=False,
+              *, n_threads=None):
+    """Detection error tradeoff (DET) curve, like ``sklearn.metrics.det_curve``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels. If labels are not either {-1, 1} or {0, 1}, then
+        ``pos_label`` should be explicitly given.
+    y_score : array-like of shape (n_samples,)
+        Target scores; must be finite.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class (1 when ``None`` and y_true is {0, 1} / {-1, 1}).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative sample weights.
+    drop_intermediate : bool, default=False
+        Drop thresholds where the true positive weight equals that of both neighbours.
+    n_threads : int, default=None
+        Threads of the sort on inputs of 2**17 samples or more (None: what OpenMP allows,
+        honouring ``OMP_NUM_THREADS``). The result is the same for any value.
+
+    Returns
+    -------
+    fpr : ndarray of shape (n_thresholds,)
+        Decreasing false positive rates (score >= threshold).
+    fnr : ndarray of shape (n_thresholds,)
+        Increasing false negative rates (score < threshold).
+    thresholds : ndarray of shape (n_thresholds,)
+        Increasing thresholds (float64), ``inf`` last where no finite threshold reaches a
+        false positive rate of 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import det_curve
+    >>> fpr, fnr, thresholds = det_curve(np.array([0, 0, 1, 1]),
+    ...                                  np.array([0.1, 0.4, 0.35, 0.8]))
+    >>> fpr
+    array([0.5, 0.5, 0. ])
+    >>> fnr
+    array([0. , 0.5, 0.5])
+    >>> thresholds
+    array([0.35, 0.4 , 0.8 ])
+    """
+    state, pos_label = _curve_state(y_true, y_score, sample_weight, pos_label, n_threads,
+                                    ranking.DET_ONE_CLASS)
+    return ranking.det(state, pos_label, drop_intermediate)
+
+
+def _positional_deprecated(fn):
+    """scikit-learn 1.9's ``_deprecate_positional_args(version="1.11")``: keyword-only
+    parameters given by position still work, with its FutureWarning."""
+    params = inspect.signature(fn).parameters
+    n_pos = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in params.values())
+    kwonly = [name for name, p in params.items() if p.kind is p.KEYWORD_ONLY]
+
+    @functools.wraps(fn)
+    def with_positional(*args, **kwargs):
+        extra = len(args) - n_pos
+        if extra > 0:
+            given = list(zip(kwonly[:extra], args[-extra:]))
+            shown = ", ".join(f"{name}={arg}" for name, arg in given)
+            warnings.warn(f"Pass {shown} as keyword args. From version 1.11 passing these as "
+                          "positional arguments will result in an error", FutureWarning,
+                          stacklevel=2)
+            kwargs.update(given)
+            args = args[:n_pos]
+        return fn(*args, **kwargs)
+
+    return with_positional
+
+
+@_positional_deprecated
+def confusion_matrix_at_thresholds(y_true, y_score, *, pos_label=None, sample_weight=None,
+                                   n_threads=None):
+    """Binary confusion matrix terms at every threshold, like
+    ``sklearn.metrics.confusion_matrix_at_thresholds``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels (any labels with an explicit ``pos_label``).
+    y_score : array-like of shape (n_samples,)
+        Target scores; must be finite.
+    pos_label : int, float, bool or str, default=None
+        The label of the positive class (1 when ``None`` and y_true is {0, 1} / {-1, 1}).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative sample weights; zero-weight samples do not create thresholds.
+    n_threads : int, default=None
+        Threads of the sort on inputs of 2**17 samples or more (None: what OpenMP allows,
+        honouring ``OMP_NUM_THREADS``). The result is the same for any value.
+
+    Returns
+    -------
+    tns, fps, fns, tps : ndarray of shape (n_thresholds,)
+        Weights (counts without ``sample_weight``, as float64) of true negatives, false
+        positives, false negatives and true positives when predicting positive at
+        ``score >= thresholds[i]``.
+    thresholds : ndarray of shape (n_thresholds,)
+        Decreasing distinct scores, in ``y_score``'s dtype.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import confusion_matrix_at_thresholds
+    >>> tns, fps, fns, tps, thresholds = confusion_matrix_at_thresholds(
+    ...     np.array([0., 0., 1., 1.]), np.array([0.1, 0.4, 0.35, 0.8]))
+    >>> tns
+    array([2., 1., 1., 0.])
+    >>> tps
+    array([1., 1., 2., 2.])
+    >>> thresholds
+    array([0.8 , 0.4 , 0.35, 0.1 ])
+    """
+    a = y_score if type(y_score) is np.ndarray else np.asarray(y_score)
+    state, pos_label = _curve_state(y_true, a, sample_weight, pos_label, n_threads)
+    tns, fps, fns, tps, thr = ranking.confusion_at_thresholds(state, pos_label)
+    return tns, fps, fns, tps, thr.astype(a.dtype.newbyteorder("="), copy=False)
+
+
+def metric_at_thresholds(y_true, y_score, metric_func, *, sample_weight=None,
+                         metric_params=None):
+    """``metric_func`` at every threshold of binary data, like
+    ``sklearn.metrics.metric_at_thresholds``.
+
+    ``metric_func(y_true, y_pred, **metric_params)`` is called once per distinct score with
+    ``y_pred = (y_score >= threshold)`` (int32) over the samples sorted by decreasing score
+    (zero-weight samples left out, ``sample_weight`` passed on when given), as
+    scikit-learn does. Not mergeable: ``metric_func`` needs the samples, so there is no
+    accumulator method or Dask function; for the confusion terms at every threshold use
+    :func:`confusion_matrix_at_thresholds`, which is.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_score : array-like of shape (n_samples,)
+        Scores; must be finite.
+    metric_func : callable
+        ``metric_func(y_true, y_pred, **metric_params)``: a number or a collection of
+        numbers of the same size at every threshold.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights, passed on to ``metric_func``.
+    metric_params : dict, default=None
+        Further keyword arguments of ``metric_func``.
+
+    Returns
+    -------
+    metric_values : ndarray of shape (n_thresholds,) or (n_thresholds, *n_outputs)
+    thresholds : ndarray of shape (n_thresholds,)
+        Decreasing distinct scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import accuracy_score, metric_at_thresholds
+    >>> values, thresholds = metric_at_thresholds(
+    ...     np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]), accuracy_score)
+    >>> thresholds
+    array([0.8 , 0.4 , 0.35, 0.1 ])
+    >>> values
+    array([0.75, 0.5 , 0.75, 0.5 ])
+    """
+    if not callable(metric_func):
+        raise TypeError("The 'metric_func' parameter of metric_at_thresholds must be a "
+                        f"callable. Got {metric_func!r} instead.")
+    if metric_params is not None and not isinstance(metric_params, dict):
+        raise TypeError("The 'metric_params' parameter of metric_at_thresholds must be an "
+                        f"instance of 'dict' or None. Got {metric_params!r} instead.")
+    y = column(y_true, "y_true")
+    s = column(y_score, "y_score")
+    check_lengths(y_true=y, y_score=s)
+    if y.dtype.kind in "fc" and not np.isfinite(y).all():
+        raise nonfinite_error(y, "y_true")
+    if s.dtype.kind in "fc" and not np.isfinite(s).all():
+        raise nonfinite_error(s, None)
+    w = check_weights(sample_weight, {"y_true": y.shape[0], "y_score": s.shape[0]},
+                      allow_zero_sum=True)
+    if w is not None:
+        keep = w != 0
+        y, s, w = y[keep], s[keep], w[keep]
+    # decreasing scores, ties in input order (a stable sort of the reversed array, reversed)
+    order = s.shape[0] - 1 - np.argsort(s[::-1], kind="stable")[::-1]
+    s, y = s[order], y[order]
+    params = dict(metric_params or {})
+    if w is not None:
+        params["sample_weight"] = w[order]
+    thresholds = s[np.append(np.flatnonzero(np.diff(s)), s.shape[0] - 1)]
+    values = [metric_func(y, (s >= t).astype(np.int32), **params) for t in thresholds]
+    return np.asarray(values), thresholds
+
+
+def auc(x, y):
+    """Area under a curve by the trapezoidal rule, like ``sklearn.metrics.auc``.
+
+    A plain function of the curve's points (no data, so nothing to merge).
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        X coordinates, monotonic increasing or monotonic decreasing.
+    y : array-like of shape (n,)
+        Y coordinates.
+
+    Returns
+    -------
+    auc : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import auc, roc_curve
+    >>> fpr, tpr, _ = roc_curve(np.array([1, 1, 2, 2]), np.array([0.1, 0.4, 0.35, 0.8]),
+    ...                         pos_label=2)
+    >>> auc(fpr, tpr)
+    0.75
+    """
+    xa = np.asarray(x)
+    ya = np.asarray(y)
+    check_lengths(x=xa, y=ya)
+    xa = _curve_points(xa)
+    ya = _curve_points(ya)
+    if xa.shape[0] < 2:
+        raise ValueError("At least 2 points are needed to compute area under curve, but "
+                         f"x.shape = {xa.shape[0]}")
+    direction = 1
+    dx = np.diff(xa)
+    if np.any(dx < 0):
+        if np.all(dx <= 0):
+            direction = -1
+        else:
+            raise ValueError(f"x is neither increasing nor decreasing : {xa}.")
+    area = direction * np.trapezoid(ya, xa)
+    return float(area)
+
+
+def _curve_points(a):
+    """scikit-learn's ``column_or_1d``: 1-D, an (n, 1) column raveled, else its error."""
+    if a.ndim == 2 and a.shape[1] == 1:
+        return a[:, 0]
+    if a.ndim != 1:
+        raise ValueError(f"y should be a 1d array, got an array of shape {a.shape} instead.")
+    return a
 
 
 # ----------------------------------------------------------------------------- scores
@@ -432,6 +698,79 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     return float(np.average(gain, weights=sample_weight))
 
 
+_DCG_TARGETS = ("multilabel-indicator", "continuous-multioutput", "multiclass-multioutput")
+
+
+def _dcg_target(yt):
+    """scikit-learn's target-type check of ``dcg_score``: a 2-D matrix of several columns."""
+    if yt.ndim == 2 and yt.shape[1] > 1:
+        return
+    flat = yt.reshape(-1)
+    if np.any(flat != np.floor(flat)):
+        kind = "continuous"
+    else:
+        kind = "binary" if np.unique(flat).shape[0] <= 2 else "multiclass"
+    if yt.ndim > 2:
+        kind = "unknown"
+    raise ValueError(f"Only {_DCG_TARGETS} formats are supported. Got {kind} instead")
+
+
+def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None, ignore_ties=False):
+    """Discounted Cumulative Gain, like ``sklearn.metrics.dcg_score``.
+
+    Gains ``y_true`` ranked by decreasing ``y_score`` with a ``1 / log_base(rank + 1)``
+    discount, summed over the first ``k`` ranks and averaged over the samples. Tied scores
+    share the average gain of their group (unless ``ignore_ties``). All rows are handled at
+    once by vectorised numpy, as :func:`ndcg_score`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_labels)
+        Gains (relevance) of each label.
+    y_score : array-like of shape (n_samples, n_labels)
+        Predicted scores; finite.
+    k : int, default=None
+        Only the ``k`` highest-ranked positions count (``k >= 1``).
+    log_base : float, default=2
+        Base of the logarithm of the discount (> 0).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the samples in the average.
+    ignore_ties : bool, default=False
+        Assume no ties (faster; ties are then broken by ``np.argsort``'s order).
+
+    Returns
+    -------
+    discounted_cumulative_gain : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import dcg_score
+    >>> round(dcg_score(np.array([[10, 0, 0, 1, 5]]), np.array([[.1, .2, .3, 4, 70]])), 2)
+    9.5
+    """
+    k = _check_k(k)
+    base = float(log_base) if (isinstance(log_base, numbers.Real)
+                               and not isinstance(log_base, bool)) else float("nan")
+    if not (0 < base < np.inf):
+        raise ValueError("The 'log_base' parameter of dcg_score must be a float in the range "
+                         f"(0.0, inf). Got {log_base!r} instead.")
+    yt, ys = _values(y_true, "y_true"), _values(y_score, "y_score")
+    if yt.shape[:1] != ys.shape[:1]:
+        raise inconsistent_lengths(y_true=yt.shape[0] if yt.ndim else 1,
+                                   y_score=ys.shape[0] if ys.ndim else 1)
+    _dcg_target(yt)
+    yt, ys = _matrix(yt, "y_true"), _matrix(ys, "y_score")
+    if yt.shape != ys.shape:
+        raise ValueError(f"y_true and y_score have different shapes: {yt.shape} and {ys.shape}")
+    sample_weight = _weights(sample_weight, yt.shape[0])
+    m = yt.shape[1]
+    discount = 1 / (np.log(np.arange(m) + 2) / np.log(base))
+    if k is not None:
+        discount[k:] = 0
+    return float(np.average(_dcg(yt, ys, discount, ignore_ties), weights=sample_weight))
+
+
 def mean_reciprocal_rank(y_true, y_score, *, sample_weight=None):
     """Mean reciprocal rank of the first relevant label.
 
@@ -486,3 +825,102 @@ def mean_reciprocal_rank(y_true, y_score, *, sample_weight=None):
     rank = (ys > best[:, None]).sum(axis=1) + 1
     rr = np.where(has, 1.0 / rank, 0.0)
     return float(np.average(rr, weights=sample_weight))
+
+
+# ----------------------------------------------------------------------------- multilabel ranking
+_MULTILABEL_PARAMS = """
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_labels)
+        True binary labels in label indicator format (0/1; integer, bool or float; a scipy
+        sparse matrix for LRAP and the ranking loss, made dense first).
+    y_score : array-like of shape (n_samples, n_labels)
+        Target scores; finite. float32 and float64 are read in place (C or F order).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the samples in the mean.
+    n_threads : int, default=None
+        Threads of the kernel pass on inputs of 2**18 cells or more (None: what OpenMP
+        allows). The result is the same for any value.
+"""
+
+
+def coverage_error(y_true, y_score, *, sample_weight=None, n_threads=None):
+    """Coverage error, like ``sklearn.metrics.coverage_error``: how far down the ranked
+    labels one must go to cover every relevant label (tied scores take the maximal rank),
+    averaged over the samples; 0 for a sample without relevant labels.
+    %s
+    Returns
+    -------
+    coverage_error : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import coverage_error
+    >>> coverage_error(np.array([[1, 0, 0], [0, 0, 1]]),
+    ...                np.array([[0.75, 0.5, 1], [1, 0.2, 0.1]]))
+    2.5
+    """
+    for name, a in (("y_true", y_true), ("y_score", y_score)):
+        if np.ndim(a) == 1:
+            raise ValueError(f"Expected 2D array, got 1D array instead: {name} must be an "
+                             "(n_samples, n_labels) matrix.")
+    state = LabelRankingState.from_arrays(y_true, y_score, sample_weight, n_threads)
+    return labelrank.coverage(state)
+
+
+def label_ranking_average_precision_score(y_true, y_score, *, sample_weight=None,
+                                          n_threads=None):
+    """Label ranking average precision (LRAP), like
+    ``sklearn.metrics.label_ranking_average_precision_score``: for each relevant label,
+    the fraction of the labels scored at least as high that are relevant, averaged over the
+    relevant labels, then over the samples (1 for a sample whose labels are all relevant or
+    all irrelevant).
+    %s
+    Returns
+    -------
+    score : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import label_ranking_average_precision_score
+    >>> label_ranking_average_precision_score(np.array([[1, 0, 0], [0, 0, 1]]),
+    ...                                       np.array([[0.75, 0.5, 1], [1, 0.2, 0.1]]))
+    0.41666666666666663
+    """
+    state = LabelRankingState.from_arrays(_dense(y_true), y_score, sample_weight, n_threads)
+    return labelrank.lrap(state)
+
+
+def label_ranking_loss(y_true, y_score, *, sample_weight=None, n_threads=None):
+    """Label ranking loss, like ``sklearn.metrics.label_ranking_loss``: the fraction of
+    (relevant, irrelevant) label pairs ordered wrongly (a tie counts as wrong), averaged over
+    the samples (0 for a sample whose labels are all relevant or all irrelevant).
+    %s
+    Returns
+    -------
+    loss : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import label_ranking_loss
+    >>> label_ranking_loss(np.array([[1, 0, 0], [0, 0, 1]]),
+    ...                    np.array([[0.75, 0.5, 1], [1, 0.2, 0.1]]))
+    0.75
+    """
+    state = LabelRankingState.from_arrays(_dense(y_true), y_score, sample_weight, n_threads)
+    return labelrank.ranking_loss(state)
+
+
+def _dense(y_true):
+    """A scipy sparse ``y_true`` (which scikit-learn's LRAP and ranking loss take) as the
+    dense matrix the kernel reads."""
+    if hasattr(y_true, "toarray") and hasattr(y_true, "nnz"):
+        return y_true.toarray()
+    return y_true
+
+
+for _f in (coverage_error, label_ranking_average_precision_score, label_ranking_loss):
+    _f.__doc__ = (_f.__doc__ or "") % _MULTILABEL_PARAMS

@@ -17,6 +17,7 @@ from ._states.bins import CalibrationState
 from ._states.confusion import ConfusionState
 from ._states.contingency import ContingencyState
 from ._states.grouped import GroupedConfusionState
+from ._states.labelrank import LabelRankingState
 from ._states.multilabel import MultilabelState
 from ._states.proba import ProbabilityState
 from ._states.ranking import RankingState
@@ -29,6 +30,7 @@ __all__ = [
     "ContingencyState",
     "ExactQuantileState",
     "GroupedConfusionState",
+    "LabelRankingState",
     "MultilabelState",
     "ProbabilityState",
     "RankingState",

@@ -58,6 +58,7 @@ from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
 from ._states.contingency import ContingencyState
 from ._states.proba import ProbabilityState, check_k, sorted_labels
+from ._states.labelrank import LabelRankingState
 from ._states.ranking import RankingResult, RankingState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
@@ -68,6 +69,7 @@ __all__ = [
     "ConfusionAccumulator",
     "ContingencyAccumulator",
     "ProbabilityAccumulator",
+    "LabelRankingAccumulator",
     "QuantileAccumulator",
     "QuantileResult",
     "RankingAccumulator",
@@ -842,6 +844,52 @@ class RankingAccumulator(Accumulator):
 
 
 _attach_metrics(RankingAccumulator)
+
+
+# --------------------------------------------------------------------------- multilabel ranking
+
+
+class LabelRankingAccumulator(Accumulator):
+    """Streaming multilabel ranking: coverage error, label ranking average precision and
+    label ranking loss over (n, L) label indicator and score matrices.
+
+    Notes
+    -----
+    The state is four weighted sums and two counts (every chunk has the same number of
+    labels L); each metric equals the one-shot function on the concatenated chunks to 1e-12
+    relative.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import LabelRankingAccumulator
+    >>> acc = LabelRankingAccumulator().update([[1, 0, 0]], [[0.75, 0.5, 1]])
+    >>> acc.update([[0, 0, 1]], [[1, 0.2, 0.1]]).label_ranking_loss()
+    0.75
+    """
+
+    family = "label_ranking"
+    _config = ()
+
+    def __init__(self):
+        self._start()
+
+    @classmethod
+    def _state_type(cls) -> type[State]:
+        return LabelRankingState
+
+    def update(self, y_true, y_score, sample_weight=None, *, n_threads=None):
+        """Add one chunk of (n, L) labels and scores. Returns ``self``.
+
+        ``n_threads``: threads of the kernel pass over a large chunk (the result is the same
+        for any value). Weights: give them for every chunk or for none."""
+        st = LabelRankingState.from_arrays(y_true, y_score, sample_weight, n_threads,
+                                           allow_empty=True)
+        if st.n_samples:
+            self._add(st, st.weighted)
+        return self
+
+
+_attach_metrics(LabelRankingAccumulator)
 
 
 # --------------------------------------------------------------------------- contingency

@@ -59,6 +59,7 @@ from . import base
 
 __all__ = [
     "BYTES_LABELS",
+    "DET_ONE_CLASS",
     "Labels",
     "RankingResult",
     "RankingState",
@@ -74,7 +75,9 @@ __all__ = [
     "check_multi_class",
     "check_score_lengths",
     "column_statistics",
+    "confusion_at_thresholds",
     "curve_pos_label",
+    "det",
     "indicator",
     "multiclass_roc_auc",
     "plain",
@@ -94,6 +97,8 @@ _ZERO_U8 = np.zeros(1, dtype=np.uint8)
 _AVERAGES = (None, "micro", "macro", "weighted", "samples")
 BYTES_LABELS = ("Support for labels represented as bytes is not supported. Convert the labels "
                 "to a string or integer format.")
+DET_ONE_CLASS = ("Only one class is present in y_true. Detection error tradeoff curve is not "
+                 "defined in that case.")
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -796,6 +801,43 @@ def precision_recall(state: RankingState, pos_label=None, drop_intermediate=Fals
         recall = tps / tps[-1]
     return (np.concatenate([precision[::-1], [1.0]]), np.concatenate([recall[::-1], [0.0]]),
             thr[::-1].copy())
+
+
+def confusion_at_thresholds(state: RankingState, pos_label=None):
+    """``confusion_matrix_at_thresholds`` of a state: ``(tns, fps, fns, tps, thresholds)``,
+    the thresholds decreasing (float64; the one-shot function gives them in the scores'
+    dtype)."""
+    p, q, _, _ = _split(state, curve_pos_label(state.classes, pos_label))
+    tps = np.cumsum(p)
+    fps = np.cumsum(q)
+    return fps[-1] - fps, fps, tps[-1] - tps, tps, state.thresholds.copy()
+
+
+def det(state: RankingState, pos_label=None, drop_intermediate=False):
+    """``det_curve`` of a state: ``(fpr, fnr, thresholds)``, the thresholds increasing and
+    ``inf`` where no finite threshold reaches a false positive rate of 0."""
+    p, q, _, _ = _split(state, curve_pos_label(state.classes, pos_label))
+    m = state.thresholds.shape[0]
+    # the point at inf first, where every sample is predicted negative
+    tps = np.zeros(m + 1)
+    fps = np.zeros(m + 1)
+    np.cumsum(p, out=tps[1:])
+    np.cumsum(q, out=fps[1:])
+    thresholds = np.empty(m + 1)
+    thresholds[0] = np.inf
+    thresholds[1:] = state.thresholds
+    if drop_intermediate and m + 1 > 2:
+        keep = np.ones(m + 1, dtype=bool)
+        keep[1:-1] = np.logical_or(np.diff(tps[:-1]), np.diff(tps[1:]))
+        fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
+    if state.classes.shape[0] != 2:
+        raise ValueError(DET_ONE_CLASS)
+    fns = tps[-1] - tps
+    first = int(np.searchsorted(fps, fps[0], side="right")) - 1
+    last = int(np.searchsorted(tps, tps[-1])) + 1
+    sl = slice(first, last)
+    # a positive label that is neither class leaves no positive weight: nan, as numpy's 0 / 0
+    return fps[sl][::-1] / fps[-1], fns[sl][::-1] / tps[-1], thresholds[sl][::-1].copy()
 
 
 # ----------------------------------------------------------------------------- binned results
