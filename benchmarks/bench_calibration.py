@@ -1,8 +1,9 @@
 """Calibration: ECE + MCE + Brier from one fastmetrics pass vs scikit-learn's
-calibration_curve + brier_score_loss, on the same 10^7 probabilities."""
+calibration_curve + brier_score_loss, on the same 10^7 probabilities; d2_brier_score."""
 
 import numpy as np
 import pytest
+import sklearn.metrics as skm
 from sklearn.calibration import calibration_curve as sk_calibration_curve
 from sklearn.metrics import brier_score_loss as sk_brier
 
@@ -68,3 +69,35 @@ def test_fastmetrics_brier(benchmark, data):
 def test_sklearn_brier(benchmark, data):
     y, p, brier, _ = data
     assert benchmark(sk_brier, y, p) == brier
+
+
+# d2_brier_score: binary (1-D) and multiclass (K = 5 columns), 10^3 and 10^7 rows (the scaled
+# size: 10^5 under --benchmark-disable). scikit-learn forms the one-hot targets, the tiled
+# null-model matrix and two (n, K) squared-difference matrices; fastmetrics one pass (plus a
+# class count) and the null model's Brier score in closed form.
+D2_K = 5
+
+
+@pytest.fixture(scope="module", params=[10**3, 10**7], ids=["1e3", "1e7"])
+def d2_data(request, scaled):
+    n = scaled(request.param) if request.param > 10**3 else request.param
+    rng = np.random.default_rng(2025)
+    p = rng.random(n)
+    y = (rng.random(n) < p).astype(np.int64)
+    yk = rng.integers(0, D2_K, n)
+    P = rng.dirichlet(np.ones(D2_K), n)
+    cases = {"binary": (y, p), f"K={D2_K}": (yk, P)}
+    return request.param, cases, {k: skm.d2_brier_score(*v) for k, v in cases.items()}
+
+
+@pytest.mark.parametrize("lib", ["fastmetrics", "sklearn"])
+@pytest.mark.parametrize("case", ["binary", f"K={D2_K}"])
+def test_d2_brier_score(benchmark, d2_data, lib, case):
+    size, cases, want = d2_data
+    benchmark.group = f"d2_brier_score {case} n={size:.0e}"
+    fn = fm.d2_brier_score if lib == "fastmetrics" else skm.d2_brier_score
+    if size > 10**5:
+        got = benchmark.pedantic(fn, args=cases[case], rounds=3, iterations=1)
+    else:
+        got = benchmark(fn, *cases[case])
+    assert got == pytest.approx(want[case], rel=1e-12)

@@ -135,6 +135,8 @@ METRICS: tuple[Metric, ...] = (
            config=("pos_label", "n_bins", "strategy")),
     Metric("brier_score_loss", "calibration", bins.brier, calibration.brier_score_loss,
            config=("pos_label", "labels")),
+    Metric("d2_brier_score", "calibration", bins.d2_brier, calibration.d2_brier_score,
+           config=("pos_label", "labels")),
     # ranking: pos_label is the accumulator's (its state keeps every class's weights);
     # roc_auc_score's one-shot function has none, so its Dask function keeps the
     # derivation's default (the greater label positive, as scikit-learn)

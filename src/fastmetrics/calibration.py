@@ -36,8 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from ._states import bins
+from ._states import bins, proba
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
+from ._inputs import inconsistent_lengths
 from .percentiles import percentile
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "calibration_curve",
     "calibration_summary",
     "class_confidence_from_logprobs",
+    "d2_brier_score",
     "expected_calibration_error",
     "max_calibration_error",
     "reliability_diagram",
@@ -270,6 +272,61 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     state = CalibrationState.for_brier(y_true, y_proba, sample_weight, pos_label=pos_label,
                                        labels=labels, n_threads=n_threads)
     return bins.brier(state, scale_by_half)
+
+
+def d2_brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
+                   n_threads=None) -> float:
+    """D^2 score for the Brier score (scikit-learn's): the fraction of Brier score explained.
+
+    ``1 - brier(y, p) / brier(y, q)``, where the null model ``q`` predicts every class's
+    weighted frequency in ``y_true``; its Brier score is ``sum_k q_k (1 - q_k)``, so the
+    state of :func:`brier_score_loss` plus the weight of each class gives both. Binary
+    states merge (streaming, Dask); the multiclass and multilabel ones are one-shot, as for
+    :func:`brier_score_loss`. Fewer than two samples: nan with scikit-learn's
+    ``UndefinedMetricWarning``; a constant ``y_true`` (zero baseline): -inf (nan for a
+    perfect score) with numpy's ``RuntimeWarning``, as scikit-learn.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        True labels, or a multilabel indicator matrix (with a 2-D ``y_proba``).
+    y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Probability of the positive class, or one column per class in sorted label order.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    pos_label : int, float, bool or str, default=None
+        Positive label for 1-D ``y_proba``; None: 1 for labels in {0, 1} / {-1, 1}, else the
+        greater label (non-string labels).
+    labels : array-like, default=None
+        Class labels of the columns of a 2-D ``y_proba`` (sorted order); inferred from
+        ``y_true`` if None.
+
+    Returns
+    -------
+    float
+        The D^2 score (1 is best; 0 is the null model's; it can be negative).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.d2_brier_score([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3]), 6)
+    0.85
+    """
+    n = _first_dim(y_proba)
+    if n < 2:
+        lengths = {"y_proba": n, "y_true": _first_dim(y_true),
+                   "sample_weight": None if sample_weight is None else _first_dim(sample_weight)}
+        if len({v for v in lengths.values() if v is not None}) > 1:
+            raise inconsistent_lengths(**lengths)
+        return proba.too_few()
+    state = CalibrationState.for_brier(y_true, y_proba, sample_weight, pos_label=pos_label,
+                                       labels=labels, n_threads=n_threads, class_weights=True)
+    return bins.d2_brier(state)
+
+
+def _first_dim(a) -> int:
+    shape = np.shape(a)
+    return int(shape[0]) if shape else 1
 
 
 # --------------------------------------------------------------------------------------

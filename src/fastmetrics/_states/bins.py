@@ -46,7 +46,7 @@ from .._inputs import (
 from .._kernels import bins as kernel
 from .._threads import threads_for
 from ..exceptions import warn
-from . import base
+from . import base, proba
 
 __all__ = [
     "CalibrationBins",
@@ -59,6 +59,7 @@ __all__ = [
     "check_probabilities",
     "check_scale_by_half",
     "curve",
+    "d2_brier",
     "ece",
     "fixed_edges",
     "mce",
@@ -320,6 +321,9 @@ class CalibrationState(base.State):
         p_ik)**2`` with y the one-hot (indicator) rows over the sorted classes of all the
         data: known to a one-shot ``brier_score_loss`` pass only (None otherwise, and after a
         merge: chunks do not know the classes of the others).
+    class_w : ndarray (K,) or None
+        Sum of the weights of each class (column) of ``y_true``, known with ``class_sq``
+        when the pass was asked for it (``d2_brier_score``'s baseline); None otherwise.
 
     Examples
     --------
@@ -331,9 +335,11 @@ class CalibrationState(base.State):
     """
 
     kind = "calibration"
-    __slots__ = ("edges", "sums", "mode", "n_classes", "weighted", "any_weight", "class_sq")
+    __slots__ = ("edges", "sums", "mode", "n_classes", "weighted", "any_weight", "class_sq",
+                 "class_w")
 
-    def __init__(self, edges, sums, mode, n_classes, weighted, any_weight, class_sq=None):
+    def __init__(self, edges, sums, mode, n_classes, weighted, any_weight, class_sq=None,
+                 class_w=None):
         self.edges = edges
         self.sums = sums
         self.mode = mode
@@ -341,6 +347,7 @@ class CalibrationState(base.State):
         self.weighted = weighted
         self.any_weight = any_weight
         self.class_sq = class_sq
+        self.class_w = class_w
 
     @property
     def n_samples(self) -> int:
@@ -449,13 +456,15 @@ class CalibrationState(base.State):
     @classmethod
     def top_label(cls, y_true, y_prob, sample_weight=None, *, n_bins=10, edges=None,
                   labels=None, n_threads=None, allow_empty: bool = False,
-                  classes: bool = False, name: str = "y_prob") -> CalibrationState:
+                  classes: bool = False, class_weights: bool = False,
+                  name: str = "y_prob") -> CalibrationState:
         """One top-label pass over a probability matrix (n, K).
 
         ``y_true`` holds column indices ``0..K-1``, or (with ``labels``, the class of each
         column in column order) label values. ``classes=True`` is ``brier_score_loss``'s
         rule instead: columns are the sorted classes of ``y_true`` (or of ``labels``), every
-        one of them present, and the state keeps the multiclass Brier sum. The pass runs on
+        one of them present, and the state keeps the multiclass Brier sum (and, with
+        ``class_weights``, the weight of each class). The pass runs on
         one thread (``n_threads`` is validated only).
         """
         P = probabilities(y_prob, name)
@@ -495,16 +504,23 @@ class CalibrationState(base.State):
         if n_unnorm:
             warn(NOT_NORMALISED, UserWarning)
         any_weight = w is None or sums[:, kernel.W].sum() != 0 or bool(w.any())
+        class_w = None
+        if classes and class_weights:
+            # unweighted, the kernel's per-class counts are the weights; else one bincount
+            class_w = (seen.astype(np.float64) if w is None
+                       else np.bincount(yk, weights=w, minlength=K).astype(np.float64))
         return cls(e, sums, "top_label", K, w is not None, any_weight,
-                   float(extra[0]) if classes else None)
+                   float(extra[0]) if classes else None, class_w)
 
     @classmethod
     def for_brier(cls, y_true, y_proba, sample_weight=None, *, pos_label=None,
-                  labels=None, n_threads=None) -> CalibrationState:
+                  labels=None, n_threads=None, class_weights: bool = False) -> CalibrationState:
         """The one-bin state ``brier_score_loss`` reads, by scikit-learn's rules: 1-D
         ``y_proba`` is binary (the greater label positive when ``pos_label`` is None and the
         labels are not {0, 1} / {-1, 1}); an (n, K) matrix is multiclass (columns in sorted
-        class order) or, with an (n, K) indicator matrix ``y_true``, multilabel."""
+        class order) or, with an (n, K) indicator matrix ``y_true``, multilabel.
+        ``class_weights``: a multiclass or multilabel state also keeps the weight of each
+        class (binary states always know theirs: ``SY`` and ``W - SY``)."""
         p = probabilities(y_proba, "y_proba")
         if p.ndim == 1:
             return cls.binary(y_true, p, sample_weight, n_bins=1, pos_label=pos_label,
@@ -513,7 +529,7 @@ class CalibrationState(base.State):
         if y.ndim == 2 and y.shape[1] > 1:
             return cls._indicator(y, p, sample_weight, labels)
         return cls.top_label(y_true, p, sample_weight, n_bins=1, labels=labels, classes=True,
-                             n_threads=n_threads, name="y_proba")
+                             class_weights=class_weights, n_threads=n_threads, name="y_proba")
 
     @classmethod
     def _indicator(cls, Y: np.ndarray, P: np.ndarray, sample_weight, labels) -> CalibrationState:
@@ -553,14 +569,19 @@ class CalibrationState(base.State):
         row_sq = ((Y - Pd) ** 2).sum(axis=1)
         sums = np.zeros((1, kernel.N_COLS))
         sums[0, kernel.N] = n
+        Yd = Y.astype(np.float64, copy=False)
         if w is None:
             sums[0, kernel.W] = n
             class_sq = float(row_sq.sum())
+            class_w = Yd.sum(axis=0)
         else:
+            wd = w.astype(np.float64, copy=False)
             sums[0, kernel.W] = float(w.sum(dtype=np.float64))
-            class_sq = float(np.dot(w.astype(np.float64, copy=False), row_sq))
+            class_sq = float(np.dot(wd, row_sq))
+            class_w = wd @ Yd
         any_weight = w is None or bool(w.any())
-        return cls(_uniform(1)[0], sums, "multilabel", K, w is not None, any_weight, class_sq)
+        return cls(_uniform(1)[0], sums, "multilabel", K, w is not None, any_weight, class_sq,
+                   class_w)
 
     @classmethod
     def from_sums(cls, edges, sums, n_classes: int = 0, *, weighted: bool,
@@ -605,6 +626,8 @@ class CalibrationState(base.State):
             "any_weight": bool(self.any_weight),
             "has_class_sq": self.class_sq is not None,
             "class_sq": 0.0 if self.class_sq is None else float(self.class_sq),
+            "has_class_w": self.class_w is not None,
+            "class_w": np.zeros(0) if self.class_w is None else np.array(self.class_w),
         }
 
     @classmethod
@@ -660,8 +683,21 @@ class CalibrationState(base.State):
                                       "[0, K x n_samples]")
         elif mode == "multilabel":
             raise base.StateError("a multilabel state must keep its Brier sum")
+        class_w = None
+        if "has_class_w" in d and base.flag(d, "has_class_w"):  # absent: saved before it
+            if class_sq is None:
+                raise base.StateError("class weights come with the multiclass Brier sum")
+            class_w = base.field(d, "class_w", kinds="f", ndim=1, shape=(K,),
+                                 dtype=np.float64)
+            if not np.isfinite(class_w).all():
+                raise base.StateError("the class weights must be finite")
+            if not weighted and (np.any(class_w < 0) or np.any(class_w != np.floor(class_w))
+                                 or (mode == "top_label" and class_w.sum() != n)):
+                raise base.StateError("unweighted: the class weights must be counts (summing "
+                                      "to n_samples for one label a sample)")
+            class_w = class_w.copy()
         return cls(_read_only(edges.copy()), sums.copy(), mode, K, weighted, any_weight,
-                   class_sq)
+                   class_sq, class_w)
 
 
 def _class_indices(y: np.ndarray, labels, K: int, classes: bool, *, encode: bool = False):
@@ -926,3 +962,37 @@ def brier(state: CalibrationState, scale_by_half="auto") -> float:
     if scale_by_half == "auto":
         scale_by_half = two_columns
     return score * 0.5 if scale_by_half else score
+
+
+def d2_brier(state: CalibrationState) -> float:
+    """``d2_brier_score``: ``1 - brier / brier_null``, the null model predicting every class's
+    weighted frequency ``q_k`` of ``y_true``, whose Brier score is ``sum_k q_k (1 - q_k)``
+    (the mean of ``sum_k (y_k - q_k)**2``; multilabel too, column by column), computed as
+    ``2 sum_{j<k} c_j c_k / W**2`` from the class weights ``c_k`` (binary: ``W - SY`` and
+    ``SY``, so a class weighing less than about 1e-4 of the total loses digits to that
+    difference; multilabel: ``sum_k c_k (W - c_k) / W**2``). A constant ``y_true`` gives a
+    zero baseline: -inf or nan with numpy's RuntimeWarning, as scikit-learn."""
+    if state.n_samples < 2:
+        return proba.too_few()
+    if state.mode != "binary" and state.class_w is None:
+        raise ValueError(
+            "d2_brier_score of streamed or merged probabilities is binary: y_proba must be 1-D "
+            "(the multiclass baseline needs the classes of all the data, so it is not merged "
+            "over chunks)"
+        )
+    score = brier(state, False)  # scikit-learn's errors (zero weights)
+    total = state.sums.sum(axis=0)
+    W = float(total[kernel.W])
+    if state.mode == "binary":
+        pos = float(total[kernel.SY])
+        c = np.array([W - pos, pos])
+    else:
+        c = state.class_w
+    if state.mode == "multilabel":  # columns are separate binary targets: c_k need not sum to W
+        null_sum = float(np.dot(c, W - c))
+    else:
+        # one class a sample, sum_k c_k (W - c_k) = 2 sum_{j<k} c_j c_k: prefix sums have no
+        # W - c_k cancellation
+        null_sum = 2.0 * float(np.dot(c[1:], np.cumsum(c)[:-1]))
+    null = np.array(null_sum / (W * W))
+    return float(1.0 - np.divide(np.array(score), null))
