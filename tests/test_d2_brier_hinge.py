@@ -124,6 +124,11 @@ def test_multilabel_matches_sklearn(n, K, seed, weighted):
     (([0, 1, 1], [[0.2, 0.8]] * 3), {}),                      # two columns
     (([0, 1, 1], [[0.2], [0.8], [0.3]]), {}),                 # one column: binary
     (([0, 5, 1], [[0.2, 0.3, 0.5]] * 3), {"labels": [0, 1, 2]}),
+    (([0, 0, 0], [[0.5, 0.3, 0.2]] * 3), {"labels": [0]}),
+    (([1, 1, 1], [[0.5, 0.5]] * 3), {}),                      # only one label
+    ((np.array([[1, 0, 1, 0], [2, 3, 3, 2]]), [[0.3, 0.3, 0.2, 0.2], [0.4, 0.1, 0.3, 0.2]]),
+     {}),                                                     # multioutput
+    (([0, 1, 0, 0, 1, 1, 0], [0.8, 0.6, 0.4, 0.2]), {}),      # lengths
 ])
 def test_edge_cases_match_sklearn(args, kwargs):
     check_parity(fm.d2_brier_score, sk_d2_brier, *args, **kwargs)
@@ -242,3 +247,16 @@ def test_dask_equals_one_shot(weighted):
                                  sample_weight=None if w is None else da.from_array(w, chunks=999))
     assert got == pytest.approx(sk_d2_brier(y, p, sample_weight=w), rel=1e-12)
     assert got == pytest.approx(fm.d2_brier_score(y, p, sample_weight=w), rel=1e-12)
+
+
+def test_same_bits_for_any_thread_count():
+    rng = np.random.default_rng(5)
+    n = 300_000
+    y = rng.integers(0, 2, n)
+    p = rng.random(n)
+    w = rng.random(n)
+    ref = fm.d2_brier_score(y, p, sample_weight=w, n_threads=1)
+    for nt in (2, 8, None):
+        assert fm.d2_brier_score(y, p, sample_weight=w, n_threads=nt) == ref
+    with pytest.raises(ValueError, match="n_threads"):
+        fm.d2_brier_score(y, p, n_threads=0)
