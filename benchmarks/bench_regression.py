@@ -88,3 +88,24 @@ def test_multioutput(benchmark, multi, metric, lib):
     else:
         got = benchmark(f, y_true, y_pred, multioutput="raw_values")
     np.testing.assert_allclose(got, expected[metric], rtol=1e-10)
+
+
+# ------------------------------------------------------------------------- max_error
+
+
+@pytest.fixture(scope="module", params=["1e3", "1e7"])
+def one_d(request, scaled):
+    """1-D float64 targets at 10^3 and 10^7 samples, with scikit-learn's max error."""
+    rng = np.random.default_rng(9)
+    n = 1000 if request.param == "1e3" else scaled(10**7)
+    y_true = rng.normal(10.0, 3.0, n)
+    y_pred = y_true + rng.normal(0.0, 1.0, n)
+    return request.param, y_true, y_pred, skm.max_error(y_true, y_pred)
+
+
+@pytest.mark.parametrize("lib", ["fastmetrics", "sklearn"])
+def test_max_error(benchmark, one_d, lib):
+    size, y_true, y_pred, expected = one_d
+    benchmark.group = f"regression: max_error, n={size}"
+    f = fm.max_error if lib == "fastmetrics" else skm.max_error
+    assert benchmark(f, y_true, y_pred) == expected

@@ -3,14 +3,16 @@
 
 One pass over ``y_true``, ``y_pred`` (and optional weights) fills a float64 *state* of
 ``N_STATE`` values from which every mean-type regression metric is derived; its slots (``W``,
-``ABS``, ``SQ``, ``APE``, ``HUBER``, ``MEAN``, ``M2``, ``N``, ``CONST``, ``FIRST``) and the
+``ABS``, ``SQ``, ``APE``, ``HUBER``, ``MEAN``, ``M2``, ``N``, ``CONST``, ``FIRST``,
+``MAXABS``) and the
 ``FLAG_*`` bits that ask for the optional sums are defined once, in ``sums.pxd``.
 
 The input is read in blocks of ``BLOCK`` samples. Within a block the sums are plain; the
 spread of y_true is computed two-pass over the (cache-resident) block around the block mean,
 and blocks are combined with Chan et al.'s pairwise update. So R² keeps the accuracy of a
 two-pass algorithm (no ``sum y**2 - (sum y)**2 / n`` cancellation) while each element is read
-from memory once. Two states merge with :func:`merge` (sums add; MEAN/M2 use the same update).
+from memory once. Two states merge with :func:`merge` (sums add; MEAN/M2 use the same
+update; MAXABS is a max).
 
 Inputs are never checked element by element here: a NaN or infinity shows up as a
 non-finite sum, and the Python layer then looks for the culprit (error path only).
@@ -65,7 +67,9 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
     cdef double mb, m2, c, d, yv, e, ae, ay
     cdef double wv = 1.0
     cdef double first = state[FIRST]
+    cdef double bmax = state[MAXABS]
     cdef bint is_const = True
+    cdef bint want_max = (flags & FLAG_MAX) != 0
     cdef bint want_ape = (flags & FLAG_APE) != 0
     cdef bint want_huber = (flags & FLAG_HUBER) != 0
     cdef bint want_r2 = (flags & FLAG_R2) != 0
@@ -85,6 +89,8 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
             bape += wv * (ae / (ay if ay > EPS64 else EPS64))
         if want_huber:
             bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
+        if want_max and ae > bmax:
+            bmax = ae
         if yv != first:
             is_const = False
     m2 = 0.0
@@ -106,6 +112,7 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
     state[SQ] += bsq
     state[APE] += bape
     state[HUBER] += bhub
+    state[MAXABS] = bmax
     if not is_const:
         state[CONST] = 0.0
 
@@ -128,7 +135,9 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
     cdef Py_ssize_t start, stop, i
     cdef double bw, babs, bsq, bape, bhub, bsy, mb, m2, c, d
     cdef double yv, e, ae, ay, wv, first
+    cdef double bmax = 0.0
     cdef bint is_const = True
+    cdef bint want_max = (flags & FLAG_MAX) != 0
     cdef bint want_ape = (flags & FLAG_APE) != 0
     cdef bint want_huber = (flags & FLAG_HUBER) != 0
     cdef bint want_r2 = (flags & FLAG_R2) != 0
@@ -163,6 +172,8 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
                 bape += wv * (ae / (ay if ay > EPS64 else EPS64))
             if want_huber:
                 bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
+            if want_max and ae > bmax:
+                bmax = ae
             if yv != first:
                 is_const = False
         m2 = 0.0
@@ -185,6 +196,7 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
         state[APE] += bape
         state[HUBER] += bhub
         start = stop
+    state[MAXABS] = bmax
     state[N] += <double>(stop0 - start0)
     state[CONST] = 1.0 if is_const else 0.0
     # FIRST is the common value of a constant y_true, else 0: the state does not depend on
@@ -230,6 +242,8 @@ cdef void _merge_into(double* a, const double* b) noexcept nogil:
     _chan(a, b[W], b[MEAN], b[M2])
     for k in range(HUBER + 1):  # the plain sums W .. HUBER add
         a[k] += b[k]
+    if b[MAXABS] > a[MAXABS]:
+        a[MAXABS] = b[MAXABS]
     a[N] += b[N]
     a[CONST] = 1.0 if both_const else 0.0
     if both_const:

@@ -58,6 +58,7 @@ __all__ = [
     "huber",
     "mae",
     "mape",
+    "max_ae",
     "median_ae",
     "median_of",
     "medians",
@@ -73,10 +74,13 @@ __all__ = [
     "weights",
 ]
 
-#: every optional sum: relative errors, Huber losses, mean and spread of y_true
-ALL_FLAGS = kernel.FLAG_APE | kernel.FLAG_HUBER | kernel.FLAG_R2
+#: every optional sum: relative errors, Huber losses, mean and spread of y_true, max error
+ALL_FLAGS = kernel.FLAG_APE | kernel.FLAG_HUBER | kernel.FLAG_R2 | kernel.FLAG_MAX
+#: the optional sums of fastmetrics 0.1 states (which had no MAXABS slot)
+_LEGACY_FLAGS = kernel.FLAG_APE | kernel.FLAG_HUBER | kernel.FLAG_R2
 _FLAG_NAMES = {kernel.FLAG_APE: "relative errors (MAPE)", kernel.FLAG_HUBER: "Huber losses",
-               kernel.FLAG_R2: "mean and spread of y_true (R²)"}
+               kernel.FLAG_R2: "mean and spread of y_true (R²)",
+               kernel.FLAG_MAX: "maximum absolute error"}
 _LOSSES = (kernel.ABS, kernel.SQ, kernel.APE, kernel.HUBER)  # non-negative when unweighted
 _ERROR_DTYPES = ("<f4", "<f8", "=f4", "=f8", "|f4", "|f8")
 _NO_WEIGHTS = np.empty(0)
@@ -346,10 +350,12 @@ class RegressionState(base.State):
         array, computed with every optional sum, and its lists of kept errors and weights),
         checked like any load."""
         sums = np.array(sums, dtype=np.float64)
+        if sums.shape == (kernel.MAXABS,):  # 0.1.0 had no MAXABS slot: an absent sum
+            sums = np.append(sums, 0.0)
         if sums.shape == (kernel.N_STATE,) and sums[kernel.CONST] == 0.0:
             sums[kernel.FIRST] = 0.0  # then 0.1.0 kept the first value; now FIRST is 0
         d = {"kind": cls.kind, "format": base.FORMAT, "sums": sums,
-             "flags": ALL_FLAGS, "delta": delta, "weighted": bool(weighted),
+             "flags": _LEGACY_FLAGS, "delta": delta, "weighted": bool(weighted),
              "keep_values": errors is not None}
         e = np.concatenate(errors) if errors else np.zeros(0)
         d["errors"], d["errors_dtype"] = e, e.dtype.str
@@ -442,6 +448,8 @@ class RegressionState(base.State):
             s[..., kernel.HUBER] = 0.0
         if not flags & kernel.FLAG_R2:
             s[..., kernel.MEAN] = s[..., kernel.M2] = 0.0
+        if not flags & kernel.FLAG_MAX:
+            s[..., kernel.MAXABS] = 0.0
         kept = kept_weights = None
         if self.kept is not None and other.kept is not None:
             kept = self.kept + other.kept
@@ -468,6 +476,12 @@ class RegressionState(base.State):
     @classmethod
     def _load(cls, d) -> RegressionState:
         nd = 2 if isinstance(d, dict) and "sums" in d and np.ndim(d["sums"]) == 2 else 1
+        if isinstance(d, dict) and np.shape(d.get("sums"))[-1:] == (kernel.MAXABS,) \
+                and isinstance(d.get("flags"), int) and not d["flags"] & kernel.FLAG_MAX:
+            # saved before the MAXABS slot existed: the same state, with that sum absent
+            d = dict(d, sums=np.concatenate(
+                [np.asarray(d["sums"], dtype=np.float64),
+                 np.zeros(np.shape(d["sums"])[:-1] + (1,))], axis=-1))
         s = base.field(d, "sums", kinds="f", ndim=nd, shape=(-1, kernel.N_STATE)[-nd:],
                        dtype=np.float64).copy()
         if nd == 2 and s.shape[0] < 2:
@@ -529,9 +543,12 @@ def _check_row(s: np.ndarray, flags: int, weighted: bool) -> None:
         raise base.StateError("FIRST is the value of a constant y_true: 0 when not CONST")
     for flag, slots in ((kernel.FLAG_APE, (kernel.APE,)),
                         (kernel.FLAG_HUBER, (kernel.HUBER,)),
-                        (kernel.FLAG_R2, (kernel.MEAN, kernel.M2))):
+                        (kernel.FLAG_R2, (kernel.MEAN, kernel.M2)),
+                        (kernel.FLAG_MAX, (kernel.MAXABS,))):
         if not flags & flag and any(s[k] != 0 for k in slots):
             raise base.StateError(f"an absent sum ({_FLAG_NAMES[flag]}) must be 0")
+    if s[kernel.MAXABS] < 0:
+        raise base.StateError("the maximum absolute error must be non-negative")
     if n == 0:
         if s.any():
             raise base.StateError("an empty regression state must hold zero sums")
@@ -556,7 +573,8 @@ def _check_row(s: np.ndarray, flags: int, weighted: bool) -> None:
 
 
 _FLAG_OF = {kernel.APE: kernel.FLAG_APE, kernel.HUBER: kernel.FLAG_HUBER,
-            kernel.MEAN: kernel.FLAG_R2, kernel.M2: kernel.FLAG_R2}
+            kernel.MEAN: kernel.FLAG_R2, kernel.M2: kernel.FLAG_R2,
+            kernel.MAXABS: kernel.FLAG_MAX}
 
 
 def _weights_or_ones(st: RegressionState) -> tuple:
@@ -618,6 +636,16 @@ def mape(state: RegressionState, multioutput="uniform_average"):
     """Mean absolute percentage error (a fraction)."""
     _check(state, multioutput)
     return _per_output(state, state.sum(kernel.APE) / state.total(), multioutput)
+
+
+def max_ae(state: RegressionState) -> float:
+    """The largest absolute error of any sample (whatever its weight; an empty state has
+    none). One output only, as scikit-learn."""
+    if state.sums.ndim == 2:
+        raise ValueError("Multioutput not supported in max_error")
+    if state.n_samples == 0:
+        raise ValueError(_EMPTY)
+    return float(state.sum(kernel.MAXABS))
 
 
 def huber(state: RegressionState) -> float:
