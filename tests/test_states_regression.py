@@ -359,9 +359,9 @@ def test_legacy_pickles_load_and_answer_as_recorded(fixture):
     for name in ("regression", "regression_keep_values"):
         acc, want = accs[name], answers[name]
         assert isinstance(acc, RegressionAccumulator)
-        # 0.1.0 states hold every optional sum of their time: all but the max error
+        # 0.1.0 states hold every optional sum of their time: not the max, nor the error spread
         assert isinstance(acc.state, RegressionState) \
-            and acc.state.flags == sums.ALL_FLAGS & ~kernel.FLAG_MAX
+            and acc.state.flags == sums.ALL_FLAGS & ~(kernel.FLAG_MAX | kernel.FLAG_EV)
         got = {"n_samples": acc.n_samples, "mae": acc.mean_absolute_error(),
                "mse": acc.mean_squared_error(), "r2": acc.r2_score(), "huber": acc.huber_loss()}
         if acc.keep_values:
@@ -402,7 +402,7 @@ def test_table_rows():
     assert names == {"mean_absolute_error", "mean_squared_error", "root_mean_squared_error",
                      "mean_absolute_percentage_error", "huber_loss", "r2_score",
                      "adjusted_r2_score", "regression_summary", "median_absolute_error",
-                     "max_error"}
+                     "max_error", "explained_variance_score"}
     assert [r.name for r in ROWS if not r.dask] == ["median_absolute_error"]
     for row in ROWS:
         assert row.function is getattr(fm, row.name) is getattr(reg, row.name)

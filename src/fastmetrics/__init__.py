@@ -79,6 +79,7 @@ from .calibration import (
 )
 from .regression import (
     adjusted_r2_score,
+    explained_variance_score,
     huber_loss,
     mae_by_bin,
     max_error,
@@ -202,6 +203,7 @@ __all__ = [
     "reliability_diagram",
     "score_probabilities",
     "adjusted_r2_score",
+    "explained_variance_score",
     "huber_loss",
     "mae_by_bin",
     "max_error",

@@ -114,6 +114,8 @@ METRICS: tuple[Metric, ...] = (
            regression.root_mean_squared_error),
     Metric("mean_absolute_percentage_error", "regression", sums.mape,
            regression.mean_absolute_percentage_error),
+    Metric("explained_variance_score", "regression", sums.explained_variance,
+           regression.explained_variance_score),
     Metric("max_error", "regression", sums.max_ae, regression.max_error),
     Metric("huber_loss", "regression", sums.huber, regression.huber_loss, config=("delta",)),
     Metric("r2_score", "regression", sums.r2, regression.r2_score),

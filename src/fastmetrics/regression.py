@@ -48,6 +48,7 @@ __all__ = [
     "RegressionSummary",
     "UndefinedMetricWarning",
     "adjusted_r2_score",
+    "explained_variance_score",
     "huber_loss",
     "mae_by_bin",
     "max_error",
@@ -174,6 +175,45 @@ def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
     state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                         flags=kernel.FLAG_APE)
     return sums.mape(state, multioutput)
+
+
+def explained_variance_score(y_true, y_pred, *, sample_weight=None,
+                             multioutput="uniform_average", force_finite=True, n_threads=None):
+    """Explained variance regression score: ``1 - Var(y_true - y_pred) / Var(y_true)``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    multioutput : {"raw_values", "uniform_average", "variance_weighted"} or array-like of \
+            shape (n_outputs,), default="uniform_average"
+        "raw_values" returns the per-output scores; "variance_weighted" weighs them by the
+        variance of each output's ``y_true``; custom weights average them.
+    force_finite : bool, default=True
+        Perfect predictions score 1.0 and a constant ``y_true`` 0.0 instead of NaN / -inf.
+
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+    Returns
+    -------
+    float or ndarray
+        The explained variance (best 1.0). A constant ``y_true`` has a variance of exactly
+        0 here (see :func:`r2_score`).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.explained_variance_score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]), 6)
+    0.957173
+    """
+    state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
+                                        flags=kernel.FLAG_R2 | kernel.FLAG_EV)
+    return sums.explained_variance(state, multioutput, force_finite)
 
 
 def max_error(y_true, y_pred, *, n_threads=None) -> float:

@@ -12,7 +12,9 @@ cpdef enum:
     CONST = 8   # 1.0 when every y_true equals the first one (so M2 is exactly 0), else 0.0
     FIRST = 9   # the value of y_true when CONST is 1 (what CONST compares with), else 0
     MAXABS = 10  # max |e| over every sample, whatever its weight   (only with FLAG_MAX)
-    N_STATE = 11
+    MEANE = 11  # weighted mean of e                           (only with FLAG_EV)
+    M2E = 12    # sum of w * (e - MEANE)**2                  (only with FLAG_EV)
+    N_STATE = 13
 
 # Optional sums, asked for with these bits of ``flags``.
 cpdef enum:
@@ -20,3 +22,4 @@ cpdef enum:
     FLAG_HUBER = 2
     FLAG_R2 = 4
     FLAG_MAX = 8
+    FLAG_EV = 16

@@ -4,7 +4,7 @@
 One pass over ``y_true``, ``y_pred`` (and optional weights) fills a float64 *state* of
 ``N_STATE`` values from which every mean-type regression metric is derived; its slots (``W``,
 ``ABS``, ``SQ``, ``APE``, ``HUBER``, ``MEAN``, ``M2``, ``N``, ``CONST``, ``FIRST``,
-``MAXABS``) and the
+``MAXABS``, ``MEANE``, ``M2E``) and the
 ``FLAG_*`` bits that ask for the optional sums are defined once, in ``sums.pxd``.
 
 The input is read in blocks of ``BLOCK`` samples. Within a block the sums are plain; the
@@ -12,7 +12,7 @@ spread of y_true is computed two-pass over the (cache-resident) block around the
 and blocks are combined with Chan et al.'s pairwise update. So R² keeps the accuracy of a
 two-pass algorithm (no ``sum y**2 - (sum y)**2 / n`` cancellation) while each element is read
 from memory once. Two states merge with :func:`merge` (sums add; MEAN/M2 use the same
-update; MAXABS is a max).
+update, as MEANE/M2E, the mean and spread of the errors; MAXABS is a max).
 
 Inputs are never checked element by element here: a NaN or infinity shows up as a
 non-finite sum, and the Python layer then looks for the culprit (error path only).
@@ -43,18 +43,41 @@ cdef double EPS64 = 2.220446049250313e-16  # np.finfo(np.float64).eps, as scikit
 
 cdef inline void _chan(double* st, double wb, double mb, double m2b) noexcept nogil:
     """Merge a block (weight wb, mean mb, spread m2b) into st[W]/st[MEAN]/st[M2]."""
+    _chan_at(st, MEAN, M2, wb, mb, m2b)
+
+
+cdef inline void _chan_at(double* st, int ms, int m2s, double wb, double mb,
+                          double m2b) noexcept nogil:
+    """Merge a block (weight wb, mean mb, spread m2b) into the mean st[ms] and spread
+    st[m2s] of weight st[W] (not yet updated)."""
     cdef double wa = st[W]
     cdef double wt = wa + wb
     cdef double delta
     if wb == 0.0:
         return
     if wa == 0.0:
-        st[MEAN] = mb
-        st[M2] = m2b
+        st[ms] = mb
+        st[m2s] = m2b
         return
-    delta = mb - st[MEAN]
-    st[MEAN] = st[MEAN] + delta * (wb / wt)
-    st[M2] = st[M2] + m2b + delta * delta * (wa * (wb / wt))
+    delta = mb - st[ms]
+    st[ms] = st[ms] + delta * (wb / wt)
+    st[m2s] = st[m2s] + m2b + delta * delta * (wa * (wb / wt))
+
+
+cdef inline double _err_spread(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w,
+                               bint has_w, Py_ssize_t start, Py_ssize_t stop, double bw,
+                               double meb) noexcept nogil:
+    """Corrected two-pass spread of the errors of [start, stop) around their block mean
+    ``meb`` (the block is in cache: the second read costs no memory traffic)."""
+    cdef Py_ssize_t i
+    cdef double m2 = 0.0, c = 0.0, d, wv = 1.0
+    for i in range(start, stop):
+        d = (<double>y[i] - <double>p[i]) - meb
+        if has_w:
+            wv = <double>w[i]
+        m2 += wv * (d * d)
+        c += wv * d
+    return m2 - c * (c / bw)
 
 
 cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
@@ -70,10 +93,12 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
     cdef double bmax = state[MAXABS]
     cdef bint is_const = True
     cdef bint want_max = (flags & FLAG_MAX) != 0
+    cdef bint want_ev = (flags & FLAG_EV) != 0
     cdef bint want_ape = (flags & FLAG_APE) != 0
     cdef bint want_huber = (flags & FLAG_HUBER) != 0
     cdef bint want_r2 = (flags & FLAG_R2) != 0
     cdef double half_delta = 0.5 * delta
+    cdef double bse = 0.0
     for i in range(start, stop):
         yv = <double>y[i]
         e = yv - <double>p[i]
@@ -91,6 +116,8 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
             bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
         if want_max and ae > bmax:
             bmax = ae
+        if want_ev:
+            bse += wv * e
         if yv != first:
             is_const = False
     m2 = 0.0
@@ -107,6 +134,9 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
         # corrected two-pass: removes the rounding error of the block mean
         m2 -= c * (c / bw)
     _chan(state, bw, mb, m2)
+    if want_ev and bw != 0.0:
+        mb = bse / bw
+        _chan_at(state, MEANE, M2E, bw, mb, _err_spread(y, p, w, has_w, start, stop, bw, mb))
     state[W] += bw
     state[ABS] += babs
     state[SQ] += bsq
@@ -138,6 +168,8 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
     cdef double bmax = 0.0
     cdef bint is_const = True
     cdef bint want_max = (flags & FLAG_MAX) != 0
+    cdef bint want_ev = (flags & FLAG_EV) != 0
+    cdef double bse
     cdef bint want_ape = (flags & FLAG_APE) != 0
     cdef bint want_huber = (flags & FLAG_HUBER) != 0
     cdef bint want_r2 = (flags & FLAG_R2) != 0
@@ -157,6 +189,7 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
         bape = 0.0
         bhub = 0.0
         bsy = 0.0
+        bse = 0.0
         for i in range(start, stop):
             yv = <double>y[i]
             e = yv - <double>p[i]
@@ -174,6 +207,8 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
                 bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
             if want_max and ae > bmax:
                 bmax = ae
+            if want_ev:
+                bse += wv * e
             if yv != first:
                 is_const = False
         m2 = 0.0
@@ -190,6 +225,10 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
             # corrected two-pass: removes the rounding error of the block mean
             m2 -= c * (c / bw)
         _chan(state, bw, mb, m2)
+        if want_ev and bw != 0.0:
+            mb = bse / bw
+            _chan_at(state, MEANE, M2E, bw, mb,
+                     _err_spread(y, p, w, has_w, start, stop, bw, mb))
         state[W] += bw
         state[ABS] += babs
         state[SQ] += bsq
@@ -240,6 +279,7 @@ cdef void _merge_into(double* a, const double* b) noexcept nogil:
     if b[N] == 0.0:
         return
     _chan(a, b[W], b[MEAN], b[M2])
+    _chan_at(a, MEANE, M2E, b[W], b[MEANE], b[M2E])
     for k in range(HUBER + 1):  # the plain sums W .. HUBER add
         a[k] += b[k]
     if b[MAXABS] > a[MAXABS]:
