@@ -64,6 +64,26 @@ cdef inline void _chan_at(double* st, int ms, int m2s, double wb, double mb,
     st[m2s] = st[m2s] + m2b + delta * delta * (wa * (wb / wt))
 
 
+cdef inline void _max_and_err_sum(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w,
+                                  bint has_w, Py_ssize_t start, Py_ssize_t stop,
+                                  double* bmax, double* bse) noexcept nogil:
+    """The largest |e| of [start, stop) into ``bmax`` (a running max) and the sum of w * e
+    into ``bse``: a second read of the cache-resident block, so that the main loop (every
+    metric's) keeps its code and speed."""
+    cdef Py_ssize_t i
+    cdef double e, ae, wv = 1.0, m = bmax[0], se = 0.0
+    for i in range(start, stop):
+        e = <double>y[i] - <double>p[i]
+        ae = fabs(e)
+        if ae > m:
+            m = ae
+        if has_w:
+            wv = <double>w[i]
+        se += wv * e
+    bmax[0] = m
+    bse[0] = se
+
+
 cdef inline double _err_spread(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w,
                                bint has_w, Py_ssize_t start, Py_ssize_t stop, double bw,
                                double meb) noexcept nogil:
@@ -114,10 +134,6 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
             bape += wv * (ae / (ay if ay > EPS64 else EPS64))
         if want_huber:
             bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
-        if want_max and ae > bmax:
-            bmax = ae
-        if want_ev:
-            bse += wv * e
         if yv != first:
             is_const = False
     m2 = 0.0
@@ -134,6 +150,8 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
         # corrected two-pass: removes the rounding error of the block mean
         m2 -= c * (c / bw)
     _chan(state, bw, mb, m2)
+    if want_max or want_ev:
+        _max_and_err_sum(y, p, w, has_w, start, stop, &bmax, &bse)
     if want_ev and bw != 0.0:
         mb = bse / bw
         _chan_at(state, MEANE, M2E, bw, mb, _err_spread(y, p, w, has_w, start, stop, bw, mb))
@@ -205,10 +223,6 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
                 bape += wv * (ae / (ay if ay > EPS64 else EPS64))
             if want_huber:
                 bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
-            if want_max and ae > bmax:
-                bmax = ae
-            if want_ev:
-                bse += wv * e
             if yv != first:
                 is_const = False
         m2 = 0.0
@@ -225,6 +239,8 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
             # corrected two-pass: removes the rounding error of the block mean
             m2 -= c * (c / bw)
         _chan(state, bw, mb, m2)
+        if want_max or want_ev:
+            _max_and_err_sum(y, p, w, has_w, start, stop, &bmax, &bse)
         if want_ev and bw != 0.0:
             mb = bse / bw
             _chan_at(state, MEANE, M2E, bw, mb,
