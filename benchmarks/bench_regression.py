@@ -1,6 +1,7 @@
 """Regression metrics on 10^7 float64: fastmetrics vs scikit-learn, each metric, and MAE +
-MSE + RMSE + R² together from one fastmetrics pass; and (n, 8) multioutput targets at 10^3 and
-10^7 rows (C- and F-ordered for fastmetrics)."""
+MSE + RMSE + R² together from one fastmetrics pass; (n, 8) multioutput targets at 10^3 and
+10^7 rows (C- and F-ordered for fastmetrics); max_error and explained_variance_score at 10^3
+and 10^7."""
 
 import numpy as np
 import pytest
@@ -88,3 +89,32 @@ def test_multioutput(benchmark, multi, metric, lib):
     else:
         got = benchmark(f, y_true, y_pred, multioutput="raw_values")
     np.testing.assert_allclose(got, expected[metric], rtol=1e-10)
+
+
+# ------------------------------------------------------------------- max error, explained variance
+
+ONE_D = ["max_error", "explained_variance_score"]
+
+
+@pytest.fixture(scope="module", params=["1e3", "1e7"])
+def one_d(request, scaled):
+    """1-D float64 targets at 10^3 and 10^7 samples, with scikit-learn's values."""
+    rng = np.random.default_rng(9)
+    n = 1000 if request.param == "1e3" else scaled(10**7)
+    y_true = rng.normal(10.0, 3.0, n)
+    y_pred = y_true + rng.normal(0.0, 1.0, n)
+    expected = {m: getattr(skm, m)(y_true, y_pred) for m in ONE_D}
+    return request.param, y_true, y_pred, expected
+
+
+@pytest.mark.parametrize("metric", ONE_D)
+@pytest.mark.parametrize("lib", ["fastmetrics", "sklearn"])
+def test_one_d(benchmark, one_d, metric, lib):
+    size, y_true, y_pred, expected = one_d
+    benchmark.group = f"regression: {metric}, n={size}"
+    f = getattr(fm if lib == "fastmetrics" else skm, metric)
+    if lib == "sklearn" and y_true.shape[0] > 10**5:  # a few rounds only
+        got = benchmark.pedantic(f, (y_true, y_pred), rounds=3, iterations=1)
+    else:
+        got = benchmark(f, y_true, y_pred)
+    assert got == pytest.approx(expected[metric], rel=1e-12)

@@ -265,7 +265,7 @@ def test_states_merge(case, data):
     wz = np.empty(0) if w is None else w
 
     def state(a, b, ww):
-        s = np.zeros(10)
+        s = np.zeros(_regression.N_STATE)
         _regression.sums(a, b, ww if w is not None else wz, w is not None, 7, 1.0, s)
         return s
 

@@ -359,7 +359,9 @@ def test_legacy_pickles_load_and_answer_as_recorded(fixture):
     for name in ("regression", "regression_keep_values"):
         acc, want = accs[name], answers[name]
         assert isinstance(acc, RegressionAccumulator)
-        assert isinstance(acc.state, RegressionState) and acc.state.flags == sums.ALL_FLAGS
+        # 0.1.0 states hold every optional sum of their time: not the max, nor the error spread
+        assert isinstance(acc.state, RegressionState) \
+            and acc.state.flags == sums.ALL_FLAGS & ~(kernel.FLAG_MAX | kernel.FLAG_EV)
         got = {"n_samples": acc.n_samples, "mae": acc.mean_absolute_error(),
                "mse": acc.mean_squared_error(), "r2": acc.r2_score(), "huber": acc.huber_loss()}
         if acc.keep_values:
@@ -399,13 +401,20 @@ def test_table_rows():
     names = {r.name for r in ROWS}
     assert names == {"mean_absolute_error", "mean_squared_error", "root_mean_squared_error",
                      "mean_absolute_percentage_error", "huber_loss", "r2_score",
-                     "adjusted_r2_score", "regression_summary", "median_absolute_error"}
+                     "adjusted_r2_score", "regression_summary", "median_absolute_error",
+                     "max_error", "explained_variance_score"}
     assert [r.name for r in ROWS if not r.dask] == ["median_absolute_error"]
     for row in ROWS:
         assert row.function is getattr(fm, row.name) is getattr(reg, row.name)
         takes = inspect.signature(row.derive).parameters
         for p in row.metric_parameters():  # a derivation takes every metric parameter
             assert p.name in takes and takes[p.name].default == p.default, (row.name, p.name)
+
+
+def weight_arg(row, w):
+    """``sample_weight=w`` for a function that takes weights (max_error takes none, as
+    scikit-learn's: an accumulator fed weights gives the same, unweighted, max)."""
+    return {"sample_weight": w} if "sample_weight" in row.signature.parameters else {}
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -421,7 +430,7 @@ def test_every_method_equals_the_one_shot_function(weighted):
         sig = inspect.signature(method)
         assert list(sig.parameters)[1:] == [p.name for p in row.metric_parameters()]
         config = {"delta": 0.8} if "delta" in row.config else {}
-        one = row.function(yt, yp, sample_weight=w, **config, **call_args(row))
+        one = row.function(yt, yp, **weight_arg(row, w), **config, **call_args(row))
         got = getattr(acc, row.name)(**call_args(row))
         if row.name == "regression_summary":
             close(list(got.as_row().values()), list(one.as_row().values()))
@@ -451,8 +460,8 @@ def test_every_dask_function_equals_the_one_shot_function():
             assert params == list(row.signature.parameters) + ["compute", "split_every"]
             config = {"delta": 0.3} if "delta" in row.config else {}
             for sw in (None, w):
-                one = row.function(yt, yp, sample_weight=sw, **config, **call_args(row))
-                got = f(da.from_array(yt, chunks=170), yp, sample_weight=sw, **config,
+                one = row.function(yt, yp, **weight_arg(row, sw), **config, **call_args(row))
+                got = f(da.from_array(yt, chunks=170), yp, **weight_arg(row, sw), **config,
                         **call_args(row))
                 if row.name == "regression_summary":
                     close(list(got.as_row().values()), list(one.as_row().values()))

@@ -80,8 +80,10 @@ from .calibration import (
 )
 from .regression import (
     adjusted_r2_score,
+    explained_variance_score,
     huber_loss,
     mae_by_bin,
+    max_error,
     mean_absolute_error,
     mean_absolute_percentage_error,
     mean_squared_error,
@@ -203,8 +205,10 @@ __all__ = [
     "reliability_diagram",
     "score_probabilities",
     "adjusted_r2_score",
+    "explained_variance_score",
     "huber_loss",
     "mae_by_bin",
+    "max_error",
     "mean_absolute_error",
     "mean_absolute_percentage_error",
     "mean_squared_error",

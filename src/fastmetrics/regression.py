@@ -48,8 +48,10 @@ __all__ = [
     "RegressionSummary",
     "UndefinedMetricWarning",
     "adjusted_r2_score",
+    "explained_variance_score",
     "huber_loss",
     "mae_by_bin",
+    "max_error",
     "mean_absolute_error",
     "mean_absolute_percentage_error",
     "mean_squared_error",
@@ -173,6 +175,81 @@ def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
     state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                         flags=kernel.FLAG_APE)
     return sums.mape(state, multioutput)
+
+
+def explained_variance_score(y_true, y_pred, *, sample_weight=None,
+                             multioutput="uniform_average", force_finite=True, n_threads=None):
+    """Explained variance regression score: ``1 - Var(y_true - y_pred) / Var(y_true)``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    multioutput : {"raw_values", "uniform_average", "variance_weighted"} or array-like of \
+            shape (n_outputs,), default="uniform_average"
+        "raw_values" returns the per-output scores; "variance_weighted" weighs them by the
+        variance of each output's ``y_true``; custom weights average them.
+    force_finite : bool, default=True
+        Perfect predictions score 1.0 and a constant ``y_true`` 0.0 instead of NaN / -inf.
+
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+    Returns
+    -------
+    float or ndarray
+        The explained variance (best 1.0). A constant ``y_true`` has a variance of exactly
+        0 here (see :func:`r2_score`).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.explained_variance_score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]), 6)
+    0.957173
+    """
+    state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
+                                        flags=kernel.FLAG_R2 | kernel.FLAG_EV)
+    return sums.explained_variance(state, multioutput, force_finite)
+
+
+def max_error(y_true, y_pred, *, n_threads=None) -> float:
+    """The maximum residual error: the largest ``|y_true - y_pred|`` of any sample.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,)
+        Targets and predictions (one output: scikit-learn's ``ValueError`` for several).
+
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+    Returns
+    -------
+    float
+        The maximum absolute error (non-negative, best 0.0). As scikit-learn, float32 (or
+        float16) inputs give it rounded to that dtype (the state holds it in float64: an
+        accumulator gives the unrounded value).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.max_error([3, 2, 7, 1], [4, 2, 7, 1])
+    1.0
+    """
+    state = RegressionState.from_arrays(y_true, y_pred, None, n_threads,
+                                        flags=kernel.FLAG_MAX)
+    value = sums.max_ae(state)
+    # scikit-learn subtracts in the inputs' common dtype; the difference of two float32
+    # (float16) values is exact in float64 and rounding is monotonic, so rounding the
+    # largest one gives its largest rounded difference
+    dt = np.result_type(getattr(y_true, "dtype", np.float64), getattr(y_pred, "dtype", np.float64))
+    if dt.kind == "f" and dt.itemsize < 8:
+        return float(dt.type(value))
+    return value
 
 
 def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None, n_threads=None) -> float:

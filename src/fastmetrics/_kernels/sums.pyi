@@ -2,9 +2,9 @@
 
 Real argument types: ``y`` is ``const yt_t[:]``, ``p`` ``const yp_t[:]``, ``w``
 ``const weight_t[:]`` (each float32 or float64, independently; ``w`` ignored unless
-``has_w``), ``state`` / ``a`` ``double[::1]`` of length 10 (for ``sums2d``: ``y`` / ``p``
+``has_w``), ``state`` / ``a`` ``double[::1]`` of length 13 (for ``sums2d``: ``y`` / ``p``
 ``const yt_t[:, :]`` / ``const yp_t[:, :]`` of shape (n, m), any strides, and ``state``
-``double[:, ::1]`` of shape (m, 10)), ``b`` ``const double[::1]``,
+``double[:, ::1]`` of shape (m, 13)), ``b`` ``const double[::1]``,
 ``lo`` / ``hi`` ``const double[::1]``, ``out`` ``double[:, ::1]`` of shape (n_bins, 3).
 """
 
@@ -21,10 +21,15 @@ M2: int
 N: int
 CONST: int
 FIRST: int
+MAXABS: int
+MEANE: int
+M2E: int
 N_STATE: int
 FLAG_APE: int
 FLAG_HUBER: int
 FLAG_R2: int
+FLAG_MAX: int
+FLAG_EV: int
 
 def sums(
     y: np.ndarray,

@@ -3,14 +3,16 @@
 
 One pass over ``y_true``, ``y_pred`` (and optional weights) fills a float64 *state* of
 ``N_STATE`` values from which every mean-type regression metric is derived; its slots (``W``,
-``ABS``, ``SQ``, ``APE``, ``HUBER``, ``MEAN``, ``M2``, ``N``, ``CONST``, ``FIRST``) and the
+``ABS``, ``SQ``, ``APE``, ``HUBER``, ``MEAN``, ``M2``, ``N``, ``CONST``, ``FIRST``,
+``MAXABS``, ``MEANE``, ``M2E``) and the
 ``FLAG_*`` bits that ask for the optional sums are defined once, in ``sums.pxd``.
 
 The input is read in blocks of ``BLOCK`` samples. Within a block the sums are plain; the
 spread of y_true is computed two-pass over the (cache-resident) block around the block mean,
 and blocks are combined with Chan et al.'s pairwise update. So R² keeps the accuracy of a
 two-pass algorithm (no ``sum y**2 - (sum y)**2 / n`` cancellation) while each element is read
-from memory once. Two states merge with :func:`merge` (sums add; MEAN/M2 use the same update).
+from memory once. Two states merge with :func:`merge` (sums add; MEAN/M2 use the same
+update, as MEANE/M2E, the mean and spread of the errors; MAXABS is a max).
 
 Inputs are never checked element by element here: a NaN or infinity shows up as a
 non-finite sum, and the Python layer then looks for the culprit (error path only).
@@ -41,18 +43,61 @@ cdef double EPS64 = 2.220446049250313e-16  # np.finfo(np.float64).eps, as scikit
 
 cdef inline void _chan(double* st, double wb, double mb, double m2b) noexcept nogil:
     """Merge a block (weight wb, mean mb, spread m2b) into st[W]/st[MEAN]/st[M2]."""
+    _chan_at(st, MEAN, M2, wb, mb, m2b)
+
+
+cdef inline void _chan_at(double* st, int ms, int m2s, double wb, double mb,
+                          double m2b) noexcept nogil:
+    """Merge a block (weight wb, mean mb, spread m2b) into the mean st[ms] and spread
+    st[m2s] of weight st[W] (not yet updated)."""
     cdef double wa = st[W]
     cdef double wt = wa + wb
     cdef double delta
     if wb == 0.0:
         return
     if wa == 0.0:
-        st[MEAN] = mb
-        st[M2] = m2b
+        st[ms] = mb
+        st[m2s] = m2b
         return
-    delta = mb - st[MEAN]
-    st[MEAN] = st[MEAN] + delta * (wb / wt)
-    st[M2] = st[M2] + m2b + delta * delta * (wa * (wb / wt))
+    delta = mb - st[ms]
+    st[ms] = st[ms] + delta * (wb / wt)
+    st[m2s] = st[m2s] + m2b + delta * delta * (wa * (wb / wt))
+
+
+cdef inline void _max_and_err_sum(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w,
+                                  bint has_w, Py_ssize_t start, Py_ssize_t stop,
+                                  double* bmax, double* bse) noexcept nogil:
+    """The largest |e| of [start, stop) into ``bmax`` (a running max) and the sum of w * e
+    into ``bse``: a second read of the cache-resident block, so that the main loop (every
+    metric's) keeps its code and speed."""
+    cdef Py_ssize_t i
+    cdef double e, ae, wv = 1.0, m = bmax[0], se = 0.0
+    for i in range(start, stop):
+        e = <double>y[i] - <double>p[i]
+        ae = fabs(e)
+        if ae > m:
+            m = ae
+        if has_w:
+            wv = <double>w[i]
+        se += wv * e
+    bmax[0] = m
+    bse[0] = se
+
+
+cdef inline double _err_spread(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w,
+                               bint has_w, Py_ssize_t start, Py_ssize_t stop, double bw,
+                               double meb) noexcept nogil:
+    """Corrected two-pass spread of the errors of [start, stop) around their block mean
+    ``meb`` (the block is in cache: the second read costs no memory traffic)."""
+    cdef Py_ssize_t i
+    cdef double m2 = 0.0, c = 0.0, d, wv = 1.0
+    for i in range(start, stop):
+        d = (<double>y[i] - <double>p[i]) - meb
+        if has_w:
+            wv = <double>w[i]
+        m2 += wv * (d * d)
+        c += wv * d
+    return m2 - c * (c / bw)
 
 
 cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
@@ -65,11 +110,15 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
     cdef double mb, m2, c, d, yv, e, ae, ay
     cdef double wv = 1.0
     cdef double first = state[FIRST]
+    cdef double bmax = state[MAXABS]
     cdef bint is_const = True
+    cdef bint want_max = (flags & FLAG_MAX) != 0
+    cdef bint want_ev = (flags & FLAG_EV) != 0
     cdef bint want_ape = (flags & FLAG_APE) != 0
     cdef bint want_huber = (flags & FLAG_HUBER) != 0
     cdef bint want_r2 = (flags & FLAG_R2) != 0
     cdef double half_delta = 0.5 * delta
+    cdef double bse = 0.0
     for i in range(start, stop):
         yv = <double>y[i]
         e = yv - <double>p[i]
@@ -101,11 +150,17 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
         # corrected two-pass: removes the rounding error of the block mean
         m2 -= c * (c / bw)
     _chan(state, bw, mb, m2)
+    if want_max or want_ev:
+        _max_and_err_sum(y, p, w, has_w, start, stop, &bmax, &bse)
+    if want_ev and bw != 0.0:
+        mb = bse / bw
+        _chan_at(state, MEANE, M2E, bw, mb, _err_spread(y, p, w, has_w, start, stop, bw, mb))
     state[W] += bw
     state[ABS] += babs
     state[SQ] += bsq
     state[APE] += bape
     state[HUBER] += bhub
+    state[MAXABS] = bmax
     if not is_const:
         state[CONST] = 0.0
 
@@ -128,7 +183,11 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
     cdef Py_ssize_t start, stop, i
     cdef double bw, babs, bsq, bape, bhub, bsy, mb, m2, c, d
     cdef double yv, e, ae, ay, wv, first
+    cdef double bmax = 0.0
     cdef bint is_const = True
+    cdef bint want_max = (flags & FLAG_MAX) != 0
+    cdef bint want_ev = (flags & FLAG_EV) != 0
+    cdef double bse
     cdef bint want_ape = (flags & FLAG_APE) != 0
     cdef bint want_huber = (flags & FLAG_HUBER) != 0
     cdef bint want_r2 = (flags & FLAG_R2) != 0
@@ -148,6 +207,7 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
         bape = 0.0
         bhub = 0.0
         bsy = 0.0
+        bse = 0.0
         for i in range(start, stop):
             yv = <double>y[i]
             e = yv - <double>p[i]
@@ -179,12 +239,19 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
             # corrected two-pass: removes the rounding error of the block mean
             m2 -= c * (c / bw)
         _chan(state, bw, mb, m2)
+        if want_max or want_ev:
+            _max_and_err_sum(y, p, w, has_w, start, stop, &bmax, &bse)
+        if want_ev and bw != 0.0:
+            mb = bse / bw
+            _chan_at(state, MEANE, M2E, bw, mb,
+                     _err_spread(y, p, w, has_w, start, stop, bw, mb))
         state[W] += bw
         state[ABS] += babs
         state[SQ] += bsq
         state[APE] += bape
         state[HUBER] += bhub
         start = stop
+    state[MAXABS] = bmax
     state[N] += <double>(stop0 - start0)
     state[CONST] = 1.0 if is_const else 0.0
     # FIRST is the common value of a constant y_true, else 0: the state does not depend on
@@ -228,8 +295,11 @@ cdef void _merge_into(double* a, const double* b) noexcept nogil:
     if b[N] == 0.0:
         return
     _chan(a, b[W], b[MEAN], b[M2])
+    _chan_at(a, MEANE, M2E, b[W], b[MEANE], b[M2E])
     for k in range(HUBER + 1):  # the plain sums W .. HUBER add
         a[k] += b[k]
+    if b[MAXABS] > a[MAXABS]:
+        a[MAXABS] = b[MAXABS]
     a[N] += b[N]
     a[CONST] = 1.0 if both_const else 0.0
     if both_const:

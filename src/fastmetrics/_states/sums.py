@@ -55,9 +55,11 @@ __all__ = [
     "average",
     "check_delta",
     "check_multioutput",
+    "explained_variance",
     "huber",
     "mae",
     "mape",
+    "max_ae",
     "median_ae",
     "median_of",
     "medians",
@@ -73,10 +75,16 @@ __all__ = [
     "weights",
 ]
 
-#: every optional sum: relative errors, Huber losses, mean and spread of y_true
-ALL_FLAGS = kernel.FLAG_APE | kernel.FLAG_HUBER | kernel.FLAG_R2
+#: every optional sum: relative errors, Huber losses, mean and spread of y_true, max error,
+#: mean and spread of the errors
+ALL_FLAGS = (kernel.FLAG_APE | kernel.FLAG_HUBER | kernel.FLAG_R2 | kernel.FLAG_MAX
+             | kernel.FLAG_EV)
+#: the optional sums of fastmetrics 0.1 states (which had no MAXABS slot)
+_LEGACY_FLAGS = kernel.FLAG_APE | kernel.FLAG_HUBER | kernel.FLAG_R2
 _FLAG_NAMES = {kernel.FLAG_APE: "relative errors (MAPE)", kernel.FLAG_HUBER: "Huber losses",
-               kernel.FLAG_R2: "mean and spread of y_true (R²)"}
+               kernel.FLAG_R2: "mean and spread of y_true (R²)",
+               kernel.FLAG_MAX: "maximum absolute error",
+               kernel.FLAG_EV: "mean and spread of the errors (explained variance)"}
 _LOSSES = (kernel.ABS, kernel.SQ, kernel.APE, kernel.HUBER)  # non-negative when unweighted
 _ERROR_DTYPES = ("<f4", "<f8", "=f4", "=f8", "|f4", "|f8")
 _NO_WEIGHTS = np.empty(0)
@@ -346,10 +354,12 @@ class RegressionState(base.State):
         array, computed with every optional sum, and its lists of kept errors and weights),
         checked like any load."""
         sums = np.array(sums, dtype=np.float64)
+        if sums.shape == (kernel.MAXABS,):  # 0.1.0 had no slots from MAXABS on: absent
+            sums = np.append(sums, np.zeros(kernel.N_STATE - kernel.MAXABS))
         if sums.shape == (kernel.N_STATE,) and sums[kernel.CONST] == 0.0:
             sums[kernel.FIRST] = 0.0  # then 0.1.0 kept the first value; now FIRST is 0
         d = {"kind": cls.kind, "format": base.FORMAT, "sums": sums,
-             "flags": ALL_FLAGS, "delta": delta, "weighted": bool(weighted),
+             "flags": _LEGACY_FLAGS, "delta": delta, "weighted": bool(weighted),
              "keep_values": errors is not None}
         e = np.concatenate(errors) if errors else np.zeros(0)
         d["errors"], d["errors_dtype"] = e, e.dtype.str
@@ -442,6 +452,10 @@ class RegressionState(base.State):
             s[..., kernel.HUBER] = 0.0
         if not flags & kernel.FLAG_R2:
             s[..., kernel.MEAN] = s[..., kernel.M2] = 0.0
+        if not flags & kernel.FLAG_MAX:
+            s[..., kernel.MAXABS] = 0.0
+        if not flags & kernel.FLAG_EV:
+            s[..., kernel.MEANE] = s[..., kernel.M2E] = 0.0
         kept = kept_weights = None
         if self.kept is not None and other.kept is not None:
             kept = self.kept + other.kept
@@ -468,6 +482,9 @@ class RegressionState(base.State):
     @classmethod
     def _load(cls, d) -> RegressionState:
         nd = 2 if isinstance(d, dict) and "sums" in d and np.ndim(d["sums"]) == 2 else 1
+        if isinstance(d, dict) and "sums" in d and isinstance(d.get("flags"), int) \
+                and not d["flags"] & (kernel.FLAG_MAX | kernel.FLAG_EV):
+            d = _with_new_slots(d)
         s = base.field(d, "sums", kinds="f", ndim=nd, shape=(-1, kernel.N_STATE)[-nd:],
                        dtype=np.float64).copy()
         if nd == 2 and s.shape[0] < 2:
@@ -518,6 +535,19 @@ class RegressionState(base.State):
                 f"weighted={self.weighted}, keep_values={self.kept is not None})")
 
 
+def _with_new_slots(d: dict) -> dict:
+    """A state saved before the slots from MAXABS on existed (float sums of that width):
+    the same state, with those sums absent (zero); anything else as it is, for the checks."""
+    try:
+        a = np.asarray(d["sums"])
+    except (TypeError, ValueError):
+        return d
+    if a.dtype.kind != "f" or a.shape[-1:] != (kernel.MAXABS,):
+        return d
+    pad = np.zeros(a.shape[:-1] + (kernel.N_STATE - kernel.MAXABS,))
+    return dict(d, sums=np.concatenate([a.astype(np.float64), pad], axis=-1))
+
+
 def _check_row(s: np.ndarray, flags: int, weighted: bool) -> None:
     """The checks of one output's sums on load (what a pass could have made)."""
     n = s[kernel.N]
@@ -529,9 +559,13 @@ def _check_row(s: np.ndarray, flags: int, weighted: bool) -> None:
         raise base.StateError("FIRST is the value of a constant y_true: 0 when not CONST")
     for flag, slots in ((kernel.FLAG_APE, (kernel.APE,)),
                         (kernel.FLAG_HUBER, (kernel.HUBER,)),
-                        (kernel.FLAG_R2, (kernel.MEAN, kernel.M2))):
+                        (kernel.FLAG_R2, (kernel.MEAN, kernel.M2)),
+                        (kernel.FLAG_MAX, (kernel.MAXABS,)),
+                        (kernel.FLAG_EV, (kernel.MEANE, kernel.M2E))):
         if not flags & flag and any(s[k] != 0 for k in slots):
             raise base.StateError(f"an absent sum ({_FLAG_NAMES[flag]}) must be 0")
+    if s[kernel.MAXABS] < 0:
+        raise base.StateError("the maximum absolute error must be non-negative")
     if n == 0:
         if s.any():
             raise base.StateError("an empty regression state must hold zero sums")
@@ -551,12 +585,14 @@ def _check_row(s: np.ndarray, flags: int, weighted: bool) -> None:
                 raise base.StateError(
                     f"unweighted, the weight total must equal the count ({s[kernel.W]} "
                     f"vs {n})")
-            if any(s[k] < 0 for k in _LOSSES) or s[kernel.M2] < 0:
+            if any(s[k] < 0 for k in _LOSSES) or s[kernel.M2] < 0 or s[kernel.M2E] < 0:
                 raise base.StateError("unweighted sums of losses must be non-negative")
 
 
 _FLAG_OF = {kernel.APE: kernel.FLAG_APE, kernel.HUBER: kernel.FLAG_HUBER,
-            kernel.MEAN: kernel.FLAG_R2, kernel.M2: kernel.FLAG_R2}
+            kernel.MEAN: kernel.FLAG_R2, kernel.M2: kernel.FLAG_R2,
+            kernel.MAXABS: kernel.FLAG_MAX, kernel.MEANE: kernel.FLAG_EV,
+            kernel.M2E: kernel.FLAG_EV}
 
 
 def _weights_or_ones(st: RegressionState) -> tuple:
@@ -620,6 +656,16 @@ def mape(state: RegressionState, multioutput="uniform_average"):
     return _per_output(state, state.sum(kernel.APE) / state.total(), multioutput)
 
 
+def max_ae(state: RegressionState) -> float:
+    """The largest absolute error of any sample (whatever its weight; an empty state has
+    none). One output only, as scikit-learn."""
+    if state.sums.ndim == 2:
+        raise ValueError("Multioutput not supported in max_error")
+    if state.n_samples == 0:
+        raise ValueError(_EMPTY)
+    return float(state.sum(kernel.MAXABS))
+
+
 def huber(state: RegressionState) -> float:
     """Mean Huber loss, with the state's ``delta`` (several outputs: their uniform
     average)."""
@@ -656,7 +702,11 @@ def _r2(state: RegressionState, force_finite: bool) -> float:
 
 def _r2_outputs(state: RegressionState, force_finite: bool) -> np.ndarray:
     """R² per output (scikit-learn's ``_assemble_fraction_of_explained_deviance``)."""
-    num, den = state.sums[:, kernel.SQ], state.sums[:, kernel.M2]
+    return _fractions(state.sums[:, kernel.SQ], state.sums[:, kernel.M2], force_finite)
+
+
+def _fractions(num: np.ndarray, den: np.ndarray, force_finite: bool) -> np.ndarray:
+    """``1 - num / den`` per output, with scikit-learn's ``force_finite`` cases."""
     if not force_finite:
         with np.errstate(divide="ignore", invalid="ignore"):
             return 1 - num / den
@@ -682,6 +732,23 @@ def r2(state: RegressionState, multioutput="uniform_average", force_finite=True)
         return float("nan")
     scores = _r2_outputs(state, force_finite)
     den = state.sums[:, kernel.M2]
+    weights = None
+    if isinstance(multioutput, str) and multioutput == "variance_weighted" and den.any():
+        weights = den
+    return average(scores, multioutput, weights)
+
+
+def explained_variance(state: RegressionState, multioutput="uniform_average",
+                       force_finite=True):
+    """Explained variance per output: 1 - (spread of the errors) / (spread of y_true),
+    both two-pass accurate (Chan et al. merges of block spreads). "variance_weighted"
+    weighs outputs by the spread of their ``y_true`` (uniform when every spread is 0)."""
+    _check(state, multioutput, ("raw_values", "uniform_average", "variance_weighted"))
+    num, den = state.sum(kernel.M2E), state.sum(kernel.M2)
+    state.total()
+    scores = _fractions(np.atleast_1d(num), np.atleast_1d(den), force_finite)
+    if state.sums.ndim == 1:
+        return out(scores[0], multioutput)
     weights = None
     if isinstance(multioutput, str) and multioutput == "variance_weighted" and den.any():
         weights = den
