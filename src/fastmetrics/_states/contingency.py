@@ -131,10 +131,9 @@ class ContingencyState(base.State):
     --------
     >>> from fastmetrics.states import ContingencyState
     >>> s = ContingencyState.from_arrays([0, 0, 1], ["a", "b", "b"])
-    >>> (s + ContingencyState.from_arrays([2], ["a"])).table()
-    array([[1, 1],
-           [0, 1],
-           [1, 0]])
+    >>> m = s + ContingencyState.from_arrays([2], ["a"])
+    >>> m.n_samples, m.shape
+    (4, (3, 2))
     """
 
     kind = "contingency"
