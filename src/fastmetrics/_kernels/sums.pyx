@@ -66,20 +66,24 @@ cdef inline void _chan_at(double* st, int ms, int m2s, double wb, double mb,
 
 cdef inline void _max_and_err_sum(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w,
                                   bint has_w, Py_ssize_t start, Py_ssize_t stop,
-                                  double* bmax, double* bse) noexcept nogil:
+                                  bint want_max, bint want_sum, double* bmax,
+                                  double* bse) noexcept nogil:
     """The largest |e| of [start, stop) into ``bmax`` (a running max) and the sum of w * e
-    into ``bse``: a second read of the cache-resident block, so that the main loop (every
-    metric's) keeps its code and speed."""
+    into ``bse``, whichever are wanted (an unwanted max stays as it was, so that a state
+    holds no sum its flags did not ask for): a second read of the cache-resident block, so
+    that the main loop (every metric's) keeps its code and speed."""
     cdef Py_ssize_t i
     cdef double e, ae, wv = 1.0, m = bmax[0], se = 0.0
     for i in range(start, stop):
         e = <double>y[i] - <double>p[i]
-        ae = fabs(e)
-        if ae > m:
-            m = ae
-        if has_w:
-            wv = <double>w[i]
-        se += wv * e
+        if want_max:
+            ae = fabs(e)
+            if ae > m:
+                m = ae
+        if want_sum:
+            if has_w:
+                wv = <double>w[i]
+            se += wv * e
     bmax[0] = m
     bse[0] = se
 
@@ -151,7 +155,7 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
         m2 -= c * (c / bw)
     _chan(state, bw, mb, m2)
     if want_max or want_ev:
-        _max_and_err_sum(y, p, w, has_w, start, stop, &bmax, &bse)
+        _max_and_err_sum(y, p, w, has_w, start, stop, want_max, want_ev, &bmax, &bse)
     if want_ev and bw != 0.0:
         mb = bse / bw
         _chan_at(state, MEANE, M2E, bw, mb, _err_spread(y, p, w, has_w, start, stop, bw, mb))
