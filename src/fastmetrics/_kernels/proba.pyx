@@ -35,6 +35,36 @@ cdef enum:
     BLOCK = 2048
 
 
+cdef inline void _note(double v, double* chk) noexcept nogil:
+    """The checks of a pass, ``chk`` = (NaN count, largest, smallest): NaN is counted and
+    left out of the extremes."""
+    if v != v:
+        chk[0] += 1.0
+    else:
+        if v > chk[1]:
+            chk[1] = v
+        if v < chk[2]:
+            chk[2] = v
+
+
+cdef inline double _neg_log(prob_t q) noexcept nogil:
+    """``-log(q)`` of ``q`` clipped to ``[eps, 1 - eps]`` in its own dtype, as scikit-learn
+    clips."""
+    cdef prob_t eps = 1.1920928955078125e-07 if prob_t is float else 2.220446049250313e-16
+    cdef prob_t one = 1
+    if q < eps:
+        q = eps
+    elif q > one - eps:
+        q = one - eps
+    return -log(<double>q)
+
+
+cdef inline void _end_checks(double* sums, const double* chk) noexcept nogil:
+    sums[NAN] += chk[0]
+    sums[MAXP] = chk[1]
+    sums[MINP] = chk[2]
+
+
 cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int64_t lo,
                       const int64_t[::1] lut, const weight_t[:] w, bint has_w, double tol,
                       Py_ssize_t k, Py_ssize_t start0, Py_ssize_t stop0, double* sums,
@@ -46,15 +76,15 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
     cdef Py_ssize_t start, stop, i, j
     cdef int64_t off
     cdef Py_ssize_t c
-    cdef prob_t eps = 1.1920928955078125e-07 if prob_t is float else 2.220446049250313e-16
     cdef prob_t one = 1
-    cdef prob_t hi = one - eps
     cdef prob_t v, q, rs, sc
     cdef Py_ssize_t rank
     cdef bint pos
     cdef double wv = 1.0
-    cdef double bw, bl, bh, bh0, mx = -INFINITY, mn = INFINITY
-    cdef double unnormed = 0.0, nans = 0.0
+    cdef double bw, bl, bh, bh0
+    cdef double unnormed = 0.0
+    cdef double chk[3]
+    chk[0], chk[1], chk[2] = 0.0, -INFINITY, INFINITY
     start = start0
     while start < stop0:
         stop = start + BLOCK
@@ -78,13 +108,7 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
             sc = P[i, c] if not binary else 0
             for j in range(K):
                 v = P[i, j]
-                if v != v:
-                    nans += 1.0
-                else:
-                    if v > mx:
-                        mx = v
-                    if v < mn:
-                        mn = v
+                _note(v, chk)
                 rs = rs + v
                 # scikit-learn's ranks: a stable sort reversed, so among equal scores the
                 # higher column comes first
@@ -113,11 +137,7 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
                 q = P[i, c]
                 if fabs(<double>rs - 1.0) > tol:
                     unnormed += 1.0
-            if q < eps:
-                q = eps
-            elif q > hi:
-                q = hi
-            bl += wv * -log(<double>q)
+            bl += wv * _neg_log(q)
         sums[W] += bw
         sums[LOSS] += bl
         sums[HITS] += bh
@@ -125,9 +145,7 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
         start = stop
     sums[N] += <double>(stop0 - start0)
     sums[UNNORMED] += unnormed
-    sums[NAN] += nans
-    sums[MAXP] = mx
-    sums[MINP] = mn
+    _end_checks(sums, chk)
     return -1
 
 
@@ -206,13 +224,12 @@ cdef void _indicator_lane(const prob_t[:, :] P, const label_t[:, :] Y, const wei
     (zeroed); ``blk`` is K doubles of scratch (the block's column sums)."""
     cdef Py_ssize_t K = P.shape[1]
     cdef Py_ssize_t start, stop, i, j
-    cdef prob_t eps = 1.1920928955078125e-07 if prob_t is float else 2.220446049250313e-16
-    cdef prob_t one = 1
-    cdef prob_t hi = one - eps
-    cdef prob_t v, q, rs
+    cdef prob_t v, rs
     cdef double wv = 1.0, yv, rl
-    cdef double bw, bl, mx = -INFINITY, mn = INFINITY
-    cdef double unnormed = 0.0, nans = 0.0
+    cdef double bw, bl
+    cdef double unnormed = 0.0
+    cdef double chk[3]
+    chk[0], chk[1], chk[2] = 0.0, -INFINITY, INFINITY
     start = start0
     while start < stop0:
         stop = start + BLOCK
@@ -229,23 +246,12 @@ cdef void _indicator_lane(const prob_t[:, :] P, const label_t[:, :] Y, const wei
             rl = 0.0
             for j in range(K):
                 v = P[i, j]
-                if v != v:
-                    nans += 1.0
-                else:
-                    if v > mx:
-                        mx = v
-                    if v < mn:
-                        mn = v
+                _note(v, chk)
                 rs = rs + v
                 yv = <double>Y[i, j]
                 if yv != 0.0:
                     # scikit-learn's xlogy(y, p): the indicator's value weighs the term
-                    q = v
-                    if q < eps:
-                        q = eps
-                    elif q > hi:
-                        q = hi
-                    rl += yv * -log(<double>q)
+                    rl += yv * _neg_log(v)
                     blk[j] += wv * yv
             if fabs(<double>rs - 1.0) > tol:
                 unnormed += 1.0
@@ -258,9 +264,7 @@ cdef void _indicator_lane(const prob_t[:, :] P, const label_t[:, :] Y, const wei
         start = stop
     sums[N] += <double>(stop0 - start0)
     sums[UNNORMED] += unnormed
-    sums[NAN] += nans
-    sums[MAXP] = mx
-    sums[MINP] = mn
+    _end_checks(sums, chk)
 
 
 def indicator(const prob_t[:, :] P, const label_t[:, :] Y, const weight_t[:] w, bint has_w,
@@ -308,7 +312,9 @@ cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] 
     cdef prob_t v, dc, other, lm
     cdef double d, lp, ln
     cdef double wv = 1.0
-    cdef double bw, bl, mx = -INFINITY, mn = INFINITY, nans = 0.0
+    cdef double bw, bl
+    cdef double chk[3]
+    chk[0], chk[1], chk[2] = 0.0, -INFINITY, INFINITY
     start = start0
     while start < stop0:
         stop = start + BLOCK
@@ -333,13 +339,7 @@ cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] 
                 # scikit-learn multiplies the decision by the integer -1 / +1 labels: in
                 # double precision whatever the dtype
                 d = <double>D[i, 0]
-                if d != d:
-                    nans += 1.0
-                else:
-                    if d > mx:
-                        mx = d
-                    if d < mn:
-                        mn = d
+                _note(d, chk)
                 lp = 1.0 - d
                 ln = 1.0 + d
                 if lp < 0.0:
@@ -355,15 +355,9 @@ cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] 
             other = -INFINITY
             for j in range(K):
                 v = D[i, j]
-                if v != v:
-                    nans += 1.0
-                else:
-                    if v > mx:
-                        mx = v
-                    if v < mn:
-                        mn = v
-                    if j != c and v > other:
-                        other = v
+                _note(v, chk)
+                if j != c and v > other:
+                    other = v
             lm = one - (dc - other)
             if lm < 0:
                 lm = 0
@@ -375,9 +369,7 @@ cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] 
             cls[j] += blk[j]
         start = stop
     sums[N] += <double>(stop0 - start0)
-    sums[NAN] += nans
-    sums[MAXP] = mx
-    sums[MINP] = mn
+    _end_checks(sums, chk)
     return -1
 
 
