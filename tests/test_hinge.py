@@ -116,6 +116,17 @@ def test_binary_chunks_of_one_class_take_the_mapping_of_all_the_data():
     acc = HingeAccumulator().update([0, 1], [0.5, 1.0]).update([2], [0.1])
     with pytest.raises(ValueError, match="cannot be 1d array"):
         acc.hinge_loss()
+    # labels of two classes with a third in y_true: scikit-learn's first class is +1
+    acc = HingeAccumulator(labels=[0, 1]).update([1, 2], [0.5, 1.0]).update([0], [0.1])
+    assert acc.hinge_loss() == pytest.approx(
+        sk_hinge([1, 2, 0], [0.5, 1.0, 0.1], labels=[0, 1]), rel=1e-12)
+    # a column of labels streams over Dask as a 1-D one
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+    fmd = pytest.importorskip("fastmetrics.dask")
+    with dask.config.set(scheduler="synchronous"):
+        got = fmd.hinge_loss(da.from_array(y[:, None], chunks=(2, 1)), D)
+    assert got == pytest.approx(sk_hinge(y, D), rel=1e-12)
 
 
 def test_sklearn_examples_exactly():

@@ -269,8 +269,9 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
     update_kw = {}
     if n_threads is not None:
         update_kw["n_threads"] = n_threads
+    shape = tuple(getattr(y_true, "shape", np.shape(y_true)))
     if kind in ("proba", "hinge") and params.get("labels") is None \
-            and len(getattr(y_true, "shape", np.shape(y_true))) < 2:
+            and (len(shape) < 2 or shape[1] == 1):
         # the columns of y_proba are the sorted classes of all of y_true, which a chunk
         # alone does not know: one pass over y_true finds them first (a multilabel
         # indicator's columns are its classes)
