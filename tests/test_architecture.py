@@ -138,6 +138,7 @@ SAMPLES = {
     "contingency": (RNG.integers(-2, 5, N), RNG.integers(0, 9, N)),
     "proba": (RNG.integers(0, 4, N), RNG.dirichlet(np.ones(4), N)),
     "label_ranking": (RNG.integers(0, 2, (N, 5)), RNG.random((N, 5)).round(1)),
+    "hinge": (RNG.integers(0, 4, N), RNG.normal(size=(N, 4))),
 }
 SAMPLES["pinball"] = SAMPLES["regression"]  # the pinball sums of the same targets
 REQUIRED = {"fbeta_score": {"beta": 0.5, "average": "macro"}, "f1_score": {"average": "macro"},

@@ -115,6 +115,15 @@ def proba_data(draw):
 
 
 @st.composite
+def hinge_data(draw):
+    n = draw(st.integers(1, 60))
+    y = np.array(draw(st.lists(st.sampled_from([2, 5, 9]), min_size=n, max_size=n)))
+    d = np.array(draw(st.lists(st.floats(-3, 3) | st.sampled_from([-1.0, 0.0, 1.0]),
+                               min_size=3 * n, max_size=3 * n))).reshape(n, 3)
+    return (y, d), _weights(draw, n)
+
+
+@st.composite
 def regression_data(draw):
     n = draw(st.integers(1, 60))
     x = st.floats(-1e3, 1e3) | st.integers(-3, 3).map(float)
@@ -167,6 +176,10 @@ CASES = {
         *a, w, labels=[2, 5, 9])),
     "label_ranking": (label_ranking_data(),
                       lambda a, w: fm.states.LabelRankingState.from_arrays(*a, w)),
+    # multiclass (the columns fixed by labels); binary states merging chunks of other
+    # classes keep only their per-class sums (tests/test_hinge.py)
+    "hinge": (hinge_data(), lambda a, w: fm.states.HingeState.from_arrays(
+        *a, w, labels=[2, 5, 9])),
     "sketch": (value_data(), lambda a, w: fm.states.SketchState.from_arrays(*a)),
     "exact_quantile": (value_data(), lambda a, w: fm.states.ExactQuantileState.from_arrays(*a)),
 }
@@ -289,6 +302,12 @@ def _examples():
     yield fm.states.ContingencyState.from_arrays(yt.astype(str), yp - 10**12)
     yield fm.states.ProbabilityState.from_arrays(yt, rng.dirichlet(np.ones(4), 50), w)
     yield fm.states.ProbabilityState.from_arrays(yt.astype(str), rng.dirichlet(np.ones(4), 50))
+    yield fm.states.ProbabilityState.from_arrays(rng.integers(0, 2, (50, 3)),
+                                                 rng.random((50, 3)), w)
+    yield fm.states.HingeState.from_arrays(yt, rng.normal(size=(50, 4)), w)
+    yield fm.states.HingeState.from_arrays(yt.astype(str) == "1", rng.normal(size=50))
+    yield (fm.states.HingeState.from_arrays([0, 0], [0.5, 1.0])
+           + fm.states.HingeState.from_arrays([1], [2.0]))
 
 
 def _same_state(a, b):

@@ -131,7 +131,7 @@ from .cluster import (
     v_measure_score,
 )
 # -- probabilistic classification scores --
-from .probabilities import d2_log_loss_score, log_loss, top_k_accuracy_score
+from .probabilities import d2_log_loss_score, hinge_loss, log_loss, top_k_accuracy_score
 
 # -- streaming accumulators and the state types: their own modules and __all__ --
 from . import cluster, states, streaming  # noqa: E402,F401
@@ -255,6 +255,7 @@ __all__ = [
     "log_loss",
     "d2_log_loss_score",
     "top_k_accuracy_score",
+    "hinge_loss",
     # -- LM / groups / robustness --
     "Window",
     "multiple_choice_accuracy",

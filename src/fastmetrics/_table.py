@@ -20,14 +20,15 @@ from dataclasses import dataclass
 
 from . import calibration, classification, cluster, probabilities, regression, report
 from . import ranking as ranking_face
-from ._states import bins, confusion, contingency, labelrank, onevsrest, prf, proba, ranking, sums
-from ._states import pinball
+from ._states import (bins, confusion, contingency, hinge, labelrank, onevsrest, pinball, prf,
+                      proba, ranking, sums)
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
 #: parameters that carry data (or how to read it), never metric options
 DATA = frozenset({"y_true", "y_pred", "y1", "y2", "y_prob", "y_proba", "y_score",
-                  "labels_true", "labels_pred", "contingency", "sample_weight", "n_threads"})
+                  "labels_true", "labels_pred", "contingency", "sample_weight", "n_threads",
+                  "pred_decision"})
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Metric:
         The one-shot function's name (and the method's and the Dask function's).
     family : str
         The state family: "confusion", "calibration", "regression", "pinball", "ranking",
-        "label_ranking", "contingency" or "proba".
+        "label_ranking", "contingency", "proba" or "hinge".
     derive : callable
         ``derive(state, *args, **kwargs)``: the metric of a state.
     function : callable
@@ -194,6 +195,9 @@ METRICS: tuple[Metric, ...] = (
     # k picks what the pass counts: an accumulator with k reads scores, not probabilities
     Metric("top_k_accuracy_score", "proba", proba.top_k, probabilities.top_k_accuracy_score,
            config=("k", "labels")),
+    # decision values: the per-class hinge sums; labels (the multiclass columns) are the
+    # accumulator's
+    Metric("hinge_loss", "hinge", hinge.hinge, probabilities.hinge_loss, config=("labels",)),
 )
 
 

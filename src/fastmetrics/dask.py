@@ -50,6 +50,7 @@ from .streaming import (
     ConfusionAccumulator,
     ContingencyAccumulator,
     ProbabilityAccumulator,
+    HingeAccumulator,
     LabelRankingAccumulator,
     PinballAccumulator,
     RankingAccumulator,
@@ -65,14 +66,17 @@ _KINDS = {
     "ranking": RankingAccumulator,
     "contingency": ContingencyAccumulator,
     "proba": ProbabilityAccumulator,
+    "hinge": HingeAccumulator,
     "label_ranking": LabelRankingAccumulator,
     "pinball": PinballAccumulator,
 }
 _SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
            "ranking": "y_score", "contingency": "labels_pred", "proba": "y_proba",
-           "label_ranking": "y_score", "pinball": "y_pred"}
+           "label_ranking": "y_score", "pinball": "y_pred", "hinge": "pred_decision"}
 # inputs read as (n_samples, K) matrices, chunked by rows only
-_MATRICES = {"calibration": frozenset({"y_prob"}), "proba": frozenset({"y_proba"}),
+_MATRICES = {"calibration": frozenset({"y_prob"}),
+             "proba": frozenset({"y_true", "y_proba"}),
+             "hinge": frozenset({"pred_decision"}),
              "regression": frozenset({"y_true", "y_pred"}),
              "label_ranking": frozenset({"y_true", "y_score"}),
              "pinball": frozenset({"y_true", "y_pred"})}
@@ -222,7 +226,7 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
     Parameters
     ----------
     kind : {"confusion", "calibration", "regression", "pinball", "ranking",
-            "label_ranking", "contingency", "proba"}
+            "label_ranking", "contingency", "proba", "hinge"}
         :class:`~fastmetrics.streaming.ConfusionAccumulator`,
         :class:`~fastmetrics.streaming.CalibrationAccumulator`,
         :class:`~fastmetrics.streaming.RegressionAccumulator`,
@@ -231,7 +235,8 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
         :class:`~fastmetrics.streaming.LabelRankingAccumulator` ((n_samples, L) matrices),
         :class:`~fastmetrics.streaming.ContingencyAccumulator` (``y_true`` and ``y_pred``
         are then ``labels_true`` and ``labels_pred``) or
-        :class:`~fastmetrics.streaming.ProbabilityAccumulator` (without ``labels=``, the
+        :class:`~fastmetrics.streaming.ProbabilityAccumulator` or
+        :class:`~fastmetrics.streaming.HingeAccumulator` (without ``labels=``, the
         classes of ``y_true`` are found first, in one more pass over it).
     y_true, y_pred : dask array, dask dataframe column or array-like of shape (n_samples,)
         Labels or targets and predictions (probabilities of shape (n_samples,) or
@@ -268,9 +273,12 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
     update_kw = {}
     if n_threads is not None:
         update_kw["n_threads"] = n_threads
-    if kind == "proba" and params.get("labels") is None:
+    shape = tuple(getattr(y_true, "shape", np.shape(y_true)))
+    if kind in ("proba", "hinge") and params.get("labels") is None \
+            and (len(shape) < 2 or shape[1] == 1):
         # the columns of y_proba are the sorted classes of all of y_true, which a chunk
-        # alone does not know: one pass over y_true finds them first
+        # alone does not know: one pass over y_true finds them first (a multilabel
+        # indicator's columns are its classes)
         params = dict(params, labels=_classes(y_true))
     arrays = {"y_true": y_true, _SECOND.get(kind, "y_pred"): y_pred,
               "sample_weight": sample_weight}

@@ -1,6 +1,6 @@
 """Probabilistic classification scores from one kernel pass: ``log_loss``,
-``d2_log_loss_score`` and ``top_k_accuracy_score`` (scikit-learn's names, parameters and
-warnings).
+``d2_log_loss_score``, ``top_k_accuracy_score`` and ``hinge_loss`` (scikit-learn's names,
+parameters and warnings).
 
 Each function validates its input, reads the probabilities once into a
 :class:`~fastmetrics.states.ProbabilityState` (the weighted log loss, the weight of each
@@ -17,6 +17,10 @@ Conventions
   scikit-learn then takes the logarithm and sums in that dtype; here the logarithm of the
   clipped value is taken and summed in float64: for float64 input the results agree to
   1e-12 relative, for float32 input to float32's precision (ours is the more accurate).
+* ``y_true`` may be a multilabel indicator (n, K) for ``log_loss`` and
+  ``d2_log_loss_score``, as scikit-learn accepts it: a sample's loss is then
+  ``sum_j y[i, j] * -log(clip(p[i, j]))`` over the K columns (``labels`` cannot be given).
+* ``hinge_loss`` reads decision values (:class:`~fastmetrics.states.HingeState`).
 * A row that does not sum to one (``|sum - 1| > 1e-8 + sqrt(eps)``) gives scikit-learn's
   ``UserWarning``; values outside [0, 1], NaN, infinity, labels outside ``labels`` and a
   class count that does not match the columns raise scikit-learn's ``ValueError``.
@@ -26,10 +30,11 @@ from __future__ import annotations
 
 import warnings
 
-from ._states import proba
+from ._states import hinge, proba
+from ._states.hinge import HingeState
 from ._states.proba import ProbabilityState
 
-__all__ = ["d2_log_loss_score", "log_loss", "top_k_accuracy_score"]
+__all__ = ["d2_log_loss_score", "hinge_loss", "log_loss", "top_k_accuracy_score"]
 
 _BOTH = "Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, use `y_proba` instead."
 _RENAMED = ("`y_pred` was renamed to `y_proba` in version 1.9 and will be removed in 1.11. "
@@ -57,8 +62,8 @@ def log_loss(y_true, y_proba=None, *, normalize=True, sample_weight=None, labels
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        True labels, or a multilabel indicator matrix.
     y_proba : array-like of shape (n_samples, n_classes) or (n_samples,)
         Predicted probabilities, one column per class in sorted label order; 1-D: the
         probability of the greater of two classes.
@@ -103,8 +108,8 @@ def d2_log_loss_score(y_true, y_proba=None, *, sample_weight=None, labels=None,
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        True labels, or a multilabel indicator matrix.
     y_proba : array-like of shape (n_samples, n_classes) or (n_samples,)
         Predicted probabilities (columns as in :func:`log_loss`).
     sample_weight : array-like of shape (n_samples,), default=None
@@ -181,6 +186,55 @@ def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=
     state = ProbabilityState.from_arrays(y_true, y_score, sample_weight, labels=labels, k=k,
                                          n_threads=n_threads)
     return proba.top_k(state, k, normalize)
+
+
+def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None,
+               n_threads=None) -> float:
+    """Average hinge loss (non-regularized), as scikit-learn's.
+
+    Binary (at most two classes in ``labels``, or in ``y_true``): ``y_true`` is mapped to
+    -1 / +1 (the greater class +1) and the loss of a sample is ``max(0, 1 - y * d)``.
+    Multiclass (Crammer-Singer): ``max(0, 1 - (d[y] - max_{j != y} d[j]))``. The (weighted)
+    mean over samples.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels (binary: two classes; multiclass: more).
+    pred_decision : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Decision values (``decision_function``): 1-D for a binary problem, one column per
+        class in sorted label order for a multiclass one. Read in place (float32 / float64,
+        C or Fortran order).
+    labels : array-like, default=None
+        All the classes of a multiclass problem (the columns of ``pred_decision``); needed
+        when ``y_true`` lacks some.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    n_threads : int, default=None
+        Threads of the pass over a large input (the result is the same for any value).
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    As scikit-learn: with ``labels`` of at most two classes the problem is binary and
+    ``y_true``'s own classes are mapped (a single class is all -1). Multiclass float32
+    decisions are subtracted in float32 as scikit-learn does; every sum is in float64 (more
+    accurate than scikit-learn's float32 mean of float32 input without weights).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.hinge_loss([-1, 1, 1], [-2.18, 2.36, 0.09]), 6)
+    0.303333
+    >>> round(fm.hinge_loss([0, 2, 1], [[2.0, 0.5, -1.0], [0.1, 0.2, 1.0], [0.0, 0.5, 1.0]]), 6)
+    0.566667
+    """
+    state = HingeState.from_arrays(y_true, pred_decision, sample_weight, labels=labels,
+                                   n_threads=n_threads)
+    return hinge.hinge(state)
 
 
 def _n_rows(a) -> int:

@@ -17,6 +17,7 @@ from ._states.bins import CalibrationState
 from ._states.confusion import ConfusionState
 from ._states.contingency import ContingencyState
 from ._states.grouped import GroupedConfusionState
+from ._states.hinge import HingeState
 from ._states.labelrank import LabelRankingState
 from ._states.multilabel import MultilabelState
 from ._states.pinball import PinballState
@@ -31,6 +32,7 @@ __all__ = [
     "ContingencyState",
     "ExactQuantileState",
     "GroupedConfusionState",
+    "HingeState",
     "LabelRankingState",
     "MultilabelState",
     "PinballState",

@@ -57,7 +57,8 @@ from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
 from ._states.contingency import ContingencyState
-from ._states.proba import ProbabilityState, check_k, sorted_labels
+from ._states.hinge import HingeState
+from ._states.proba import ProbabilityState, check_k, label_table, sorted_labels
 from ._states.labelrank import LabelRankingState
 from ._states.pinball import PinballState
 from ._states.ranking import RankingResult, RankingState
@@ -70,6 +71,7 @@ __all__ = [
     "ConfusionAccumulator",
     "ContingencyAccumulator",
     "ProbabilityAccumulator",
+    "HingeAccumulator",
     "LabelRankingAccumulator",
     "PinballAccumulator",
     "QuantileAccumulator",
@@ -773,6 +775,66 @@ class ProbabilityAccumulator(Accumulator):
 
 
 _attach_metrics(ProbabilityAccumulator)
+
+
+class HingeAccumulator(Accumulator):
+    """Streaming ``hinge_loss`` of decision values.
+
+    Parameters
+    ----------
+    labels : array-like, default=None
+        As ``hinge_loss(labels=...)``: more than two classes make the problem multiclass
+        with (n, K) decisions over them, so chunks may lack classes. None: binary chunks
+        (1-D decisions) may hold one class or both, the -1 / +1 mapping of all the data is
+        taken at the end; multiclass chunks must each hold every class.
+
+    Notes
+    -----
+    ``hinge_loss()`` equals :func:`fastmetrics.hinge_loss` on the concatenated chunks (with
+    ``labels`` when given) to 1e-12 relative: the state is the weighted loss per class of
+    ``y_true`` (binary: as the positive and as the negative class) and the weight total.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import HingeAccumulator
+    >>> acc = HingeAccumulator().update([1, 1], [0.5, 2.0]).update([0], [-0.25])
+    >>> acc.hinge_loss()
+    0.4166666666666667
+    """
+
+    family = "hinge"
+    _config = ("labels",)
+    labels: Any
+
+    def __init__(self, labels=None):
+        self._start()
+        self.labels = None if labels is None else label_table(labels)
+
+    @classmethod
+    def _state_type(cls) -> type[State]:
+        return HingeState
+
+    def _set_state(self, st) -> None:
+        n_labels = 0 if self.labels is None else int(np.unique(self.labels).shape[0])
+        if st is not None and st.n_samples and st.n_labels != n_labels:
+            raise StateError("the state's labels are not the accumulator's")
+        super()._set_state(st)
+
+    def update(self, y_true, pred_decision, sample_weight=None, *, n_threads=None):
+        """Add one chunk: ``pred_decision`` 1-D (binary) or (n, K) over the sorted classes
+        (multiclass). Returns ``self``.
+
+        ``n_threads``: threads of the pass over a large chunk (the result is the same for
+        any value). Weights: give them for every chunk or for none.
+        """
+        st = HingeState.from_arrays(y_true, pred_decision, sample_weight, labels=self.labels,
+                                    n_threads=n_threads, allow_empty=True, streamed=True)
+        if st.n_samples:
+            self._add(st, st.weighted)
+        return self
+
+
+_attach_metrics(HingeAccumulator)
 
 
 # --------------------------------------------------------------------------- ranking

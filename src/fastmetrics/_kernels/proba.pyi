@@ -3,7 +3,9 @@
 Real argument types: ``P`` is ``const prob_t[:, :]`` (float32 or float64, any strides),
 ``y`` ``const label_t[:]`` (any integer dtype), ``lut`` ``const int64_t[::1]``, ``w``
 ``const weight_t[:]`` (float32 or float64; ignored unless ``has_w``), ``sums`` and
-``class_w`` ``double[::1]``, ``seen`` ``unsigned char[::1]``.
+``class_w`` ``double[::1]``, ``seen`` ``unsigned char[::1]``; ``indicator``'s ``Y``
+``const label_t[:, :]``; ``hinge``'s ``D`` ``const prob_t[:, :]``, ``sign``
+``const signed char[::1]`` and ``cls`` ``double[:, ::1]`` (3, K).
 """
 
 import numpy as np
@@ -35,3 +37,26 @@ def scores(
     n_threads: int = 1,
 ) -> int: ...
 def present(y: np.ndarray, lo: int, seen: np.ndarray) -> None: ...
+def indicator(
+    P: np.ndarray,
+    Y: np.ndarray,
+    w: np.ndarray,
+    has_w: bool,
+    tol: float,
+    sums: np.ndarray,
+    class_w: np.ndarray,
+    n_threads: int = 1,
+) -> None: ...
+def hinge(
+    D: np.ndarray,
+    binary: bool,
+    y: np.ndarray,
+    lo: int,
+    lut: np.ndarray,
+    sign: np.ndarray,
+    w: np.ndarray,
+    has_w: bool,
+    sums: np.ndarray,
+    cls: np.ndarray,
+    n_threads: int = 1,
+) -> int: ...

@@ -6,6 +6,8 @@ It fills the float64 sums of ``proba.pxd`` (weight total, weighted log loss, sam
 count, rows that do not sum to one, NaN count, largest and smallest probability; or, for
 ``top_k_accuracy_score``, the weight of the samples whose class is among the k best) and
 the weight of each class of ``y_true`` (what the null model of the D² score is made of).
+``indicator`` does the same for a multilabel indicator ``y_true`` (n, K), and ``hinge`` sums
+the hinge loss of decision values per class of ``y_true``.
 
 The matrix is read in place, whatever its strides (C or Fortran order, a column of a larger
 array) and dtype (float32 or float64). Probabilities are clipped to ``[eps, 1 - eps]`` in
@@ -33,6 +35,36 @@ cdef enum:
     BLOCK = 2048
 
 
+cdef inline void _note(double v, double* chk) noexcept nogil:
+    """The checks of a pass, ``chk`` = (NaN count, largest, smallest): NaN is counted and
+    left out of the extremes."""
+    if v != v:
+        chk[0] += 1.0
+    else:
+        if v > chk[1]:
+            chk[1] = v
+        if v < chk[2]:
+            chk[2] = v
+
+
+cdef inline double _neg_log(prob_t q) noexcept nogil:
+    """``-log(q)`` of ``q`` clipped to ``[eps, 1 - eps]`` in its own dtype, as scikit-learn
+    clips."""
+    cdef prob_t eps = 1.1920928955078125e-07 if prob_t is float else 2.220446049250313e-16
+    cdef prob_t one = 1
+    if q < eps:
+        q = eps
+    elif q > one - eps:
+        q = one - eps
+    return -log(<double>q)
+
+
+cdef inline void _end_checks(double* sums, const double* chk) noexcept nogil:
+    sums[NAN] += chk[0]
+    sums[MAXP] = chk[1]
+    sums[MINP] = chk[2]
+
+
 cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int64_t lo,
                       const int64_t[::1] lut, const weight_t[:] w, bint has_w, double tol,
                       Py_ssize_t k, Py_ssize_t start0, Py_ssize_t stop0, double* sums,
@@ -44,15 +76,15 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
     cdef Py_ssize_t start, stop, i, j
     cdef int64_t off
     cdef Py_ssize_t c
-    cdef prob_t eps = 1.1920928955078125e-07 if prob_t is float else 2.220446049250313e-16
     cdef prob_t one = 1
-    cdef prob_t hi = one - eps
     cdef prob_t v, q, rs, sc
     cdef Py_ssize_t rank
     cdef bint pos
     cdef double wv = 1.0
-    cdef double bw, bl, bh, bh0, mx = -INFINITY, mn = INFINITY
-    cdef double unnormed = 0.0, nans = 0.0
+    cdef double bw, bl, bh, bh0
+    cdef double unnormed = 0.0
+    cdef double chk[3]
+    chk[0], chk[1], chk[2] = 0.0, -INFINITY, INFINITY
     start = start0
     while start < stop0:
         stop = start + BLOCK
@@ -76,13 +108,7 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
             sc = P[i, c] if not binary else 0
             for j in range(K):
                 v = P[i, j]
-                if v != v:
-                    nans += 1.0
-                else:
-                    if v > mx:
-                        mx = v
-                    if v < mn:
-                        mn = v
+                _note(v, chk)
                 rs = rs + v
                 # scikit-learn's ranks: a stable sort reversed, so among equal scores the
                 # higher column comes first
@@ -111,11 +137,7 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
                 q = P[i, c]
                 if fabs(<double>rs - 1.0) > tol:
                     unnormed += 1.0
-            if q < eps:
-                q = eps
-            elif q > hi:
-                q = hi
-            bl += wv * -log(<double>q)
+            bl += wv * _neg_log(q)
         sums[W] += bw
         sums[LOSS] += bl
         sums[HITS] += bh
@@ -123,9 +145,7 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
         start = stop
     sums[N] += <double>(stop0 - start0)
     sums[UNNORMED] += unnormed
-    sums[NAN] += nans
-    sums[MAXP] = mx
-    sums[MINP] = mn
+    _end_checks(sums, chk)
     return -1
 
 
@@ -193,3 +213,202 @@ def present(const label_t[:] y, int64_t lo, unsigned char[::1] seen):
     with nogil:
         for i in range(n):
             seen[<int64_t>y[i] - lo] = 1
+
+
+# ---------------------------------------------------------------------- multilabel log loss
+
+cdef void _indicator_lane(const prob_t[:, :] P, const label_t[:, :] Y, const weight_t[:] w,
+                          bint has_w, double tol, Py_ssize_t start0, Py_ssize_t stop0,
+                          double* sums, double* class_w, double* blk) noexcept nogil:
+    """Samples [start0, stop0) of a multilabel indicator ``Y`` into ``sums`` / ``class_w``
+    (zeroed); ``blk`` is K doubles of scratch (the block's column sums)."""
+    cdef Py_ssize_t K = P.shape[1]
+    cdef Py_ssize_t start, stop, i, j
+    cdef prob_t v, rs
+    cdef double wv = 1.0, yv, rl
+    cdef double bw, bl
+    cdef double unnormed = 0.0
+    cdef double chk[3]
+    chk[0], chk[1], chk[2] = 0.0, -INFINITY, INFINITY
+    start = start0
+    while start < stop0:
+        stop = start + BLOCK
+        if stop > stop0:
+            stop = stop0
+        bw = 0.0
+        bl = 0.0
+        for j in range(K):
+            blk[j] = 0.0
+        for i in range(start, stop):
+            if has_w:
+                wv = <double>w[i]
+            rs = 0
+            rl = 0.0
+            for j in range(K):
+                v = P[i, j]
+                _note(v, chk)
+                rs = rs + v
+                yv = <double>Y[i, j]
+                if yv != 0.0:
+                    # scikit-learn's xlogy(y, p): the indicator's value weighs the term
+                    rl += yv * _neg_log(v)
+                    blk[j] += wv * yv
+            if fabs(<double>rs - 1.0) > tol:
+                unnormed += 1.0
+            bw += wv
+            bl += wv * rl
+        sums[W] += bw
+        sums[LOSS] += bl
+        for j in range(K):
+            class_w[j] += blk[j]
+        start = stop
+    sums[N] += <double>(stop0 - start0)
+    sums[UNNORMED] += unnormed
+    _end_checks(sums, chk)
+
+
+def indicator(const prob_t[:, :] P, const label_t[:, :] Y, const weight_t[:] w, bint has_w,
+              double tol, double[::1] sums, double[::1] class_w, int n_threads=1):
+    """``scores`` for a multilabel indicator ``Y`` (n, K) beside ``P`` (n, K): the loss of a
+    sample is ``sum_j Y[i, j] * -log(clip(P[i, j]))``, ``class_w[j]`` the weighted sum of
+    column j of ``Y``."""
+    cdef Py_ssize_t n = P.shape[0]
+    cdef Py_ssize_t K = P.shape[1]
+    cdef Py_ssize_t lane, n_lanes
+    if Y.shape[0] != n or Y.shape[1] != K or class_w.shape[0] != K \
+            or (has_w and w.shape[0] != n) or sums.shape[0] < N_SUMS:
+        raise ValueError("indicator: inconsistent shapes")
+    if n == 0:
+        return
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    cdef double[:, ::1] lanes = np.zeros((n_lanes, N_SUMS))
+    cdef double[:, ::1] lane_w = np.zeros((n_lanes, K))
+    cdef double[:, ::1] blk = np.zeros((n_lanes, K + 1))
+    with nogil:
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1):
+            _indicator_lane(P, Y, w, has_w, tol, _lane_start(n, n_lanes, lane),
+                            _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0],
+                            &lane_w[lane, 0], &blk[lane, 0])
+        for lane in range(n_lanes):
+            _add(&sums[0], &lanes[lane, 0], &class_w[0], &lane_w[lane, 0], K)
+
+
+# ---------------------------------------------------------------------- hinge loss
+
+cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] y,
+                            int64_t lo, const int64_t[::1] lut, const signed char[::1] sign,
+                            const weight_t[:] w,
+                            bint has_w, Py_ssize_t K, Py_ssize_t start0, Py_ssize_t stop0,
+                            double* sums, double* cls, double* blk) noexcept nogil:
+    """Samples [start0, stop0) into ``sums`` (W, LOSS, N, NAN, MAXP, MINP) and ``cls`` (3K, zeroed:
+    per class the sample count, the weighted loss as the positive class and as the negative
+    class; multiclass: the weighted loss in the second third); ``blk``: 3K of scratch.
+    Returns the first row whose label is not a class, or -1."""
+    cdef Py_ssize_t m = lut.shape[0]
+    cdef Py_ssize_t start, stop, i, j, c
+    cdef int64_t off
+    cdef prob_t one = 1
+    cdef prob_t v, dc, other, lm
+    cdef double d, lp, ln
+    cdef double wv = 1.0
+    cdef double bw, bl
+    cdef double chk[3]
+    chk[0], chk[1], chk[2] = 0.0, -INFINITY, INFINITY
+    start = start0
+    while start < stop0:
+        stop = start + BLOCK
+        if stop > stop0:
+            stop = stop0
+        bw = 0.0
+        bl = 0.0
+        for j in range(3 * K):
+            blk[j] = 0.0
+        for i in range(start, stop):
+            off = <int64_t>y[i] - lo
+            if off < 0 or off >= m:
+                return i
+            c = lut[off]
+            if c < 0:
+                return i
+            if has_w:
+                wv = <double>w[i]
+            bw += wv
+            blk[c] += 1.0
+            if binary:
+                # scikit-learn multiplies the decision by the integer -1 / +1 labels: in
+                # double precision whatever the dtype
+                d = <double>D[i, 0]
+                _note(d, chk)
+                lp = 1.0 - d
+                ln = 1.0 + d
+                if lp < 0.0:
+                    lp = 0.0
+                if ln < 0.0:
+                    ln = 0.0
+                blk[K + c] += wv * lp
+                blk[2 * K + c] += wv * ln
+                bl += wv * (lp if sign[c] > 0 else ln)
+                continue
+            # multiclass: the margin to the best other class, in the decisions' dtype
+            dc = D[i, c]
+            other = -INFINITY
+            for j in range(K):
+                v = D[i, j]
+                _note(v, chk)
+                if j != c and v > other:
+                    other = v
+            lm = one - (dc - other)
+            if lm < 0:
+                lm = 0
+            blk[K + c] += wv * <double>lm
+            bl += wv * <double>lm
+        sums[W] += bw
+        sums[LOSS] += bl
+        for j in range(3 * K):
+            cls[j] += blk[j]
+        start = stop
+    sums[N] += <double>(stop0 - start0)
+    _end_checks(sums, chk)
+    return -1
+
+
+def hinge(const prob_t[:, :] D, bint binary, const label_t[:] y, int64_t lo,
+          const int64_t[::1] lut, const signed char[::1] sign, const weight_t[:] w,
+          bint has_w, double[::1] sums, double[:, ::1] cls, int n_threads=1):
+    """One pass of the hinge loss over decisions ``D`` ((n, 1) when ``binary``, else (n, K)
+    over the K classes): fills ``sums`` (W, N, NAN, MAXP, MINP; zeroed by the caller with
+    MAXP -inf and MINP +inf) and ``cls`` (3, K), zeroed: per class the sample count, the
+    weighted ``max(0, 1 - d)`` and ``max(0, 1 + d)`` (binary: the loss as the positive /
+    negative class), or (multiclass) the weighted ``max(0, 1 - (d[c] - max_{j != c} d[j]))``
+    in the second row. ``LOSS`` sums the loss of every sample in its order, binary with the
+    class mapped to ``sign[c]`` (+1 / -1). Returns -1, or the first row whose label is no
+    class."""
+    cdef Py_ssize_t n = D.shape[0]
+    cdef Py_ssize_t K = cls.shape[1]
+    cdef Py_ssize_t lane, n_lanes, bad = -1, b
+    if y.shape[0] != n or (has_w and w.shape[0] != n) or sums.shape[0] < N_SUMS \
+            or cls.shape[0] != 3 or (binary and D.shape[1] != 1) \
+            or (not binary and (D.shape[1] != K or K < 2)) or sign.shape[0] != K:
+        raise ValueError("hinge: inconsistent shapes")
+    if n == 0:
+        return -1
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    cdef double[:, ::1] lanes = np.zeros((n_lanes, N_SUMS))
+    cdef double[:, ::1] lane_c = np.zeros((n_lanes, 3 * K))
+    cdef double[:, ::1] blk = np.zeros((n_lanes, 3 * K))
+    cdef Py_ssize_t[::1] lane_bad = np.full(n_lanes, -1, dtype=np.intp)
+    with nogil:
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1):
+            lane_bad[lane] = _hinge_lane(D, binary, y, lo, lut, sign, w, has_w, K,
+                                         _lane_start(n, n_lanes, lane),
+                                         _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0],
+                                         &lane_c[lane, 0], &blk[lane, 0])
+        for lane in range(n_lanes):
+            b = lane_bad[lane]
+            if b >= 0:
+                bad = b
+                break
+            _add(&sums[0], &lanes[lane, 0], &cls[0, 0], &lane_c[lane, 0], 3 * K)
+    return bad

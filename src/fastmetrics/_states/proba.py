@@ -34,6 +34,7 @@ from .._inputs import (
     float_values,
     inconsistent_lengths,
     label_kind,
+    native,
     nonfinite_error,
     prepare_labels,
     sample_weight as check_weights,
@@ -44,8 +45,9 @@ from .._threads import threads_for
 from ..exceptions import UndefinedMetricWarning, invalid_parameter, warn
 from . import base
 
-__all__ = ["NOT_NORMALISED", "TOO_FEW", "ProbabilityState", "d2_log_loss", "loss",
-           "check_k", "sorted_labels", "too_few", "top_k"]
+__all__ = ["NOT_NORMALISED", "STREAMED", "TOO_FEW", "ProbabilityState", "d2_log_loss",
+           "encode", "label_table", "loss", "check_k", "sorted_labels", "too_few", "top_k",
+           "undeclared"]
 
 NOT_NORMALISED = "The y_prob values do not sum to one. Make sure to pass probabilities."
 TOO_FEW = "D^2 score is not well-defined with less than two samples."
@@ -75,7 +77,7 @@ def _matrix(y_proba) -> tuple[np.ndarray, bool, bool]:
     return p, p.shape[1] == 1, False
 
 
-def _label_table(labels) -> np.ndarray:
+def label_table(labels) -> np.ndarray:
     lab = np.asarray(labels)
     if lab.ndim != 1:
         raise ValueError(f"labels must be a 1-D array-like, got shape {lab.shape}")
@@ -89,7 +91,7 @@ def _label_table(labels) -> np.ndarray:
 def sorted_labels(labels) -> np.ndarray:
     """The classes of ``labels`` (sorted, unique), with scikit-learn's warning when they
     were not given in that order (the columns of y_proba are the sorted classes)."""
-    lab = _label_table(labels)
+    lab = label_table(labels)
     classes = np.unique(lab)
     if classes.shape[0] != lab.shape[0] or np.any(classes != lab):
         warn(f"Labels passed were {labels}. But this function assumes labels are ordered "
@@ -98,7 +100,7 @@ def sorted_labels(labels) -> np.ndarray:
     return classes
 
 
-def _undeclared(y: np.ndarray, classes: np.ndarray, labels) -> ValueError:
+def undeclared(y: np.ndarray, classes: np.ndarray, labels) -> ValueError:
     if label_kind(y) != label_kind(classes):
         bad = set(np.unique(y).tolist())
     else:
@@ -108,7 +110,7 @@ def _undeclared(y: np.ndarray, classes: np.ndarray, labels) -> ValueError:
                       f"{shown}.")
 
 
-def _encode(y: np.ndarray, labels, classes: np.ndarray | None):
+def encode(y: np.ndarray, labels, classes: np.ndarray | None):
     """``(classes, yk, lo, lut)``: the sorted classes, and the labels as the kernel reads
     them (the class of sample i is ``lut[yk[i] - lo]``, -1 for a label that is no class).
     Integer labels are read in place through a lookup table over their range; text and
@@ -130,7 +132,7 @@ def _encode(y: np.ndarray, labels, classes: np.ndarray | None):
                 else:
                     ci = classes.astype(np.int64)
                     if np.any(ci != classes):  # labels that are no integers: none matches
-                        raise _undeclared(y, classes, classes)
+                        raise undeclared(y, classes, classes)
                     offsets = ci - lo
                 lut = np.full(span, -1, dtype=np.int64)
                 lut[offsets] = np.arange(offsets.shape[0])
@@ -146,7 +148,7 @@ def _encode(y: np.ndarray, labels, classes: np.ndarray | None):
     else:
         vals = a if kind == "int" else y
         if label_kind(vals) != label_kind(classes):
-            raise _undeclared(y, classes, classes)
+            raise undeclared(y, classes, classes)
         pos = np.minimum(np.searchsorted(classes, vals), classes.shape[0] - 1)
         yk = np.where(classes[pos] == vals, pos, -1).astype(np.int64)
     return classes, yk, 0, np.arange(classes.shape[0], dtype=np.int64)
@@ -175,6 +177,10 @@ class ProbabilityState(base.State):
     k : int
         0: a pass over probabilities (the log loss); k > 0: a pass over scores counting the
         samples whose class is among the k best (``top_k_accuracy_score``), no log loss.
+    multilabel : bool
+        ``y_true`` was a multilabel indicator (n, K): the classes are the columns 0..K-1,
+        a sample's loss is ``sum_j y[i, j] * -log(clip(p[i, j]))`` (scikit-learn's) and
+        ``class_weight[j]`` the weighted sum of column j (so not summing to ``W``).
 
     Examples
     --------
@@ -186,10 +192,12 @@ class ProbabilityState(base.State):
     """
 
     kind = "probability"
-    __slots__ = ("classes", "sums", "class_weight", "weighted", "any_weight", "k")
+    __slots__ = ("classes", "sums", "class_weight", "weighted", "any_weight", "k", "multilabel")
 
-    def __init__(self, classes, sums, class_weight, weighted, any_weight, k=0):
+    def __init__(self, classes, sums, class_weight, weighted, any_weight, k=0,
+                 multilabel=False):
         self.k = k
+        self.multilabel = multilabel
         self.classes = classes
         self.sums = sums
         self.class_weight = class_weight
@@ -220,6 +228,9 @@ class ProbabilityState(base.State):
         if k:
             k = check_k(k)
         P, binary, one_d = _matrix(y_proba)
+        if not k and _is_indicator(y_true):
+            return cls._indicator(y_true, P, one_d, sample_weight, labels, n_threads,
+                                  allow_empty)
         y = column(y_true, "y_true")
         n = P.shape[0]
         if y.shape[0] != n:
@@ -245,7 +256,7 @@ class ProbabilityState(base.State):
             classes = given if given is not None else np.zeros(0, dtype=np.int64)
             return cls._empty(classes, k)
         try:
-            classes, yk, lo, lut = _encode(y, labels, given)
+            classes, yk, lo, lut = encode(y, labels, given)
         except ValueError as exc:
             if k and "continuous" in str(exc):
                 raise ValueError("y type must be 'binary' or 'multiclass', got 'continuous' "
@@ -260,7 +271,7 @@ class ProbabilityState(base.State):
                 raise ValueError(
                     f"y_true contains only one label ({classes[0]}). Please provide the list "
                     "of all expected class labels explicitly through the labels argument."
-                    + (_STREAMED if streamed else ""))
+                    + (STREAMED if streamed else ""))
             raise ValueError("The labels array needs to contain at least two labels, got "
                              f"{classes}.")
         if not k and classes.shape[0] != K:
@@ -269,7 +280,7 @@ class ProbabilityState(base.State):
                     f"y_true and y_prob contain different number of classes: "
                     f"{classes.shape[0]} vs {K}. Please provide the true labels explicitly "
                     f"through the labels argument. Classes found in y_true: {classes}"
-                    + (_STREAMED if streamed else ""))
+                    + (STREAMED if streamed else ""))
             raise ValueError("The number of classes in labels is different from that in "
                              f"y_prob. Classes found in labels: {classes}")
         sums = np.zeros(kernel.N_SUMS)
@@ -283,16 +294,55 @@ class ProbabilityState(base.State):
         if bad >= 0:
             if k and given is not None:
                 raise ValueError("'y_true' contains labels not in parameter 'labels'.")
-            raise _undeclared(y, classes, labels if labels is not None else classes)
+            raise undeclared(y, classes, labels if labels is not None else classes)
         _check_values(sums, P, scores=k > 0)
         return cls(classes, sums, class_w, w is not None,
                    w is None or bool(np.any(w)), k)
 
     @classmethod
-    def _empty(cls, classes: np.ndarray, k: int = 0) -> ProbabilityState:
+    def _empty(cls, classes: np.ndarray, k: int = 0,
+               multilabel: bool = False) -> ProbabilityState:
         sums = np.zeros(kernel.N_SUMS)
         sums[kernel.MAXP], sums[kernel.MINP] = -math.inf, math.inf
-        return cls(classes, sums, np.zeros(classes.shape[0]), False, False, k)
+        return cls(classes, sums, np.zeros(classes.shape[0]), False, False, k, multilabel)
+
+    @classmethod
+    def _indicator(cls, y_true, P: np.ndarray, one_d: bool, sample_weight, labels,
+                   n_threads, allow_empty: bool) -> ProbabilityState:
+        """The pass over a multilabel indicator ``y_true`` (n, K), scikit-learn's rules:
+        ``labels`` cannot be given, the probabilities have K columns (1-D ones when K = 2:
+        the second column, the first formed as ``1 - p``)."""
+        Y = _indicator_values(y_true)
+        n, L = Y.shape
+        if P.shape[0] != n:
+            w_len = None if sample_weight is None else np.shape(sample_weight)[0]
+            raise inconsistent_lengths(y_proba=P.shape[0], y_true=n, sample_weight=w_len)
+        w = check_weights(sample_weight, {"y_true": n, "y_proba": n},
+                          allow_zero_sum=allow_empty)
+        if labels is not None:
+            # scikit-learn fits its LabelBinarizer on labels, then cannot transform y_true
+            raise ValueError("The object was not fitted with multilabel input.")
+        if one_d and L == 2:
+            P = np.concatenate([1 - P, P], axis=1)  # scikit-learn's two columns, one copy
+        classes = np.arange(L)
+        if P.shape[1] != L:
+            raise ValueError(
+                f"y_true and y_prob contain different number of classes: {L} vs "
+                f"{P.shape[1]}. Please provide the true labels explicitly through the labels "
+                f"argument. Classes found in y_true: {classes}")
+        if n == 0:
+            if not allow_empty:
+                raise ValueError(_SAMPLES)
+            return cls._empty(classes, multilabel=True)
+        sums = np.zeros(kernel.N_SUMS)
+        sums[kernel.MAXP], sums[kernel.MINP] = -math.inf, math.inf
+        class_w = np.zeros(L)
+        tol = 1e-8 + math.sqrt(float(np.finfo(P.dtype).eps))
+        kernel.indicator(P, Y, _NO_WEIGHTS if w is None else w, w is not None, tol, sums,
+                         class_w, n_threads=threads_for("proba", n, n_threads))
+        _check_values(sums, P)
+        return cls(classes, sums, class_w, w is not None, w is None or bool(np.any(w)), 0,
+                   True)
 
     # ------------------------------------------------------------------ merge
     def merge(self, other: ProbabilityState) -> ProbabilityState:
@@ -302,6 +352,9 @@ class ProbabilityState(base.State):
         if self.k != other.k:
             raise ValueError(f"cannot merge probability states of different k ({self.k} and "
                              f"{other.k})")
+        if self.multilabel != other.multilabel:
+            raise ValueError("cannot merge a state of multilabel indicator y_true with one of "
+                             "1-D y_true")
         if other.n_samples == 0 and (other.n_classes == 0 or _same(self, other)):
             return self
         if self.n_samples == 0 and (self.n_classes == 0 or _same(self, other)):
@@ -316,7 +369,7 @@ class ProbabilityState(base.State):
         s[kernel.MINP] = min(self.sums[kernel.MINP], other.sums[kernel.MINP])
         return ProbabilityState(self.classes, s, self.class_weight + other.class_weight,
                                 self.weighted or other.weighted,
-                                self.any_weight or other.any_weight, self.k)
+                                self.any_weight or other.any_weight, self.k, self.multilabel)
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict:
@@ -328,6 +381,7 @@ class ProbabilityState(base.State):
             "weighted": bool(self.weighted),
             "any_weight": bool(self.any_weight),
             "k": int(self.k),
+            "multilabel": bool(self.multilabel),
         }
 
     @classmethod
@@ -344,6 +398,9 @@ class ProbabilityState(base.State):
                         dtype=np.float64).copy()
         weighted, any_weight = base.flag(d, "weighted"), base.flag(d, "any_weight")
         k = base.integer(d, "k")
+        multilabel = base.flag(d, "multilabel") if "multilabel" in d else False
+        if multilabel and (k or not np.array_equal(classes, np.arange(K))):
+            raise base.StateError("a multilabel state's classes are its columns 0..K-1, k = 0")
         plain = [kernel.W, kernel.LOSS, kernel.N, kernel.UNNORMED, kernel.NAN, kernel.HITS,
                  kernel.HITS0]
         absent = (kernel.LOSS, kernel.UNNORMED) if k else (kernel.HITS, kernel.HITS0)
@@ -363,7 +420,7 @@ class ProbabilityState(base.State):
             if np.any(s[plain] != 0) or cw.any() or s[kernel.MAXP] != -math.inf \
                     or s[kernel.MINP] != math.inf or weighted or any_weight:
                 raise base.StateError("an empty probability state must hold zero sums")
-            return cls(classes, s, cw, False, False, k)
+            return cls(classes, s, cw, False, False, k, multilabel)
         if K == 0:
             raise base.StateError("a probability state with samples has its classes")
         if not (s[kernel.MINP] <= s[kernel.MAXP] and np.isfinite(s[[kernel.MINP,
@@ -375,6 +432,13 @@ class ProbabilityState(base.State):
             raise base.StateError("unweighted, the log loss is non-negative")
         if s[kernel.UNNORMED] > n:
             raise base.StateError("more unnormalised rows than samples")
+        if multilabel:
+            # the indicator's values weigh the columns: no tie between them and W
+            if s[kernel.W] != 0 and not any_weight:
+                raise base.StateError("the weights sum to non-zero but any_weight is False")
+            if not weighted and (not any_weight or s[kernel.W] != n):
+                raise base.StateError("unweighted samples weigh 1")
+            return cls(classes, s, cw, weighted, any_weight, 0, True)
         tol = 1e-9 * max(1.0, float(np.abs(cw).sum()))
         if abs(float(cw.sum()) - s[kernel.W]) > tol:
             raise base.StateError("the class weights must sum to the weight total")
@@ -393,8 +457,31 @@ class ProbabilityState(base.State):
         return cls(classes, s, cw, weighted, any_weight, k)
 
 
-_STREAMED = (" (A chunk of a stream must hold every class of the columns of y_proba, or "
+STREAMED = (" (A chunk of a stream must hold every class of the columns of y_proba, or "
              "the accumulator needs labels=.)")
+
+
+def _is_indicator(y_true) -> bool:
+    """A 2-D ``y_true`` of more than one column (scikit-learn's multilabel indicator)."""
+    shape = np.shape(y_true) if not hasattr(y_true, "shape") else y_true.shape
+    return len(shape) == 2 and shape[1] > 1
+
+
+def _indicator_values(y_true) -> np.ndarray:
+    """The indicator as the kernel reads it (integers, bool as uint8, in place), or
+    scikit-learn's error when it is no multilabel indicator (at most two distinct integral
+    values)."""
+    a = native(y_true if type(y_true) is np.ndarray else np.asarray(y_true))
+    if a.dtype.kind not in "biuf":
+        raise ValueError(f"y_true of dtype {a.dtype} is no multilabel indicator")
+    vals = np.unique(a)
+    if vals.shape[0] > 2 or (a.dtype.kind == "f" and np.any(vals != np.round(vals))):
+        raise ValueError("Multioutput target data is not supported with label binarization")
+    if a.dtype.kind == "b":
+        return a.view(np.uint8)
+    if a.dtype.kind == "f":
+        return a.astype(np.int64)
+    return a
 
 
 def _same(a: ProbabilityState, b: ProbabilityState) -> bool:
@@ -426,7 +513,7 @@ def check_k(k) -> int:
 
 def _top_k_labels(labels) -> np.ndarray:
     """``top_k_accuracy_score``'s labels: unique and sorted, or scikit-learn's error."""
-    lab = _label_table(labels)
+    lab = label_table(labels)
     classes = np.unique(lab)
     if classes.shape[0] != lab.shape[0]:
         raise ValueError("Parameter 'labels' must be unique.")
@@ -444,7 +531,7 @@ def _top_k_shapes(classes: np.ndarray, given: bool, P: np.ndarray, one_d: bool,
     if n_classes <= 2 and not (P.shape[1] == 1):
         raise ValueError(f"`y_true` is binary while y_score is 2d with {P.shape[1]} classes. "
                          "If `y_true` does not contain all the labels, `labels` must be "
-                         "provided." + (_STREAMED if streamed else ""))
+                         "provided." + (STREAMED if streamed else ""))
     if n_classes > 2 and one_d:
         raise ValueError("`y_score` needs to be of shape `(n_samples, n_classes)`, since "
                          f"`y_true` contains multiple classes. Got `y_score.shape={(n,)}`.")
@@ -456,7 +543,7 @@ def _top_k_shapes(classes: np.ndarray, given: bool, P: np.ndarray, one_d: bool,
         raise ValueError(f"Number of classes in 'y_true' ({n_classes}) not equal to the "
                          f"number of classes in 'y_score' ({K}).You can provide a list of all "
                          "known classes by assigning it to the `labels` parameter."
-                         + (_STREAMED if streamed else ""))
+                         + (STREAMED if streamed else ""))
     return n_classes == 2
 
 
@@ -508,6 +595,8 @@ def d2_log_loss(state: ProbabilityState) -> float:
     cw = state.class_weight
     p = np.clip(cw / W, _EPS64, 1 - _EPS64)
     null = float(-np.sum(cw * np.log(p)))
+    if null == 0:  # a multilabel indicator of zeros: scikit-learn divides by zero
+        raise ZeroDivisionError("float division by zero")
     return float(1 - state.sums[kernel.LOSS] / null)
 
 
