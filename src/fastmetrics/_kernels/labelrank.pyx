@@ -28,12 +28,26 @@ ctypedef struct _item:
 DEF LANE_MIN = 4096
 DEF MAX_LANES = 256
 DEF SHORT_ROW = 32  # rows of at most this many labels are insertion sorted
+DEF SCAN_MAX = 16  # rows of at most this many relevant labels are counted, not sorted
 
 
 cdef int _decreasing(const void* a, const void* b) noexcept nogil:
     cdef double x = (<const _item*>a).s
     cdef double y = (<const _item*>b).s
     return (x < y) - (x > y)
+
+
+cdef inline void _sort_desc(double* a, Py_ssize_t m) noexcept nogil:
+    """Decreasing values, in place (insertion sort: m <= SCAN_MAX)."""
+    cdef Py_ssize_t i, j
+    cdef double x
+    for i in range(1, m):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] < x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
 
 
 cdef inline void _insertion_sort(_item* buf, Py_ssize_t L) noexcept nogil:
@@ -57,6 +71,8 @@ cdef int _lane(const label_t[:, :] y, const score_t[:, :] s, const double[:] w, 
     cdef int64_t npos, cum_all, cum_true, g_all, g_true, cover, pairs
     cdef double x, wi = 1.0, lrap, cov_s = 0.0, lrap_s = 0.0, loss_s = 0.0, w_s = 0.0
     cdef uint64_t v
+    cdef double t
+    cdef double top[SCAN_MAX]
     cdef _item* buf = <_item*>malloc((L if L > 0 else 1) * sizeof(_item))
     if buf == NULL:
         return NO_MEMORY
@@ -73,6 +89,8 @@ cdef int _lane(const label_t[:, :] y, const score_t[:, :] s, const double[:] w, 
                 return BAD_SCORE
             buf[j].s = x
             buf[j].rel = <int64_t>v
+            if v and npos < SCAN_MAX:
+                top[npos] = x
             npos += <int64_t>v
         if has_w:
             wi = w[i]
@@ -82,6 +100,33 @@ cdef int _lane(const label_t[:, :] y, const score_t[:, :] s, const double[:] w, 
             lrap_s += wi
             if npos:
                 cov_s += wi * <double>L
+            continue
+        if npos <= SCAN_MAX:
+            # few relevant labels: their scores sorted, and for each distinct one the labels
+            # scored >= it counted -- the groups of the sorted walk below that hold relevant
+            # labels, in the same order, so the same sums to the last bit
+            _sort_desc(top, npos)
+            cum_all = 0
+            pairs = 0
+            lrap = 0.0
+            j = 0
+            while j < npos:
+                t = top[j]
+                g = j + 1
+                while g < npos and top[g] == t:
+                    g += 1
+                g_true = g - j
+                cum_true = g
+                cum_all = 0
+                for g_all in range(L):
+                    cum_all += buf[g_all].s >= t
+                lrap += <double>g_true * (<double>cum_true / <double>cum_all)
+                pairs += g_true * (cum_all - cum_true)
+                j = g
+            cover = cum_all  # at the lowest relevant score
+            cov_s += wi * <double>cover
+            lrap_s += wi * (lrap / <double>npos)
+            loss_s += wi * (<double>pairs / <double>(npos * (L - npos)))
             continue
         if L <= SHORT_ROW:
             _insertion_sort(buf, L)
