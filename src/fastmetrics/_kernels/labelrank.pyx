@@ -4,9 +4,12 @@
 Each row's labels are sorted by decreasing score (a copy of L (score, relevant) pairs in a
 per-lane buffer; the inputs are read in place, C or F order) and one walk over the groups
 of equal score gives the row's coverage, label ranking average precision and label ranking
-loss, as scikit-learn defines them (ties take the maximal rank). Weighted sums are added in
-row order inside fixed lanes that depend on n only, then lane by lane: the same result for
-any thread count.
+loss, as scikit-learn defines them (ties take the maximal rank). A row with at most
+``SCAN_MAX`` relevant labels is not sorted: its relevant scores are, and the labels scored
+at least each of them are counted (the same groups, in the same order). Coverage alone
+(``coverage_only``) needs one scan a row: the count of labels scored at least the lowest
+relevant score. Weighted sums are added in row order inside fixed lanes that depend on n
+only, then lane by lane: the same result for any thread count.
 """
 
 from libc.math cimport INFINITY

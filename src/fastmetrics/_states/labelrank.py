@@ -6,8 +6,9 @@ Each metric is scikit-learn's weighted mean of a per-sample value, so the state 
 sums (``kernel.COVERAGE``, ``kernel.LRAP``, ``kernel.LOSS``, ``kernel.WEIGHT``), the number of
 samples and of labels: two states merge by adding their sums. One kernel pass
 (:mod:`fastmetrics._kernels.labelrank`) reads both matrices in place (C or F order,
-float32/float64 scores, integer or bool labels) and sorts each row's labels by score in a
-small buffer. Float 0/1 labels are converted to uint8 once.
+float32/float64 scores, integer or bool labels) and ranks each row's labels in a small
+buffer; ``coverage_error`` takes a pass of its own that sorts nothing
+(:func:`coverage_of`). Float 0/1 labels are converted to uint8 once.
 """
 
 from __future__ import annotations
