@@ -307,6 +307,22 @@ def test_multilabel_ranking_large_any_threads(n, L):
     assert fm.coverage_error(y, s) == skm.coverage_error(y, s)  # integer sums: exact
 
 
+@pytest.mark.parametrize("L,density", [(10, 0.3), (40, 0.6), (64, 0.1)])
+def test_coverage_pass_equals_state_pass(L, density):
+    """coverage_error's own pass (one scan a row, no sort) and the state's pass (relevant
+    scores counted, or the row sorted when it has more than 16) give the same value to the
+    bit; both agree with scikit-learn, ties and signed zeros included."""
+    rng = np.random.default_rng(L)
+    y = (rng.random((3000, L)) < density).astype(np.int64)
+    s = rng.integers(-3, 4, (3000, L)) * 0.5
+    s[rng.random(s.shape) < 0.05] = -0.0
+    w = rng.random(3000)
+    acc = fms.LabelRankingAccumulator().update(y, s, sample_weight=w)
+    assert fm.coverage_error(y, s, sample_weight=w) == acc.coverage_error()
+    for name in MULTILABEL:
+        check(name, y, s, sample_weight=w)
+
+
 def test_sparse_y_true():
     sp = pytest.importorskip("scipy.sparse")
     y = sp.csr_matrix(np.array([[1, 0, 0], [0, 1, 1]]))

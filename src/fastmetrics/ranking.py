@@ -865,8 +865,7 @@ def coverage_error(y_true, y_score, *, sample_weight=None, n_threads=None):
         if np.ndim(a) == 1:
             raise ValueError(f"Expected 2D array, got 1D array instead: {name} must be an "
                              "(n_samples, n_labels) matrix.")
-    state = LabelRankingState.from_arrays(y_true, y_score, sample_weight, n_threads)
-    return labelrank.coverage(state)
+    return labelrank.coverage_of(y_true, y_score, sample_weight, n_threads)
 
 
 def label_ranking_average_precision_score(y_true, y_score, *, sample_weight=None,

@@ -21,4 +21,5 @@ def sums(
     has_w: bool,
     out: npt.NDArray[np.float64],  # double[::1] (N_SUMS,), added to
     n_threads: int = 1,
+    coverage_only: bool = False,
 ) -> int: ...

@@ -84,6 +84,12 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
     cdef double bw, bl, bh, bh0
     cdef double unnormed = 0.0
     cdef double chk[3]
+    cdef int64_t inan = 0
+    # rows of contiguous columns take the loop the compiler specialises for a unit stride
+    cdef Py_ssize_t step = P.strides[1] // <Py_ssize_t>sizeof(prob_t)
+    cdef bint contiguous = P.strides[1] == <Py_ssize_t>sizeof(prob_t)
+    # columns a whole number of elements apart (always, but for odd views of raw buffers)
+    cdef bint ranked = k > 0 and not binary and P.strides[1] % <Py_ssize_t>sizeof(prob_t) == 0
     chk[0], chk[1], chk[2] = 0.0, -INFINITY, INFINITY
     start = start0
     while start < stop0:
@@ -103,6 +109,19 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
                 return i
             if has_w:
                 wv = <double>w[i]
+            if ranked:
+                # top-k of scores: the rank of the true class's score and the value checks,
+                # without the row sum (the log loss's only)
+                if contiguous:
+                    rank = _rank_row(&P[i, 0], 1, K, c, &chk[1], &chk[2], &inan)
+                else:
+                    rank = _rank_row(&P[i, 0], step, K, c, &chk[1], &chk[2], &inan)
+                bw += wv
+                class_w[c] += wv
+                # a product, not a branch (the weights are finite; bh is never -0.0, so
+                # adding a zero of either sign leaves it as it is)
+                bh += wv * <double>(rank < k)
+                continue
             rs = 0
             rank = 0
             sc = P[i, c] if not binary else 0
@@ -145,8 +164,51 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
         start = stop
     sums[N] += <double>(stop0 - start0)
     sums[UNNORMED] += unnormed
+    chk[0] += <double>inan
     _end_checks(sums, chk)
     return -1
+
+
+cdef inline Py_ssize_t _rank_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K,
+                                 Py_ssize_t c, double* mx, double* mn,
+                                 int64_t* nans) noexcept nogil:
+    """The number of columns ranked before column ``c`` of the row at ``r`` (columns
+    ``step`` elements apart); folds the row into the largest and smallest value (NaN
+    skipped: its comparisons are false) and the NaN count.
+
+    scikit-learn's ranks come from a stable sort reversed, so among equal scores the higher
+    column comes first. No branch on the scores (whether one beats the true class's is a
+    coin toss the processor cannot predict): the row counts the scores greater than the
+    true class's and those greater or equal; only a row with a tie (rare) looks again, at
+    which tied columns come after ``c``. A NaN shows in the row's sum, and only then are the
+    NaNs counted."""
+    cdef prob_t sc = r[c * step]
+    cdef prob_t v
+    # the row's own extremes, folded in after: the same values (ties keep the earlier, as
+    # the strict comparisons do), and no dependency from one row to the next
+    cdef double hi = -INFINITY, lo = INFINITY, tot = 0.0
+    cdef Py_ssize_t j, gt = 0, ge = 0
+    cdef int64_t bad = 0
+    for j in range(K):
+        v = r[j * step]
+        tot += v
+        hi = v if v > hi else hi
+        lo = v if v < lo else lo
+        gt += v > sc
+        ge += v >= sc
+    if ge > gt + 1:  # another column ties with the true class: those after it rank first
+        for j in range(c + 1, K):
+            gt += r[j * step] == sc
+    if tot != tot:  # a NaN, or infinities of both signs
+        for j in range(K):
+            v = r[j * step]
+            bad += v != v
+        nans[0] += bad
+    if hi > mx[0]:
+        mx[0] = hi
+    if lo < mn[0]:
+        mn[0] = lo
+    return gt
 
 
 cdef void _add(double* a, const double* b, double* ca, const double* cb,

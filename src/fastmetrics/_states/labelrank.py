@@ -6,8 +6,9 @@ Each metric is scikit-learn's weighted mean of a per-sample value, so the state 
 sums (``kernel.COVERAGE``, ``kernel.LRAP``, ``kernel.LOSS``, ``kernel.WEIGHT``), the number of
 samples and of labels: two states merge by adding their sums. One kernel pass
 (:mod:`fastmetrics._kernels.labelrank`) reads both matrices in place (C or F order,
-float32/float64 scores, integer or bool labels) and sorts each row's labels by score in a
-small buffer. Float 0/1 labels are converted to uint8 once.
+float32/float64 scores, integer or bool labels) and ranks each row's labels in a small
+buffer; ``coverage_error`` takes a pass of its own that sorts nothing
+(:func:`coverage_of`). Float 0/1 labels are converted to uint8 once.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .._kernels import labelrank as kernel
 from .._threads import threads_for
 from . import base
 
-__all__ = ["LabelRankingState", "coverage", "lrap", "ranking_loss", "target_kind"]
+__all__ = ["LabelRankingState", "coverage", "coverage_of", "lrap", "ranking_loss", "target_kind"]
 
 _NO_W = np.empty(0, dtype=np.float64)
 _ZERO_SUM = "Weights sum to zero, can't be normalized"
@@ -53,6 +54,46 @@ def _labels(y_true) -> np.ndarray:
             raise ValueError(f"{target_kind(a)} format is not supported")
         return a.astype(np.uint8)
     raise ValueError(f"y_true must be a numeric 0/1 label indicator matrix, got dtype {a.dtype}")
+
+
+def _pass(y_true, y_score, sample_weight, n_threads, allow_empty: bool,
+          coverage_only: bool = False):
+    """``(sums, n, L, weighted)`` of one kernel pass over validated input (``coverage_only``:
+    the coverage and weight sums only, no row sorted)."""
+    y = _labels(y_true)
+    s = float_values(y_score, "y_score")
+    if y.ndim != 2 or y.shape != s.shape:
+        # scikit-learn checks the scores' values before the shapes: so does this
+        # error path (the kernel finds them in its pass otherwise)
+        if s.size and not np.isfinite(s).all():
+            raise nonfinite_error(s, None)
+        if y.ndim != 2:
+            raise ValueError(f"{target_kind(y)} format is not supported")
+        if s.ndim >= 1 and y.shape[0] != s.shape[0]:
+            raise inconsistent_lengths(y_true=y.shape[0], y_score=s.shape[0])
+        raise ValueError("y_true and y_score have different shape")
+    n, L = y.shape
+    if n == 0 and not allow_empty:
+        raise ValueError(f"Found array with 0 sample(s) (shape={y.shape}) while a minimum "
+                         "of 1 is required.")
+    if L == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={y.shape}) while a minimum "
+                         "of 1 is required.")
+    w = check_weights(sample_weight, {"y_true": n, "y_score": n}, allow_zero_sum=True,
+                      check_values=False)
+    has_w = w is not None
+    if has_w and not np.isfinite(w).all():
+        raise nonfinite_error(w, "sample_weight")
+    out = np.zeros(kernel.N_SUMS)
+    code = kernel.sums(y, s, w if has_w else _NO_W, has_w, out,
+                       threads_for("labelrank", n * L, n_threads), coverage_only)
+    if code == kernel.BAD_LABEL:
+        raise ValueError(f"{target_kind(y)} format is not supported")
+    if code == kernel.BAD_SCORE:
+        raise nonfinite_error(s, None)
+    if code:
+        raise MemoryError("label ranking: no memory for a row's buffer")
+    return out, n, L, has_w
 
 
 class LabelRankingState(base.State):
@@ -99,39 +140,7 @@ class LabelRankingState(base.State):
         """The state of an (n, L) 0/1 label matrix and an (n, L) score matrix (one kernel
         pass). ``ValueError`` for other shapes, labels other than 0/1, non-finite scores,
         and empty input unless ``allow_empty``."""
-        y = _labels(y_true)
-        s = float_values(y_score, "y_score")
-        if y.ndim != 2 or y.shape != s.shape:
-            # scikit-learn checks the scores' values before the shapes: so does this
-            # error path (the kernel finds them in its pass otherwise)
-            if s.size and not np.isfinite(s).all():
-                raise nonfinite_error(s, None)
-            if y.ndim != 2:
-                raise ValueError(f"{target_kind(y)} format is not supported")
-            if s.ndim >= 1 and y.shape[0] != s.shape[0]:
-                raise inconsistent_lengths(y_true=y.shape[0], y_score=s.shape[0])
-            raise ValueError("y_true and y_score have different shape")
-        n, L = y.shape
-        if n == 0 and not allow_empty:
-            raise ValueError(f"Found array with 0 sample(s) (shape={y.shape}) while a minimum "
-                             "of 1 is required.")
-        if L == 0:
-            raise ValueError(f"Found array with 0 feature(s) (shape={y.shape}) while a minimum "
-                             "of 1 is required.")
-        w = check_weights(sample_weight, {"y_true": n, "y_score": n}, allow_zero_sum=True,
-                          check_values=False)
-        has_w = w is not None
-        if has_w and not np.isfinite(w).all():
-            raise nonfinite_error(w, "sample_weight")
-        out = np.zeros(kernel.N_SUMS)
-        code = kernel.sums(y, s, w if has_w else _NO_W, has_w, out,
-                           threads_for("labelrank", n * L, n_threads))
-        if code == kernel.BAD_LABEL:
-            raise ValueError(f"{target_kind(y)} format is not supported")
-        if code == kernel.BAD_SCORE:
-            raise nonfinite_error(s, None)
-        if code:
-            raise MemoryError("label ranking: no memory for a row's buffer")
+        out, n, L, has_w = _pass(y_true, y_score, sample_weight, n_threads, allow_empty)
         return cls(out, n, L, has_w)
 
     def merge(self, other: LabelRankingState) -> LabelRankingState:
@@ -182,6 +191,16 @@ def coverage(state: LabelRankingState) -> float:
     """``coverage_error`` of a state."""
     _multilabel_only(state)
     return _mean(state, kernel.COVERAGE)
+
+
+def coverage_of(y_true, y_score, sample_weight=None, n_threads=None) -> float:
+    """``coverage_error`` of arrays without a state: the hot path of the one-shot function,
+    whose kernel pass scans each row once and sorts none (the state's pass sorts for the
+    other two metrics). The same checks, errors and value as ``coverage(from_arrays(...))``."""
+    out, n, L, has_w = _pass(y_true, y_score, sample_weight, n_threads, False,
+                             coverage_only=True)
+    # a state of the coverage and weight sums only, never handed out
+    return coverage(LabelRankingState(out, n, L, has_w))
 
 
 def ranking_loss(state: LabelRankingState) -> float:

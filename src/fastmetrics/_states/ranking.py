@@ -819,25 +819,39 @@ def det(state: RankingState, pos_label=None, drop_intermediate=False):
     p, q, _, _ = _split(state, curve_pos_label(state.classes, pos_label))
     m = state.thresholds.shape[0]
     # the point at inf first, where every sample is predicted negative
-    tps = np.zeros(m + 1)
-    fps = np.zeros(m + 1)
+    tps = np.empty(m + 1)
+    fps = np.empty(m + 1)
+    tps[0] = fps[0] = 0.0
     np.cumsum(p, out=tps[1:])
     np.cumsum(q, out=fps[1:])
-    thresholds = np.empty(m + 1)
-    thresholds[0] = np.inf
-    thresholds[1:] = state.thresholds
     if drop_intermediate and m + 1 > 2:
+        thresholds = np.empty(m + 1)
+        thresholds[0] = np.inf
+        thresholds[1:] = state.thresholds
         keep = np.ones(m + 1, dtype=bool)
         keep[1:-1] = np.logical_or(np.diff(tps[:-1]), np.diff(tps[1:]))
         fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
+    else:
+        thresholds = None  # only the kept slice is formed (below): no copy of all of them
     if state.classes.shape[0] != 2:
         raise ValueError(DET_ONE_CLASS)
-    fns = tps[-1] - tps
     first = int(np.searchsorted(fps, fps[0], side="right")) - 1
     last = int(np.searchsorted(tps, tps[-1])) + 1
     sl = slice(first, last)
+    # each output formed once, reversed, from the slice: the same operations on the same
+    # numbers as dividing whole arrays and slicing them
+    fnr = np.subtract(tps[-1], tps[sl][::-1])
     # a positive label that is neither class leaves no positive weight: nan, as numpy's 0 / 0
-    return fps[sl][::-1] / fps[-1], fns[sl][::-1] / tps[-1], thresholds[sl][::-1].copy()
+    fnr /= tps[-1]
+    if thresholds is None:
+        thresholds = np.empty(max(last - first, 0))
+        if first >= 1:
+            thresholds[:] = state.thresholds[first - 1:last - 1][::-1]
+        elif last > 0:
+            thresholds[:-1] = state.thresholds[:last - 1][::-1]
+            thresholds[-1] = np.inf
+        return fps[sl][::-1] / fps[-1], fnr, thresholds
+    return fps[sl][::-1] / fps[-1], fnr, thresholds[sl][::-1].copy()
 
 
 # ----------------------------------------------------------------------------- binned results
