@@ -17,7 +17,7 @@ DEV: int
 SY: int
 T: int
 MEAN: int
-M2: int
+DM: int
 YMIN: int
 YMAX: int
 BAD: int
@@ -49,4 +49,5 @@ def squared_log(
     state: np.ndarray,
     n_threads: int = 1,
 ) -> None: ...
-def merge(a: np.ndarray, b: np.ndarray) -> None: ...
+def unit(power: float, y: float, mu: float) -> float: ...
+def merge(a: np.ndarray, b: np.ndarray, power: float) -> None: ...

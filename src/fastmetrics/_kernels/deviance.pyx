@@ -3,9 +3,21 @@
 
 :func:`tweedie` fills a float64 *state* of ``N_STATE`` values (slots in ``deviance.pxd``)
 from one pass over ``y_true``, ``y_pred`` (and optional weights): the weighted sum of the
-unit deviance of the power, and with ``FLAG_D2`` the sums the deviance of ``y_true`` against
-its own weighted mean decomposes into (``SY``, the power's ``T``; for power 0 the mean and
-spread, two-pass per block and merged with Chan et al.'s update, as the regression sums).
+unit deviance of the power, and with ``FLAG_D2`` what the deviance of ``y_true`` against its
+own weighted mean needs, so that D² merges without a second pass over the data:
+
+* power >= 0: the weighted mean ``MEAN`` and ``DM``, the summed deviance of ``y_true``
+  against ``MEAN``. Per block of ``BLOCK`` samples, ``DM`` is summed in a second read of
+  the (cache-resident) block, sample by sample with scikit-learn's expression, against the
+  block mean; blocks, lanes and states merge with the Bregman form of Chan et al.'s update,
+  ``DM = DM_a + DM_b + W_a d(MEAN_a, MEAN) + W_b d(MEAN_b, MEAN)`` (exact for any Tweedie
+  deviance, whose y-only term is linear in the mean of a block; power 0 is Chan's update).
+  Each term is then as accurate as scikit-learn's per-sample sum (no difference of large
+  sums).
+* power < 0 (``y_true`` of any sign, so a block mean may be negative, where the unit
+  deviance is undefined): ``SY`` and ``T`` of the decomposition
+  ``2 (T / ((1-p)(2-p)) - SY mu**(1-p) / (1-p) + W mu**(2-p) / (2-p))``.
+
 :func:`squared_log` fills one state per output of (n, m) targets with the weighted sum of
 ``(log1p(y_true) - log1p(y_pred))**2``. Both count the values outside the domain of the
 loss in ``BAD`` during the same pass (NaN is never counted: it makes a sum NaN, which the
@@ -18,7 +30,7 @@ same for any thread count. Inputs are never copied or cast: float32 values are w
 double element by element.
 """
 
-from libc.math cimport log, log1p, pow, sqrt
+from libc.math cimport NAN, fabs, log, log1p, pow
 from .common cimport weight_t, _lane_start
 from cython.parallel cimport prange
 
@@ -74,21 +86,70 @@ cdef inline bint _outside(int form, double yv, double pv) noexcept nogil:
     return False
 
 
-cdef inline void _chan(double* st, double wb, double mb, double m2b) noexcept nogil:
-    """Merge a block (weight wb, mean mb, spread m2b) into st[MEAN]/st[M2] of weight st[W]
-    (not yet updated)."""
+cdef inline double _unit(int form, double power, double yv, double pv) noexcept nogil:
+    """The unit deviance of ``power`` (scikit-learn's expression for its case)."""
+    cdef double q = 2.0 - power
+    if form == FORM_NORMAL:
+        return (yv - pv) * (yv - pv)
+    if form == FORM_POISSON:
+        return 2.0 * (_xlogy(yv, yv / pv) - yv + pv)
+    if form == FORM_GAMMA:
+        return 2.0 * (log(pv / yv) + yv / pv - 1.0)
+    return 2.0 * (pow(yv if yv > 0.0 or form != FORM_EXTREME else 0.0, q)
+                  / ((1.0 - power) * q) - yv * pow(pv, 1.0 - power) / (1.0 - power)
+                  + pow(pv, q) / q)
+
+
+cdef inline double _unit_at(int form, double power, double yv, double mu) noexcept nogil:
+    """The unit deviance of a mean ``yv`` against a nearby mean ``mu``, without the
+    cancellation of the expression: for ``|x| <= 0.05``, ``x = yv / mu - 1``, its series
+    ``2 mu**(2-p) sum_{k>=2} c_k x**k`` (``c_2 = 1/2``, ``c_{k+1} = -c_k (p + k - 2) /
+    (k + 1)``: the Taylor series of every Tweedie deviance, Poisson and Gamma included).
+    These terms are weighted by whole blocks, so their rounding error would not average
+    out as the per-sample ones do. Exactly 0 for equal means."""
+    cdef double x, c, term, total
+    cdef int k
+    if yv == mu:
+        return 0.0
+    x = (yv - mu) / mu
+    if not fabs(x) <= 0.05:
+        return _unit(form, power, yv, mu)
+    c = 0.5
+    term = x * x
+    total = c * term
+    k = 2
+    while k < 400:
+        c = c * (-(power + k - 2.0)) / (k + 1.0)
+        term = term * x
+        if fabs(c * term) <= 1e-17 * fabs(total):
+            break
+        total += c * term
+        k += 1
+    return 2.0 * pow(mu, 2.0 - power) * total
+
+
+cdef inline void _merge_mean(double* st, int form, double power, double wb, double mb,
+                             double dmb) noexcept nogil:
+    """Merge a block (weight wb, mean mb, deviance against its mean dmb) into st[MEAN] /
+    st[DM] of weight st[W] (not yet updated): the Bregman form of Chan et al.'s update."""
     cdef double wa = st[W]
     cdef double wt = wa + wb
-    cdef double d
+    cdef double d, mu
     if wb == 0.0:
         return
-    if wa == 0.0:
+    if wa == 0.0:  # DM is 0 here, or NaN after weights that cancelled: kept so
         st[MEAN] = mb
-        st[M2] = m2b
+        st[DM] += dmb
         return
     d = mb - st[MEAN]
-    st[MEAN] = st[MEAN] + d * (wb / wt)
-    st[M2] = st[M2] + m2b + d * d * (wa * (wb / wt))
+    if form == FORM_NORMAL:  # Chan et al.'s update as such
+        st[MEAN] = st[MEAN] + d * (wb / wt)
+        st[DM] = st[DM] + dmb + d * d * (wa * (wb / wt))
+        return
+    mu = st[MEAN] + d * (wb / wt)
+    st[DM] = (st[DM] + dmb + wa * _unit_at(form, power, st[MEAN], mu)
+              + wb * _unit_at(form, power, mb, mu))
+    st[MEAN] = mu
 
 
 cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
@@ -96,13 +157,12 @@ cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
                         Py_ssize_t stop0, double* st) noexcept nogil:
     """The state of samples [start0, stop0) into ``st`` (zeroed)."""
     cdef Py_ssize_t start, stop, i
-    cdef double yv, pv, wv = 1.0, a, dev, t
-    cdef double bw, bdev, bsy, bt, mb, m2, c, d
+    cdef double yv, pv, wv = 1.0
+    cdef double bw, bdev, bsy, bt, mb, dm, c, d
     cdef double bad = 0.0
     cdef double ymin, ymax
     cdef double q = 2.0 - power
-    cdef double c1 = (1.0 - power) * (2.0 - power)
-    cdef double c2 = 1.0 - power
+    cdef bint weights_cancel
     if stop0 <= start0:
         return
     ymin = <double>y[start0]
@@ -116,54 +176,54 @@ cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
         bdev = 0.0
         bsy = 0.0
         bt = 0.0
+        weights_cancel = False
         for i in range(start, stop):
             yv = <double>y[i]
             pv = <double>p[i]
             if has_w:
                 wv = <double>w[i]
+                if wv != 0.0:
+                    weights_cancel = True  # read only when the block's weights sum to 0
             if _outside(form, yv, pv):
                 bad += 1.0
-            t = 0.0
-            if form == FORM_NORMAL:
-                dev = (yv - pv) * (yv - pv)
-            elif form == FORM_POISSON:
-                dev = 2.0 * (_xlogy(yv, yv / pv) - yv + pv)
-                if d2:
-                    t = _xlogy(yv, yv)
-            elif form == FORM_GAMMA:
-                dev = 2.0 * (log(pv / yv) + yv / pv - 1.0)
-                if d2:
-                    t = log(yv)
-            else:
-                a = pow(yv if yv > 0.0 or form != FORM_EXTREME else 0.0, q)
-                dev = 2.0 * (a / c1 - yv * pow(pv, c2) / c2 + pow(pv, q) / q)
-                t = a
             bw += wv
-            bdev += wv * dev
+            bdev += wv * _unit(form, power, yv, pv)
             if d2:
                 bsy += wv * yv
-                bt += wv * t
+                if form == FORM_EXTREME:
+                    bt += wv * pow(yv if yv > 0.0 else 0.0, q)
                 if yv < ymin:
                     ymin = yv
                 if yv > ymax:
                     ymax = yv
-        if d2 and form == FORM_NORMAL and bw != 0.0:
-            # corrected two-pass spread of the (cache-resident) block around its mean
-            mb = bsy / bw
-            m2 = 0.0
-            c = 0.0
-            for i in range(start, stop):
-                d = <double>y[i] - mb
-                if has_w:
-                    wv = <double>w[i]
-                m2 += wv * (d * d)
-                c += wv * d
-            m2 -= c * (c / bw)
-            _chan(st, bw, mb, m2)
+        if d2 and form != FORM_EXTREME:
+            if bw != 0.0:
+                # the deviance against the block mean, in a second read of the block
+                mb = bsy / bw
+                dm = 0.0
+                if form == FORM_NORMAL:  # corrected two-pass spread
+                    c = 0.0
+                    for i in range(start, stop):
+                        d = <double>y[i] - mb
+                        if has_w:
+                            wv = <double>w[i]
+                        dm += wv * (d * d)
+                        c += wv * d
+                    dm -= c * (c / bw)
+                elif mb != 0.0:  # else every y_true of the block is 0: its mean
+                    for i in range(start, stop):
+                        if has_w:
+                            wv = <double>w[i]
+                        if wv != 0.0:
+                            dm += wv * _unit(form, power, <double>y[i], mb)
+                _merge_mean(st, form, power, bw, mb, dm)
+            elif weights_cancel:  # no mean to center on: D² is undefined here
+                st[DM] = NAN
         st[W] += bw
         st[DEV] += bdev
-        st[SY] += bsy
-        st[T] += bt
+        if form == FORM_EXTREME:
+            st[SY] += bsy
+            st[T] += bt
         start = stop
     st[N] += <double>(stop0 - start0)
     st[BAD] += bad
@@ -198,7 +258,7 @@ cdef void _lane_log(const yt_t[:, :] y, const yp_t[:, :] p, const weight_t[:] w,
     st[BAD] += bad  # the first output's row carries the count of the pass
 
 
-cdef void _merge_into(double* a, const double* b) noexcept nogil:
+cdef void _merge_into(double* a, const double* b, int form, double power) noexcept nogil:
     """State ``b`` merged into state ``a`` (see :func:`merge`)."""
     cdef Py_ssize_t k
     if b[N] == 0.0:
@@ -207,7 +267,7 @@ cdef void _merge_into(double* a, const double* b) noexcept nogil:
         for k in range(N_STATE):
             a[k] = b[k]
         return
-    _chan(a, b[W], b[MEAN], b[M2])
+    _merge_mean(a, form, power, b[W], b[MEAN], b[DM])
     a[W] += b[W]
     a[N] += b[N]
     a[DEV] += b[DEV]
@@ -247,7 +307,7 @@ def tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w, d
             _lane_tweedie(y, p, w, has_w, form, power, d2, _lane_start(n, n_lanes, lane),
                           _lane_start(n, n_lanes, lane + 1), &lanes[lane, 0])
         for lane in range(n_lanes):
-            _merge_into(&state[0], &lanes[lane, 0])
+            _merge_into(&state[0], &lanes[lane, 0], form, power)
 
 
 def squared_log(const yt_t[:, :] y, const yp_t[:, :] p, const weight_t[:] w, bint has_w,
@@ -283,9 +343,15 @@ def squared_log(const yt_t[:, :] y, const yp_t[:, :] p, const weight_t[:] w, bin
                 state[j, BAD] += lanes[lane, j, BAD]
 
 
-def merge(double[::1] a, const double[::1] b):
-    """Merge state ``b`` into state ``a`` (same meaning as one pass over both inputs): sums
-    add, the mean and spread by Chan et al.'s update, the extremes by min / max."""
+def unit(double power, double y, double mu):
+    """The unit deviance of ``power`` of ``y`` against ``mu`` (scikit-learn's expression)."""
+    return _unit(form_of(power), power, y, mu)
+
+
+def merge(double[::1] a, const double[::1] b, double power):
+    """Merge state ``b`` into state ``a`` (both of ``power``; same meaning as one pass over
+    both inputs): sums add, the mean and its deviance by the update above, the extremes by
+    min / max."""
     if a.shape[0] < N_STATE or b.shape[0] < N_STATE:
         raise ValueError("merge: states must have N_STATE values")
-    _merge_into(&a[0], &b[0])
+    _merge_into(&a[0], &b[0], form_of(power), power)
