@@ -95,9 +95,16 @@ cdef inline double _unit(int form, double power, double yv, double pv) noexcept 
         return 2.0 * (_xlogy(yv, yv / pv) - yv + pv)
     if form == FORM_GAMMA:
         return 2.0 * (log(pv / yv) + yv / pv - 1.0)
-    return 2.0 * (pow(yv if yv > 0.0 or form != FORM_EXTREME else 0.0, q)
-                  / ((1.0 - power) * q) - yv * pow(pv, 1.0 - power) / (1.0 - power)
-                  + pow(pv, q) / q)
+    return _general(power, pow(yv if yv > 0.0 or form != FORM_EXTREME else 0.0, q), yv,
+                    pow(pv, 1.0 - power), pow(pv, q))
+
+
+cdef inline double _general(double power, double yq, double yv, double p1,
+                            double pq) noexcept nogil:
+    """scikit-learn's expression for a power other than 0, 1, 2, from ``yq = y**(2-p)``,
+    ``p1 = y_pred**(1-p)`` and ``pq = y_pred**(2-p)``."""
+    cdef double q = 2.0 - power
+    return 2.0 * (yq / ((1.0 - power) * q) - yv * p1 / (1.0 - power) + pq / q)
 
 
 cdef inline double _unit_at(int form, double power, double yv, double mu) noexcept nogil:
@@ -163,6 +170,10 @@ cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
     cdef double ymin, ymax
     cdef double q = 2.0 - power
     cdef bint weights_cancel
+    cdef bint general = form == FORM_COMPOUND or form == FORM_POSITIVE
+    cdef double yq, m1, mq
+    # y**(2-p) of the block's samples (powers other than 0, 1, 2), for the second read
+    cdef double ybuf[BLOCK]
     if stop0 <= start0:
         return
     ymin = <double>y[start0]
@@ -187,7 +198,12 @@ cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
             if _outside(form, yv, pv):
                 bad += 1.0
             bw += wv
-            bdev += wv * _unit(form, power, yv, pv)
+            if general:
+                yq = pow(yv, q)
+                ybuf[i - start] = yq
+                bdev += wv * _general(power, yq, yv, pow(pv, 1.0 - power), pow(pv, q))
+            else:
+                bdev += wv * _unit(form, power, yv, pv)
             if d2:
                 bsy += wv * yv
                 if form == FORM_EXTREME:
@@ -210,6 +226,14 @@ cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
                         dm += wv * (d * d)
                         c += wv * d
                     dm -= c * (c / bw)
+                elif general and mb != 0.0:  # the powers of the mean once per block
+                    m1 = pow(mb, 1.0 - power)
+                    mq = pow(mb, q)
+                    for i in range(start, stop):
+                        if has_w:
+                            wv = <double>w[i]
+                        if wv != 0.0:
+                            dm += wv * _general(power, ybuf[i - start], <double>y[i], m1, mq)
                 elif mb != 0.0:  # else every y_true of the block is 0: its mean
                     for i in range(start, stop):
                         if has_w:
