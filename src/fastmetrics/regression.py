@@ -563,8 +563,10 @@ def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, n_threads=N
     -------
     float
         The D² score; NaN with ``UndefinedMetricWarning`` for fewer than two samples. A
-        constant ``y_true`` raises ``ZeroDivisionError``, as scikit-learn (whose mean of
-        a constant can be off by a rounding error, giving a huge score instead).
+        constant ``y_true`` is its own mean: its deviance is scikit-learn's expression at
+        that value (0, so ``ZeroDivisionError`` as scikit-learn; NaN for all-zero targets
+        with 1 < power < 2). scikit-learn's mean of a constant can be off by a rounding
+        error, and its score then a huge number instead.
 
     Examples
     --------

@@ -75,7 +75,8 @@ _WEIGHTS_CANCEL = "Weights sum to zero, can't be normalized"
 def check_power(power, function: str = "mean_tweedie_deviance"):
     """scikit-learn's validation of the Tweedie ``power`` (a real <= 0 or >= 1): the power
     as given (an int stays an int, so messages print it as scikit-learn does)."""
-    if not isinstance(power, numbers.Real) or not (float(power) <= 0 or float(power) >= 1):
+    if not isinstance(power, numbers.Real) or not (float(power) <= 0 or float(power) >= 1) \
+            or not math.isfinite(power):
         raise invalid_parameter(
             f"The 'power' parameter of {function} must be a float in the range (-inf, 0.0] "
             f"or a float in the range [1.0, inf). Got {power!r} instead.")
@@ -276,7 +277,7 @@ def _deviance_at_mean(state: TweedieState) -> float:
     """The summed deviance of ``y_true`` against its weighted mean (module notes)."""
     s = state.sums
     if s[kernel.YMIN] == s[kernel.YMAX]:  # a constant y_true is its own mean
-        return 0.0
+        return float(s[kernel.W] * _constant_deviance(state.power, s[kernel.YMIN]))
     p = state.power
     if kernel.form_of(p) != kernel.FORM_EXTREME:
         return float(s[kernel.DM])
@@ -285,6 +286,28 @@ def _deviance_at_mean(state: TweedieState) -> float:
     # numpy's power: a negative mean gives NaN with numpy's warning, as scikit-learn's
     return float(2 * (t / ((1 - p) * (2 - p)) - sy * np.power(mu, 1 - p) / (1 - p)
                       + w * np.power(mu, 2 - p) / (2 - p)))
+
+
+def _constant_deviance(p, c: float) -> float:
+    """The unit deviance of ``c`` against itself, by scikit-learn's numpy expression (so
+    with its value and warnings: 0, or NaN where it takes 0 * inf)."""
+    y, mu = np.array([c]), np.float64(c)
+    if p < 0:
+        dev = 2 * (np.power(np.where(y > 0, y, 0.0), 2 - p) / ((1 - p) * (2 - p))
+                   - y * np.power(mu, 1 - p) / (1 - p) + np.power(mu, 2 - p) / (2 - p))
+    elif p == 0:
+        dev = (y - mu) ** 2
+    elif p == 1:
+        ratio = y / mu
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xlogy = np.where(y == 0.0, 0.0, y * np.log(ratio))
+        dev = 2 * (xlogy - y + mu)
+    elif p == 2:
+        dev = 2 * (np.log(mu / y) + y / mu - 1)
+    else:
+        dev = 2 * (np.power(y, 2 - p) / ((1 - p) * (2 - p)) - y * np.power(mu, 1 - p) / (1 - p)
+                   + np.power(mu, 2 - p) / (2 - p))
+    return float(dev[0])
 
 
 def d2_tweedie(state: TweedieState) -> float:
