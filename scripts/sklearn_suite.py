@@ -73,8 +73,11 @@ test from ``sklearn.metrics`` / ``sklearn.metrics.cluster``; what they import fr
 modules (``sklearn.metrics._classification``, ``._ranking``, ``._regression``, ``._base``,
 ``sklearn.metrics.cluster._supervised``) are private helpers (``_check_targets``,
 ``_check_reg_targets``, ``_average_binary_score``, ``_dcg_sample_scores``, ...) and
-scikit-learn-only metrics (``d2_brier_score``, ``d2_log_loss_score``, ``entropy``), none of
-which fastmetrics exports. The private modules' globals are therefore left alone, which
+scikit-learn-only functions (``entropy``), none of which fastmetrics exports, with two
+exceptions: ``d2_brier_score`` and ``d2_log_loss_score``, public metrics that scikit-learn
+does not re-export from ``sklearn.metrics``, which ``test_classification.py`` imports from
+``sklearn.metrics._classification``; those two are replaced there too. Otherwise the
+private modules' globals are left alone, which
 also keeps scikit-learn's own functions internally consistent (e.g. its ``f1_score`` still
 calls its own ``fbeta_score``). Two consequences: the scorers built when ``sklearn.metrics``
 is imported (``get_scorer("f1")``) keep scikit-learn's functions, while scikit-learn code
@@ -171,6 +174,17 @@ def _substitute():
             setattr(mod, name, replacement)
             names.append(name)
         done[mod.__name__] = names
+    # Public metrics that scikit-learn does not re-export from sklearn.metrics: its tests
+    # import them from the private module that defines them.
+    import sklearn.metrics._classification as private
+    names = []
+    for name in ("d2_brier_score", "d2_log_loss_score"):
+        if hasattr(fastmetrics, name) and hasattr(private, name):
+            original = getattr(private, name)
+            _ORIGINALS[id(original)] = (private.__name__ + "." + name, original)
+            setattr(private, name, getattr(fastmetrics, name))
+            names.append(name)
+    done[private.__name__] = names
     _emit(event="substituted", names=done,
           fastmetrics_file=getattr(fastmetrics, "__file__", None))
 

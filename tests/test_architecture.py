@@ -139,6 +139,7 @@ SAMPLES = {
     "proba": (RNG.integers(0, 4, N), RNG.dirichlet(np.ones(4), N)),
     "label_ranking": (RNG.integers(0, 2, (N, 5)), RNG.random((N, 5)).round(1)),
 }
+SAMPLES["pinball"] = SAMPLES["regression"]  # the pinball sums of the same targets
 REQUIRED = {"fbeta_score": {"beta": 0.5, "average": "macro"}, "f1_score": {"average": "macro"},
             "precision_score": {"average": "micro"}, "recall_score": {"average": "weighted"},
             "oos_precision_recall": {"oos_label": 2}, "adjusted_r2_score": {"n_features": 2},

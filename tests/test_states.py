@@ -169,6 +169,7 @@ CASES = {
     "calibration": (calibration_data(),
                     lambda a, w: fm.states.CalibrationState.from_arrays(*a, w, n_bins=5)),
     "regression": (regression_data(), lambda a, w: fm.states.RegressionState.from_arrays(*a, w)),
+    "pinball": (regression_data(), lambda a, w: fm.states.PinballState.from_arrays(*a, w)),
     "ranking": (ranking_data(), lambda a, w: fm.states.RankingState.from_arrays(*a, w)),
     "tweedie": (positive_data(), lambda a, w: fm.states.TweedieState.from_arrays(
         *a, w, power=1.5, allow_empty=True)),

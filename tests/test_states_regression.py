@@ -137,6 +137,24 @@ def test_empty_state_is_the_identity_and_flags_intersect():
         a.merge(fm.states.ConfusionState.from_arrays([0], [1]))
 
 
+@pytest.mark.parametrize("flags", range(sums.ALL_FLAGS + 1))
+def test_every_flag_set_holds_only_its_sums_and_round_trips(flags):
+    # e.g. explained variance's state (R² and error spread, no maximum) once carried the
+    # maximum error too, and its own to_dict was then refused on load
+    y, p = np.array([1.0, -2.0, 4.0, 0.5]), np.array([1.5, -2.0, 3.0, 2.0])
+    st_ = state(y, p, flags=flags)
+    absent = [slot for slot, flag in ((kernel.APE, kernel.FLAG_APE),
+                                      (kernel.HUBER, kernel.FLAG_HUBER),
+                                      (kernel.MEAN, kernel.FLAG_R2), (kernel.M2, kernel.FLAG_R2),
+                                      (kernel.MAXABS, kernel.FLAG_MAX),
+                                      (kernel.MEANE, kernel.FLAG_EV),
+                                      (kernel.M2E, kernel.FLAG_EV)) if not flags & flag]
+    assert not st_.sums[absent].any()
+    back = RegressionState.from_dict(json.loads(json.dumps(st_.to_dict(as_lists=True))))
+    np.testing.assert_array_equal(back.sums, st_.sums)
+    assert back.flags == flags
+
+
 def test_absent_sums_raise_never_read_zero():
     s = RegressionState.from_arrays([1.0, 2.0, 3.0], [1.0, 2.0, 4.0], flags=0)
     assert sums.mae(s) == 1 / 3

@@ -51,6 +51,8 @@ EXPLICIT = {
     "calibration": lambda d, nt: fm.calibration_summary(d[4], d[3], sample_weight=d[2],
                                                         n_threads=nt),
     "ece": lambda d, nt: fm.expected_calibration_error(d[4], d[3], n_bins=15, n_threads=nt),
+    "pinball": lambda d, nt: fm.d2_pinball_score(d[5], d[6], sample_weight=d[2], alpha=0.8,
+                                                 n_threads=nt),
     "regression": lambda d, nt: fm.regression_summary(d[5], d[6], sample_weight=d[2],
                                                       n_threads=nt),
     "r2": lambda d, nt: fm.r2_score(d[5], d[6], n_threads=nt),
@@ -75,6 +77,7 @@ FAMILIES = {
     "regression": lambda d: fm.regression_summary(d[5], d[6], sample_weight=d[2]),
     "auc": lambda d: fm.roc_auc_score(d[4], d[3], sample_weight=d[2]),
     "ap": lambda d: fm.average_precision_score(d[4], d[3]),
+    "pinball": lambda d: fm.mean_pinball_loss(d[5], d[6], sample_weight=d[2], alpha=0.3),
     "percentile": lambda d: fm.percentile(d[5], [1, 50, 99.9]),
 }
 

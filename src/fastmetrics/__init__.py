@@ -83,6 +83,9 @@ from .regression import (
     explained_variance_score,
     huber_loss,
     mae_by_bin,
+    d2_absolute_error_score,  # pinball (quantile) losses
+    d2_pinball_score,
+    mean_pinball_loss,
     max_error,
     mean_absolute_error,
     mean_absolute_percentage_error,
@@ -216,6 +219,9 @@ __all__ = [
     "explained_variance_score",
     "huber_loss",
     "mae_by_bin",
+    "d2_absolute_error_score",  # pinball (quantile) losses
+    "d2_pinball_score",
+    "mean_pinball_loss",
     "max_error",
     "mean_absolute_error",
     "mean_absolute_percentage_error",

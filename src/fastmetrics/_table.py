@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from . import calibration, classification, cluster, probabilities, regression, report
 from . import ranking as ranking_face
 from ._states import bins, confusion, contingency, labelrank, onevsrest, prf, proba, ranking, sums
-from ._states import deviance
+from ._states import deviance, pinball
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -39,7 +39,7 @@ class Metric:
     name : str
         The one-shot function's name (and the method's and the Dask function's).
     family : str
-        The state family: "confusion", "calibration", "regression", "ranking",
+        The state family: "confusion", "calibration", "regression", "pinball", "ranking",
         "label_ranking", "contingency", "proba", "tweedie" or "squared_log".
     derive : callable
         ``derive(state, *args, **kwargs)``: the metric of a state.
@@ -130,6 +130,10 @@ METRICS: tuple[Metric, ...] = (
     # every error is needed: accumulators with keep_values=True only, never over dask
     Metric("median_absolute_error", "regression", sums.median_ae,
            regression.median_absolute_error, dask=False),
+    # pinball: sums of both signs of the residual, from which every alpha's loss follows
+    # (alpha is a metric parameter, not the accumulator's). d2_pinball_score and
+    # d2_absolute_error_score need the quantile of all of y_true: no row, one-shot only
+    Metric("mean_pinball_loss", "pinball", pinball.loss, regression.mean_pinball_loss),
     # calibration: the bins are the accumulator's (fixed, uniform or given edges)
     Metric("calibration_summary", "calibration", bins.summary, calibration.calibration_summary,
            config=("n_bins", "pos_label", "labels")),

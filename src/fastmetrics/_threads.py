@@ -20,6 +20,7 @@ MIN_PER_CALL = {
     "grouped": 1 << 22,     # label pairs counted into a G x K x K table (large tables to sum)
     "bins": 1 << 18,        # calibration binning (the kernel's lanes are this long)
     "sums": 1 << 19,        # regression sums
+    "pinball": 1 << 19,     # pinball loss sums (target cells; the kernel's lanes are 2**18)
     "proba": 1 << 18,       # probability rows (the kernel's lanes are this long)
     "ranking": 1 << 17,     # the two sorted runs of a binary problem (one per thread)
     "labelrank": 1 << 18,   # label-score cells of the multilabel ranking sums

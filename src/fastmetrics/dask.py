@@ -51,6 +51,7 @@ from .streaming import (
     ContingencyAccumulator,
     ProbabilityAccumulator,
     LabelRankingAccumulator,
+    PinballAccumulator,
     RankingAccumulator,
     RegressionAccumulator,
     SquaredLogAccumulator,
@@ -67,16 +68,19 @@ _KINDS = {
     "contingency": ContingencyAccumulator,
     "proba": ProbabilityAccumulator,
     "label_ranking": LabelRankingAccumulator,
+    "pinball": PinballAccumulator,
     "tweedie": TweedieAccumulator,
     "squared_log": SquaredLogAccumulator,
 }
 _SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
            "ranking": "y_score", "contingency": "labels_pred", "proba": "y_proba",
-           "label_ranking": "y_score", "tweedie": "y_pred", "squared_log": "y_pred"}
+           "label_ranking": "y_score", "pinball": "y_pred", "tweedie": "y_pred",
+           "squared_log": "y_pred"}
 # inputs read as (n_samples, K) matrices, chunked by rows only
 _MATRICES = {"calibration": frozenset({"y_prob"}), "proba": frozenset({"y_proba"}),
              "regression": frozenset({"y_true", "y_pred"}),
              "label_ranking": frozenset({"y_true", "y_score"}),
+             "pinball": frozenset({"y_true", "y_pred"}),
              "squared_log": frozenset({"y_true", "y_pred"})}
 
 _MISSING = (
@@ -223,11 +227,12 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
 
     Parameters
     ----------
-    kind : {"confusion", "calibration", "regression", "ranking", "label_ranking",
-            "contingency", "proba", "tweedie", "squared_log"}
+    kind : {"confusion", "calibration", "regression", "pinball", "ranking",
+            "label_ranking", "contingency", "proba", "tweedie", "squared_log"}
         :class:`~fastmetrics.streaming.ConfusionAccumulator`,
         :class:`~fastmetrics.streaming.CalibrationAccumulator`,
         :class:`~fastmetrics.streaming.RegressionAccumulator`,
+        :class:`~fastmetrics.streaming.PinballAccumulator`,
         :class:`~fastmetrics.streaming.RankingAccumulator`,
         :class:`~fastmetrics.streaming.LabelRankingAccumulator` ((n_samples, L) matrices),
         :class:`~fastmetrics.streaming.ContingencyAccumulator` (``y_true`` and ``y_pred``

@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from ._kernels import sums as kernel
+from ._states import pinball
 from ._states import sums
 from ._states.sums import RegressionState, RegressionSummary
 from ._states import deviance
@@ -53,6 +54,9 @@ __all__ = [
     "explained_variance_score",
     "huber_loss",
     "mae_by_bin",
+    "d2_absolute_error_score",
+    "d2_pinball_score",
+    "mean_pinball_loss",
     "max_error",
     "mean_absolute_error",
     "mean_absolute_percentage_error",
@@ -389,6 +393,120 @@ def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average", samp
     yt, yp, w = sums.targets(y_true, y_pred, sample_weight)  # no state: O(N) selection
     sums.check_multioutput(multioutput, outputs=sums.n_outputs(yt))
     return sums.medians(sums.abs_errors(yt, yp, w), w, multioutput)
+
+
+# --------------------------------------------------------------------------------------
+# pinball (quantile) losses: their own kernel pass (sums of both signs of the residual)
+
+
+def mean_pinball_loss(y_true, y_pred, *, sample_weight=None, alpha=0.5,
+                      multioutput="uniform_average", n_threads=None):
+    """Pinball loss for quantile regression.
+
+    ``alpha * (y_true - y_pred)`` where ``y_true >= y_pred``, ``(1 - alpha) * (y_pred -
+    y_true)`` below, averaged with the sample weights. The state (weighted sums of both
+    signs of the residual) serves every ``alpha``: accumulators and the Dask function
+    merge it exactly.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    alpha : float, default=0.5
+        The quantile level, in [0, 1]; 0.5 gives half the mean absolute error.
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+            default="uniform_average"
+        "raw_values" returns the array of per-output values; custom weights average them.
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
+    Returns
+    -------
+    float or ndarray
+        The weighted mean pinball loss (non-negative for non-negative weights, best 0.0).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.mean_pinball_loss([1, 2, 3], [0, 2, 3], alpha=0.1)
+    0.03333333333333333
+    """
+    alpha = pinball.check_alpha(alpha)
+    if multioutput is None or isinstance(multioutput, str):  # before the data, as sklearn
+        pinball.check_pinball_multioutput(multioutput, 1)
+    state = pinball.PinballState.from_arrays(y_true, y_pred, sample_weight, n_threads)
+    return pinball.loss(state, alpha, multioutput)
+
+
+def d2_pinball_score(y_true, y_pred, *, sample_weight=None, alpha=0.5,
+                     multioutput="uniform_average", n_threads=None):
+    """D² regression score with the pinball loss: the fraction of pinball loss explained.
+
+    ``1 - loss(y_true, y_pred) / loss(y_true, q)`` where ``q`` is the (weighted)
+    ``alpha``-quantile of ``y_true`` (scikit-learn's averaged inverted-CDF
+    ``_weighted_percentile``). Not mergeable: the quantile needs every ``y_true``, so this
+    function has no accumulator method and no Dask function. Unweighted, the quantile is an
+    O(N) selection read in place; weighted, a sort (as scikit-learn). Then one kernel pass
+    gives the loss against it.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Targets and predictions.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    alpha : float, default=0.5
+        The quantile level, in [0, 1].
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+            default="uniform_average"
+        "raw_values" returns the array of per-output scores; custom weights average them.
+    n_threads : int, default=None
+        Threads for the kernel passes over large inputs. The result is the same for any
+        value.
+
+    Returns
+    -------
+    float or ndarray
+        The D² score (best 1.0; 1.0 for perfect predictions, 0.0 when ``y_true`` equals its
+        quantile everywhere but the predictions do not). NaN with ``UndefinedMetricWarning``
+        for fewer than two samples.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.d2_pinball_score([1, 2, 3], [1, 3, 3], alpha=0.9), 6)
+    0.666667
+    """
+    return pinball.d2_score(y_true, y_pred, sample_weight, alpha, multioutput, n_threads,
+                            "d2_pinball_score")
+
+
+def d2_absolute_error_score(y_true, y_pred, *, sample_weight=None,
+                            multioutput="uniform_average", n_threads=None):
+    """D² regression score with the absolute error: :func:`d2_pinball_score` with
+    ``alpha=0.5`` (the baseline is the median of ``y_true``).
+
+    Not mergeable (the median needs every ``y_true``): no accumulator method and no Dask
+    function. Parameters as :func:`d2_pinball_score`, less ``alpha``.
+
+    Returns
+    -------
+    float or ndarray
+        The D² score (best 1.0).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.d2_absolute_error_score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
+    0.7647058823529411
+    """
+    return pinball.d2_score(y_true, y_pred, sample_weight, 0.5, multioutput, n_threads,
+                            "d2_absolute_error_score")
 
 
 def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) -> RegressionSummary:

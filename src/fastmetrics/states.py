@@ -19,6 +19,7 @@ from ._states.contingency import ContingencyState
 from ._states.grouped import GroupedConfusionState
 from ._states.labelrank import LabelRankingState
 from ._states.multilabel import MultilabelState
+from ._states.pinball import PinballState
 from ._states.proba import ProbabilityState
 from ._states.ranking import RankingState
 from ._states.sketch import ExactQuantileState, SketchState
@@ -33,6 +34,7 @@ __all__ = [
     "GroupedConfusionState",
     "LabelRankingState",
     "MultilabelState",
+    "PinballState",
     "ProbabilityState",
     "RankingState",
     "RegressionState",

@@ -59,6 +59,7 @@ from ._states.confusion import ConfusionState, PairCounts
 from ._states.contingency import ContingencyState
 from ._states.proba import ProbabilityState, check_k, sorted_labels
 from ._states.labelrank import LabelRankingState
+from ._states.pinball import PinballState
 from ._states.ranking import RankingResult, RankingState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
@@ -71,6 +72,7 @@ __all__ = [
     "ContingencyAccumulator",
     "ProbabilityAccumulator",
     "LabelRankingAccumulator",
+    "PinballAccumulator",
     "QuantileAccumulator",
     "QuantileResult",
     "RankingAccumulator",
@@ -649,6 +651,53 @@ class RegressionAccumulator(Accumulator):
 
 
 _attach_metrics(RegressionAccumulator)
+
+
+# --------------------------------------------------------------------------- pinball
+
+
+class PinballAccumulator(Accumulator):
+    """Streaming pinball (quantile) loss: ``mean_pinball_loss(alpha=...)`` of any ``alpha``.
+
+    The state is the weight total and the weighted sums of both signs of the residual
+    (4 floats per output), from which the loss of every quantile level follows, so one
+    accumulator answers several ``alpha``. Chunks may be (n, m) targets (every chunk with
+    the same m). ``d2_pinball_score`` and ``d2_absolute_error_score`` are not served: their
+    baseline is a quantile of all of ``y_true``.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import PinballAccumulator
+    >>> acc = PinballAccumulator().update([1, 2], [0, 2]).update([3], [3])
+    >>> acc.mean_pinball_loss(alpha=0.1)
+    0.03333333333333333
+    """
+
+    family = "pinball"
+    _config = ()
+
+    def __init__(self):
+        self._start()
+
+    @classmethod
+    def _state_type(cls) -> type[State]:
+        return PinballState
+
+    def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
+        """Add one chunk of targets and predictions. Returns ``self``.
+
+        ``n_threads``: threads of the kernel pass over a large chunk (None: the OpenMP
+        default; the result is the same for any value). Weights: give them for every chunk
+        or for none.
+        """
+        st = PinballState.from_arrays(y_true, y_pred, sample_weight, n_threads,
+                                      allow_empty=True, allow_zero_sum=True)
+        if st.n_samples:
+            self._add(st, st.weighted)
+        return self
+
+
+_attach_metrics(PinballAccumulator)
 
 
 # --------------------------------------------------------------------------- deviances

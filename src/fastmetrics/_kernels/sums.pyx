@@ -66,20 +66,24 @@ cdef inline void _chan_at(double* st, int ms, int m2s, double wb, double mb,
 
 cdef inline void _max_and_err_sum(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w,
                                   bint has_w, Py_ssize_t start, Py_ssize_t stop,
-                                  double* bmax, double* bse) noexcept nogil:
+                                  bint want_max, bint want_sum, double* bmax,
+                                  double* bse) noexcept nogil:
     """The largest |e| of [start, stop) into ``bmax`` (a running max) and the sum of w * e
-    into ``bse``: a second read of the cache-resident block, so that the main loop (every
-    metric's) keeps its code and speed."""
+    into ``bse``, whichever are wanted (an unwanted max stays as it was, so that a state
+    holds no sum its flags did not ask for): a second read of the cache-resident block, so
+    that the main loop (every metric's) keeps its code and speed."""
     cdef Py_ssize_t i
     cdef double e, ae, wv = 1.0, m = bmax[0], se = 0.0
     for i in range(start, stop):
         e = <double>y[i] - <double>p[i]
-        ae = fabs(e)
-        if ae > m:
-            m = ae
-        if has_w:
-            wv = <double>w[i]
-        se += wv * e
+        if want_max:
+            ae = fabs(e)
+            if ae > m:
+                m = ae
+        if want_sum:
+            if has_w:
+                wv = <double>w[i]
+            se += wv * e
     bmax[0] = m
     bse[0] = se
 
@@ -151,7 +155,7 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
         m2 -= c * (c / bw)
     _chan(state, bw, mb, m2)
     if want_max or want_ev:
-        _max_and_err_sum(y, p, w, has_w, start, stop, &bmax, &bse)
+        _max_and_err_sum(y, p, w, has_w, start, stop, want_max, want_ev, &bmax, &bse)
     if want_ev and bw != 0.0:
         mb = bse / bw
         _chan_at(state, MEANE, M2E, bw, mb, _err_spread(y, p, w, has_w, start, stop, bw, mb))
@@ -178,87 +182,16 @@ cdef inline void _finish(double* state, Py_ssize_t count) noexcept nogil:
 cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
                      int flags, double delta, Py_ssize_t start0, Py_ssize_t stop0,
                      double* state) noexcept nogil:
-    """The state of samples [start0, stop0) into ``state`` (zeroed). The same sums as
-    :func:`_block` per block, written out: the 1-D loop keeps its own tuned code."""
-    cdef Py_ssize_t start, stop, i
-    cdef double bw, babs, bsq, bape, bhub, bsy, mb, m2, c, d
-    cdef double yv, e, ae, ay, wv, first
-    cdef double bmax = 0.0
-    cdef bint is_const = True
-    cdef bint want_max = (flags & FLAG_MAX) != 0
-    cdef bint want_ev = (flags & FLAG_EV) != 0
-    cdef double bse
-    cdef bint want_ape = (flags & FLAG_APE) != 0
-    cdef bint want_huber = (flags & FLAG_HUBER) != 0
-    cdef bint want_r2 = (flags & FLAG_R2) != 0
-    cdef double half_delta = 0.5 * delta
+    """The state of samples [start0, stop0) into ``state`` (zeroed), block by block."""
+    cdef Py_ssize_t start = start0
     if stop0 <= start0:
         return
-    first = <double>y[start0]
-    wv = 1.0
-    start = start0
+    state[FIRST] = <double>y[start0]
+    state[CONST] = 1.0
     while start < stop0:
-        stop = start + BLOCK
-        if stop > stop0:
-            stop = stop0
-        bw = 0.0
-        babs = 0.0
-        bsq = 0.0
-        bape = 0.0
-        bhub = 0.0
-        bsy = 0.0
-        bse = 0.0
-        for i in range(start, stop):
-            yv = <double>y[i]
-            e = yv - <double>p[i]
-            ae = fabs(e)
-            if has_w:
-                wv = <double>w[i]
-            bw += wv
-            babs += wv * ae
-            bsq += wv * (e * e)
-            bsy += wv * yv
-            if want_ape:
-                ay = fabs(yv)
-                bape += wv * (ae / (ay if ay > EPS64 else EPS64))
-            if want_huber:
-                bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
-            if yv != first:
-                is_const = False
-        m2 = 0.0
-        mb = 0.0
-        if want_r2 and bw != 0.0:
-            mb = bsy / bw
-            c = 0.0
-            for i in range(start, stop):
-                d = <double>y[i] - mb
-                if has_w:
-                    wv = <double>w[i]
-                m2 += wv * (d * d)
-                c += wv * d
-            # corrected two-pass: removes the rounding error of the block mean
-            m2 -= c * (c / bw)
-        _chan(state, bw, mb, m2)
-        if want_max or want_ev:
-            _max_and_err_sum(y, p, w, has_w, start, stop, &bmax, &bse)
-        if want_ev and bw != 0.0:
-            mb = bse / bw
-            _chan_at(state, MEANE, M2E, bw, mb,
-                     _err_spread(y, p, w, has_w, start, stop, bw, mb))
-        state[W] += bw
-        state[ABS] += babs
-        state[SQ] += bsq
-        state[APE] += bape
-        state[HUBER] += bhub
-        start = stop
-    state[MAXABS] = bmax
-    state[N] += <double>(stop0 - start0)
-    state[CONST] = 1.0 if is_const else 0.0
-    # FIRST is the common value of a constant y_true, else 0: the state does not depend on
-    # which sample came first, so any split merged in any order gives one pass's state
-    state[FIRST] = first if is_const else 0.0
-    if is_const:
-        state[M2] = 0.0
+        _block(y, p, w, has_w, flags, delta, start, min(start + BLOCK, stop0), state)
+        start += BLOCK
+    _finish(state, stop0 - start0)
 
 
 cdef void _lane_sums2d(const yt_t[:, :] y, const yp_t[:, :] p, const weight_t[:] w,
