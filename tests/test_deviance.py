@@ -433,3 +433,15 @@ def test_bad_squared_log_sums_are_refused(slot, value):
     one["sums"] = one["sums"][:1]  # a 2-D state of one output
     with pytest.raises(ValueError):
         states.load_state(one)
+
+
+def test_negative_power_with_a_chunk_of_negative_mean():
+    """A chunk whose mean is not positive has no unit deviance to center on: the state
+    falls back to the sums of powers, still scikit-learn's score."""
+    y, p = np.array([-5.0, -3.0, 10.0, 20.0, 7.0]), np.array([1.0, 2.0, 9.0, 18.0, 8.0])
+    acc = TweedieAccumulator(power=-1).update(y[:2], p[:2]).update(y[2:], p[2:])
+    want = skm.d2_tweedie_score(y, p, power=-1)
+    assert acc.d2_tweedie_score() == pytest.approx(want, rel=1e-12)
+    assert fm.d2_tweedie_score(y, p, power=-1) == pytest.approx(want, rel=1e-12)
+    from fastmetrics._kernels import deviance as k
+    assert np.isnan(acc.state.sums[k.DM])  # the fallback was taken

@@ -7,8 +7,9 @@ cpdef enum:
                 # error: sum of w * (log1p(y_true) - log1p(y_pred))**2
     SY = 3      # sum of w * y_true                         (only with FLAG_D2)
     T = 4       # power < 0: sum of w * max(y_true, 0)**(2 - power), else 0 (only with FLAG_D2)
-    MEAN = 5    # weighted mean of y_true, power >= 0       (only with FLAG_D2)
-    DM = 6      # power >= 0: sum of w * unit deviance(y_true, MEAN), else 0 (only with FLAG_D2)
+    MEAN = 5    # weighted mean of y_true                   (only with FLAG_D2)
+    DM = 6      # sum of w * unit deviance(y_true, MEAN); NaN for power < 0 where a mean
+                # is not positive                            (only with FLAG_D2)
     YMIN = 7    # smallest y_true (whatever its weight)     (only with FLAG_D2)
     YMAX = 8    # largest y_true                            (only with FLAG_D2)
     BAD = 9     # number of values outside the power's (the log's) domain

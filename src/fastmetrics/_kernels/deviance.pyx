@@ -6,7 +6,7 @@ from one pass over ``y_true``, ``y_pred`` (and optional weights): the weighted s
 unit deviance of the power, and with ``FLAG_D2`` what the deviance of ``y_true`` against its
 own weighted mean needs, so that D² merges without a second pass over the data:
 
-* power >= 0: the weighted mean ``MEAN`` and ``DM``, the summed deviance of ``y_true``
+* the weighted mean ``MEAN`` and ``DM``, the summed deviance of ``y_true``
   against ``MEAN``. Per block of ``BLOCK`` samples, ``DM`` is summed in a second read of
   the (cache-resident) block, sample by sample with scikit-learn's expression, against the
   block mean; blocks, lanes and states merge with the Bregman form of Chan et al.'s update,
@@ -14,8 +14,8 @@ own weighted mean needs, so that D² merges without a second pass over the data:
   deviance, whose y-only term is linear in the mean of a block; power 0 is Chan's update).
   Each term is then as accurate as scikit-learn's per-sample sum (no difference of large
   sums).
-* power < 0 (``y_true`` of any sign, so a block mean may be negative, where the unit
-  deviance is undefined): ``SY`` and ``T`` of the decomposition
+* power < 0 also (``y_true`` of any sign, so a mean may be negative, where the unit
+  deviance is undefined and ``DM`` is NaN): ``SY`` and ``T`` of the decomposition
   ``2 (T / ((1-p)(2-p)) - SY mu**(1-p) / (1-p) + W mu**(2-p) / (2-p))``.
 
 :func:`squared_log` fills one state per output of (n, m) targets with the weighted sum of
@@ -154,6 +154,10 @@ cdef inline void _merge_mean(double* st, int form, double power, double wb, doub
         st[DM] = st[DM] + dmb + d * d * (wa * (wb / wt))
         return
     mu = st[MEAN] + d * (wb / wt)
+    if form == FORM_EXTREME and not (mu > 0.0 and mb > 0.0 and st[MEAN] > 0.0):
+        st[DM] = NAN  # no positive means to center on (power < 0: then SY and T)
+        st[MEAN] = mu
+        return
     st[DM] = (st[DM] + dmb + wa * _unit_at(form, power, st[MEAN], mu)
               + wb * _unit_at(form, power, mb, mu))
     st[MEAN] = mu
@@ -170,7 +174,8 @@ cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
     cdef double ymin, ymax
     cdef double q = 2.0 - power
     cdef bint weights_cancel
-    cdef bint general = form == FORM_COMPOUND or form == FORM_POSITIVE
+    cdef bint general = (form == FORM_COMPOUND or form == FORM_POSITIVE
+                         or form == FORM_EXTREME)
     cdef double yq, m1, mq
     # y**(2-p) of the block's samples (powers other than 0, 1, 2), for the second read
     cdef double ybuf[BLOCK]
@@ -199,7 +204,7 @@ cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
                 bad += 1.0
             bw += wv
             if general:
-                yq = pow(yv, q)
+                yq = pow(yv if yv > 0.0 or form != FORM_EXTREME else 0.0, q)
                 ybuf[i - start] = yq
                 bdev += wv * _general(power, yq, yv, pow(pv, 1.0 - power), pow(pv, q))
             else:
@@ -207,12 +212,12 @@ cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
             if d2:
                 bsy += wv * yv
                 if form == FORM_EXTREME:
-                    bt += wv * pow(yv if yv > 0.0 else 0.0, q)
+                    bt += wv * yq
                 if yv < ymin:
                     ymin = yv
                 if yv > ymax:
                     ymax = yv
-        if d2 and form != FORM_EXTREME:
+        if d2:
             if bw != 0.0:
                 # the deviance against the block mean, in a second read of the block
                 mb = bsy / bw
@@ -226,6 +231,8 @@ cdef void _lane_tweedie(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
                         dm += wv * (d * d)
                         c += wv * d
                     dm -= c * (c / bw)
+                elif form == FORM_EXTREME and not mb > 0.0:
+                    dm = NAN  # the unit deviance needs a positive mean (then: SY and T)
                 elif general and mb != 0.0:  # the powers of the mean once per block
                     m1 = pow(mb, 1.0 - power)
                     mq = pow(mb, q)
