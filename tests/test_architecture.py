@@ -149,7 +149,12 @@ REQUIRED = {"fbeta_score": {"beta": 0.5, "average": "macro"}, "f1_score": {"aver
 # rows defined for binary targets only
 BINARY_ROWS = {"class_likelihood_ratios": (RNG.integers(0, 2, N), RNG.integers(0, 2, N))}
 # accumulator settings a row needs beyond the one-shot function's configuration
-ACCUMULATOR_KW = {"median_absolute_error": {"keep_values": True}}
+ACCUMULATOR_KW = {"median_absolute_error": {"keep_values": True},
+                  "mean_poisson_deviance": {"power": 1}, "mean_gamma_deviance": {"power": 2}}
+# positive targets (every Tweedie power's domain), drawn apart from RNG's sequence
+_POSITIVE = np.random.default_rng(8)
+SAMPLES["tweedie"] = (_POSITIVE.gamma(2.0, size=N), _POSITIVE.gamma(2.0, size=N))
+SAMPLES["squared_log"] = (_POSITIVE.gamma(2.0, size=(N, 2)), _POSITIVE.gamma(2.0, size=(N, 2)))
 ACCUMULATORS = {cls.family: cls for cls in vars(fms).values()
                 if isinstance(cls, type) and issubclass(cls, fms.Accumulator) and cls.family}
 

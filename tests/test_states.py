@@ -133,6 +133,16 @@ def regression_data(draw):
 
 
 @st.composite
+def positive_data(draw):
+    """Targets in every Tweedie power's domain ((n, 2) for the squared log errors)."""
+    n = draw(st.integers(1, 60))
+    x = st.floats(0.01, 1e3) | st.integers(1, 3).map(float)
+    yt = np.array(draw(st.lists(x, min_size=n, max_size=n)))
+    yp = np.array(draw(st.lists(x, min_size=n, max_size=n)))
+    return (yt, yp), _weights(draw, n)
+
+
+@st.composite
 def ranking_data(draw):
     n = draw(st.integers(1, 60))
     y = np.array(draw(st.lists(st.sampled_from([2, 5]), min_size=n, max_size=n)))
@@ -170,6 +180,10 @@ CASES = {
     "regression": (regression_data(), lambda a, w: fm.states.RegressionState.from_arrays(*a, w)),
     "pinball": (regression_data(), lambda a, w: fm.states.PinballState.from_arrays(*a, w)),
     "ranking": (ranking_data(), lambda a, w: fm.states.RankingState.from_arrays(*a, w)),
+    "tweedie": (positive_data(), lambda a, w: fm.states.TweedieState.from_arrays(
+        *a, w, power=1.5, allow_empty=True)),
+    "squared_log": (positive_data(), lambda a, w: fm.states.SquaredLogState.from_arrays(
+        np.c_[a[0], a[1]], np.c_[a[1], a[0]], w, allow_empty=True)),
     "ranking_binned": (ranking_data(), lambda a, w: fm.states.RankingState.from_arrays(
         *a, w, edges=_EDGES)),
     "probability": (proba_data(), lambda a, w: fm.states.ProbabilityState.from_arrays(

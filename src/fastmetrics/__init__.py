@@ -95,6 +95,14 @@ from .regression import (
     regression_summary,
     root_mean_squared_error,
 )
+from .regression import (
+    d2_tweedie_score,
+    mean_gamma_deviance,
+    mean_poisson_deviance,
+    mean_squared_log_error,
+    mean_tweedie_deviance,
+    root_mean_squared_log_error,
+)
 
 # -- ranking --
 from .ranking import (
@@ -222,6 +230,12 @@ __all__ = [
     "r2_score",
     "regression_summary",
     "root_mean_squared_error",
+    "mean_tweedie_deviance",
+    "mean_poisson_deviance",
+    "mean_gamma_deviance",
+    "d2_tweedie_score",
+    "mean_squared_log_error",
+    "root_mean_squared_log_error",
     # -- ranking --
     "roc_auc_score",
     "average_precision_score",

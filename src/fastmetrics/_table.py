@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from . import calibration, classification, cluster, probabilities, regression, report
 from . import ranking as ranking_face
-from ._states import (bins, confusion, contingency, hinge, labelrank, onevsrest, pinball, prf,
-                      proba, ranking, sums)
+from ._states import (bins, confusion, contingency, deviance, hinge, labelrank, onevsrest,
+                      pinball, prf, proba, ranking, sums)
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -41,11 +41,15 @@ class Metric:
         The one-shot function's name (and the method's and the Dask function's).
     family : str
         The state family: "confusion", "calibration", "regression", "pinball", "ranking",
-        "label_ranking", "contingency", "proba" or "hinge".
+        "label_ranking", "contingency", "proba", "hinge", "tweedie" or "squared_log".
     derive : callable
         ``derive(state, *args, **kwargs)``: the metric of a state.
     function : callable
         The one-shot function.
+    fixed : tuple of (str, value) pairs
+        Configuration the row itself fixes (``mean_poisson_deviance`` is the Tweedie
+        deviance of power 1): the Dask function builds its accumulator with it, and an
+        accumulator configured otherwise is refused by the derivation.
     config : tuple of str
         Parameters of the one-shot function that configure how the state is built (the
         accumulator's constructor arguments, e.g. ``n_bins``), or how the accumulator reads
@@ -63,6 +67,7 @@ class Metric:
     function: Callable
     config: tuple = ()
     dask: bool = True
+    fixed: tuple = ()
 
     @property
     def signature(self) -> inspect.Signature:
@@ -198,6 +203,20 @@ METRICS: tuple[Metric, ...] = (
     # decision values: the per-class hinge sums; labels (the multiclass columns) are the
     # accumulator's
     Metric("hinge_loss", "hinge", hinge.hinge, probabilities.hinge_loss, config=("labels",)),
+    # Tweedie deviances: the power is the accumulator's (its sums depend on it)
+    Metric("mean_tweedie_deviance", "tweedie", deviance.tweedie_deviance,
+           regression.mean_tweedie_deviance, config=("power",)),
+    Metric("mean_poisson_deviance", "tweedie", deviance.poisson_deviance,
+           regression.mean_poisson_deviance, fixed=(("power", 1),)),
+    Metric("mean_gamma_deviance", "tweedie", deviance.gamma_deviance,
+           regression.mean_gamma_deviance, fixed=(("power", 2),)),
+    Metric("d2_tweedie_score", "tweedie", deviance.d2_tweedie, regression.d2_tweedie_score,
+           config=("power",)),
+    # squared logarithmic errors (values > -1; 1-D or (n, m) targets)
+    Metric("mean_squared_log_error", "squared_log", deviance.msle,
+           regression.mean_squared_log_error),
+    Metric("root_mean_squared_log_error", "squared_log", deviance.rmsle,
+           regression.root_mean_squared_log_error),
 )
 
 

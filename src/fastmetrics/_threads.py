@@ -25,6 +25,7 @@ MIN_PER_CALL = {
     "ranking": 1 << 17,     # the two sorted runs of a binary problem (one per thread)
     "labelrank": 1 << 18,   # label-score cells of the multilabel ranking sums
     "lm": 1 << 22,          # logits (~3 ms of work)
+    "deviance": 1 << 17,    # Tweedie deviances / squared log errors (a pow or log per value)
 }
 
 

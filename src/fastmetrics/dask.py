@@ -55,6 +55,8 @@ from .streaming import (
     PinballAccumulator,
     RankingAccumulator,
     RegressionAccumulator,
+    SquaredLogAccumulator,
+    TweedieAccumulator,
 )
 
 __all__ = ["accumulate", *(row.name for row in _table.METRICS if row.dask)]
@@ -69,17 +71,21 @@ _KINDS = {
     "hinge": HingeAccumulator,
     "label_ranking": LabelRankingAccumulator,
     "pinball": PinballAccumulator,
+    "tweedie": TweedieAccumulator,
+    "squared_log": SquaredLogAccumulator,
 }
 _SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
            "ranking": "y_score", "contingency": "labels_pred", "proba": "y_proba",
-           "label_ranking": "y_score", "pinball": "y_pred", "hinge": "pred_decision"}
+           "label_ranking": "y_score", "pinball": "y_pred", "hinge": "pred_decision",
+           "tweedie": "y_pred", "squared_log": "y_pred"}
 # inputs read as (n_samples, K) matrices, chunked by rows only
 _MATRICES = {"calibration": frozenset({"y_prob"}),
              "proba": frozenset({"y_true", "y_proba"}),
              "hinge": frozenset({"pred_decision"}),
              "regression": frozenset({"y_true", "y_pred"}),
              "label_ranking": frozenset({"y_true", "y_score"}),
-             "pinball": frozenset({"y_true", "y_pred"})}
+             "pinball": frozenset({"y_true", "y_pred"}),
+             "squared_log": frozenset({"y_true", "y_pred"})}
 
 _MISSING = (
     'fastmetrics.dask needs dask and distributed: pip install "fastmetrics-kernels[dask]"'
@@ -226,7 +232,7 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
     Parameters
     ----------
     kind : {"confusion", "calibration", "regression", "pinball", "ranking",
-            "label_ranking", "contingency", "proba", "hinge"}
+            "label_ranking", "contingency", "proba", "hinge", "tweedie", "squared_log"}
         :class:`~fastmetrics.streaming.ConfusionAccumulator`,
         :class:`~fastmetrics.streaming.CalibrationAccumulator`,
         :class:`~fastmetrics.streaming.RegressionAccumulator`,
@@ -237,7 +243,9 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
         are then ``labels_true`` and ``labels_pred``) or
         :class:`~fastmetrics.streaming.ProbabilityAccumulator` or
         :class:`~fastmetrics.streaming.HingeAccumulator` (without ``labels=``, the
-        classes of ``y_true`` are found first, in one more pass over it).
+        classes of ``y_true`` are found first, in one more pass over it),
+        :class:`~fastmetrics.streaming.TweedieAccumulator` (``power=``) or
+        :class:`~fastmetrics.streaming.SquaredLogAccumulator`.
     y_true, y_pred : dask array, dask dataframe column or array-like of shape (n_samples,)
         Labels or targets and predictions (probabilities of shape (n_samples,) or
         (n_samples, K) for calibration and proba, scores for ranking).
@@ -339,6 +347,7 @@ def _function(row: _table.Metric):
         b.apply_defaults()
         a = b.arguments
         config = {p: a[p] for p in row.config if p in a}  # see _table.Metric.config
+        config.update(row.fixed)
         kw = {p: a[p] for p in metric}
         kw.update({p: v for p, v in config.items() if p in takes})
         return _run(row.family, a[first], a[second], a.get("sample_weight"), config, _derive,

@@ -42,6 +42,8 @@ from ._kernels import sums as kernel
 from ._states import pinball
 from ._states import sums
 from ._states.sums import RegressionState, RegressionSummary
+from ._states import deviance
+from ._states.deviance import SquaredLogState, TweedieState
 from .exceptions import UndefinedMetricWarning
 
 __all__ = [
@@ -63,6 +65,13 @@ __all__ = [
     "r2_score",
     "regression_summary",
     "root_mean_squared_error",
+    # deviances and squared log errors (the deviance kernel)
+    "d2_tweedie_score",
+    "mean_gamma_deviance",
+    "mean_poisson_deviance",
+    "mean_squared_log_error",
+    "mean_tweedie_deviance",
+    "root_mean_squared_log_error",
 ]
 
 #: The harness' story-point bins (inclusive ranges of ``y_true``) for :func:`mae_by_bin`.
@@ -574,3 +583,158 @@ def mae_by_bin(y_true, y_pred, bins, *, sample_weight=None) -> dict[str, float]:
     with np.errstate(invalid="ignore", divide="ignore"):
         mae = np.where(out[:, 0] != 0, out[:, 1] / out[:, 0], np.nan)
     return {name: float(v) for name, v in zip(bins, mae)}
+
+
+# --------------------------------------------------------------------------------------
+# Tweedie deviances and squared logarithmic errors: one pass of the deviance kernel (its
+# own states: the sums depend on the power, and the log errors on a log per value).
+#
+# float32 inputs are read in place and summed in float64 (scikit-learn computes them in
+# float32: agreement to float32 precision, as for the other regression metrics).
+
+
+def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, n_threads=None):
+    """Mean Tweedie deviance regression loss.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,)
+        Estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    power : float, default=0
+        Tweedie power, <= 0 or >= 1: < 0 needs y_pred > 0; 0 is the squared error; 1
+        (Poisson) and (1, 2) need y_true >= 0 and y_pred > 0; >= 2 (2: Gamma) need both
+        > 0 (scikit-learn's ``ValueError`` otherwise, found in the same pass).
+    n_threads : int, default=None
+        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
+        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
+    Returns
+    -------
+    float
+        The weighted mean deviance (non-negative, best 0.0).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.mean_tweedie_deviance([2, 0, 1, 4], [0.5, 0.5, 2., 2.], power=1), 6)
+    1.426015
+    """
+    state = TweedieState.from_arrays(y_true, y_pred, sample_weight, n_threads, power=power,
+                                     d2=False)
+    return deviance.tweedie_deviance(state)
+
+
+def mean_poisson_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None):
+    """Mean Poisson deviance: the Tweedie deviance of power 1 (y_true >= 0, y_pred > 0).
+
+    Parameters as :func:`mean_tweedie_deviance`.
+
+    Returns
+    -------
+    float
+        The weighted mean deviance (non-negative, best 0.0).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.mean_poisson_deviance([2, 0, 1, 4], [0.5, 0.5, 2., 2.]), 6)
+    1.426015
+    """
+    state = TweedieState.from_arrays(y_true, y_pred, sample_weight, n_threads, power=1,
+                                     d2=False)
+    return deviance.poisson_deviance(state)
+
+
+def mean_gamma_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None):
+    """Mean Gamma deviance: the Tweedie deviance of power 2 (y_true > 0, y_pred > 0).
+
+    Parameters as :func:`mean_tweedie_deviance`.
+
+    Returns
+    -------
+    float
+        The weighted mean deviance (non-negative, best 0.0).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.mean_gamma_deviance([2, 0.5, 1, 4], [0.5, 0.5, 2., 2.]), 6)
+    1.056853
+    """
+    state = TweedieState.from_arrays(y_true, y_pred, sample_weight, n_threads, power=2,
+                                     d2=False)
+    return deviance.gamma_deviance(state)
+
+
+def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, n_threads=None):
+    """D² score: the fraction of the Tweedie deviance explained (best 1.0, may be negative).
+
+    The deviance of the constant prediction ``mean(y_true)`` comes from sums of the same
+    pass (see :mod:`fastmetrics.states` ``TweedieState``), so the score merges over chunks.
+    Parameters as :func:`mean_tweedie_deviance`.
+
+    Returns
+    -------
+    float
+        The D² score; NaN with ``UndefinedMetricWarning`` for fewer than two samples. A
+        constant ``y_true`` is its own mean: its deviance is scikit-learn's expression at
+        that value (0, so ``ZeroDivisionError`` as scikit-learn; NaN for all-zero targets
+        with 1 < power < 2). scikit-learn's mean of a constant can be off by a rounding
+        error, and its score then a huge number instead.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.d2_tweedie_score([0.5, 1, 2.5, 7], [1, 1, 5, 3.5], power=1), 6)
+    0.487915
+    """
+    state = TweedieState.from_arrays(y_true, y_pred, sample_weight, n_threads, power=power,
+                                     function="d2_tweedie_score")
+    return deviance.d2_tweedie(state)
+
+
+def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
+                           multioutput="uniform_average", n_threads=None):
+    """Mean squared logarithmic error: the weighted mean of
+    ``(log1p(y_true) - log1p(y_pred))**2`` (values must be > -1).
+
+    Parameters as :func:`mean_absolute_error` (1-D or (n, m) targets).
+
+    Returns
+    -------
+    float or ndarray
+        The MSLE (non-negative, best 0.0); per output for "raw_values".
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.mean_squared_log_error([3, 5, 2.5, 7], [2.5, 5, 4, 8]), 6)
+    0.03973
+    """
+    state = SquaredLogState.from_arrays(y_true, y_pred, sample_weight, n_threads)
+    return deviance.msle(state, multioutput)
+
+
+def root_mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
+                                multioutput="uniform_average", n_threads=None):
+    """Root mean squared logarithmic error (per output, then averaged).
+
+    Parameters as :func:`mean_absolute_error` (1-D or (n, m) targets, values > -1).
+
+    Returns
+    -------
+    float or ndarray
+        The RMSLE (non-negative, best 0.0); per output for "raw_values".
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> round(fm.root_mean_squared_log_error([3, 5, 2.5, 7], [2.5, 5, 4, 8]), 6)
+    0.199324
+    """
+    state = SquaredLogState.from_arrays(y_true, y_pred, sample_weight, n_threads)
+    return deviance.rmsle(state, multioutput)

@@ -25,6 +25,7 @@ from ._states.proba import ProbabilityState
 from ._states.ranking import RankingState
 from ._states.sketch import ExactQuantileState, SketchState
 from ._states.sums import RegressionState
+from ._states.deviance import SquaredLogState, TweedieState
 
 __all__ = [
     "CalibrationState",
@@ -40,7 +41,9 @@ __all__ = [
     "RankingState",
     "RegressionState",
     "SketchState",
+    "SquaredLogState",
     "State",
     "StateError",
+    "TweedieState",
     "load_state",
 ]

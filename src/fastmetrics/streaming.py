@@ -64,6 +64,7 @@ from ._states.pinball import PinballState
 from ._states.ranking import RankingResult, RankingState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
+from ._states.deviance import SquaredLogState, TweedieState, check_power
 
 __all__ = [
     "Accumulator",
@@ -79,6 +80,8 @@ __all__ = [
     "RankingAccumulator",
     "RankingResult",
     "RegressionAccumulator",
+    "SquaredLogAccumulator",
+    "TweedieAccumulator",
 ]
 
 _FORMAT = 1
@@ -697,6 +700,105 @@ class PinballAccumulator(Accumulator):
 
 
 _attach_metrics(PinballAccumulator)
+
+
+# --------------------------------------------------------------------------- deviances
+
+
+class TweedieAccumulator(Accumulator):
+    """Streaming Tweedie deviance of one ``power``: ``mean_tweedie_deviance`` and
+    ``d2_tweedie_score`` (and ``mean_poisson_deviance`` with power 1,
+    ``mean_gamma_deviance`` with power 2).
+
+    Parameters
+    ----------
+    power : float, default=0
+        The Tweedie power (<= 0 or >= 1). The sums depend on it: accumulators of different
+        powers do not merge.
+
+    Notes
+    -----
+    The state is six sums (see :class:`~fastmetrics.states.TweedieState`): the D² score
+    needs no second pass. Values outside the power's domain are counted as they come and
+    refused (scikit-learn's ``ValueError``) when a metric is asked.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import TweedieAccumulator
+    >>> acc = TweedieAccumulator(power=1).update([2, 0], [0.5, 0.5]).update([1, 4], [2., 2.])
+    >>> round(acc.mean_poisson_deviance(), 6)
+    1.426015
+    """
+
+    family = "tweedie"
+    _config = ("power",)
+
+    def __init__(self, *, power=0):
+        self._start()
+        self.power = check_power(power, "TweedieAccumulator")
+
+    @classmethod
+    def _state_type(cls) -> type[State]:
+        return TweedieState
+
+    def _set_state(self, st) -> None:
+        if st is not None and float(st.power) != float(self.power):
+            raise StateError("the state's power is not the accumulator's")
+        super()._set_state(st)
+
+    def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
+        """Add one chunk of targets and predictions. Returns ``self``.
+
+        ``n_threads``: threads of the kernel pass over a large chunk (None: the OpenMP
+        default; the result is the same for any value). Weights: give them for every chunk
+        or for none.
+        """
+        st = TweedieState.from_arrays(y_true, y_pred, sample_weight, n_threads,
+                                      power=self.power, allow_empty=True)
+        if st.n_samples:
+            self._add(st, st.weighted)
+        return self
+
+
+_attach_metrics(TweedieAccumulator)
+
+
+class SquaredLogAccumulator(Accumulator):
+    """Streaming squared logarithmic errors: ``mean_squared_log_error`` and
+    ``root_mean_squared_log_error``.
+
+    Chunks may be (n, m) targets with m outputs (``multioutput`` as the one-shot functions);
+    every chunk must then have the same m. Values <= -1 are counted as they come and
+    refused (scikit-learn's ``ValueError``) when a metric is asked.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import SquaredLogAccumulator
+    >>> acc = SquaredLogAccumulator().update([3, 5], [2.5, 5]).update([2.5, 7], [4, 8])
+    >>> round(acc.mean_squared_log_error(), 6)
+    0.03973
+    """
+
+    family = "squared_log"
+
+    def __init__(self):
+        self._start()
+
+    @classmethod
+    def _state_type(cls) -> type[State]:
+        return SquaredLogState
+
+    def update(self, y_true, y_pred, sample_weight=None, *, n_threads=None):
+        """Add one chunk of targets and predictions. Returns ``self`` (``n_threads`` and
+        weights as :meth:`TweedieAccumulator.update`)."""
+        st = SquaredLogState.from_arrays(y_true, y_pred, sample_weight, n_threads,
+                                         allow_empty=True)
+        if st.n_samples:
+            self._add(st, st.weighted)
+        return self
+
+
+_attach_metrics(SquaredLogAccumulator)
 
 
 # --------------------------------------------------------------------------- probabilities
