@@ -32,7 +32,8 @@ from .._kernels import select as selection
 from .._threads import threads_for
 from ..exceptions import UndefinedMetricWarning, invalid_parameter, warn
 from . import base
-from .sums import average, check_multioutput, n_outputs, nonfinite_input, out, targets
+from .sums import (average, check_multioutput, explained_fractions, n_outputs, nonfinite_input,
+                   out, targets)
 
 __all__ = ["PinballState", "check_alpha", "check_pinball_multioutput", "d2_score", "loss",
            "quantiles"]
@@ -263,16 +264,6 @@ def _weighted_quantile(col: np.ndarray, w: np.ndarray, alpha: float, dt: np.dtyp
     return (col[order[i]] + col[order[j]]) / 2
 
 
-def _explained(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``1 - num / den`` per output, with scikit-learn's ``force_finite`` cases: 1.0 for
-    a zero numerator, 0.0 for a zero denominator under a non-zero numerator."""
-    scores = np.ones(num.shape[0])
-    valid = (num != 0) & (den != 0)
-    scores[valid] = 1 - num[valid] / den[valid]
-    scores[(num != 0) & (den == 0)] = 0.0
-    return scores
-
-
 def _common_float(*arrays) -> np.dtype:
     """scikit-learn's computation dtype: the common float dtype of the inputs that have one
     (float32 only when every float input is float32; float16 is computed as float64 here,
@@ -303,7 +294,8 @@ def d2_score(y_true, y_pred, sample_weight=None, alpha=0.5, multioutput="uniform
     q = quantiles(yt, w, alpha, dt)
     base_pred = np.broadcast_to(q if yt.ndim == 2 else q[0], yt.shape)  # stride 0: no copy
     den = _pass(yt, base_pred, w, n_threads, True)
-    scores = _explained(np.atleast_1d(_losses(num, alpha)), np.atleast_1d(_losses(den, alpha)))
+    scores = explained_fractions(np.atleast_1d(_losses(num, alpha)),
+                                 np.atleast_1d(_losses(den, alpha)))
     if yt.ndim == 1:
         return out(scores[0], multioutput)
     return average(scores, multioutput)

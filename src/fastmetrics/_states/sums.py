@@ -55,6 +55,7 @@ __all__ = [
     "average",
     "check_delta",
     "check_multioutput",
+    "explained_fractions",
     "explained_variance",
     "huber",
     "mae",
@@ -214,7 +215,8 @@ def check_multioutput(multioutput, allowed=("raw_values", "uniform_average"), *,
     if output_weights:
         mw = np.asarray(multioutput, dtype=np.float64)
         if mw.shape != (1,):
-            raise ValueError(f"multioutput weights must have shape (1,) for one output, got {mw.shape}")
+            raise ValueError(
+                f"multioutput weights must have shape (1,) for one output, got {mw.shape}")
         if mw[0] == 0:
             raise ZeroDivisionError("Weights sum to zero, can't be normalized")
         return
@@ -702,11 +704,14 @@ def _r2(state: RegressionState, force_finite: bool) -> float:
 
 def _r2_outputs(state: RegressionState, force_finite: bool) -> np.ndarray:
     """R² per output (scikit-learn's ``_assemble_fraction_of_explained_deviance``)."""
-    return _fractions(state.sums[:, kernel.SQ], state.sums[:, kernel.M2], force_finite)
+    return explained_fractions(state.sums[:, kernel.SQ], state.sums[:, kernel.M2], force_finite)
 
 
-def _fractions(num: np.ndarray, den: np.ndarray, force_finite: bool) -> np.ndarray:
-    """``1 - num / den`` per output, with scikit-learn's ``force_finite`` cases."""
+def explained_fractions(num: np.ndarray, den: np.ndarray,
+                        force_finite: bool = True) -> np.ndarray:
+    """``1 - num / den`` per output (the D² and R² family), with scikit-learn's
+    ``force_finite`` cases: 1.0 for a zero numerator, 0.0 for a zero denominator under a
+    non-zero numerator."""
     if not force_finite:
         with np.errstate(divide="ignore", invalid="ignore"):
             return 1 - num / den
@@ -746,7 +751,7 @@ def explained_variance(state: RegressionState, multioutput="uniform_average",
     _check(state, multioutput, ("raw_values", "uniform_average", "variance_weighted"))
     num, den = state.sum(kernel.M2E), state.sum(kernel.M2)
     state.total()
-    scores = _fractions(np.atleast_1d(num), np.atleast_1d(den), force_finite)
+    scores = explained_fractions(np.atleast_1d(num), np.atleast_1d(den), force_finite)
     if state.sums.ndim == 1:
         return out(scores[0], multioutput)
     weights = None
