@@ -32,6 +32,16 @@ ctypedef fused weight_t:
     float
     double
 
+# regression targets and predictions: two independent float types, so float32 targets
+# beside float64 predictions are read as they are
+ctypedef fused yt_t:
+    float
+    double
+
+ctypedef fused yp_t:
+    float
+    double
+
 
 cdef inline Py_ssize_t _lane_start(Py_ssize_t n, Py_ssize_t n_lanes,
                                    Py_ssize_t lane) noexcept nogil:

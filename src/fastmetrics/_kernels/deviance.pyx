@@ -31,19 +31,10 @@ double element by element.
 """
 
 from libc.math cimport NAN, fabs, log, log1p, pow
-from .common cimport weight_t, _lane_start
+from .common cimport weight_t, yp_t, yt_t, _lane_start
 from cython.parallel cimport prange
 
 import numpy as np
-
-ctypedef fused yt_t:
-    float
-    double
-
-ctypedef fused yp_t:
-    float
-    double
-
 
 cdef enum:
     LANE_MIN = 65536  # samples per lane at least (a pow or log per value: dearer than sums)

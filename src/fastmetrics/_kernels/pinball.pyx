@@ -16,19 +16,10 @@ Inputs are never checked element by element here: a NaN or infinity makes ``UNDE
 ``W`` for weights) non-finite, and the Python layer then looks for the culprit.
 """
 
-from .common cimport weight_t, _lane_start
+from .common cimport weight_t, yp_t, yt_t, _lane_start
 from cython.parallel cimport prange
 
 import numpy as np
-
-ctypedef fused yt_t:
-    float
-    double
-
-ctypedef fused yp_t:
-    float
-    double
-
 
 cdef enum:
     LANE_MIN = 262144  # samples per lane at least

@@ -19,19 +19,10 @@ non-finite sum, and the Python layer then looks for the culprit (error path only
 """
 
 from libc.math cimport fabs
-from .common cimport weight_t, _lane_start
+from .common cimport weight_t, yp_t, yt_t, _lane_start
 from cython.parallel cimport prange
 
 import numpy as np
-
-ctypedef fused yt_t:
-    float
-    double
-
-ctypedef fused yp_t:
-    float
-    double
-
 
 cdef enum:
     LANE_MIN = 262144  # samples per lane at least
