@@ -182,6 +182,24 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
     return -1
 
 
+cdef inline void _fold_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K, bint nan_seen,
+                           double hi, double lo, double* mx, double* mn,
+                           int64_t* nans) noexcept nogil:
+    """Fold a row's own extremes ``hi`` / ``lo`` into the running ``mx`` / ``mn`` (a tie
+    keeps the earlier, as the strict comparisons of one running pair do), and, when its
+    sum showed a NaN (``nan_seen``), its NaNs into the count."""
+    cdef Py_ssize_t j
+    cdef int64_t bad = 0
+    if nan_seen:
+        for j in range(K):
+            bad += r[j * step] != r[j * step]
+        nans[0] += bad
+    if hi > mx[0]:
+        mx[0] = hi
+    if lo < mn[0]:
+        mn[0] = lo
+
+
 cdef inline Py_ssize_t _rank_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K,
                                  Py_ssize_t c, double* mx, double* mn,
                                  int64_t* nans) noexcept nogil:
@@ -201,7 +219,6 @@ cdef inline Py_ssize_t _rank_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K,
     # the strict comparisons do), and no dependency from one row to the next
     cdef double hi = -INFINITY, lo = INFINITY, tot = 0.0
     cdef Py_ssize_t j, gt = 0, ge = 0
-    cdef int64_t bad = 0
     for j in range(K):
         v = r[j * step]
         tot += v
@@ -212,15 +229,8 @@ cdef inline Py_ssize_t _rank_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K,
     if ge > gt + 1:  # another column ties with the true class: those after it rank first
         for j in range(c + 1, K):
             gt += r[j * step] == sc
-    if tot != tot:  # a NaN, or infinities of both signs
-        for j in range(K):
-            v = r[j * step]
-            bad += v != v
-        nans[0] += bad
-    if hi > mx[0]:
-        mx[0] = hi
-    if lo < mn[0]:
-        mn[0] = lo
+    # a NaN shows in the sum (as do infinities of both signs)
+    _fold_row(r, step, K, tot != tot, hi, lo, mx, mn, nans)
     return gt
 
 
@@ -234,21 +244,13 @@ cdef inline prob_t _sum_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K, doub
     cdef prob_t v
     cdef double hi = -INFINITY, lo = INFINITY
     cdef Py_ssize_t j
-    cdef int64_t bad = 0
     for j in range(K):
         v = r[j * step]
         rs = rs + v
         hi = v if v > hi else hi
         lo = v if v < lo else lo
-    if rs != rs:  # a NaN, or infinities of both signs (or a float32 sum overflowing so)
-        for j in range(K):
-            v = r[j * step]
-            bad += v != v
-        nans[0] += bad
-    if hi > mx[0]:
-        mx[0] = hi
-    if lo < mn[0]:
-        mn[0] = lo
+    # a NaN shows in the sum (as do infinities of both signs, or a float32 sum overflowing)
+    _fold_row(r, step, K, rs != rs, hi, lo, mx, mn, nans)
     return rs
 
 
