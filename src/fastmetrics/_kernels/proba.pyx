@@ -89,7 +89,10 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
     cdef Py_ssize_t step = P.strides[1] // <Py_ssize_t>sizeof(prob_t)
     cdef bint contiguous = P.strides[1] == <Py_ssize_t>sizeof(prob_t)
     # columns a whole number of elements apart (always, but for odd views of raw buffers)
-    cdef bint ranked = k > 0 and not binary and P.strides[1] % <Py_ssize_t>sizeof(prob_t) == 0
+    cdef bint whole = P.strides[1] % <Py_ssize_t>sizeof(prob_t) == 0
+    cdef bint ranked = k > 0 and not binary and whole
+    # the log loss of K columns: no rank, the row read once by ``_sum_row``
+    cdef bint summed = k == 0 and not binary and whole
     chk[0], chk[1], chk[2] = 0.0, -INFINITY, INFINITY
     start = start0
     while start < stop0:
@@ -121,6 +124,16 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
                 # a product, not a branch (the weights are finite; bh is never -0.0, so
                 # adding a zero of either sign leaves it as it is)
                 bh += wv * <double>(rank < k)
+                continue
+            if summed:
+                if contiguous:
+                    rs = _sum_row(&P[i, 0], 1, K, &chk[1], &chk[2], &inan)
+                else:
+                    rs = _sum_row(&P[i, 0], step, K, &chk[1], &chk[2], &inan)
+                bw += wv
+                class_w[c] += wv
+                unnormed += <double>(fabs(<double>rs - 1.0) > tol)
+                bl += wv * _neg_log(P[i, c])
                 continue
             rs = 0
             rank = 0
@@ -169,6 +182,24 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
     return -1
 
 
+cdef inline void _fold_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K, bint nan_seen,
+                           double hi, double lo, double* mx, double* mn,
+                           int64_t* nans) noexcept nogil:
+    """Fold a row's own extremes ``hi`` / ``lo`` into the running ``mx`` / ``mn`` (a tie
+    keeps the earlier, as the strict comparisons of one running pair do), and, when its
+    sum showed a NaN (``nan_seen``), its NaNs into the count."""
+    cdef Py_ssize_t j
+    cdef int64_t bad = 0
+    if nan_seen:
+        for j in range(K):
+            bad += r[j * step] != r[j * step]
+        nans[0] += bad
+    if hi > mx[0]:
+        mx[0] = hi
+    if lo < mn[0]:
+        mn[0] = lo
+
+
 cdef inline Py_ssize_t _rank_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K,
                                  Py_ssize_t c, double* mx, double* mn,
                                  int64_t* nans) noexcept nogil:
@@ -188,7 +219,6 @@ cdef inline Py_ssize_t _rank_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K,
     # the strict comparisons do), and no dependency from one row to the next
     cdef double hi = -INFINITY, lo = INFINITY, tot = 0.0
     cdef Py_ssize_t j, gt = 0, ge = 0
-    cdef int64_t bad = 0
     for j in range(K):
         v = r[j * step]
         tot += v
@@ -199,16 +229,66 @@ cdef inline Py_ssize_t _rank_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K,
     if ge > gt + 1:  # another column ties with the true class: those after it rank first
         for j in range(c + 1, K):
             gt += r[j * step] == sc
-    if tot != tot:  # a NaN, or infinities of both signs
-        for j in range(K):
-            v = r[j * step]
-            bad += v != v
-        nans[0] += bad
-    if hi > mx[0]:
-        mx[0] = hi
-    if lo < mn[0]:
-        mn[0] = lo
+    # a NaN shows in the sum (as do infinities of both signs)
+    _fold_row(r, step, K, tot != tot, hi, lo, mx, mn, nans)
     return gt
+
+
+cdef inline prob_t _sum_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K, double* mx,
+                            double* mn, int64_t* nans) noexcept nogil:
+    """The sum of the row at ``r`` (columns ``step`` elements apart), added in column order
+    in the row's dtype; folds the row into the largest and smallest value (NaN skipped) and
+    the NaN count, as ``_rank_row`` does: the row's own extremes folded in after, no branch
+    on the values, and the NaNs counted only when the sum shows one."""
+    cdef prob_t rs = 0
+    cdef prob_t v
+    cdef double hi = -INFINITY, lo = INFINITY
+    cdef Py_ssize_t j
+    for j in range(K):
+        v = r[j * step]
+        rs = rs + v
+        hi = v if v > hi else hi
+        lo = v if v < lo else lo
+    # a NaN shows in the sum (as do infinities of both signs, or a float32 sum overflowing)
+    _fold_row(r, step, K, rs != rs, hi, lo, mx, mn, nans)
+    return rs
+
+
+cdef inline prob_t _other_row(const prob_t* r, Py_ssize_t step, Py_ssize_t K,
+                              Py_ssize_t c, double* mx, double* mn,
+                              int64_t* nans) noexcept nogil:
+    """The largest value of the row at ``r`` but column ``c``'s (NaN skipped; -inf when
+    none); folds the row into the extremes and the NaN count as ``_sum_row`` does.
+
+    The row's largest value is the answer unless column ``c`` holds it; only then is the
+    row read again without column ``c``. Only the value of the result matters to the
+    margin: which of equal values, or the sign of a zero, cannot change
+    ``1 - (d[c] - other)``."""
+    cdef prob_t top = -INFINITY, low = INFINITY, other = -INFINITY
+    cdef prob_t v
+    cdef prob_t sc = r[c * step]
+    cdef Py_ssize_t j
+    cdef int64_t bad = 0
+    for j in range(K):
+        v = r[j * step]
+        top = v if v > top else top
+        low = v if v < low else low
+        bad += v != v
+    nans[0] += bad
+    # the extremes of the strict comparisons (the first of equal values), NaN skipped
+    if <double>top > mx[0]:
+        mx[0] = top
+    if <double>low < mn[0]:
+        mn[0] = low
+    if sc < top:
+        return top
+    for j in range(c):
+        v = r[j * step]
+        other = v if v > other else other
+    for j in range(c + 1, K):
+        v = r[j * step]
+        other = v if v > other else other
+    return other
 
 
 cdef void _add(double* a, const double* b, double* ca, const double* cb,
@@ -376,6 +456,11 @@ cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] 
     cdef double wv = 1.0
     cdef double bw, bl
     cdef double chk[3]
+    cdef int64_t inan = 0
+    # rows of contiguous columns take the loop the compiler specialises for a unit stride
+    cdef Py_ssize_t step = D.strides[1] // <Py_ssize_t>sizeof(prob_t)
+    cdef bint contiguous = D.strides[1] == <Py_ssize_t>sizeof(prob_t)
+    cdef bint rowwise = not binary and D.strides[1] % <Py_ssize_t>sizeof(prob_t) == 0
     chk[0], chk[1], chk[2] = 0.0, -INFINITY, INFINITY
     start = start0
     while start < stop0:
@@ -414,6 +499,16 @@ cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] 
                 continue
             # multiclass: the margin to the best other class, in the decisions' dtype
             dc = D[i, c]
+            if rowwise:
+                if contiguous:
+                    other = _other_row(&D[i, 0], 1, K, c, &chk[1], &chk[2], &inan)
+                else:
+                    other = _other_row(&D[i, 0], step, K, c, &chk[1], &chk[2], &inan)
+                lm = one - (dc - other)
+                lm = 0 if lm < 0 else lm
+                blk[K + c] += wv * <double>lm
+                bl += wv * <double>lm
+                continue
             other = -INFINITY
             for j in range(K):
                 v = D[i, j]
@@ -431,6 +526,7 @@ cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] 
             cls[j] += blk[j]
         start = stop
     sums[N] += <double>(stop0 - start0)
+    chk[0] += <double>inan
     _end_checks(sums, chk)
     return -1
 
