@@ -32,7 +32,6 @@ from ._inputs import (
 from ._states import labelrank, ranking
 from ._states.labelrank import LabelRankingState
 from ._states.ranking import RankingState
-from .exceptions import UndefinedMetricWarning  # scikit-learn's class when installed
 
 __all__ = [
     "roc_auc_score",
@@ -470,12 +469,13 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
     ind = ranking.indicator(y_true)
     if ind is not None:  # multilabel-indicator
         s = ranking.scores_2d(y_score, ind.shape[0], ind.shape[1])
-        partial = None
-        if max_fpr not in (None, 1):  # each column's curve: one state per column
-            def partial(state):
-                return ranking.roc_auc(state, max_fpr=max_fpr)
+        def partial_auc(state):
+            return ranking.roc_auc(state, max_fpr=max_fpr)
+
+        # a partial AUC needs each column's curve: one state per column
+        of_state = partial_auc if max_fpr not in (None, 1) else None
         return ranking.average_columns(ranking.auc_value, ind, s, average, sample_weight,
-                                       n_threads, of_state=partial)
+                                       n_threads, of_state=of_state)
     lab = ranking.Labels(y_true)
     s = ranking.scores(y_score)
     if lab.more or (s.ndim == 2 and s.shape[1] > 2):
