@@ -126,6 +126,47 @@ class State:
         return f"{type(self).__name__}(n_samples={self.n_samples})"
 
 
+class OutputSums(State):
+    """Base of the states whose ``sums`` are float slots, one row per output (a 1-D row for
+    1-D targets), with ``weighted`` telling whether sample weights were given. A subclass
+    sets ``count_slot``, the slot holding the sample count.
+
+    Its merge adds the sums (a subclass whose sums do not simply add overrides ``merge``).
+    """
+
+    __slots__ = ("sums", "weighted")
+    count_slot: ClassVar[int] = -1
+
+    def __init__(self, sums: np.ndarray, weighted: bool):
+        self.sums = sums
+        self.weighted = weighted
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.sums[..., self.count_slot].flat[0])
+
+    @property
+    def n_outputs(self) -> int:
+        """The number of outputs (1 for 1-D targets)."""
+        return 1 if self.sums.ndim == 1 else self.sums.shape[0]
+
+    def merge(self, other):
+        """The state of both inputs: the sums add. An empty state is the identity."""
+        self._check_outputs(other)
+        if other.n_samples == 0:
+            return self
+        if self.n_samples == 0:
+            return other
+        return type(self)(self.sums + other.sums, self.weighted or other.weighted)
+
+    def _check_outputs(self, other) -> None:
+        self._check_mergeable(other)
+        if other.n_samples and self.n_samples and self.sums.shape != other.sums.shape:
+            raise ValueError(
+                f"cannot merge {self.kind.replace('_', ' ')} states of different numbers of "
+                f"outputs ({self.n_outputs} and {other.n_outputs})")
+
+
 def load_state(d) -> State:
     """Any state from its :meth:`State.to_dict` form, the type taken from ``d["kind"]``."""
     return State.from_dict(d)

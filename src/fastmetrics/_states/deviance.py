@@ -327,7 +327,7 @@ def d2_tweedie(state: TweedieState) -> float:
 # ---------------------------------------------------------------------- squared log
 
 
-class SquaredLogState(base.State):
+class SquaredLogState(base.OutputSums):
     """The squared logarithmic error sums of one or more passes, per output.
 
     Attributes
@@ -347,11 +347,8 @@ class SquaredLogState(base.State):
     """
 
     kind = "squared_log"
-    __slots__ = ("sums", "weighted")
-
-    def __init__(self, sums, weighted):
-        self.sums = sums
-        self.weighted = weighted
+    count_slot = kernel.N
+    __slots__ = ()
 
     @classmethod
     def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *,
@@ -370,26 +367,6 @@ class SquaredLogState(base.State):
             if not math.isfinite(float(s[:, kernel.DEV].sum() + s[0, kernel.W])):
                 nonfinite_input(yt, yp, w)
         return cls(s[0].copy() if yt.ndim == 1 else s, w is not None)
-
-    @property
-    def n_samples(self) -> int:
-        return int(self.sums[..., kernel.N].flat[0])
-
-    @property
-    def n_outputs(self) -> int:
-        return 1 if self.sums.ndim == 1 else self.sums.shape[0]
-
-    def merge(self, other: SquaredLogState) -> SquaredLogState:
-        """The state of both inputs: sums add. An empty state is the identity."""
-        self._check_mergeable(other)
-        if other.n_samples == 0:
-            return self
-        if self.n_samples == 0:
-            return other
-        if self.sums.shape != other.sums.shape:
-            raise ValueError(f"cannot merge squared log states of different numbers of "
-                             f"outputs ({self.n_outputs} and {other.n_outputs})")
-        return SquaredLogState(self.sums + other.sums, self.weighted or other.weighted)
 
     def _export(self) -> dict:
         return {"sums": self.sums.copy(), "weighted": bool(self.weighted)}
@@ -424,7 +401,7 @@ def _per_output(state: SquaredLogState, multioutput, root: bool, function: str):
     if root:
         values = np.sqrt(values)
     if state.sums.ndim == 1:
-        return out(values, multioutput)
+        return out(float(values), multioutput)
     return average(values, multioutput)
 
 

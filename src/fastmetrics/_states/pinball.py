@@ -64,7 +64,7 @@ def check_pinball_multioutput(multioutput, outputs: int,
     check_multioutput(multioutput, _ALLOWED, outputs=outputs)
 
 
-class PinballState(base.State):
+class PinballState(base.OutputSums):
     """The pinball sums of one or more kernel passes over (y_true, y_pred[, weights]).
 
     Attributes
@@ -84,11 +84,8 @@ class PinballState(base.State):
     """
 
     kind = "pinball"
-    __slots__ = ("sums", "weighted")
-
-    def __init__(self, sums, weighted):
-        self.sums = sums
-        self.weighted = weighted
+    count_slot = kernel.N
+    __slots__ = ()
 
     @classmethod
     def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *,
@@ -98,29 +95,6 @@ class PinballState(base.State):
         unless ``allow_empty``)."""
         yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=allow_empty)
         return cls(_pass(yt, yp, w, n_threads, allow_zero_sum), w is not None)
-
-    @property
-    def n_samples(self) -> int:
-        s = self.sums
-        return int(s[kernel.N] if s.ndim == 1 else s[0, kernel.N])
-
-    @property
-    def n_outputs(self) -> int:
-        """The number of outputs (1 for 1-D targets)."""
-        return 1 if self.sums.ndim == 1 else self.sums.shape[0]
-
-    def merge(self, other: PinballState) -> PinballState:
-        """The state of both inputs: the sums add. An empty state is the identity."""
-        self._check_mergeable(other)
-        if other.n_samples == 0:
-            return self
-        if self.n_samples == 0:
-            return other
-        if self.sums.shape != other.sums.shape:
-            raise ValueError(
-                f"cannot merge pinball states of different numbers of outputs "
-                f"({self.n_outputs} and {other.n_outputs})")
-        return PinballState(self.sums + other.sums, self.weighted or other.weighted)
 
     def _export(self) -> dict:
         return {"sums": self.sums.copy(), "weighted": bool(self.weighted)}

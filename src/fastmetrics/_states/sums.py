@@ -262,7 +262,7 @@ def abs_errors(yt: np.ndarray, yp: np.ndarray, w) -> np.ndarray:
 # ---------------------------------------------------------------------- the state
 
 
-class RegressionState(base.State):
+class RegressionState(base.OutputSums):
     """The sums of one or more kernel passes over (y_true, y_pred[, weights]).
 
     Attributes
@@ -289,7 +289,8 @@ class RegressionState(base.State):
     """
 
     kind = "regression"
-    __slots__ = ("sums", "flags", "delta", "weighted", "kept", "kept_weights")
+    count_slot = kernel.N
+    __slots__ = ("flags", "delta", "kept", "kept_weights")
 
     def __init__(self, sums, flags, delta, weighted, kept=None, kept_weights=None):
         self.sums = sums
@@ -370,16 +371,6 @@ class RegressionState(base.State):
 
     # ------------------------------------------------------------------ properties
     @property
-    def n_samples(self) -> int:
-        s = self.sums
-        return int(s[kernel.N] if s.ndim == 1 else s[0, kernel.N])
-
-    @property
-    def n_outputs(self) -> int:
-        """The number of outputs (1 for 1-D targets)."""
-        return 1 if self.sums.ndim == 1 else self.sums.shape[0]
-
-    @property
     def keeps_values(self) -> bool:
         return self.kept is not None
 
@@ -429,7 +420,7 @@ class RegressionState(base.State):
         """The state of both inputs: sums add (mean and spread by Chan et al.'s update),
         the optional sums both hold are kept, kept errors are concatenated. An empty state
         is the identity."""
-        self._check_mergeable(other)
+        self._check_outputs(other)
         if self.delta != other.delta:
             raise ValueError(
                 f"cannot merge regression states of different Huber delta ({self.delta} and "
@@ -439,11 +430,6 @@ class RegressionState(base.State):
             return self
         if self.n_samples == 0:
             return other
-        if self.sums.shape != other.sums.shape:
-            raise ValueError(
-                f"cannot merge regression states of different numbers of outputs "
-                f"({self.n_outputs} and {other.n_outputs})"
-            )
         s = self.sums.copy()
         for a, b in zip(s.reshape(-1, kernel.N_STATE), other.sums.reshape(-1, kernel.N_STATE)):
             kernel.merge(a, b)
