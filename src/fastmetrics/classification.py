@@ -12,13 +12,18 @@ confusion matrices, the report, Jaccard, Hamming and zero-one losses). Multiclas
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._states import confusion, multilabel, onevsrest, prf
 from ._states.confusion import ConfusionState
 from ._states.multilabel import MultilabelState, is_multilabel_pair
 from ._threads import resolve_n_threads
-from .exceptions import UndefinedMetricWarning
+from . import exceptions
+
+if TYPE_CHECKING:  # the name ``__getattr__`` below gives, for type checkers and linters
+    from sklearn.exceptions import UndefinedMetricWarning  # noqa: F401
 
 __all__ = [
     "UndefinedMetricWarning",
@@ -42,6 +47,10 @@ __all__ = [
     "specificity_score",
     "zero_one_loss",
 ]
+
+
+# scikit-learn's warning class, looked up on first use (importing it costs a second)
+__getattr__ = exceptions.lazy_warning_classes(__name__)
 
 
 def label_state(y_true, y_pred, sample_weight=None, n_threads=None):

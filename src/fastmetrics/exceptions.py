@@ -1,30 +1,66 @@
 """Warnings and errors shared by every family.
 
 When scikit-learn is installed its classes are used, so that filters and ``pytest.warns`` /
-``pytest.raises`` written for scikit-learn apply to fastmetrics unchanged.
+``pytest.raises`` written for scikit-learn apply to fastmetrics unchanged. They are looked up
+on first use, not at import: importing scikit-learn costs about a second (it pulls in scipy),
+which ``import fastmetrics`` must not pay.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
 from types import FrameType
+from typing import TYPE_CHECKING, Callable
 
-__all__ = ["UndefinedMetricWarning", "invalid_parameter", "warn"]
+if TYPE_CHECKING:  # the name ``__getattr__`` below gives, for type checkers and linters
+    from sklearn.exceptions import UndefinedMetricWarning  # noqa: F401
 
-try:  # share scikit-learn's warning class when it is installed
-    from sklearn.exceptions import UndefinedMetricWarning
-except ImportError:  # pragma: no cover - sklearn is optional at run time
+__all__ = ["UndefinedMetricWarning", "invalid_parameter", "lazy_warning_classes",
+           "undefined_metric_warning", "warn"]
 
-    # the fallback binds the name the import above would have: one name, two definitions
-    class UndefinedMetricWarning(UserWarning):  # type: ignore[no-redef]
-        """Warning used when a metric is ill-defined (same meaning as scikit-learn's)."""
+
+class _UndefinedMetricWarning(UserWarning):
+    """Warning used when a metric is ill-defined (same meaning as scikit-learn's)."""
+
+
+# without scikit-learn, warnings print under the name scikit-learn's class has
+_UndefinedMetricWarning.__name__ = _UndefinedMetricWarning.__qualname__ = "UndefinedMetricWarning"
 
 
 class _InvalidParameterError(ValueError, TypeError):
     """A parameter of the wrong type or value (both a ValueError and a TypeError, as
     scikit-learn's ``InvalidParameterError``)."""
+
+
+@functools.cache
+def undefined_metric_warning() -> type[Warning]:
+    """The class of the warning for an ill-defined metric: scikit-learn's
+    ``UndefinedMetricWarning`` when it is installed (imported on the first call), else
+    fastmetrics' own ``UserWarning`` subclass."""
+    try:
+        from sklearn.exceptions import UndefinedMetricWarning
+    except ImportError:  # pragma: no cover - sklearn is optional at run time
+        return _UndefinedMetricWarning
+    return UndefinedMetricWarning
+
+
+def lazy_warning_classes(module: str) -> Callable[[str], type[Warning]]:
+    """A module-level ``__getattr__`` for ``module`` that gives ``UndefinedMetricWarning``
+    (scikit-learn's class when installed) when it is first asked for, so that importing the
+    module does not import scikit-learn."""
+
+    def lookup(name: str) -> type[Warning]:
+        if name == "UndefinedMetricWarning":
+            return undefined_metric_warning()
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return lookup
+
+
+__getattr__ = lazy_warning_classes(__name__)
 
 
 def invalid_parameter(message: str) -> Exception:
@@ -50,3 +86,4 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level)
+

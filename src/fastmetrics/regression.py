@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import math
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._kernels import sums as kernel
@@ -44,7 +46,10 @@ from ._states import sums
 from ._states.sums import RegressionState, RegressionSummary
 from ._states import deviance
 from ._states.deviance import SquaredLogState, TweedieState
-from .exceptions import UndefinedMetricWarning
+from . import exceptions
+
+if TYPE_CHECKING:  # the name ``__getattr__`` below gives, for type checkers and linters
+    from sklearn.exceptions import UndefinedMetricWarning  # noqa: F401
 
 __all__ = [
     "STORY_POINT_BINS",
@@ -73,6 +78,11 @@ __all__ = [
     "mean_tweedie_deviance",
     "root_mean_squared_log_error",
 ]
+
+
+# scikit-learn's warning class, looked up on first use (importing it costs a second)
+__getattr__ = exceptions.lazy_warning_classes(__name__)
+
 
 #: The harness' story-point bins (inclusive ranges of ``y_true``) for :func:`mae_by_bin`.
 STORY_POINT_BINS = {"1-3": (1, 3), "5-8": (5, 8), "13-21": (13, 21), "34+": (34, math.inf)}

@@ -47,7 +47,7 @@ import numpy as np
 from .._inputs import NONZERO
 from .._kernels import deviance as kernel
 from .._threads import threads_for
-from ..exceptions import UndefinedMetricWarning, invalid_parameter, warn
+from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 from .sums import average, check_multioutput, n_outputs, nonfinite_input, out, targets
 
@@ -317,7 +317,7 @@ def d2_tweedie(state: TweedieState) -> float:
         raise ValueError("this Tweedie state holds no D² sums (build it with d2=True)")
     if state.n_samples < 2:
         warn("D^2 score is not well-defined with less than two samples.",
-             UndefinedMetricWarning)
+             undefined_metric_warning())
         return float("nan")
     numerator = tweedie_deviance(state)
     denominator = _deviance_at_mean(state) / _total(state.sums)

@@ -30,7 +30,7 @@ from .._inputs import NONZERO, zero_weight_sum_error
 from .._kernels import pinball as kernel
 from .._kernels import select as selection
 from .._threads import threads_for
-from ..exceptions import UndefinedMetricWarning, invalid_parameter, warn
+from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 from .sums import (average, check_multioutput, explained_fractions, n_outputs, nonfinite_input,
                    out, targets)
@@ -263,7 +263,7 @@ def d2_score(y_true, y_pred, sample_weight=None, alpha=0.5, multioutput="uniform
     num = _pass(yt, yp, w, n_threads, False)
     if yt.shape[0] < 2:
         warn("D^2 score is not well-defined with less than two samples.",
-             UndefinedMetricWarning)
+             undefined_metric_warning())
         return float("nan")
     q = quantiles(yt, w, alpha, dt)
     base_pred = np.broadcast_to(q if yt.ndim == 2 else q[0], yt.shape)  # stride 0: no copy

@@ -42,7 +42,7 @@ from .._inputs import (
 )
 from .._kernels import proba as kernel
 from .._threads import threads_for
-from ..exceptions import UndefinedMetricWarning, invalid_parameter, warn
+from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 
 __all__ = ["NOT_NORMALISED", "STREAMED", "TOO_FEW", "ProbabilityState", "d2_log_loss",
@@ -581,7 +581,7 @@ def loss(state: ProbabilityState, normalize=True) -> float:
 
 def too_few() -> float:
     """scikit-learn's D² answer for fewer than two samples: NaN, with a warning."""
-    warn(TOO_FEW, UndefinedMetricWarning)
+    warn(TOO_FEW, undefined_metric_warning())
     return float("nan")
 
 
@@ -612,7 +612,7 @@ def top_k(state: ProbabilityState, k=2, normalize=True) -> float:
                          "accumulator's")
     if state.k >= state.n_classes:
         warn(f"'k' ({state.k}) greater than or equal to 'n_classes' ({state.n_classes}) will "
-             "result in a perfect score and is therefore meaningless.", UndefinedMetricWarning)
+             "result in a perfect score and is therefore meaningless.", undefined_metric_warning())
     s = state.sums
     half = state.n_classes > 2 or (s[kernel.MINP] >= 0 and s[kernel.MAXP] <= 1)
     hits = float(s[kernel.HITS] if half else s[kernel.HITS0])

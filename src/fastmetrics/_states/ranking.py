@@ -54,7 +54,7 @@ from .._inputs import (
 )
 from .._kernels import ranking as kernel
 from .._threads import resolve_n_threads, threads_for
-from ..exceptions import UndefinedMetricWarning, warn
+from ..exceptions import warn, undefined_metric_warning
 from . import base
 
 __all__ = [
@@ -637,7 +637,7 @@ def auc_value(st) -> float:
     """scikit-learn's ``_binary_roc_auc_score`` on a statistics row (full area)."""
     if st[kernel.NPOS] == 0 or st[kernel.NNEG] == 0:
         warn("Only one class is present in y_true. ROC AUC score is not defined in that case.",
-             UndefinedMetricWarning)
+             undefined_metric_warning())
         return np.nan
     P, N = st[kernel.P], st[kernel.N]
     if N <= 0:
@@ -770,7 +770,7 @@ def _rate(cum, side: str):
 def _nothing_weighs(side: str) -> None:
     rate = "false" if side == "negative" else "true"
     warn(f"No {side} samples in y_true, {rate} positive value should be meaningless",
-         UndefinedMetricWarning)
+         undefined_metric_warning())
 
 
 def roc(state: RankingState, pos_label=None, drop_intermediate=True):

@@ -42,7 +42,7 @@ from .._inputs import (
 )
 from .._kernels import sums as kernel
 from .._threads import threads_for
-from ..exceptions import UndefinedMetricWarning, warn
+from ..exceptions import warn, undefined_metric_warning
 from .._order import numpy_median as median
 from . import base
 
@@ -666,7 +666,7 @@ def _few_samples(state: RegressionState) -> bool:
     state.total()
     if state.n_samples < 2:
         warn("R^2 score is not well-defined with less than two samples.",
-             UndefinedMetricWarning)
+             undefined_metric_warning())
         return True
     return False
 
