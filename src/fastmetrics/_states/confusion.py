@@ -39,8 +39,9 @@ from .._inputs import (
     union_labels,
 )
 from .._kernels import confusion as kernel
-from .._threads import threads_for
-from ..exceptions import UndefinedMetricWarning, invalid_parameter, warn
+from .._kernels.smallcount import small_state
+from .._threads import resolve_n_threads, threads_for
+from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 from .prf import prf_from_sums
 
@@ -141,8 +142,18 @@ class ConfusionState(base.State):
         requested labels). Raises ``ValueError``/``TypeError`` naming the argument for bad
         input; empty input is an error unless ``allow_empty``.
         """
-        # Hot path (the common call: two native 1-D integer arrays of one dtype, unweighted):
-        # straight to the kernel, so small calls cost microseconds.
+        # Hot paths (the common call: two native 1-D integer arrays of one dtype, unweighted):
+        # straight to a kernel. Small calls (per group, per resample: thousands of them) get
+        # the whole state from one C call that checks the layout itself; None from it means
+        # another input, a wide label range or a large input.
+        if sample_weight is None:
+            res = small_state(y_true, y_pred)
+            if res is not None:
+                if n_threads is not None:
+                    resolve_n_threads(n_threads)  # validated all the same
+                values, cm, in_true = res
+                return cls(values, cm, _ALL_PRESENT[: values.shape[0]], y_true.shape[0], None,
+                           False, in_true)
         if sample_weight is None and plain_int_pair(y_true, y_pred):
             res = kernel.dense_state(y_true, y_pred, DENSE_MAX_RANGE,
                                      threads_for("confusion", y_true.shape[0], n_threads))
@@ -446,7 +457,7 @@ class ConfusionState(base.State):
         labels), with scikit-learn's dtypes: int64 unweighted, float64 weighted, and its
         float64 quirk when no sample at all is correctly predicted."""
         if labels is None:
-            st, idx = self, None if self.present.all() else np.flatnonzero(self.present)
+            st, idx = self, None if self.all_present() else np.flatnonzero(self.present)
         else:
             st, idx = self.select(labels)
         cm = st.cm
@@ -454,7 +465,7 @@ class ConfusionState(base.State):
         if st.margins is not None:  # weighted: sums in scikit-learn's (bincount's) order
             tp, pred, true = diag, st.margins[1], st.margins[0]
         else:
-            tp, pred, true = diag, cm.sum(axis=0), cm.sum(axis=1)
+            tp, pred, true = diag, np.add.reduce(cm, 0), np.add.reduce(cm, 1)
         if idx is not None:
             tp, pred, true = tp[idx], pred[idx], true[idx]
         if st.weighted:
@@ -462,7 +473,7 @@ class ConfusionState(base.State):
             # scikit-learn recovers these as tp + fp and tp + fn from its 2 x 2 matrices
             pred = tp + (pred - tp)
             true = tp + (true - tp)
-        elif not diag.any():
+        elif not np.count_nonzero(diag):
             # scikit-learn's multilabel_confusion_matrix makes tp a float zero array when no
             # sample is predicted correctly, which turns every derived count float64.
             tp, pred, true = (np.asarray(x, dtype=np.float64) for x in (tp, pred, true))
@@ -470,9 +481,14 @@ class ConfusionState(base.State):
 
     def present_cm(self) -> np.ndarray:
         """The table over the labels that occur (scikit-learn's default label set)."""
-        if self.present.all():
+        if self.all_present():
             return self.cm
         return self.cm[np.ix_(self.present, self.present)]
+
+    def all_present(self) -> bool:
+        """Every label of the table occurs (a view of the shared all-true mask says so
+        without a reduction: small calls feel every microsecond)."""
+        return self.present.base is _ALL_PRESENT or bool(self.present.all())
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict:
@@ -843,7 +859,7 @@ def likelihood_ratios(state: ConfusionState, labels=None,
             "No samples of the positive class are present in `y_true`. "
             "`positive_likelihood_ratio` and `negative_likelihood_ratio` are both set "
             "to `np.nan`. " + _LR_TAIL,
-            UndefinedMetricWarning)
+            undefined_metric_warning())
     if fp == 0:
         if tp == 0:
             start = ("No samples were predicted for the positive class and "
@@ -852,13 +868,13 @@ def likelihood_ratios(state: ConfusionState, labels=None,
             start = "`positive_likelihood_ratio` is ill-defined and "
         # scikit-learn's message stops here: the rest of its sentence is a separate string
         warn(start + "set to `np.nan`. Use the `replace_undefined_by` param to ",
-             UndefinedMetricWarning)
+             undefined_metric_warning())
         positive = lr_pos
     else:
         positive = (tp * support_neg) / (fp * support_pos)
     if tn == 0:
         warn("`negative_likelihood_ratio` is ill-defined and set to `np.nan`. " + _LR_TAIL,
-             UndefinedMetricWarning)
+             undefined_metric_warning())
         negative = lr_neg
     else:
         negative = (fn * support_neg) / (tn * support_pos)
@@ -930,7 +946,7 @@ def kappa(state: ConfusionState, labels=None, weights=None,
             "`y2` contains no labels that are present in both `y1` and `labels`."
             "`cohen_kappa_score` is undefined and set to the value defined by the "
             f"`replace_undefined_by` param, which is set to {replace_undefined_by}.",
-            UndefinedMetricWarning)
+            undefined_metric_warning())
         return replace_undefined_by
     expected = numerator / denominator
     if weights is None:
@@ -947,7 +963,7 @@ def kappa(state: ConfusionState, labels=None, weights=None,
             "`y1`, `y2` and `labels` have only one label in common. `cohen_kappa_score` is "
             "undefined and set to the value defined by the the `replace_undefined_by` "
             f"param, which is set to {replace_undefined_by}.",
-            UndefinedMetricWarning)
+            undefined_metric_warning())
         return replace_undefined_by
     return float(1 - k / d)
 

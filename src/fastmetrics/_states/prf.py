@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from ..exceptions import UndefinedMetricWarning, warn
+from ..exceptions import warn, undefined_metric_warning
 
 __all__ = ["AVERAGES", "check_zero_division", "f1", "fbeta", "nanaverage", "precision",
            "prf_divide", "prf_from_sums", "prfs", "recall", "report", "set_wise_labels"]
@@ -40,6 +40,8 @@ def check_zero_division(zero_division):
 
 
 def _check_beta(beta):
+    if type(beta) is float and beta >= 0:  # the common case, without an ABC check
+        return
     # ``not beta >= 0`` also refuses NaN. typeshed's numbers.Real declares only < and <=, so
     # mypy rejects >= on it; every real type that arrives (int, float, Fraction, numpy
     # scalars) defines >=.
@@ -57,13 +59,13 @@ def _warn_prf(average, modifier, msg_start, result_size):
         "Use `zero_division` parameter to control this behavior."
     )
     msg = msg.format("due to" if result_size == 1 else f"in {axis1}s with")
-    warn(msg, UndefinedMetricWarning)
+    warn(msg, undefined_metric_warning())
 
 
 def prf_divide(num, den, metric, modifier, average, warn_for, zero_division):
-    mask = den == 0
-    if not mask.any():
+    if np.count_nonzero(den) == den.shape[0]:  # no zero: no mask to build (small calls)
         return np.true_divide(num, den, dtype=np.float64)
+    mask = den == 0
     den = np.array(den, dtype=np.float64)
     den[mask] = 1
     result = np.asarray(num, dtype=np.float64) / den
