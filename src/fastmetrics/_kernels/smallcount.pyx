@@ -178,7 +178,7 @@ def small_state(object y_true, object y_pred):
     """
     cdef cnp.ndarray at, ap
     cdef int typenum
-    cdef Py_ssize_t n, st, sp, span, i, j, m = 0
+    cdef Py_ssize_t n, st, sp, span = 0, i, j, m = 0
     cdef int64_t lo, hi, x
     cdef bint fits
     cdef const char* pt
@@ -215,18 +215,18 @@ def small_state(object y_true, object y_pred):
     with nogil:
         fits = (_ranged(typenum, pt, st, pp, sp, n, &lo, &hi)
                 and <uint64_t>hi - <uint64_t>lo < <uint64_t>_MAX_SPAN)
+        if fits:
+            span = <Py_ssize_t>(hi - lo) + 1
+            memset(table, 0, span * span * sizeof(int64_t))
+            _counted(typenum, pt, st, pp, sp, n, lo, span, table)
+            for i in range(span):
+                for j in range(span):
+                    if table[i * span + j] != 0 or table[j * span + i] != 0:
+                        keep[m] = i
+                        m += 1
+                        break
     if not fits:
         return None
-    with nogil:
-        span = <Py_ssize_t>(hi - lo) + 1
-        memset(table, 0, span * span * sizeof(int64_t))
-        _counted(typenum, pt, st, pp, sp, n, lo, span, table)
-        for i in range(span):
-            for j in range(span):
-                if table[i * span + j] != 0 or table[j * span + i] != 0:
-                    keep[m] = i
-                    m += 1
-                    break
     dims[0] = m
     dims[1] = m
     values = cnp.PyArray_EMPTY(1, dims, cnp.PyArray_TYPE(at), 0)
