@@ -19,6 +19,8 @@ Run: python -m pytest benchmarks/bench_small.py --benchmark-only
 
 from __future__ import annotations
 
+import gc
+import random
 import statistics
 import sys
 import time
@@ -145,11 +147,13 @@ def _per_call(fn, yt, yp, calls, clock=time.perf_counter):
 
 def main(rounds: int = 101, clock_name: str = "cpu") -> None:
     """Contenders take turns in short rounds (about 0.5 ms each) and each one's median round
-    is reported. ``cpu`` times the thread's CPU time, which a busy machine's preemptions do
+    is reported, with the garbage collector off (as ``timeit`` runs). ``cpu`` times the thread's CPU time, which a busy machine's preemptions do
     not inflate (they still cost caches); ``wall`` times the wall clock."""
     clock = time.thread_time if clock_name == "cpu" else time.perf_counter
+    gc.disable()  # as timeit does: a collection of scikit-learn's heap in one round is noise
     warnings.simplefilter("ignore")
     contenders = _contenders()
+    shuffler = random.Random(0)
     print(f"# {fm.__file__}; medians of {rounds} interleaved rounds, {clock_name} "
           "microseconds per call")
     print("| metric | n | fastmetrics | bincount | numba | sklearn | fm / bincount | "
@@ -164,10 +168,14 @@ def main(rounds: int = 101, clock_name: str = "cpu") -> None:
                      for name, fn in who.items()}
             calls["sklearn"] = 1
             times: dict[str, list[float]] = {name: [] for name in who}
-            for i in range(rounds):  # contenders take turns, so load hits them alike
-                for name, fn in who.items():
+            order = list(who)
+            for i in range(rounds):
+                # contenders take turns, so load hits them alike, in a new order each round,
+                # so that a periodic neighbour cannot keep hitting the same one
+                shuffler.shuffle(order)
+                for name in order:
                     if name != "sklearn" or i % 10 == 0:  # milliseconds a call: a few do
-                        times[name].append(_per_call(fn, yt, yp, calls[name], clock))
+                        times[name].append(_per_call(who[name], yt, yp, calls[name], clock))
             med = {name: statistics.median(v) * 1e6 for name, v in times.items()}
             nb = med.get("numba", float("nan"))
             print(f"| {metric} | {n} | {med['fastmetrics']:.2f} | {med['bincount']:.2f} | "
