@@ -264,8 +264,12 @@ class LabelCoder:
         if not self.text:
             return state
         if self.nums is not None:
-            ints = all(isinstance(x, int) for x in self.nums)
-            values = np.array(self.nums, dtype=np.int64 if ints else np.float64)
+            frac = next((self.raw[c] for c, x in enumerate(self.nums)
+                         if not isinstance(x, int)), None)
+            if frac is not None:  # as a float column: scikit-learn's "continuous" labels
+                raise CLIError(f"the labels are numbers and {frac!r} is not an integer: "
+                               "labels must be integers or text (non-integer float values)")
+            values = np.array(self.nums, dtype=np.int64)
         else:
             values = np.array([_text(v) for v in self.raw], dtype=str)
         return state.relabel(values[state.values])
@@ -354,7 +358,7 @@ def as_prob(a: Any, key: str, row0: int = 0) -> np.ndarray:
     if isinstance(a, Coded):
         a = a.texts()
     try:
-        return a.astype(np.float64)
+        return a.astype(np.float64, copy=False)
     except (ValueError, TypeError):
         for i, v in enumerate(a.tolist()):
             try:

@@ -325,19 +325,23 @@ class ArrowCsvSource(Source):
             raise Reread  # a quoted line break in the header: pyarrow counts rows otherwise
         self.name, self.path, self.delimiter, self.size = path, path, delimiter, size
         self.stream: Any = None
+        self.done = 0  # data rows handed out
+        self.rows = _rows_in(path, size)  # estimated
 
     def close(self) -> None:
         if self.stream is not None:
             self.stream.close()
 
     def position(self) -> int:
-        return self.stream.tell() if self.stream is not None else 0
+        # pyarrow reads ahead of the batches handed out: the bytes of the rows done so far,
+        # from the bytes per row of the file's first 64 KiB
+        return min(self.size, self.size * self.done // self.rows) if self.rows else 0
 
     def estimate(self, need: list[str], labels: tuple[str, ...]) -> int:
         # per row: a label's int32 index and its int64 code; a probability's float64, as
         # pyarrow's column and numpy's copy
         per_row = 12 * len(set(labels)) + 16 * len(set(need) - set(labels))
-        return _rows_in(self.path, self.size) * per_row
+        return self.rows * per_row
 
     def batches(self, need: list[str], batch_rows: int | None,
                 labels: tuple[str, ...] = ()) -> Iterator[Batch]:
@@ -346,8 +350,7 @@ class ArrowCsvSource(Source):
 
         text = pa.dictionary(pa.int32(), pa.string())
         # block size: about a batch of rows (at least 64 KiB, at most 64 MiB)
-        rows = _rows_in(self.path, self.size)
-        per_row = self.size / rows if rows else 64
+        per_row = self.size / self.rows if self.rows else 64
         block = 1 << 20 if batch_rows is None else int(
             min(64 << 20, max(1 << 16, 1.25 * batch_rows * per_row)))
         read = pacsv.ReadOptions(skip_rows=self.header_rows, column_names=self.names,
@@ -375,6 +378,7 @@ class ArrowCsvSource(Source):
                         yield Batch({c: _arrow_column(piece.column(c), c in labels)
                                      for c in need}, row0)
                         row0 += piece.num_rows
+                        self.done = row0
         except pa.ArrowException:  # ragged, bad UTF-8, not a number, a quote...
             raise Reread from None
         if row0 == 0:
@@ -552,14 +556,20 @@ class NpzSource(Source):
 
     def __init__(self, path: str) -> None:
         try:
-            self.z = np.load(path, allow_pickle=False)
+            self.f = open(path, "rb")  # ours: numpy leaves its own open when the zip is bad
+        except OSError as exc:
+            raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
+        try:
+            self.z = np.load(self.f, allow_pickle=False)
             self.names = list(self.z.files)
         except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+            self.f.close()
             raise CLIError(f"cannot read {path} as NPZ: {first_line(exc)}") from None
         self.name = path
 
     def close(self) -> None:
         self.z.close()
+        self.f.close()
 
     def batches(self, need: list[str], batch_rows: int | None,
                 labels: tuple[str, ...] = ()) -> Iterator[Batch]:
