@@ -67,7 +67,8 @@ def test_csv_is_read_by_pyarrow_with_labels_as_codes(tmp_path, monkeypatch):
     rng = np.random.default_rng(0)
     names = np.array(["cat", "dog", "emu"])
     yt, yp = names[rng.integers(0, 3, 2000)], names[rng.integers(0, 3, 2000)]
-    (tmp_path / "a.csv").write_text("y_true,y_pred\n" + "".join(f"{a},{b}\n" for a, b in zip(yt, yp)))
+    (tmp_path / "a.csv").write_text(
+        "y_true,y_pred\n" + "".join(f"{a},{b}\n" for a, b in zip(yt, yp)))
     seen = []
     real = LabelCoder.encode
 
@@ -308,8 +309,9 @@ def test_delimiter(tmp_path):
     (tmp_path / "t.csv").write_text("y_true\ty_pred\n1\t1\n0\t1\n")
     ref = run_main(["report", "c.csv", "--format", "json"], tmp_path)
     assert ref[0] == 0
-    assert run_main(["report", "s.csv", "--delimiter", ";", "--format", "json"], tmp_path)[1] == ref[1]
-    assert run_main(["report", "t.csv", "--delimiter", "tab", "--format", "json"], tmp_path)[1] == ref[1]
+    for name, d in (("s.csv", ";"), ("t.csv", "tab"), ("t.csv", "\\t")):
+        got = run_main(["report", name, "--delimiter", d, "--format", "json"], tmp_path)
+        assert got[1] == ref[1], (name, d)
     assert run_main(["report", "-", "--delimiter", ";", "--format", "json"], tmp_path,
                     stdin=b"y_true;y_pred\n1;1\n0;1\n")[1] == ref[1]
     one_error(*run_main(["report", "s.csv", "--delimiter", ";;"], tmp_path),

@@ -72,6 +72,8 @@ def have_pyarrow() -> bool:
 class Reread(Exception):
     """pyarrow met something the csv module reads, or reports, its own way: read the file
     again with the csv module (raised by :class:`ArrowCsvSource`, caught by the report)."""
+
+
 CSV_EXTS = (".csv", ".tsv", ".txt", "")
 PARQUET_EXTS = (".parquet", ".pq")
 
