@@ -206,9 +206,12 @@ def test_stdin_cr_only_lines_and_byte_order_mark(tmp_path):
     for data in (b"y_true,y_pred\r1,1\r0,1\r2,2\r", b"\xef\xbb\xbfy_true,y_pred\n1,1\n0,1\n2,2\n",
                  b"y_true,y_pred\r\n1,1\r\n0,1\r\n2,2\r\n"):
         assert run_main(["report", "-", "--format", "json"], tmp_path, stdin=data) == plain
-    # a byte order mark on a file too
+    # files too (pyarrow, and the csv module when the file is read again)
     (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbfy_true,y_pred\n1,1\n0,1\n2,2\n")
-    assert run_main(["report", "bom.csv", "--format", "json"], tmp_path) == plain
+    (tmp_path / "cr.csv").write_bytes(b"y_true,y_pred\r1,1\r0,1\r2,2\r")
+    (tmp_path / "cr_blank.csv").write_bytes(b"y_true,y_pred\r1,1\r0,1\r2,2\r\r")
+    for name in ("bom.csv", "cr.csv", "cr_blank.csv"):
+        assert run_main(["report", name, "--format", "json"], tmp_path) == plain, name
 
 
 def test_binary_garbage_on_stdin(tmp_path):

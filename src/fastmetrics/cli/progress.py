@@ -20,8 +20,9 @@ def rate_text(per_s: float, unit: str) -> str:
     for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")):
         if per_s >= scale:
             break
-    sep = "" if unit == "B" else " "
-    return f"{per_s / scale:.1f}{prefix}{sep}{unit}/s"
+    if unit == "B":
+        return f"{per_s / scale:.1f} {prefix}B/s"
+    return f"{per_s / scale:.1f}{prefix} {unit}/s"
 
 
 def _clock(seconds: float) -> str:

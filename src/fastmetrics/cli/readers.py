@@ -500,8 +500,9 @@ class ParquetSource(Source):
 def _is_text(t: Any) -> bool:
     import pyarrow as pa
 
+    is_view = getattr(pa.types, "is_string_view", None)  # pyarrow >= 16
     return bool(pa.types.is_string(t) or pa.types.is_large_string(t)
-                or pa.types.is_string_view(t))
+                or (is_view is not None and is_view(t)))
 
 
 def _parquet_column(col: Any, label: bool) -> Any:
