@@ -351,13 +351,13 @@ class ArrowCsvSource(Source):
         import pyarrow.csv as pacsv
 
         text = pa.dictionary(pa.int32(), pa.string())
-        # block size: about a batch of rows (at least 64 KiB, at most 64 MiB)
+        # block size: about a batch of rows, 1 to 64 MiB (a row longer than a block is read
+        # again by the csv module)
         per_row = self.size / self.rows if self.rows else 64
         block = 1 << 20 if batch_rows is None else int(
-            min(64 << 20, max(1 << 16, 1.25 * batch_rows * per_row)))
+            min(64 << 20, max(1 << 20, 1.25 * batch_rows * per_row)))
         read = pacsv.ReadOptions(skip_rows=self.header_rows, column_names=self.names,
-                                 block_size=max(block, 1 << 20) if batch_rows is None
-                                 else block)
+                                 block_size=block)
         parse = pacsv.ParseOptions(delimiter=self.delimiter, ignore_empty_lines=False)
         convert = pacsv.ConvertOptions(
             include_columns=need,
