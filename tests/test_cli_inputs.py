@@ -268,6 +268,30 @@ def test_error_rows_are_data_rows_from_1_when_streaming(tmp_path):
                   "probability column 'p_1' is not numeric: 'n/a' at data row 4322")
 
 
+@needs_arrow
+def test_parquet_dictionary_columns(tmp_path):
+    """Categorical columns (pandas writes them as dictionaries): text labels by their codes,
+    numbers stay numbers; the same report as the plain columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(8)
+    yt, yp = rng.integers(0, 4, 500), rng.integers(0, 4, 500)
+    names = np.array(["a", "b", "c", "d"])
+    for kind, t, p in (("text", names[yt], names[yp]), ("ints", yt, yp)):
+        pq.write_table(pa.table({"y_true": t, "y_pred": p}), tmp_path / "plain.parquet")
+        pq.write_table(pa.table({"y_true": pa.array(t).dictionary_encode(),
+                                 "y_pred": pa.array(p).dictionary_encode()}),
+                       tmp_path / "dict.parquet")
+        plain = run_main(["report", "plain.parquet", "--format", "json"], tmp_path)
+        assert plain[0] == 0, plain[2]
+        for extra in ([], ["--batch-rows", "64"]):
+            got = run_main(["report", "dict.parquet", "--format", "json", *extra], tmp_path)
+            assert got[1] == plain[1], (kind, extra)
+        assert json.loads(plain[1])["labels"] == (["a", "b", "c", "d"] if kind == "text"
+                                                   else [0, 1, 2, 3])
+
+
 # --------------------------------------------------------------------------- memory
 
 

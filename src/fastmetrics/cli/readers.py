@@ -508,7 +508,9 @@ def _is_text(t: Any) -> bool:
 def _parquet_column(col: Any, label: bool) -> Any:
     import pyarrow as pa
 
-    if label and pa.types.is_dictionary(col.type) and not col.null_count:
+    # text labels only: a dictionary of numbers decodes to numbers, as before
+    if (label and pa.types.is_dictionary(col.type) and _is_text(col.type.value_type)
+            and not col.null_count):
         try:
             return _coded(col)
         except Reread:  # an empty text: the object column names its row
