@@ -3,8 +3,8 @@
 Per row the calibration needs the top column's confidence and whether that column's class is
 the true label. The columns are fixed by the header, but whether a class name equals a label
 depends on how the labels are typed (``"07"`` is the class ``"7"`` when the labels are
-integers, and is not when they are text), which is known only after the last batch. So each
-batch is mapped to column indices under every typing still possible (at most two: integers,
+numbers, and is not when they are text), which is known only after the last batch. So each
+batch is mapped to column indices under every typing still possible (at most two: numbers,
 text); typings that map the batch alike feed one ``CalibrationAccumulator``, and the first
 batch where they differ forks it (a copy, made by merging with an empty accumulator). At the
 end the accumulator of the typing the labels took gives the result. A file with canonical
