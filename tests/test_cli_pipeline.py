@@ -248,7 +248,9 @@ def test_error_rows_count_from_the_start_of_the_file(tmp_path):
     for extra in ([], ["--batch-rows", "64"]):
         rc, out, err = run_main(["report", "a.csv", "--prob-prefix", "p_", *extra], tmp_path)
         assert (rc, out) == (2, "")
-        assert err == "fastmetrics: error: probabilities: y_true[150] = 9 is not in labels"
+        # data rows, counted from 1 (y[150] is the 151st), in memory and when streaming
+        assert err == ("fastmetrics: error: probabilities: the true label 9 of data row 151 "
+                       "has no probability column")
         rc, out, err = run_main(["report", "b.csv", "--prob-prefix", "p_", *extra], tmp_path)
         assert err == ("fastmetrics: error: probability column 'p_1' is not numeric: 'n/a' at "
                        "data row 121")

@@ -48,6 +48,12 @@ def _count(text: str) -> int:
     return int(v)
 
 
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``fastmetrics`` argument parser (commands ``report`` and ``bench``).
 
@@ -61,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="scikit-learn's classification metrics from fast compiled kernels.",
         epilog="With no command: the report card of the sample shipped with fastmetrics.",
     )
+    p.add_argument("--version", action="version", version=f"fastmetrics {_version()}")
     sub = p.add_subparsers(dest="command", metavar="{report,bench}", parser_class=_Parser)
     r = sub.add_parser(
         "report",
@@ -80,7 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="probability columns, one per class (class = name minus the 'p_' "
                    "prefix), or one (n, K) NPZ array whose columns follow the label order")
     g.add_argument("--prob-prefix", metavar="P",
-                   help="use every column named P<class> as class probabilities")
+                   help="use every column named P<class> as class probabilities (default: "
+                   "the p_* columns, if any; the report warns and leaves them out if they "
+                   "cannot be used)")
+    g.add_argument("--no-prob", action="store_true",
+                   help="no calibration: leave the p_* columns out")
     r.add_argument("--oos-label", metavar="X", help="the out-of-scope (abstain) label")
     r.add_argument("--labels", nargs="+", metavar="L",
                    help="pin the label vocabulary and its order (default: labels seen)")
@@ -92,11 +103,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--n-bins", type=int, default=10, help="calibration bins (default 10)")
     r.add_argument("--diagram", metavar="OUT.png",
                    help="write a reliability diagram (needs matplotlib)")
+    r.add_argument("--delimiter", metavar="D",
+                   help="CSV field delimiter, one character, 'tab' for a tab (default: a tab "
+                   "for .tsv, else a comma)")
     r.add_argument("--batch-rows", type=_count, default=None, metavar="N",
                    help="stream a CSV/TSV or Parquet file N rows at a time through the "
                    "streaming accumulators (memory bounded by the batch, same report); "
-                   f"files over {STREAM_BYTES >> 20} MiB are streamed in batches of "
-                   f"{DEFAULT_BATCH_ROWS:,} rows by default")
+                   f"files whose columns would take over {STREAM_BYTES >> 20} MiB in memory, "
+                   f"and stdin, are streamed in batches of {DEFAULT_BATCH_ROWS:,} rows by "
+                   "default")
     b = sub.add_parser(
         "bench",
         help="time fastmetrics against scikit-learn on this machine",

@@ -13,6 +13,7 @@ from :func:`fastmetrics._states.confusion.card`, the derivation behind ``score``
 from __future__ import annotations
 
 import argparse
+import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -22,16 +23,19 @@ from .._states import confusion
 from .._states.confusion import ClassificationMetrics, ConfusionState
 from ..calibration import CalibrationSummary
 from ..streaming import ConfusionAccumulator
-from .columns import LabelCoder, class_name, label_values
+from .columns import DEFAULT_CLASS_PREFIX, LabelCoder, class_name, label_values
 from .errors import CLIError, first_line
 from .progress import Progress
-from .readers import Source, batch_rows, open_source
+from .readers import Reread, Source, batch_rows, open_source
 from .toplabel import TopLabel
 
 __all__ = ["SAMPLE_DEFAULTS", "Card", "card_of", "report_card"]
 
 #: The sample's out-of-scope label and probability columns, used when no FILE is given.
 SAMPLE_DEFAULTS = {"oos_label": "oos", "prob_prefix": "p_"}
+#: How probability columns found by their ``p_`` prefix alone are named in the report.
+DEFAULT_SOURCE = f"{DEFAULT_CLASS_PREFIX}* columns (found by name)"
+DIAGRAM_NEEDS = "--diagram needs probabilities: give --prob COL... or --prob-prefix P"
 
 
 @dataclass
@@ -86,39 +90,60 @@ def report_card(args: argparse.Namespace) -> Card:
     if args.file is None:  # the shipped sample: its out-of-scope label and p_* columns
         args = argparse.Namespace(**vars(args))
         for k, v in SAMPLE_DEFAULTS.items():
-            if getattr(args, k) is None and not (k == "prob_prefix" and args.prob):
+            if getattr(args, k) is None and not (
+                    k == "prob_prefix" and (args.prob or getattr(args, "no_prob", False))):
                 setattr(args, k, v)
     if args.n_bins < 1:
         raise CLIError(f"--n-bins must be >= 1, got {args.n_bins}")
-    rows_per_batch = batch_rows(args.file, args.batch_rows)
-    with open_source(args.file) as source:
-        state, typing, cal = _accumulate(source, args, rows_per_batch)
+    requested = batch_rows(args.file, args.batch_rows)
+    delimiter = getattr(args, "delimiter", None)
+    try:
+        with open_source(args.file, delimiter) as source:
+            state, typing, cal = _accumulate(source, args, requested)
+    except Reread:  # pyarrow met what the csv module reads, or reports, its own way
+        with open_source(args.file, delimiter, arrow=False) as source:
+            state, typing, cal = _accumulate(source, args, requested)
     labels, oos = _pinned(args, state)
     try:
         c = confusion.card(state, labels, oos)
     except (ValueError, TypeError) as exc:
         raise CLIError(first_line(exc)) from None
-    calibration = None if cal is None else cal.result(typing, c.metrics.labels)
+    calibration = None
+    if cal is not None:
+        try:
+            calibration = cal.result(typing, c.metrics.labels)
+        except CLIError as exc:
+            if cal.source != DEFAULT_SOURCE:
+                raise
+            # p_* columns found by their names, not asked for: the report without them
+            warnings.warn(f"the {DEFAULT_SOURCE} are not used for calibration: {exc}",
+                          stacklevel=2)
+            cal = None
+    if args.diagram and calibration is None:
+        raise CLIError(DIAGRAM_NEEDS)
     rows, summary = _table(c, state)
     return Card(source.name, oos, c.metrics, rows, summary, calibration,
                 None if cal is None else cal.source)
 
 
 def _accumulate(source: Source, args: argparse.Namespace,
-                rows_per_batch: int | None) -> tuple[ConfusionState, str, TopLabel | None]:
+                requested: int | None) -> tuple[ConfusionState, str, TopLabel | None]:
     """Read ``source`` batch by batch into the accumulators: the confusion state over the
     typed labels, the labels' typing, and the calibration (None without probabilities)."""
     true = source.column(args.true, "--true")
     pred = source.column(args.pred, "--pred")
     keys, names, prob_source = _probability_columns(source, args)
     if not keys and args.diagram:
-        raise CLIError("--diagram needs probabilities: give --prob COL... or --prob-prefix P")
+        raise CLIError(DIAGRAM_NEEDS)
     coder = LabelCoder()
     acc = ConfusionAccumulator()
     cal = TopLabel(keys, names, args.n_bins, prob_source) if keys else None
-    progress = Progress(source.size) if rows_per_batch and source.size else None
+    need = list(dict.fromkeys([true, pred, *keys]))
+    labels = tuple(dict.fromkeys([true, pred]))
+    rows_per_batch = source.plan(requested, need, labels)
+    progress = Progress(source.size, unit=source.unit) if rows_per_batch and source.size else None
     n_rows = 0
-    for batch in source.batches(list(dict.fromkeys([true, pred, *keys])), rows_per_batch):
+    for batch in source.batches(need, rows_per_batch, labels):
         yt, yp = coder.encode(batch.columns[true], batch.columns[pred], batch.row0)
         if yt.shape[0] != yp.shape[0]:
             raise CLIError(
@@ -174,7 +199,11 @@ def _probability_columns(source: Source,
                 f"no column of {source.name} starts with --prob-prefix {args.prob_prefix!r}"
             )
         return keys, [class_name(k, args.prob_prefix) for k in keys], f"{args.prob_prefix}* columns"
-    return [], None, ""
+    if getattr(args, "no_prob", False) or source.positional:
+        return [], None, ""
+    # by default, as for the shipped sample: the p_* columns, if any
+    keys = [k for k in source.names if k.startswith(DEFAULT_CLASS_PREFIX)]
+    return keys, [class_name(k, None) for k in keys], DEFAULT_SOURCE
 
 
 def _pinned(args: argparse.Namespace, state: ConfusionState) -> tuple[list | None, Any]:

@@ -1,7 +1,8 @@
 """Columns -> what the accumulators take: labels, probabilities, and the labels' type.
 
 The labels' type is decided over the whole file, as if it were read at once: text labels that
-all look like integers, in both columns, are integers (``"07"`` is 7); any other text label makes
+all look like numbers, in both columns, are numbers, as pandas reads them and scikit-learn then
+compares them (``"07"`` is 7, ``"1.0"`` and ``"1"`` are one label); any other text label makes
 every label text; numeric columns keep their type, integral floats becoming int64. Text labels
 are therefore counted as *codes* (one per distinct text, in a table that only grows), and the
 confusion state is relabelled with the typed values at the end (:meth:`LabelCoder.finish`):
@@ -23,23 +24,62 @@ from .errors import CLIError
 
 __all__ = [
     "DEFAULT_CLASS_PREFIX",
+    "Coded",
     "LabelCoder",
     "Truth",
     "as_prob",
     "class_key",
     "class_name",
     "class_values",
-    "int_value",
     "is_text",
     "label_values",
+    "number_value",
 ]
 
 DEFAULT_CLASS_PREFIX = "p_"
 INT_RE = re.compile(r"^\s*[+-]?\d+\s*$")
+# a decimal number as CSV writers print one (no "nan", "inf", "0x1", "1_000")
+FLOAT_RE = re.compile(r"^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$")
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
-def is_text(a: np.ndarray) -> bool:
+@dataclass
+class Coded:
+    """A text column as a reader hands it over already dictionary-encoded: per row an index
+    into ``values``, the column's distinct texts (pyarrow's dictionary encoding), so that no
+    Python string is made per row.
+
+    Examples
+    --------
+    >>> c = Coded(np.array([1, 0, 1], dtype=np.int32), ["a", "b"])
+    >>> c.ndim, c.shape, c.dtype.kind
+    (1, (3,), 'O')
+    """
+
+    indices: np.ndarray
+    values: list
+
+    @property
+    def ndim(self) -> int:
+        return 1
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.indices.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(object)  # text, as the csv module's object columns are
+
+    def texts(self) -> np.ndarray:
+        """The column as an object array of its texts (a label column also read as
+        probabilities)."""
+        table = np.empty(len(self.values), dtype=object)
+        table[:] = self.values
+        return table[self.indices]
+
+
+def is_text(a: Any) -> bool:
     """Whether a column holds text (or Python objects, as CSV and Parquet text columns do).
 
     Examples
@@ -50,19 +90,27 @@ def is_text(a: np.ndarray) -> bool:
     return a.dtype.kind in "USO"
 
 
-def int_value(v: Any) -> int | None:
-    """The integer that the text ``v`` looks like (``" 7"``, ``"+7"``, ``"07"``), or None
-    when it does not look like one or is outside int64.
+def number_value(v: Any) -> int | float | None:
+    """The number that the text ``v`` looks like (``" 7"``, ``"+7"``, ``"07"``, ``"7.0"``,
+    ``"7e0"``: the int 7; ``"0.5"``: a float), or None when it does not look like one (an
+    integer outside int64, a value that is not finite).
 
     Examples
     --------
-    >>> int_value("07"), int_value("7.0"), int_value("9" * 20)
-    (7, None, None)
+    >>> number_value("07"), number_value("7.0"), number_value("0.5"), number_value("9" * 20)
+    (7, 7, 0.5, None)
     """
-    if not isinstance(v, str) or not INT_RE.match(v):
+    if not isinstance(v, str):
         return None
-    i = int(v)
-    return i if INT64_MIN <= i <= INT64_MAX else None
+    if INT_RE.match(v):
+        i = int(v)
+        return i if INT64_MIN <= i <= INT64_MAX else None
+    if not FLOAT_RE.match(v):
+        return None
+    f = float(v)
+    if f != f or f in (float("inf"), float("-inf")):
+        return None
+    return int(f) if f.is_integer() and INT64_MIN <= f < INT64_MAX else f
 
 
 def _text(v: Any) -> str:
@@ -73,7 +121,7 @@ def _text(v: Any) -> str:
 class Truth:
     """The true labels of one batch as the calibration reads them: per row an index into
     ``distinct[typing]``, the batch's distinct labels as each still-possible typing would
-    type them (``"int"``: integers; ``"text"``: strings).
+    type them (``"number"``: ints, floats where not integral; ``"text"``: strings).
 
     Examples
     --------
@@ -89,10 +137,11 @@ class Truth:
 class LabelCoder:
     """Both label columns of each batch, made into what ``ConfusionAccumulator`` counts.
 
-    Text labels (either column text) become int64 codes, one per distinct text; numeric
-    labels pass through (integral floats as int64). Every label is checked as it comes:
-    1-D columns, no empty text. After the last batch, :meth:`finish` turns the codes of the
-    confusion state into the typed labels.
+    Text labels (either column text) become integer codes, one per distinct text; numeric
+    labels pass through (integral floats as int64). A :class:`Coded` column is mapped
+    through its K distinct texts (one ``take`` per row, no Python string per row). Every
+    label is checked as it comes: 1-D columns, no empty text. After the last batch,
+    :meth:`finish` turns the codes of the confusion state into the typed labels.
 
     Examples
     --------
@@ -101,15 +150,15 @@ class LabelCoder:
     >>> acc = acc.update(*coder.encode(np.array(["1", "2"]), np.array(["1", "1"])))
     >>> acc = acc.update(*coder.encode(np.array(["10"]), np.array(["2"])))
     >>> coder.typing(), coder.finish(acc.state).values.tolist()
-    ('int', [1, 2, 10])
+    ('number', [1, 2, 10])
     """
 
     def __init__(self) -> None:
         self.text: bool | None = None  # decided by the first batch's column types
         self.codes: dict[Any, int] = {}  # text label -> code
         self.raw: list[Any] = []  # code -> text label
-        # code -> the integer of each label, while every label looks like one (else None)
-        self.ints: list[int] | None = []
+        # code -> the number of each label, while every label looks like one (else None)
+        self.nums: list[int | float] | None = []
 
     def encode(self, y_true: np.ndarray, y_pred: np.ndarray,
                row0: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -134,12 +183,32 @@ class LabelCoder:
                 out.append(a)
         return out[0], out[1]
 
-    def _codes(self, a: np.ndarray, what: str, row0: int) -> np.ndarray:
+    def _codes(self, a: Any, what: str, row0: int) -> np.ndarray:
+        if isinstance(a, Coded):
+            return self._coded(a, what, row0)
         values = (a if a.dtype.kind in "UO" else a.astype(str)).tolist()
         new = set(values).difference(self.codes)
         if new:
             self._add(new, values, what, row0)
         return np.fromiter(map(self.codes.__getitem__, values), np.int64, len(values))
+
+    def _coded(self, a: Coded, what: str, row0: int) -> np.ndarray:
+        """The codes of a dictionary-encoded column: its K texts mapped once, then one
+        ``take`` over the rows."""
+        idx = a.indices
+        k = len(a.values)
+        # only texts that occur count (a dictionary may hold more, e.g. Parquet's)
+        used = np.bincount(idx, minlength=k) > 0 if idx.size else np.zeros(k, bool)
+        values = [v for v, u in zip(a.values, used.tolist()) if u]
+        new = set(values).difference(self.codes)
+        if new:
+            if "" in new or None in new:
+                bad = [j for j, v in enumerate(a.values) if v == "" or v is None]
+                row = int(np.flatnonzero(np.isin(idx, bad))[0])
+                raise CLIError(f"the {what} column has an empty value (data row {row0 + row + 1})")
+            self._add(new, values, what, row0)
+        table = np.fromiter((self.codes.get(v, -1) for v in a.values), np.int64, k)
+        return table[idx]
 
     def _add(self, new: set, values: list, what: str, row0: int) -> None:
         if "" in new or None in new:
@@ -150,33 +219,38 @@ class LabelCoder:
                 continue
             self.codes[v] = len(self.raw)
             self.raw.append(v)
-            if self.ints is not None:
-                i = int_value(v)
-                if i is None:
-                    self.ints = None
+            if self.nums is not None:
+                x = number_value(v)
+                if x is None:
+                    self.nums = None
                 else:
-                    self.ints.append(i)
+                    self.nums.append(x)
 
     def typings(self) -> tuple[str, ...]:
-        """The typings still possible: ``("int", "text")`` while every text label looks like
-        an integer, else ``("text",)``; numeric labels: ``("int",)``."""
+        """The typings still possible: ``("number", "text")`` while every text label looks
+        like a number, else ``("text",)``; numeric labels: ``("number",)``."""
         if not self.text:
-            return ("int",)
-        return ("text",) if self.ints is None else ("int", "text")
+            return ("number",)
+        return ("text",) if self.nums is None else ("number", "text")
 
     def typing(self) -> str:
-        """How the labels read, decided over every batch so far: ``"int"`` or ``"text"``."""
+        """How the labels read, decided over every batch so far: ``"number"`` or ``"text"``."""
         return self.typings()[0]
 
     def truth(self, encoded: np.ndarray) -> Truth:
         """The :class:`Truth` of an encoded true-label column (from :meth:`encode`)."""
-        u, inverse = np.unique(encoded, return_inverse=True)
         if not self.text:
-            return Truth(inverse.reshape(-1), {"int": u.tolist()})
+            u, inverse = np.unique(encoded, return_inverse=True)
+            return Truth(inverse.reshape(-1), {"number": u.tolist()})
+        # codes are small and dense: their distinct values by counting, not by sorting N
+        u = np.flatnonzero(np.bincount(encoded, minlength=len(self.raw)))
+        rank = np.zeros(len(self.raw), dtype=np.int64)
+        rank[u] = np.arange(u.size)
+        inverse = rank[encoded]
         codes = u.tolist()
         distinct = {"text": [_text(self.raw[c]) for c in codes]}
-        if self.ints is not None:
-            distinct = {"int": [self.ints[c] for c in codes], **distinct}
+        if self.nums is not None:
+            distinct = {"number": [self.nums[c] for c in codes], **distinct}
         return Truth(inverse.reshape(-1), distinct)
 
     def truth_of(self, labels: Sequence) -> Truth:
@@ -186,11 +260,16 @@ class LabelCoder:
 
     def finish(self, state: Any) -> Any:
         """The confusion state of the coded batches over the typed labels (labels that
-        become equal, ``"7"`` and ``"07"``, merge)."""
+        become equal, ``"7"``, ``"07"`` and ``"7.0"``, merge)."""
         if not self.text:
             return state
-        if self.ints is not None:
-            values = np.array(self.ints, dtype=np.int64)
+        if self.nums is not None:
+            frac = next((self.raw[c] for c, x in enumerate(self.nums)
+                         if not isinstance(x, int)), None)
+            if frac is not None:  # as a float column: scikit-learn's "continuous" labels
+                raise CLIError(f"the labels are numbers and {frac!r} is not an integer: "
+                               "labels must be integers or text (non-integer float values)")
+            values = np.array(self.nums, dtype=np.int64)
         else:
             values = np.array([_text(v) for v in self.raw], dtype=str)
         return state.relabel(values[state.values])
@@ -205,11 +284,12 @@ def label_values(values: Sequence[str], like: np.ndarray, what: str) -> list:
     >>> label_values(["3", "1"], np.array([1, 2]), "--labels")
     [3, 1]
     """
-    if like.dtype.kind in "iub":
-        try:
-            return [int(v) for v in values]
-        except ValueError:
-            raise CLIError(f"{what} {' '.join(values)!r}: the labels are integers") from None
+    if like.dtype.kind in "iubf":
+        nums = [number_value(v) for v in values]
+        if any(x is None or (like.dtype.kind != "f" and not isinstance(x, int)) for x in nums):
+            kind = "numbers" if like.dtype.kind == "f" else "integers"
+            raise CLIError(f"{what} {' '.join(values)!r}: the labels are {kind}") from None
+        return nums
     return [str(v) for v in values]
 
 
@@ -230,15 +310,12 @@ def class_key(name: str, typing: str) -> Any:
 
     Examples
     --------
-    >>> class_key("07", "int"), class_key("07", "text"), class_key("x", "int")
+    >>> class_key("07", "number"), class_key("07", "text"), class_key("x", "number")
     (7, '07', None)
     """
     if typing == "text":
         return name
-    try:
-        return int(name)
-    except ValueError:
-        return None
+    return number_value(name)
 
 
 def class_values(keys: Sequence[str], names: Sequence[str], labels: list) -> list:
@@ -269,7 +346,7 @@ def class_values(keys: Sequence[str], names: Sequence[str], labels: list) -> lis
     return classes
 
 
-def as_prob(a: np.ndarray, key: str, row0: int = 0) -> np.ndarray:
+def as_prob(a: Any, key: str, row0: int = 0) -> np.ndarray:
     """A probability column (or matrix) as float64; CLIError naming the first value that
     is not a number (``row0``: data rows before this batch).
 
@@ -278,8 +355,10 @@ def as_prob(a: np.ndarray, key: str, row0: int = 0) -> np.ndarray:
     >>> as_prob(np.array(["0.25", "1"], dtype=object), "p_1")
     array([0.25, 1.  ])
     """
+    if isinstance(a, Coded):
+        a = a.texts()
     try:
-        return a.astype(np.float64)
+        return a.astype(np.float64, copy=False)
     except (ValueError, TypeError):
         for i, v in enumerate(a.tolist()):
             try:

@@ -3,13 +3,38 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+import time
+from typing import Any, Callable
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "rate_text"]
+
+
+def rate_text(per_s: float, unit: str) -> str:
+    """A rate for the bar: ``unit`` per second with a k/M/G prefix (bytes as kB, MB...).
+
+    Examples
+    --------
+    >>> rate_text(52_400_000, "B"), rate_text(1234.5, "rows"), rate_text(3, "calls")
+    ('52.4 MB/s', '1.2k rows/s', '3.0 calls/s')
+    """
+    for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")):
+        if per_s >= scale:
+            break
+    if unit == "B":
+        return f"{per_s / scale:.1f} {prefix}B/s"
+    return f"{per_s / scale:.1f}{prefix} {unit}/s"
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds + 0.5)
+    if s >= 3600:
+        return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+    return f"{s // 60}:{s % 60:02d}"
 
 
 class Progress:
-    """A one-line text progress bar, redrawn in place on a terminal.
+    """A one-line text progress bar, redrawn in place on a terminal, with the rate and the
+    time left (from the rate so far) once there is a rate to show.
 
     Parameters
     ----------
@@ -19,23 +44,31 @@ class Progress:
         Where to draw (default: ``sys.stderr``). Not a terminal: one line per 10 %.
     width : int, default=30
         Characters of the bar.
+    unit : str, default="calls"
+        What a unit is, for the rate (``"B"``: bytes).
+    clock : callable, default=time.monotonic
+        Seconds, for the rate (tests pass a fake one).
 
     Examples
     --------
     >>> import io
-    >>> out = io.StringIO()
-    >>> p = Progress(4, stream=out, width=8)
+    >>> out, now = io.StringIO(), iter(range(100))
+    >>> p = Progress(4, stream=out, width=8, clock=lambda: next(now))
     >>> for _ in range(4):
     ...     p.step("rows")
     >>> out.getvalue().splitlines()[-1].rstrip()
-    '[########] 100% rows'
+    '[########] 100% rows  1.0 calls/s  0:00 left'
     """
 
-    def __init__(self, total: int, stream: Any = None, width: int = 30) -> None:
+    def __init__(self, total: int, stream: Any = None, width: int = 30,
+                 unit: str = "calls", clock: Callable[[], float] = time.monotonic) -> None:
         self.total = max(1, total)
         self.done = 0
         self.stream = stream if stream is not None else sys.stderr
         self.width = width
+        self.unit = unit
+        self.clock = clock
+        self.start = clock()
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self._last = -1
 
@@ -49,6 +82,11 @@ class Progress:
         self._last = pct
         bar = "#" * filled + "." * (self.width - filled)
         line = f"[{bar}] {pct:3d}% {label}"
+        elapsed = self.clock() - self.start
+        if elapsed > 0 and self.done:
+            rate = self.done / elapsed
+            left = (self.total - self.done) / rate
+            line += f"  {rate_text(rate, self.unit)}  {_clock(left)} left"
         end = "" if self.tty and self.done < self.total else "\n"
         self.stream.write(("\r" if self.tty else "") + f"{line:<78}" + end)
         self.stream.flush()

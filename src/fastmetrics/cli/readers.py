@@ -3,8 +3,18 @@
 A :class:`Source` is an opened file: its display name, its column names and
 :meth:`Source.batches`, which yields the needed columns ``batch_rows`` rows at a time (CSV and
 Parquet) or the whole file as one batch (``batch_rows=None``, and always for NPY and NPZ,
-which numpy reads whole). CSV columns come as object arrays of ``str``; nothing here decides
-what a value means (:mod:`fastmetrics.cli.columns` does).
+which numpy reads whole). Whether a file is streamed is decided from the memory its needed
+columns will take (:meth:`Source.plan`), not from its size on disk.
+
+CSV files are read by ``pyarrow.csv`` when pyarrow is installed (:class:`ArrowCsvSource`):
+label columns come dictionary-encoded (:class:`~fastmetrics.cli.columns.Coded`: integer
+indices and the K distinct texts, no Python string per row), probability columns as float64.
+Whatever pyarrow reads differently from the csv module or cannot report with a line number
+(a ragged or blank line, an empty or overlong field, a value that is not a number, bad UTF-8)
+raises :class:`Reread`, and the file is read again by the csv module (:class:`CsvSource`),
+which gives today's result or today's one-line error. Stdin, and every CSV without pyarrow,
+goes through the csv module: columns as object arrays of ``str``. Nothing here decides what
+a value means (:mod:`fastmetrics.cli.columns` does).
 """
 
 from __future__ import annotations
@@ -13,6 +23,8 @@ import csv
 import io
 import os
 import sys
+import zipfile
+import zlib
 from dataclasses import dataclass
 from importlib import resources
 from itertools import islice
@@ -21,23 +33,47 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .columns import Coded
 from .errors import CLIError, first_line
 
 __all__ = [
     "DEFAULT_BATCH_ROWS",
     "SAMPLE_NAME",
     "STREAM_BYTES",
+    "ArrowCsvSource",
     "Batch",
+    "Reread",
     "Source",
     "batch_rows",
+    "delimiter_of",
+    "have_pyarrow",
     "open_source",
 ]
 
 SAMPLE = "data/sample.csv"
 SAMPLE_NAME = "sample.csv (shipped with fastmetrics)"
-#: Files larger than this are read in batches even without --batch-rows.
+#: Files whose needed columns are estimated to take more memory than this are read in batches
+#: even without --batch-rows.
 STREAM_BYTES = 256 << 20
 DEFAULT_BATCH_ROWS = 1_000_000
+# the csv module's default field limit: pyarrow has none, and both readers must agree
+FIELD_LIMIT = 131_072
+
+
+def have_pyarrow() -> bool:
+    """Whether pyarrow can be imported (CSV is then read by ``pyarrow.csv``)."""
+    try:
+        import pyarrow.csv as pacsv
+    except ImportError:
+        return False
+    return pacsv is not None
+
+
+class Reread(Exception):
+    """pyarrow met something the csv module reads, or reports, its own way: read the file
+    again with the csv module (raised by :class:`ArrowCsvSource`, caught by the report)."""
+
+
 CSV_EXTS = (".csv", ".tsv", ".txt", "")
 PARQUET_EXTS = (".parquet", ".pq")
 
@@ -71,6 +107,8 @@ class Source:
     size : int
         Progress units in the whole file (bytes of a CSV file, rows of a Parquet file);
         0 when unknown (stdin, the sample, NPY, NPZ).
+    unit : str
+        What ``size`` counts: ``"B"`` (bytes) or ``"rows"``.
 
     Examples
     --------
@@ -83,6 +121,7 @@ class Source:
     names: list[str]
     positional: bool = False
     size: int = 0
+    unit: str = "B"
 
     def __enter__(self) -> Source:
         return self
@@ -112,10 +151,25 @@ class Source:
             raise CLIError(f"unknown {what} column {key!r} in {self.name}; columns are: {shown}")
         return key
 
-    def batches(self, need: list[str], batch_rows: int | None) -> Iterator[Batch]:
+    def batches(self, need: list[str], batch_rows: int | None,
+                labels: tuple[str, ...] = ()) -> Iterator[Batch]:
         """The columns ``need`` (names from :meth:`column`), ``batch_rows`` rows at a time
-        (None: the whole file as one batch)."""
+        (None: the whole file as one batch); ``labels``: those of ``need`` that hold labels
+        (a reader may hand them over dictionary-encoded)."""
         raise NotImplementedError
+
+    def estimate(self, need: list[str], labels: tuple[str, ...]) -> int:
+        """Bytes of memory that reading the columns ``need`` whole would take (0: unknown,
+        or the format is read whole anyway)."""
+        return 0
+
+    def plan(self, requested: int | None, need: list[str],
+             labels: tuple[str, ...]) -> int | None:
+        """Rows per batch: ``requested`` (``--batch-rows``), else 10^6 when reading the
+        needed columns whole is estimated to take over 256 MiB, else None (one batch)."""
+        if requested is not None:
+            return requested
+        return DEFAULT_BATCH_ROWS if self.estimate(need, labels) > STREAM_BYTES else None
 
 
 # --------------------------------------------------------------------------- CSV / TSV
@@ -128,17 +182,8 @@ class CsvSource(Source):
                  owned: bool = True) -> None:
         self.f, self.name, self.size, self.owned = f, name, size, owned
         self.reader = csv.reader(f, delimiter=delimiter)
-        self.header_rows = 0  # reader rows up to the header (blank lines before it count)
-        header: list[str] | None = []
-        while header == []:  # blank lines before anything else: empty if nothing follows
-            header = next(self.reader, None)
-            self.header_rows += 1
-        if header is None:
-            raise CLIError(f"{name} is empty")
-        if len(set(header)) != len(header):
-            dup = next(h for h in header if header.count(h) > 1)
-            raise CLIError(f"{name} has two columns named {dup!r}")
-        self.names = header
+        self.names, self.header_rows = _header(self.reader, name)
+        self.sample = 0  # bytes per data row, estimated on the first batch
 
     def close(self) -> None:
         if self.owned:
@@ -150,7 +195,25 @@ class CsvSource(Source):
         buffer = getattr(self.f, "buffer", None)
         return buffer.tell() if self.size and buffer is not None else 0
 
-    def batches(self, need: list[str], batch_rows: int | None) -> Iterator[Batch]:
+    def estimate(self, need: list[str], labels: tuple[str, ...]) -> int:
+        if not self.size:
+            return 0
+        # a row is a list of str objects (about 50 bytes each plus the text), then the
+        # needed columns' object arrays
+        width = len(self.names)
+        return _rows_in(getattr(self.f, "name", None), self.size) * (64 + 58 * width
+                                                                       + 8 * len(need))
+
+    def plan(self, requested: int | None, need: list[str],
+             labels: tuple[str, ...]) -> int | None:
+        if requested is None and not self.size and self.owned is False:
+            # stdin: its size is unknown, so it is streamed; a pipe of up to 10^6 rows is
+            # still one batch, the whole-file result
+            return DEFAULT_BATCH_ROWS
+        return super().plan(requested, need, labels)
+
+    def batches(self, need: list[str], batch_rows: int | None,
+                labels: tuple[str, ...] = ()) -> Iterator[Batch]:
         getters = [(c, itemgetter(self.names.index(c))) for c in need]
         width = len(self.names)
         line = self.header_rows  # reader rows (lines, for unquoted CSV) read so far
@@ -174,6 +237,8 @@ class CsvSource(Source):
                     break
         except UnicodeDecodeError:
             raise CLIError(f"{self.name} is not a UTF-8 text (CSV) file") from None
+        except csv.Error as exc:  # a field over the limit, a NUL byte, a bad quote
+            raise _csv_error(self.name, self.reader, exc) from None
         if row0 == 0:
             raise CLIError(f"{self.name} has a header but no rows")
 
@@ -197,10 +262,160 @@ class CsvSource(Source):
         )
 
 
+def _header(reader: Any, name: str) -> tuple[list[str], int]:
+    """The column names of a CSV reader's file and the reader rows up to them (blank lines
+    before the header count); CLIError for an empty file or a column named twice."""
+    header_rows = 0
+    header: list[str] | None = []
+    try:
+        while header == []:  # blank lines before anything else: empty if nothing follows
+            header = next(reader, None)
+            header_rows += 1
+    except csv.Error as exc:
+        raise _csv_error(name, reader, exc) from None
+    if header is None:
+        raise CLIError(f"{name} is empty")
+    if header and header[0].startswith("\ufeff"):  # a UTF-8 byte order mark (stdin)
+        header[0] = header[0][1:]
+    if len(set(header)) != len(header):
+        dup = next(h for h in header if header.count(h) > 1)
+        raise CLIError(f"{name} has two columns named {dup!r}")
+    return header, header_rows
+
+
+def _csv_error(name: str, reader: Any, exc: csv.Error) -> CLIError:
+    msg = first_line(exc)
+    if "field larger than field limit" in msg:
+        msg = f"a field is longer than {csv.field_size_limit():,} characters"
+    return CLIError(f"{name}: line {reader.line_num}: {msg} (is it a CSV file?)")
+
+
+def _rows_in(path: Any, size: int) -> int:
+    """Data rows in a CSV file of ``size`` bytes, estimated from its first 64 KiB (0 when
+    it cannot be read again: a pipe)."""
+    if not isinstance(path, str) or not os.path.isfile(path):
+        return 0
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+    lines = max(1, head.count(b"\n") - 1)
+    per_row = max(1.0, (len(head) - head.find(b"\n") - 1) / lines)
+    return int(size / per_row) + 1
+
+
 def _object_array(values: list) -> np.ndarray:
     a = np.empty(len(values), dtype=object)
     a[:] = values
     return a
+
+
+class ArrowCsvSource(Source):
+    """A CSV/TSV file read by ``pyarrow.csv``: whole (``read_csv``) or in batches
+    (``open_csv``, out of core). The header is read by the csv module, so that names, blank
+    lines before it and a byte order mark are handled as :class:`CsvSource` handles them;
+    :class:`Reread` for anything the csv module would read, or report, its own way."""
+
+    def __init__(self, path: str, delimiter: str, size: int) -> None:
+        try:
+            with open(path, newline="", encoding="utf-8-sig") as f:
+                self.names, self.header_rows = _header(csv.reader(f, delimiter=delimiter),
+                                                       path)
+        except UnicodeDecodeError:
+            raise CLIError(f"{path} is not a UTF-8 text (CSV) file") from None
+        except OSError as exc:
+            raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if any("\n" in n or "\r" in n for n in self.names):
+            raise Reread  # a quoted line break in the header: pyarrow counts rows otherwise
+        self.name, self.path, self.delimiter, self.size = path, path, delimiter, size
+        self.stream: Any = None
+        self.done = 0  # data rows handed out
+        self.rows = _rows_in(path, size)  # estimated
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+
+    def position(self) -> int:
+        # pyarrow reads ahead of the batches handed out: the bytes of the rows done so far,
+        # from the bytes per row of the file's first 64 KiB
+        return min(self.size, self.size * self.done // self.rows) if self.rows else 0
+
+    def estimate(self, need: list[str], labels: tuple[str, ...]) -> int:
+        # per row: a label's int32 index and its int64 code; a probability's float64, as
+        # pyarrow's column and numpy's copy
+        per_row = 12 * len(set(labels)) + 16 * len(set(need) - set(labels))
+        return self.rows * per_row
+
+    def batches(self, need: list[str], batch_rows: int | None,
+                labels: tuple[str, ...] = ()) -> Iterator[Batch]:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
+        text = pa.dictionary(pa.int32(), pa.string())
+        # block size: about a batch of rows, 1 to 64 MiB (a row longer than a block is read
+        # again by the csv module)
+        per_row = self.size / self.rows if self.rows else 64
+        block = 1 << 20 if batch_rows is None else int(
+            min(64 << 20, max(1 << 20, 1.25 * batch_rows * per_row)))
+        read = pacsv.ReadOptions(skip_rows=self.header_rows, column_names=self.names,
+                                 block_size=block)
+        parse = pacsv.ParseOptions(delimiter=self.delimiter, ignore_empty_lines=False)
+        convert = pacsv.ConvertOptions(
+            include_columns=need,
+            column_types={c: text if c in labels else pa.float64() for c in need},
+            null_values=[""], strings_can_be_null=False, quoted_strings_can_be_null=False,
+        )
+        row0 = 0
+        try:
+            self.stream = pa.OSFile(self.path, "r")
+            if batch_rows is None:
+                table = pacsv.read_csv(self.stream, read, parse, convert)
+                if table.num_rows:
+                    yield Batch({c: _arrow_column(table.column(c), c in labels)
+                                 for c in need}, 0)
+                row0 = table.num_rows
+            else:
+                for part in pacsv.open_csv(self.stream, read, parse, convert):
+                    for start in range(0, part.num_rows, batch_rows):
+                        piece = part.slice(start, batch_rows)
+                        yield Batch({c: _arrow_column(piece.column(c), c in labels)
+                                     for c in need}, row0)
+                        row0 += piece.num_rows
+                        self.done = row0
+        except pa.ArrowException:  # ragged, bad UTF-8, not a number, a quote...
+            raise Reread from None
+        if row0 == 0:
+            raise CLIError(f"{self.name} has a header but no rows")
+
+
+def _arrow_column(col: Any, label: bool) -> Any:
+    """A column of pyarrow's CSV reader: a label column as :class:`Coded`, a probability
+    column as float64; :class:`Reread` for what the csv module reports its own way (an empty
+    field or blank line, a field over its limit)."""
+    if col.null_count:
+        raise Reread
+    if not label:
+        return col.to_numpy()
+    return _coded(col, FIELD_LIMIT)
+
+
+def _coded(col: Any, limit: int | None = None) -> Coded:
+    """A dictionary-encoded pyarrow column (array or chunked, no nulls) as :class:`Coded`;
+    :class:`Reread` for an empty text, or one longer than ``limit``."""
+    import pyarrow as pa
+
+    if isinstance(col, pa.ChunkedArray):
+        if col.num_chunks > 1:
+            col = col.unify_dictionaries()
+        chunks = col.chunks
+        values = chunks[0].dictionary if chunks else pa.array([], pa.string())
+        indices = (np.concatenate([c.indices.to_numpy() for c in chunks]) if chunks
+                   else np.zeros(0, np.int32))
+    else:
+        values, indices = col.dictionary, col.indices.to_numpy()
+    texts = values.to_pylist()
+    if limit is not None and any(not v or len(v) > limit for v in texts):
+        raise Reread
+    return Coded(indices, texts)
 
 
 # --------------------------------------------------------------------------- Parquet
@@ -230,6 +445,7 @@ class ParquetSource(Source):
         self.name = path
         self.names = list(self.pf.schema_arrow.names)
         self.size = self.pf.metadata.num_rows
+        self.unit = "rows"
         self.done = 0
 
     def close(self) -> None:
@@ -238,19 +454,68 @@ class ParquetSource(Source):
     def position(self) -> int:
         return self.done
 
-    def batches(self, need: list[str], batch_rows: int | None) -> Iterator[Batch]:
+    def estimate(self, need: list[str], labels: tuple[str, ...]) -> int:
+        import pyarrow as pa
+
+        per_row = 0
+        for c in set(need):
+            t = self.pf.schema_arrow.field(c).type
+            if pa.types.is_dictionary(t) or _is_text(t):
+                per_row += 12  # int32 index + int64 code
+            else:  # numbers as pyarrow's column and numpy's copy; nested: refused later
+                try:
+                    per_row += 2 * max(1, t.bit_width // 8)
+                except ValueError:
+                    per_row += 16
+        return self.size * per_row
+
+    def batches(self, need: list[str], batch_rows: int | None,
+                labels: tuple[str, ...] = ()) -> Iterator[Batch]:
+        import pyarrow as pa
+
+        schema = self.pf.schema_arrow
+        for c in labels:
+            t = schema.field(c).type
+            if pa.types.is_nested(t):
+                raise CLIError(f"the label column {c!r} of {self.name} holds {t} values, "
+                               "not labels (one label per row)")
+        # text label columns come dictionary-encoded: indices and the K distinct texts
+        text = [c for c in dict.fromkeys(labels) if _is_text(schema.field(c).type)]
         try:
+            pf = self.pf
+            if text:
+                pf = pyarrow_parquet().ParquetFile(self.name, read_dictionary=text)
             if batch_rows is None:
-                parts: Any = [self.pf.read(columns=need)]
+                parts: Any = [pf.read(columns=need)]
             else:
-                parts = self.pf.iter_batches(batch_size=batch_rows, columns=need)
+                parts = pf.iter_batches(batch_size=batch_rows, columns=need)
             for part in parts:
-                cols = {c: np.asarray(part.column(c).to_numpy(zero_copy_only=False))
-                        for c in need}
+                cols = {c: _parquet_column(part.column(c), c in labels) for c in need}
                 yield Batch(cols, self.done)
                 self.done += part.num_rows
-        except (OSError, ValueError, NotImplementedError) as exc:  # pyarrow's errors
+        except (OSError, ValueError, NotImplementedError, pa.ArrowException) as exc:
             raise CLIError(f"cannot read {self.name} as Parquet: {first_line(exc)}") from None
+
+
+def _is_text(t: Any) -> bool:
+    import pyarrow as pa
+
+    is_view = getattr(pa.types, "is_string_view", None)  # pyarrow >= 16
+    return bool(pa.types.is_string(t) or pa.types.is_large_string(t)
+                or (is_view is not None and is_view(t)))
+
+
+def _parquet_column(col: Any, label: bool) -> Any:
+    import pyarrow as pa
+
+    # text labels only: a dictionary of numbers decodes to numbers, as before
+    if (label and pa.types.is_dictionary(col.type) and _is_text(col.type.value_type)
+            and not col.null_count):
+        try:
+            return _coded(col)
+        except Reread:  # an empty text: the object column names its row
+            pass
+    return np.asarray(col.to_numpy(zero_copy_only=False))
 
 
 # --------------------------------------------------------------------------- NPY / NPZ
@@ -262,8 +527,13 @@ class NpySource(Source):
 
     def __init__(self, path: str) -> None:
         try:
+            with open(path, "rb") as f:
+                magic = f.read(6)
+            if magic != b"\x93NUMPY":  # else numpy's advice is about allow_pickle
+                raise CLIError(f"cannot read {path} as NPY: it does not start with the NPY "
+                               "header (not a file written by numpy.save)")
             a = np.load(path, allow_pickle=False)
-        except (ValueError, EOFError) as exc:
+        except (ValueError, EOFError, OSError) as exc:
             raise CLIError(f"cannot read {path} as NPY: {first_line(exc)}") from None
         self.name = path
         if a.dtype.names:
@@ -280,7 +550,8 @@ class NpySource(Source):
             )
         self.array = a
 
-    def batches(self, need: list[str], batch_rows: int | None) -> Iterator[Batch]:
+    def batches(self, need: list[str], batch_rows: int | None,
+                labels: tuple[str, ...] = ()) -> Iterator[Batch]:
         a = self.array
         yield Batch({c: a[:, int(c)] if self.positional else a[c] for c in need}, 0)
 
@@ -290,19 +561,26 @@ class NpzSource(Source):
 
     def __init__(self, path: str) -> None:
         try:
-            self.z = np.load(path, allow_pickle=False)
+            self.f = open(path, "rb")  # ours: numpy leaves its own open when the zip is bad
+        except OSError as exc:
+            raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
+        try:
+            self.z = np.load(self.f, allow_pickle=False)
             self.names = list(self.z.files)
-        except (ValueError, OSError, EOFError) as exc:
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+            self.f.close()
             raise CLIError(f"cannot read {path} as NPZ: {first_line(exc)}") from None
         self.name = path
 
     def close(self) -> None:
         self.z.close()
+        self.f.close()
 
-    def batches(self, need: list[str], batch_rows: int | None) -> Iterator[Batch]:
+    def batches(self, need: list[str], batch_rows: int | None,
+                labels: tuple[str, ...] = ()) -> Iterator[Batch]:
         try:
             cols = {c: self.z[c] for c in need}
-        except (ValueError, OSError, EOFError) as exc:
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise CLIError(f"cannot read {self.name} as NPZ: {first_line(exc)}") from None
         yield Batch(cols, 0)
 
@@ -315,8 +593,8 @@ def _ext(path: str | None) -> str:
 
 
 def batch_rows(path: str | None, requested: int | None) -> int | None:
-    """Rows per batch for FILE: ``requested`` (``--batch-rows``), else 10^6 for a CSV or
-    Parquet file over 256 MiB, else None (the file is one batch).
+    """``requested`` (``--batch-rows``), checked: only CSV/TSV, stdin and Parquet stream.
+    (Without it, :meth:`Source.plan` decides from the estimated memory.)
 
     Examples
     --------
@@ -325,19 +603,43 @@ def batch_rows(path: str | None, requested: int | None) -> int | None:
     """
     ext = _ext(path)
     batched = path in (None, "-") or ext in CSV_EXTS + PARQUET_EXTS
-    if requested is not None:
-        if not batched:
-            raise CLIError("--batch-rows streams CSV/TSV (or stdin) and Parquet files only")
-        return requested
-    if (batched and path not in (None, "-") and os.path.isfile(path)
-            and os.path.getsize(path) > STREAM_BYTES):
-        return DEFAULT_BATCH_ROWS
-    return None
+    if requested is not None and not batched:
+        raise CLIError("--batch-rows streams CSV/TSV (or stdin) and Parquet files only")
+    return requested
 
 
-def open_source(path: str | None) -> Source:
+def delimiter_of(text: str | None, path: str | None) -> str:
+    """The CSV delimiter: ``--delimiter`` (one character; ``\\t`` or ``tab`` for a tab), else a
+    tab for ``.tsv`` and a comma otherwise.
+
+    Examples
+    --------
+    >>> delimiter_of(";", "x.csv"), delimiter_of(None, "x.tsv"), delimiter_of("tab", None)
+    (';', '\\t', '\\t')
+    """
+    if text is None:
+        return "\t" if _ext(path) == ".tsv" else ","
+    d = {"\\t": "\t", "tab": "\t"}.get(text, text)
+    if len(d) != 1 or d in "\r\n\"":
+        raise CLIError(f"--delimiter must be one character (not a quote or line break), "
+                       f"got {text!r}")
+    return d
+
+
+def _stdin() -> Any:
+    """Stdin as text for the csv module: UTF-8 (a byte order mark is dropped with the
+    header), line breaks left to the csv module (so CR-only lines read)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream put in place of stdin (tests, notebooks)
+        return sys.stdin
+    return io.TextIOWrapper(buffer, encoding="utf-8", newline="")
+
+
+def open_source(path: str | None, delimiter: str | None = None,
+                arrow: bool = True) -> Source:
     """Open FILE: CSV/TSV (by extension; '-' is CSV on stdin), Parquet, NPY or NPZ; None is
-    the sample shipped with fastmetrics. CLIError for a file that cannot be read.
+    the sample shipped with fastmetrics. CSV is read by pyarrow when it is installed and
+    ``arrow`` (see :class:`Reread`). CLIError for a file that cannot be read.
 
     Examples
     --------
@@ -349,9 +651,10 @@ def open_source(path: str | None) -> Source:
         text = resources.files("fastmetrics").joinpath(SAMPLE).read_text()
         return CsvSource(io.StringIO(text), SAMPLE_NAME)
     name = "<stdin>" if path == "-" else path
+    delim = delimiter_of(delimiter, path)
     try:
         if path == "-":
-            return CsvSource(sys.stdin, name, owned=False)
+            return CsvSource(_stdin(), name, delim, owned=False)
         if not os.path.exists(path):
             raise CLIError(f"no such file: {path}")
         if os.path.isdir(path):
@@ -368,15 +671,20 @@ def open_source(path: str | None) -> Source:
                 f"cannot tell the format of {path} from its extension {ext!r}: use .csv, "
                 ".tsv, .parquet, .npy or .npz"
             )
+        size = os.path.getsize(path)
+        if arrow and have_pyarrow():
+            try:
+                return ArrowCsvSource(path, delim, size)
+            except Reread:
+                pass
         try:
             f = open(path, newline="", encoding="utf-8-sig")
         except OSError as exc:
             raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
         try:
-            return CsvSource(f, path, "\t" if ext == ".tsv" else ",", os.path.getsize(path))
+            return CsvSource(f, path, delim, size)
         except BaseException:
             f.close()
             raise
     except UnicodeDecodeError:
         raise CLIError(f"{name} is not a UTF-8 text (CSV) file") from None
-

@@ -81,6 +81,20 @@ def _json_default(v: Any) -> Any:
     return str(v)
 
 
+def _finite(v: Any) -> Any:
+    """``v`` with every float that is not finite (an empty calibration bin's NaN) as None:
+    JSON has no NaN, and ``null`` is what JSON readers take for a missing number."""
+    if isinstance(v, (float, np.floating)):
+        return float(v) if np.isfinite(v) else None
+    if isinstance(v, np.ndarray):
+        return _finite(v.tolist())
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    return v
+
+
 def render_json(card: Card) -> str:
     """The report card as one flat JSON object (``per_class.<label>.f1``,
     ``confusion_matrix.<i>.<j>``, ``calibration.ece``...).
@@ -96,7 +110,7 @@ def render_json(card: Card) -> str:
     d["labels"] = card.metrics.labels
     if card.calibration is not None:
         d.update({f"calibration.{k}": v for k, v in card.calibration.to_flat_dict().items()})
-    return json.dumps(d, indent=2, default=_json_default)
+    return json.dumps(_finite(d), indent=2, default=_json_default, allow_nan=False)
 
 
 def render_markdown(card: Card, name: str, header: bool = False) -> str:

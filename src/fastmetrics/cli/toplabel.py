@@ -3,8 +3,8 @@
 Per row the calibration needs the top column's confidence and whether that column's class is
 the true label. The columns are fixed by the header, but whether a class name equals a label
 depends on how the labels are typed (``"07"`` is the class ``"7"`` when the labels are
-integers, and is not when they are text), which is known only after the last batch. So each
-batch is mapped to column indices under every typing still possible (at most two: integers,
+numbers, and is not when they are text), which is known only after the last batch. So each
+batch is mapped to column indices under every typing still possible (at most two: numbers,
 text); typings that map the batch alike feed one ``CalibrationAccumulator``, and the first
 batch where they differ forks it (a copy, made by merging with an empty accumulator). At the
 end the accumulator of the typing the labels took gives the result. A file with canonical
@@ -29,7 +29,7 @@ from .errors import CLIError, first_line
 
 __all__ = ["TopLabel"]
 
-TYPINGS = ("int", "text")
+TYPINGS = ("number", "text")
 # kinds of error, in the order a reading of the whole file meets them
 VALUES, ROWS, KERNEL = "values", "rows", "kernel"
 
@@ -133,8 +133,8 @@ class TopLabel:
             elif y.size and y.min() < 0:
                 bad = int(np.argmax(y < 0))
                 value = distinct[truth.inverse[bad]]
-                self.unmapped[t] = (f"probabilities: y_true[{row0 + bad}] = {value!r} is not "
-                                    "in labels")
+                self.unmapped[t] = (f"probabilities: the true label {value!r} of data row "
+                                    f"{row0 + bad + 1} has no probability column")
                 self.accs.pop(t, None)
                 continue
             ys[t] = y
@@ -163,7 +163,7 @@ class TopLabel:
                 return
 
     def result(self, typing: str, labels: list) -> CalibrationSummary:
-        """The calibration summary once the labels are known: ``typing`` (``"int"`` or
+        """The calibration summary once the labels are known: ``typing`` (``"number"`` or
         ``"text"``) and ``labels``, the report's label list (the column order of columns
         read in label order). CLIError for the first error met."""
         if self.names is None:
