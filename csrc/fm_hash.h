@@ -1,0 +1,192 @@
+/* First-seen hash encoding of fixed-width values (numpy strings, bytes, any fixed itemsize):
+ * one pass over n items of ``itemsize`` bytes, ``stride`` bytes apart, writes for each item
+ * the code of its value (0, 1, ... in order of first occurrence) and records the index of
+ * each value's first occurrence. Values are compared by their raw bytes: numpy pads fixed
+ * strings with zero bytes, so two items hold the same string exactly when their bytes are
+ * equal (for other dtypes equal bytes imply equal values, and the caller merges values that
+ * are equal with different bytes, such as -0.0 and 0.0, when it sorts the K distinct ones).
+ *
+ * Open addressing with linear probing over a power-of-two table kept at most half full;
+ * each slot holds the value's hash and code, so a probe compares the bytes only when the
+ * hashes agree. Counts and indices are 64-bit.
+ */
+#ifndef FM_HASH_H
+#define FM_HASH_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint64_t *hash;   /* per slot */
+    int64_t *code;    /* per slot, -1 = empty */
+    int64_t cap;      /* slots, a power of two */
+    int64_t *first;   /* per code: index of the first item holding it */
+    int64_t k;        /* codes handed out */
+    int64_t first_cap;
+} fm_htab;
+
+static inline uint64_t fm_mix64(uint64_t h)
+{
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return h;
+}
+
+/* Words are folded with independent multiplies (no chain of dependent ones per word), then
+ * mixed once. */
+static inline __attribute__((always_inline)) uint64_t fm_hash_bytes(const char *p, int64_t n)
+{
+    uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ULL, w;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        h ^= (w + (uint64_t)i * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
+        h = (h << 29) | (h >> 35);
+    }
+    if (i < n) {
+        w = 0;
+        memcpy(&w, p + i, (size_t)(n - i));
+        h ^= (w ^ 0xc4ceb9fe1a85ec53ULL) * 0xff51afd7ed558ccdULL;
+    }
+    return fm_mix64(h);
+}
+
+static inline int fm_htab_init(fm_htab *t, int64_t cap)
+{
+    int64_t i;
+    t->cap = cap;
+    t->k = 0;
+    t->first_cap = 64;
+    t->hash = (uint64_t *)malloc((size_t)cap * sizeof(uint64_t));
+    t->code = (int64_t *)malloc((size_t)cap * sizeof(int64_t));
+    t->first = (int64_t *)malloc((size_t)t->first_cap * sizeof(int64_t));
+    if (!t->hash || !t->code || !t->first)
+        return -1;
+    for (i = 0; i < cap; i++)
+        t->code[i] = -1;
+    return 0;
+}
+
+static inline void fm_htab_free(fm_htab *t)
+{
+    free(t->hash);
+    free(t->code);
+    free(t->first);
+    t->hash = NULL;
+    t->code = NULL;
+    t->first = NULL;
+}
+
+/* Double the slots (rehash from the stored hashes) and, when full, the first-index list. */
+static inline int fm_htab_grow(fm_htab *t)
+{
+    int64_t i, s, cap = t->cap * 2, mask = cap - 1;
+    uint64_t *hash = (uint64_t *)malloc((size_t)cap * sizeof(uint64_t));
+    int64_t *code = (int64_t *)malloc((size_t)cap * sizeof(int64_t));
+    if (!hash || !code) {
+        free(hash);
+        free(code);
+        return -1;
+    }
+    for (i = 0; i < cap; i++)
+        code[i] = -1;
+    for (i = 0; i < t->cap; i++) {
+        if (t->code[i] < 0)
+            continue;
+        s = (int64_t)(t->hash[i] & (uint64_t)mask);
+        while (code[s] >= 0)
+            s = (s + 1) & mask;
+        code[s] = t->code[i];
+        hash[s] = t->hash[i];
+    }
+    free(t->hash);
+    free(t->code);
+    t->hash = hash;
+    t->code = code;
+    t->cap = cap;
+    return 0;
+}
+
+/* A new code for the value first seen at ``index``, stored in slot ``s``; -1 when out of
+ * memory. */
+static inline int64_t fm_htab_add(fm_htab *t, int64_t s, uint64_t h, int64_t index)
+{
+    int64_t c = t->k;
+    if (c == t->first_cap) {
+        int64_t *f = (int64_t *)realloc(t->first, (size_t)(2 * c) * sizeof(int64_t));
+        if (!f)
+            return -1;
+        t->first = f;
+        t->first_cap = 2 * c;
+    }
+    t->first[c] = index;
+    t->code[s] = c;
+    t->hash[s] = h;
+    t->k = c + 1;
+    if (2 * t->k > t->cap && fm_htab_grow(t) < 0)
+        return -1;
+    return c;
+}
+
+/* The encoding loop; inlined with a constant ``itemsize`` for the common widths, so the
+ * hash and the comparison unroll. */
+static inline __attribute__((always_inline)) int fm_encode_fixed_w(
+    const char *data, int64_t n, int64_t stride, int64_t itemsize, int32_t *codes32,
+    int64_t *codes64, fm_htab *t)
+{
+    int64_t i, s, c, mask;
+    uint64_t h;
+    const char *p;
+    for (i = 0; i < n; i++) {
+        p = data + i * stride;
+        h = fm_hash_bytes(p, itemsize);
+        mask = t->cap - 1;
+        s = (int64_t)(h & (uint64_t)mask);
+        for (;;) {
+            c = t->code[s];
+            if (c < 0) {
+                c = fm_htab_add(t, s, h, i);
+                if (c < 0)
+                    return -1;
+                break;
+            }
+            if (t->hash[s] == h
+                    && memcmp(data + t->first[c] * stride, p, (size_t)itemsize) == 0)
+                break;
+            s = (s + 1) & mask;
+        }
+        if (codes32)
+            codes32[i] = (int32_t)c;
+        else
+            codes64[i] = c;
+    }
+    return 0;
+}
+
+/* Encode n fixed-width items (see the top of this file) into codes (int32 when ``codes32``
+ * is given, else int64 ``codes64``). Returns 0, or -1 when out of memory. */
+static int fm_encode_fixed(const char *data, int64_t n, int64_t stride, int64_t itemsize,
+                           int32_t *codes32, int64_t *codes64, fm_htab *t)
+{
+    switch (itemsize) {
+    case 1: return fm_encode_fixed_w(data, n, stride, 1, codes32, codes64, t);
+    case 2: return fm_encode_fixed_w(data, n, stride, 2, codes32, codes64, t);
+    case 4: return fm_encode_fixed_w(data, n, stride, 4, codes32, codes64, t);
+    case 8: return fm_encode_fixed_w(data, n, stride, 8, codes32, codes64, t);
+    case 12: return fm_encode_fixed_w(data, n, stride, 12, codes32, codes64, t);
+    case 16: return fm_encode_fixed_w(data, n, stride, 16, codes32, codes64, t);
+    case 20: return fm_encode_fixed_w(data, n, stride, 20, codes32, codes64, t);
+    case 24: return fm_encode_fixed_w(data, n, stride, 24, codes32, codes64, t);
+    case 32: return fm_encode_fixed_w(data, n, stride, 32, codes32, codes64, t);
+    case 40: return fm_encode_fixed_w(data, n, stride, 40, codes32, codes64, t);
+    case 48: return fm_encode_fixed_w(data, n, stride, 48, codes32, codes64, t);
+    case 64: return fm_encode_fixed_w(data, n, stride, 64, codes32, codes64, t);
+    default: return fm_encode_fixed_w(data, n, stride, itemsize, codes32, codes64, t);
+    }
+}
+
+#endif

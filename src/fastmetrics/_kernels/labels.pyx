@@ -1,0 +1,166 @@
+# cython: language_level=3
+"""Label encoding kernels: labels that are not small integers become integer codes in one
+pass, without sorting the data.
+
+``encode_fixed`` hash-encodes any fixed-width array (numpy ``<U``/``S`` strings, integers)
+by its raw item bytes (``csrc/fm_hash.h``), without the GIL. ``encode_str_objects`` does the
+same for an object array of Python ``str`` in one C-level pass (the GIL is held: it reads
+Python objects), with an identity test before the content comparison and the hash each
+``str`` caches. Both give first-seen codes and the index of each code's first item; the
+caller sorts only those K values. ``code_presence`` checks integer codes that already exist
+(categorical codes, dictionary indices) against their table in one pass.
+"""
+
+from cpython.object cimport PyObject, PyObject_Hash
+from cpython.unicode cimport PyUnicode_Check, PyUnicode_Compare
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+cimport numpy as cnp
+
+from .common cimport label_t
+
+cnp.import_array()
+
+cdef extern from "fm_hash.h" nogil:
+    ctypedef struct fm_htab:
+        uint64_t *hash
+        int64_t *code
+        int64_t cap
+        int64_t *first
+        int64_t k
+    int fm_htab_init(fm_htab *t, int64_t cap)
+    void fm_htab_free(fm_htab *t)
+    int64_t fm_htab_add(fm_htab *t, int64_t s, uint64_t h, int64_t index)
+    int fm_encode_fixed(const char *data, int64_t n, int64_t stride, int64_t itemsize,
+                        int32_t *codes32, int64_t *codes64, fm_htab *t)
+
+cdef int64_t _INIT_SLOTS = 64
+
+
+cdef _codes_array(int64_t n):
+    """int32 codes while every code fits (fewer bytes to write and read), else int64."""
+    return np.empty(n, dtype=np.int32 if n < (<int64_t>1 << 31) else np.int64)
+
+
+cdef _first_array(fm_htab *t):
+    cdef cnp.npy_intp dims[1]
+    cdef int64_t i
+    cdef int64_t* out
+    dims[0] = t.k
+    first = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
+    out = <int64_t*>cnp.PyArray_DATA(first)
+    for i in range(t.k):
+        out[i] = t.first[i]
+    return first
+
+
+def encode_fixed(cnp.ndarray a):
+    """First-seen codes of a 1-D array of any fixed-width dtype, compared by raw bytes.
+
+    Returns ``(codes, first)``: int32 (int64 from 2**31 items) codes ``0 .. K - 1`` in order
+    of first occurrence, and the int64 index of each code's first item.
+    """
+    cdef int64_t n = a.shape[0], stride = a.strides[0], itemsize = a.itemsize
+    cdef const char* data = <const char*>cnp.PyArray_DATA(a)
+    cdef fm_htab t
+    cdef int rc
+    if a.ndim != 1 or a.dtype.hasobject:
+        raise TypeError("encode_fixed: a 1-D array of a fixed-width dtype is needed")
+    codes = _codes_array(n)
+    cdef int32_t* c32 = NULL
+    cdef int64_t* c64 = NULL
+    if codes.dtype == np.int32:
+        c32 = <int32_t*>cnp.PyArray_DATA(codes)
+    else:
+        c64 = <int64_t*>cnp.PyArray_DATA(codes)
+    if fm_htab_init(&t, _INIT_SLOTS) < 0:
+        fm_htab_free(&t)
+        raise MemoryError()
+    try:
+        with nogil:
+            rc = fm_encode_fixed(data, n, stride, itemsize, c32, c64, &t)
+        if rc < 0:
+            raise MemoryError()
+        return codes, _first_array(&t)
+    finally:
+        fm_htab_free(&t)
+
+
+def encode_str_objects(cnp.ndarray a):
+    """First-seen codes of a 1-D object array whose items are all ``str`` (subclasses
+    included, compared by content).
+
+    Returns ``(codes, first)`` as :func:`encode_fixed`, or the index (an int) of the first
+    item that is not a ``str``, where the caller takes its general path.
+    """
+    cdef int64_t n = a.shape[0], stride = a.strides[0]
+    cdef const char* data = <const char*>cnp.PyArray_DATA(a)
+    cdef fm_htab t
+    cdef int64_t i, s, c, mask, last_code = -1
+    cdef uint64_t h
+    cdef PyObject* o
+    cdef PyObject* last = NULL
+    cdef PyObject* kobj
+    cdef Py_hash_t ph
+    if a.ndim != 1 or a.dtype.num != cnp.NPY_OBJECT:
+        raise TypeError("encode_str_objects: a 1-D object array is needed")
+    codes = _codes_array(n)
+    cdef int32_t* c32 = NULL
+    cdef int64_t* c64 = NULL
+    if codes.dtype == np.int32:
+        c32 = <int32_t*>cnp.PyArray_DATA(codes)
+    else:
+        c64 = <int64_t*>cnp.PyArray_DATA(codes)
+    if fm_htab_init(&t, _INIT_SLOTS) < 0:
+        fm_htab_free(&t)
+        raise MemoryError()
+    try:
+        for i in range(n):
+            o = (<PyObject**>(data + i * stride))[0]
+            if o != last:  # runs of one object (a repeated literal) skip the table
+                if o == NULL or not PyUnicode_Check(<object>o):
+                    return i
+                ph = PyObject_Hash(<object>o)  # cached in the str object
+                h = <uint64_t>ph
+                mask = t.cap - 1
+                s = <int64_t>(h & <uint64_t>mask)
+                while True:
+                    c = t.code[s]
+                    if c < 0:
+                        c = fm_htab_add(&t, s, h, i)
+                        if c < 0:
+                            raise MemoryError()
+                        break
+                    if t.hash[s] == h:
+                        kobj = (<PyObject**>(data + t.first[c] * stride))[0]
+                        if kobj == o or PyUnicode_Compare(<object>kobj, <object>o) == 0:
+                            break
+                    s = (s + 1) & mask
+                last = o
+                last_code = c
+            if c32 != NULL:
+                c32[i] = <int32_t>last_code
+            else:
+                c64[i] = last_code
+        return codes, _first_array(&t)
+    finally:
+        fm_htab_free(&t)
+
+
+def code_presence(const label_t[:] codes, int64_t k, cnp.npy_bool[::1] present):
+    """Mark ``present[c]`` for every code; returns the index of the first code outside
+    ``0 .. k - 1`` (a missing value's -1), or -1 when every code is in range."""
+    cdef Py_ssize_t i, n = codes.shape[0]
+    cdef int64_t c, bad = -1
+    if present.shape[0] < k:
+        raise ValueError("code_presence: present is shorter than k")
+    with nogil:
+        for i in range(n):
+            c = <int64_t>codes[i]
+            if c < 0 or c >= k:
+                bad = i
+                break
+            present[c] = 1
+    return bad
