@@ -255,3 +255,18 @@ def test_group_metrics_with_string_labels_and_groups():
         assert got.per_group == want.per_group and got.n_per_group == want.n_per_group
         assert list(got.per_group) == ["east", "north", "west"]
 
+
+def test_dask_string_partitions():
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    t, p = _labels(5000, 6, seed=6)
+    df = pd.DataFrame({"t": t, "p": p})
+    ddf = dd.from_pandas(df, npartitions=4)
+    import fastmetrics.dask as fmd
+
+    with dask.config.set(scheduler="synchronous"):
+        got = fmd.f1_score(ddf["t"], ddf["p"], average="macro")
+        cm = fmd.confusion_matrix(ddf["t"].astype("category"), ddf["p"].astype("category"))
+    assert got == skm.f1_score(t, p, average="macro")
+    np.testing.assert_array_equal(cm, skm.confusion_matrix(t, p))
