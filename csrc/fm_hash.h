@@ -189,4 +189,84 @@ static int fm_encode_fixed(const char *data, int64_t n, int64_t stride, int64_t 
     }
 }
 
+/* The bytes of a short item (``len`` <= 16) as two zero-padded words: two plain loads
+ * when 16 bytes can be read from ``p`` inside the buffer, else a copy. */
+static inline void fm_short_words(const char *p, int64_t len, int64_t room, uint64_t *w)
+{
+    if (room >= 16) {
+        memcpy(w, p, 16);
+        /* keep the first len bytes, without a branch on the length (labels of random
+         * lengths would mispredict it) */
+        int64_t l0 = len < 8 ? len : 8, l1 = len < 8 ? 0 : len - 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w[0] &= l0 ? ~0ULL << (64 - 8 * l0) : 0;
+        w[1] &= l1 ? ~0ULL << (64 - 8 * l1) : 0;
+#else
+        w[0] &= l0 ? ~0ULL >> (64 - 8 * l0) : 0;
+        w[1] &= l1 ? ~0ULL >> (64 - 8 * l1) : 0;
+#endif
+    } else {
+        w[0] = w[1] = 0;
+        memcpy(w, p, (size_t)len);
+    }
+}
+
+/* Encode n variable-length items (arrow strings: item i is the bytes
+ * ``data[off[i] .. off[i + 1])`` of ``data_len`` bytes, offsets int64 ``off64`` or int32
+ * ``off32``) the same way. Items of up to 16 bytes (most labels) are read as two words,
+ * hashed and compared without a call. Returns 0, or -1 when out of memory. */
+static int fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
+                         const int32_t *off32, int64_t n, int32_t *codes32,
+                         int64_t *codes64, fm_htab *t)
+{
+    int64_t i, s, c, mask, start, len, fs, flen;
+    uint64_t h, w[2], v[2];
+    for (i = 0; i < n; i++) {
+        if (off64) {
+            start = off64[i];
+            len = off64[i + 1] - start;
+        } else {
+            start = off32[i];
+            len = (int64_t)off32[i + 1] - start;
+        }
+        if (len <= 16) {
+            fm_short_words(data + start, len, data_len - start, w);
+            h = fm_mix64((w[0] * 0xff51afd7ed558ccdULL) ^ (w[1] * 0xc4ceb9fe1a85ec53ULL)
+                         ^ (uint64_t)len);
+        } else {
+            h = fm_hash_bytes(data + start, len);
+        }
+        mask = t->cap - 1;
+        s = (int64_t)(h & (uint64_t)mask);
+        for (;;) {
+            c = t->code[s];
+            if (c < 0) {
+                c = fm_htab_add(t, s, h, i);
+                if (c < 0)
+                    return -1;
+                break;
+            }
+            if (t->hash[s] == h) {
+                fs = off64 ? off64[t->first[c]] : off32[t->first[c]];
+                flen = (off64 ? off64[t->first[c] + 1] : off32[t->first[c] + 1]) - fs;
+                if (flen == len) {
+                    if (len <= 16) {
+                        fm_short_words(data + fs, len, data_len - fs, v);
+                        if (v[0] == w[0] && v[1] == w[1])
+                            break;
+                    } else if (memcmp(data + fs, data + start, (size_t)len) == 0) {
+                        break;
+                    }
+                }
+            }
+            s = (s + 1) & mask;
+        }
+        if (codes32)
+            codes32[i] = (int32_t)c;
+        else
+            codes64[i] = c;
+    }
+    return 0;
+}
+
 #endif

@@ -178,6 +178,33 @@ def test_kernel_codes_first_seen_and_exact():
     np.testing.assert_array_equal(c, inv)
 
 
+@pytest.mark.parametrize("large", [False, True])
+def test_arrow_buffers_sliced_long_and_short(large):
+    rng = np.random.default_rng(11)
+    words = ["", "a", "é" * 7, "exactly-16-bytes", "seventeen-bytes!!", "x" * 40, "ab\x00",
+             "ab"]
+    x = np.array(words, dtype=object)[rng.integers(0, len(words), 3000)]
+    arr = pa.array(x.tolist(), type=pa.large_string() if large else pa.string())
+    for lo, hi in [(0, 3000), (1, 2999), (2990, 3000), (5, 5)]:
+        part = arr.slice(lo, hi - lo)  # offsets read from the slice's start
+        t = x[lo:hi].astype(str)
+        if hi == lo:
+            continue
+        p = np.roll(t, 1)
+        got, _ = _quiet(fm.confusion_matrix, part, pa.array(p.tolist()))
+        want, _ = _quiet(fm.confusion_matrix, t.astype(object), p.astype(object))
+        np.testing.assert_array_equal(got, want)
+    codes, first = label_kernel.encode_offsets(np.array([0, 1, 3], dtype=np.int64),
+                                               np.frombuffer(b"abc", dtype=np.uint8))
+    assert codes.tolist() == [0, 1] and first.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="outside"):
+        label_kernel.encode_offsets(np.array([0, 9], dtype=np.int32),
+                                    np.zeros(3, dtype=np.uint8))
+    with pytest.raises(ValueError, match="decrease"):
+        label_kernel.encode_offsets(np.array([0, 2, 1], dtype=np.int32),
+                                    np.zeros(3, dtype=np.uint8))
+
+
 @pytest.mark.parametrize("bad", [
     lambda: pd.Series(["a", None, "b"], dtype="category"),
     lambda: pa.array(["a", None, "b"]),

@@ -441,6 +441,8 @@ def _arrow_labels(arr, name: str) -> Encoded | None:
     if not (pa.types.is_string(vt) or pa.types.is_large_string(vt)
             or pa.types.is_string_view(vt)):
         return None
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return _arrow_strings(arr, name)
     if not pa.types.is_dictionary(t):
         arr = pc.dictionary_encode(arr)
     if isinstance(arr, pa.ChunkedArray):
@@ -465,6 +467,27 @@ def _arrow_labels(arr, name: str) -> Encoded | None:
     codes = parts[0] if len(parts) == 1 else (
         np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32))
     return Encoded(codes, table, name)
+
+
+def _arrow_strings(arr, name: str) -> Encoded | None:
+    """An arrow string/large_string array hash-encoded from its offset and data buffers (no
+    Python objects but the K distinct values)."""
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if arr.null_count:
+        raise missing_label_error(name, int(np.flatnonzero(np.asarray(arr.is_null()))[0]))
+    n = len(arr)
+    _, off_buf, data_buf = arr.buffers()
+    off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(off_buf, dtype=off_type)[arr.offset:arr.offset + n + 1] if n else (
+        np.zeros(1, dtype=off_type))
+    data = (np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None
+            else np.zeros(0, dtype=np.uint8))
+    codes, first = label_kernel.encode_offsets(offsets, data)
+    table = _text_table(arr.take(pa.array(first)).to_pylist())
+    return None if table is None else Encoded(codes, table, name)
 
 
 def _pandas_labels(y, name: str) -> Encoded | None:
@@ -509,10 +532,37 @@ def frame_labels(y, name: str) -> Encoded | None:
         return None
     import polars as pl
 
-    if isinstance(y, pl.Series) and (y.dtype == pl.String or isinstance(
-            y.dtype, (pl.Categorical, pl.Enum))):
+    if not isinstance(y, pl.Series):
+        return None
+    if isinstance(y.dtype, (pl.Categorical, pl.Enum)):
+        return _polars_categorical(y, name)
+    if y.dtype == pl.String:
         return _arrow_labels(y.to_arrow(), name)
     return None
+
+
+def _polars_categorical(y, name: str) -> Encoded | None:
+    """A polars Categorical/Enum Series by its physical codes: an Enum's codes index its
+    categories; a Categorical's index a shared string cache, so only the codes that occur
+    are looked up (through ``unique``, K values)."""
+    import polars as pl
+
+    if y.null_count():
+        raise missing_label_error(name, int(y.is_null().arg_true()[0]))
+    codes = y.to_physical().to_numpy()
+    if isinstance(y.dtype, pl.Enum):
+        table = _text_table(y.dtype.categories.to_list())
+    else:
+        u = y.unique()
+        ucodes = u.to_physical().to_numpy().astype(np.int64)
+        size = int(ucodes.max()) + 1 if ucodes.shape[0] else 0
+        if size > max(1 << 16, 2 * codes.shape[0]):  # a huge shared cache: through arrow
+            return _arrow_labels(y.to_arrow(), name)
+        items = [""] * size  # codes that do not occur are never reported
+        for c, v in zip(ucodes.tolist(), u.cast(pl.String).to_list()):
+            items[c] = v
+        table = _text_table(items)
+    return None if table is None else Encoded(codes, table, name)
 
 
 def label_column(y, name: str):

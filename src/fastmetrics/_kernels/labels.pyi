@@ -5,6 +5,10 @@ import numpy.typing as npt
 def encode_fixed(
     a: np.ndarray,  # cnp.ndarray, 1-D, any fixed-width dtype (read by its raw item bytes)
 ) -> tuple[npt.NDArray[np.signedinteger], npt.NDArray[np.int64]]: ...
+def encode_offsets(
+    offsets: npt.NDArray[np.integer],  # const offset_t[::1] (n + 1,) int32 or int64
+    data: npt.NDArray[np.uint8],  # const unsigned char[::1]
+) -> tuple[npt.NDArray[np.signedinteger], npt.NDArray[np.int64]]: ...
 def encode_str_objects(
     a: np.ndarray,  # cnp.ndarray, 1-D object array
 ) -> tuple[npt.NDArray[np.signedinteger], npt.NDArray[np.int64]] | int: ...

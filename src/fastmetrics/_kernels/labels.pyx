@@ -3,7 +3,8 @@
 pass, without sorting the data.
 
 ``encode_fixed`` hash-encodes any fixed-width array (numpy ``<U``/``S`` strings, integers)
-by its raw item bytes (``csrc/fm_hash.h``), without the GIL. ``encode_str_objects`` does the
+by its raw item bytes (``csrc/fm_hash.h``), without the GIL; ``encode_offsets`` does the
+same for arrow's variable-length strings, read from their offset and data buffers. ``encode_str_objects`` does the
 same for an object array of Python ``str`` in one C-level pass (the GIL is held: it reads
 Python objects), with an identity test before the content comparison and the hash each
 ``str`` caches. Both give first-seen codes and the index of each code's first item; the
@@ -35,6 +36,9 @@ cdef extern from "fm_hash.h" nogil:
     int64_t fm_htab_add(fm_htab *t, int64_t s, uint64_t h, int64_t index)
     int fm_encode_fixed(const char *data, int64_t n, int64_t stride, int64_t itemsize,
                         int32_t *codes32, int64_t *codes64, fm_htab *t)
+    int fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
+                      const int32_t *off32, int64_t n, int32_t *codes32, int64_t *codes64,
+                      fm_htab *t)
 
 cdef int64_t _INIT_SLOTS = 64
 
@@ -81,6 +85,52 @@ def encode_fixed(cnp.ndarray a):
     try:
         with nogil:
             rc = fm_encode_fixed(data, n, stride, itemsize, c32, c64, &t)
+        if rc < 0:
+            raise MemoryError()
+        return codes, _first_array(&t)
+    finally:
+        fm_htab_free(&t)
+
+
+ctypedef fused offset_t:
+    int32_t
+    int64_t
+
+
+def encode_offsets(const offset_t[::1] offsets, const unsigned char[::1] data):
+    """First-seen codes of variable-length byte strings laid out as arrow lays out a string
+    array: item ``i`` is ``data[offsets[i]:offsets[i + 1]]`` (``offsets`` holds n + 1
+    values). Returns ``(codes, first)`` as :func:`encode_fixed`."""
+    cdef int64_t n = offsets.shape[0] - 1, i
+    cdef fm_htab t
+    cdef int rc
+    cdef const char* pdata = <const char*>&data[0] if data.shape[0] else <const char*>""
+    cdef const int64_t* o64 = NULL
+    cdef const int32_t* o32 = NULL
+    if n < 0:
+        raise ValueError("encode_offsets: offsets needs n + 1 values")
+    if n and (offsets[0] < 0 or offsets[n] > data.shape[0]):
+        raise ValueError("encode_offsets: offsets outside the data")
+    for i in range(n):  # arrow guarantees it; a bad buffer must not read out of bounds
+        if offsets[i + 1] < offsets[i]:
+            raise ValueError("encode_offsets: offsets decrease")
+    if offset_t is int64_t:
+        o64 = &offsets[0]
+    else:
+        o32 = &offsets[0]
+    codes = _codes_array(n)
+    cdef int32_t* c32 = NULL
+    cdef int64_t* c64 = NULL
+    if codes.dtype == np.int32:
+        c32 = <int32_t*>cnp.PyArray_DATA(codes)
+    else:
+        c64 = <int64_t*>cnp.PyArray_DATA(codes)
+    if fm_htab_init(&t, _INIT_SLOTS) < 0:
+        fm_htab_free(&t)
+        raise MemoryError()
+    try:
+        with nogil:
+            rc = fm_encode_var(pdata, data.shape[0], o64, o32, n, c32, c64, &t)
         if rc < 0:
             raise MemoryError()
         return codes, _first_array(&t)
