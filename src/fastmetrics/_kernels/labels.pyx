@@ -4,10 +4,10 @@ pass, without sorting the data.
 
 ``encode_fixed`` hash-encodes any fixed-width array (numpy ``<U``/``S`` strings, integers)
 by its raw item bytes (``csrc/fm_hash.h``), without the GIL; ``encode_offsets`` does the
-same for arrow's variable-length strings, read from their offset and data buffers. ``encode_str_objects`` does the
-same for an object array of Python ``str`` in one C-level pass (the GIL is held: it reads
-Python objects), with an identity test before the content comparison and the hash each
-``str`` caches. Both give first-seen codes and the index of each code's first item; the
+same for arrow's variable-length strings, read from their offset and data buffers.
+``encode_str_objects`` does the same for an object array of Python ``str`` in one C-level
+pass (the GIL is held: it reads Python objects), with an identity test before the content
+comparison and the hash each ``str`` caches. All give first-seen codes and the index of each code's first item; the
 caller sorts only those K values. ``code_presence`` checks integer codes that already exist
 (categorical codes, dictionary indices) against their table in one pass.
 """
