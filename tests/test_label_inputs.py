@@ -31,11 +31,12 @@ def _labels(n, k, seed):
 
 def _chunked(x):
     half = x.shape[0] // 2
-    return pa.chunked_array([pc.dictionary_encode(pa.array(x[:half])),
-                             pc.dictionary_encode(pa.array(x[half:]))])
+    return pa.chunked_array([pc.dictionary_encode(pa.array(x[:half].tolist(), pa.string())),
+                             pc.dictionary_encode(pa.array(x[half:].tolist(), pa.string()))])
 
 
-#: the same labels in every input type the label path reads
+#: the same labels in every input type the label path reads (arrow-backed ones from Python
+#: strings: pyarrow's conversion of a numpy ``U`` array ends each string at a NUL)
 FORM_MAKERS = {
     "U": lambda x: x,
     "U-wide": lambda x: x.astype("<U20"),
@@ -44,16 +45,16 @@ FORM_MAKERS = {
     "pandas-category": lambda x: pd.Series(x, dtype="category"),
     "pandas-categorical-unused": lambda x: pd.Categorical(
         x, categories=sorted(set(x.tolist()) | {"never", "zzz-unused"})),
-    "pandas-str": lambda x: pd.Series(x, dtype="str"),
-    "pandas-string-pyarrow": lambda x: pd.Series(x, dtype="string[pyarrow]"),
+    "pandas-str": lambda x: pd.Series(x.tolist(), dtype="str"),
+    "pandas-string-pyarrow": lambda x: pd.Series(x.tolist(), dtype="string[pyarrow]"),
     "pandas-object": lambda x: pd.Series(x.astype(object), dtype=object),
-    "pyarrow-string": lambda x: pa.array(x),
-    "pyarrow-large-string": lambda x: pa.array(x, type=pa.large_string()),
-    "pyarrow-dictionary": lambda x: pc.dictionary_encode(pa.array(x)),
+    "pyarrow-string": lambda x: pa.array(x.tolist()),
+    "pyarrow-large-string": lambda x: pa.array(x.tolist(), type=pa.large_string()),
+    "pyarrow-dictionary": lambda x: pc.dictionary_encode(pa.array(x.tolist())),
     "pyarrow-chunked-dictionary": _chunked,
-    "polars-string": lambda x: pl.Series(x),
-    "polars-categorical": lambda x: pl.Series(x, dtype=pl.Categorical),
-    "polars-enum": lambda x: pl.Series(x, dtype=pl.Enum(sorted(set(NAMES.tolist())))),
+    "polars-string": lambda x: pl.Series(x.tolist()),
+    "polars-categorical": lambda x: pl.Series(x.tolist(), dtype=pl.Categorical),
+    "polars-enum": lambda x: pl.Series(x.tolist(), dtype=pl.Enum(sorted(set(NAMES.tolist())))),
 }
 FORMS = list(FORM_MAKERS)
 

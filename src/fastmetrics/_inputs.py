@@ -543,8 +543,8 @@ def frame_labels(y, name: str) -> Encoded | None:
 
 def _polars_categorical(y, name: str) -> Encoded | None:
     """A polars Categorical/Enum Series by its physical codes: an Enum's codes index its
-    categories; a Categorical's index a shared string cache, so only the codes that occur
-    are looked up (through ``unique``, K values)."""
+    categories; a Categorical's index a shared string cache, so they are hash-encoded
+    (4-byte items) and only the K codes that occur are looked up."""
     import polars as pl
 
     if y.null_count():
@@ -552,16 +552,9 @@ def _polars_categorical(y, name: str) -> Encoded | None:
     codes = y.to_physical().to_numpy()
     if isinstance(y.dtype, pl.Enum):
         table = _text_table(y.dtype.categories.to_list())
-    else:
-        u = y.unique()
-        ucodes = u.to_physical().to_numpy().astype(np.int64)
-        size = int(ucodes.max()) + 1 if ucodes.shape[0] else 0
-        if size > max(1 << 16, 2 * codes.shape[0]):  # a huge shared cache: through arrow
-            return _arrow_labels(y.to_arrow(), name)
-        items = [""] * size  # codes that do not occur are never reported
-        for c, v in zip(ucodes.tolist(), u.cast(pl.String).to_list()):
-            items[c] = v
-        table = _text_table(items)
+    else:  # codes into a shared cache: first-seen codes of the codes, K values looked up
+        codes, first = label_kernel.encode_fixed(codes)
+        table = _text_table(y.gather(first).cast(pl.String).to_list())
     return None if table is None else Encoded(codes, table, name)
 
 
