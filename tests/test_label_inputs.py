@@ -50,6 +50,7 @@ FORM_MAKERS = {
     "pandas-object": lambda x: pd.Series(x.astype(object), dtype=object),
     "pyarrow-string": lambda x: pa.array(x.tolist()),
     "pyarrow-large-string": lambda x: pa.array(x.tolist(), type=pa.large_string()),
+    "pyarrow-string-view": lambda x: pa.array(x.tolist(), type=pa.string_view()),
     "pyarrow-dictionary": lambda x: pc.dictionary_encode(pa.array(x.tolist())),
     "pyarrow-chunked-dictionary": _chunked,
     "polars-string": lambda x: pl.Series(x.tolist()),

@@ -443,6 +443,8 @@ def _arrow_labels(arr, name: str) -> Encoded | None:
         return None
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return _arrow_strings(arr, name)
+    if pa.types.is_string_view(t):  # one cast to offsets + data, then the same kernel
+        return _arrow_strings(arr.cast(pa.large_string()), name)
     if not pa.types.is_dictionary(t):
         arr = pc.dictionary_encode(arr)
     if isinstance(arr, pa.ChunkedArray):
@@ -536,8 +538,8 @@ def frame_labels(y, name: str) -> Encoded | None:
         return None
     if isinstance(y.dtype, (pl.Categorical, pl.Enum)):
         return _polars_categorical(y, name)
-    if y.dtype == pl.String:
-        return _arrow_labels(y.to_arrow(), name)
+    if y.dtype == pl.String:  # exported as arrow string views without a copy
+        return _arrow_labels(y.to_arrow(compat_level=pl.CompatLevel.newest()), name)
     return None
 
 
