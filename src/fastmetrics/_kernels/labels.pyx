@@ -43,9 +43,21 @@ cdef extern from "fm_hash.h" nogil:
 cdef int64_t _INIT_SLOTS = 64
 
 
-cdef _codes_array(int64_t n):
-    """int32 codes while every code fits (fewer bytes to write and read), else int64."""
-    return np.empty(n, dtype=np.int32 if n < (<int64_t>1 << 31) else np.int64)
+cdef object _start(int64_t n, fm_htab *t, int32_t **c32, int64_t **c64):
+    """The codes array of n items -- int32 while every code fits (fewer bytes to write and
+    read), else int64 -- with its data pointer in ``c32`` or ``c64``, and ``t`` an empty
+    table."""
+    codes = np.empty(n, dtype=np.int32 if n < (<int64_t>1 << 31) else np.int64)
+    c32[0] = NULL
+    c64[0] = NULL
+    if codes.dtype == np.int32:
+        c32[0] = <int32_t*>cnp.PyArray_DATA(codes)
+    else:
+        c64[0] = <int64_t*>cnp.PyArray_DATA(codes)
+    if fm_htab_init(t, _INIT_SLOTS) < 0:
+        fm_htab_free(t)
+        raise MemoryError()
+    return codes
 
 
 cdef _first_array(fm_htab *t):
@@ -66,22 +78,17 @@ def encode_fixed(cnp.ndarray a):
     Returns ``(codes, first)``: int32 (int64 from 2**31 items) codes ``0 .. K - 1`` in order
     of first occurrence, and the int64 index of each code's first item.
     """
-    cdef int64_t n = a.shape[0], stride = a.strides[0], itemsize = a.itemsize
-    cdef const char* data = <const char*>cnp.PyArray_DATA(a)
+    cdef int64_t n, stride, itemsize
+    cdef const char* data
     cdef fm_htab t
     cdef int rc
+    cdef int32_t* c32
+    cdef int64_t* c64
     if a.ndim != 1 or a.dtype.hasobject:
         raise TypeError("encode_fixed: a 1-D array of a fixed-width dtype is needed")
-    codes = _codes_array(n)
-    cdef int32_t* c32 = NULL
-    cdef int64_t* c64 = NULL
-    if codes.dtype == np.int32:
-        c32 = <int32_t*>cnp.PyArray_DATA(codes)
-    else:
-        c64 = <int64_t*>cnp.PyArray_DATA(codes)
-    if fm_htab_init(&t, _INIT_SLOTS) < 0:
-        fm_htab_free(&t)
-        raise MemoryError()
+    n, stride, itemsize = a.shape[0], a.strides[0], a.itemsize
+    data = <const char*>cnp.PyArray_DATA(a)
+    codes = _start(n, &t, &c32, &c64)
     try:
         with nogil:
             rc = fm_encode_fixed(data, n, stride, itemsize, c32, c64, &t)
@@ -104,6 +111,8 @@ def encode_offsets(const offset_t[::1] offsets, const unsigned char[::1] data):
     cdef int64_t n = offsets.shape[0] - 1, i
     cdef fm_htab t
     cdef int rc
+    cdef int32_t* c32
+    cdef int64_t* c64
     cdef const char* pdata = <const char*>&data[0] if data.shape[0] else <const char*>""
     cdef const int64_t* o64 = NULL
     cdef const int32_t* o32 = NULL
@@ -118,16 +127,7 @@ def encode_offsets(const offset_t[::1] offsets, const unsigned char[::1] data):
         o64 = &offsets[0]
     else:
         o32 = &offsets[0]
-    codes = _codes_array(n)
-    cdef int32_t* c32 = NULL
-    cdef int64_t* c64 = NULL
-    if codes.dtype == np.int32:
-        c32 = <int32_t*>cnp.PyArray_DATA(codes)
-    else:
-        c64 = <int64_t*>cnp.PyArray_DATA(codes)
-    if fm_htab_init(&t, _INIT_SLOTS) < 0:
-        fm_htab_free(&t)
-        raise MemoryError()
+    codes = _start(n, &t, &c32, &c64)
     try:
         with nogil:
             rc = fm_encode_var(pdata, data.shape[0], o64, o32, n, c32, c64, &t)
@@ -145,9 +145,11 @@ def encode_str_objects(cnp.ndarray a):
     Returns ``(codes, first)`` as :func:`encode_fixed`, or the index (an int) of the first
     item that is not a ``str``, where the caller takes its general path.
     """
-    cdef int64_t n = a.shape[0], stride = a.strides[0]
-    cdef const char* data = <const char*>cnp.PyArray_DATA(a)
+    cdef int64_t n, stride
+    cdef const char* data
     cdef fm_htab t
+    cdef int32_t* c32
+    cdef int64_t* c64
     cdef int64_t i, s, c, mask, last_code = -1
     cdef uint64_t h
     cdef PyObject* o
@@ -156,16 +158,9 @@ def encode_str_objects(cnp.ndarray a):
     cdef Py_hash_t ph
     if a.ndim != 1 or a.dtype.num != cnp.NPY_OBJECT:
         raise TypeError("encode_str_objects: a 1-D object array is needed")
-    codes = _codes_array(n)
-    cdef int32_t* c32 = NULL
-    cdef int64_t* c64 = NULL
-    if codes.dtype == np.int32:
-        c32 = <int32_t*>cnp.PyArray_DATA(codes)
-    else:
-        c64 = <int64_t*>cnp.PyArray_DATA(codes)
-    if fm_htab_init(&t, _INIT_SLOTS) < 0:
-        fm_htab_free(&t)
-        raise MemoryError()
+    n, stride = a.shape[0], a.strides[0]
+    data = <const char*>cnp.PyArray_DATA(a)
+    codes = _start(n, &t, &c32, &c64)
     try:
         for i in range(n):
             o = (<PyObject**>(data + i * stride))[0]
