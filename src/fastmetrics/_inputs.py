@@ -591,14 +591,14 @@ def _distinct(a) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     input, which table entries occur (None: all of them)."""
     if isinstance(a, Encoded):
         k = a.table.shape[0]
-        present = np.zeros(k, dtype=bool)
+        flags = np.zeros(k + 1, dtype=bool)  # the last flag: a code out of range
         codes = native(a.codes)
         if codes.dtype.kind == "b" or codes.dtype.char not in INT_CHARS:
             codes = codes.astype(np.int64)
-        bad = label_kernel.code_presence(codes, k, present) if codes.shape[0] else -1
+        bad = label_kernel.code_presence(codes, k, flags) if codes.shape[0] else -1
         if bad >= 0:
             raise missing_label_error(a.name, bad)
-        return codes, a.table, present
+        return codes, a.table, flags[:k]
     if a.dtype.kind == "O":
         enc = label_kernel.encode_str_objects(a)
         if not isinstance(enc, int):  # all str: the table stays an object array

@@ -15,5 +15,5 @@ def encode_str_objects(
 def code_presence(
     codes: npt.NDArray[np.integer],  # const label_t[:]
     k: int,
-    present: npt.NDArray[np.bool_],  # npy_bool[::1], marked in place
+    present: npt.NDArray[np.bool_],  # npy_bool[::1] (k + 1,), marked in place
 ) -> int: ...

@@ -196,16 +196,23 @@ def encode_str_objects(cnp.ndarray a):
 
 def code_presence(const label_t[:] codes, int64_t k, cnp.npy_bool[::1] present):
     """Mark ``present[c]`` for every code; returns the index of the first code outside
-    ``0 .. k - 1`` (a missing value's -1), or -1 when every code is in range."""
+    ``0 .. k - 1`` (a missing value's -1), or -1 when every code is in range.
+
+    ``present`` holds k + 1 flags: a code out of range marks the last one (a select, not a
+    branch, in the pass), and only then is the first such code looked for."""
     cdef Py_ssize_t i, n = codes.shape[0]
-    cdef int64_t c, bad = -1
-    if present.shape[0] < k:
-        raise ValueError("code_presence: present is shorter than k")
+    cdef uint64_t c, uk = <uint64_t>k
+    cdef int64_t bad = -1
+    if present.shape[0] < k + 1:
+        raise ValueError("code_presence: present needs k + 1 flags")
     with nogil:
         for i in range(n):
-            c = <int64_t>codes[i]
-            if c < 0 or c >= k:
-                bad = i
-                break
-            present[c] = 1
+            c = <uint64_t><int64_t>codes[i]  # negative codes become huge: out of range
+            present[c if c < uk else uk] = 1
+        if present[k]:
+            for i in range(n):
+                c = <uint64_t><int64_t>codes[i]
+                if c >= uk:
+                    bad = i
+                    break
     return bad
