@@ -132,37 +132,51 @@ static inline int64_t fm_htab_add(fm_htab *t, int64_t s, uint64_t h, int64_t ind
     return c;
 }
 
+/* Sets ``c`` to the code of item ``i`` of hash ``h``: the code of an equal item seen before
+ * (``EQ``, an expression of the candidate code ``c``, says whether that code's first item
+ * equals item i; it is evaluated only when the hashes agree), else a new code. Returns -1
+ * from the enclosing function when out of memory. */
+#define FM_HTAB_CODE(t, h, i, c, EQ)                                  \
+    do {                                                              \
+        int64_t mask_ = (t)->cap - 1;                                 \
+        int64_t s_ = (int64_t)((h) & (uint64_t)mask_);                \
+        for (;;) {                                                    \
+            (c) = (t)->code[s_];                                      \
+            if ((c) < 0) {                                            \
+                (c) = fm_htab_add((t), s_, (h), (i));                 \
+                if ((c) < 0)                                          \
+                    return -1;                                        \
+                break;                                                \
+            }                                                         \
+            if ((t)->hash[s_] == (h) && (EQ))                         \
+                break;                                                \
+            s_ = (s_ + 1) & mask_;                                    \
+        }                                                             \
+    } while (0)
+
+static inline void fm_put_code(int32_t *codes32, int64_t *codes64, int64_t i, int64_t c)
+{
+    if (codes32)
+        codes32[i] = (int32_t)c;
+    else
+        codes64[i] = c;
+}
+
 /* The encoding loop; inlined with a constant ``itemsize`` for the common widths, so the
  * hash and the comparison unroll. */
 static inline __attribute__((always_inline)) int fm_encode_fixed_w(
     const char *data, int64_t n, int64_t stride, int64_t itemsize, int32_t *codes32,
     int64_t *codes64, fm_htab *t)
 {
-    int64_t i, s, c, mask;
+    int64_t i, c;
     uint64_t h;
     const char *p;
     for (i = 0; i < n; i++) {
         p = data + i * stride;
         h = fm_hash_bytes(p, itemsize);
-        mask = t->cap - 1;
-        s = (int64_t)(h & (uint64_t)mask);
-        for (;;) {
-            c = t->code[s];
-            if (c < 0) {
-                c = fm_htab_add(t, s, h, i);
-                if (c < 0)
-                    return -1;
-                break;
-            }
-            if (t->hash[s] == h
-                    && memcmp(data + t->first[c] * stride, p, (size_t)itemsize) == 0)
-                break;
-            s = (s + 1) & mask;
-        }
-        if (codes32)
-            codes32[i] = (int32_t)c;
-        else
-            codes64[i] = c;
+        FM_HTAB_CODE(t, h, i, c,
+                     memcmp(data + t->first[c] * stride, p, (size_t)itemsize) == 0);
+        fm_put_code(codes32, codes64, i, c);
     }
     return 0;
 }
@@ -211,6 +225,24 @@ static inline void fm_short_words(const char *p, int64_t len, int64_t room, uint
     }
 }
 
+/* Whether item ``j`` equals the item of ``len`` bytes at ``start`` (its words ``w`` when
+ * len <= 16). */
+static inline int fm_var_equal(const char *data, int64_t data_len, const int64_t *off64,
+                               const int32_t *off32, int64_t j, int64_t start, int64_t len,
+                               const uint64_t *w)
+{
+    uint64_t v[2];
+    int64_t fs = off64 ? off64[j] : off32[j];
+    int64_t flen = (off64 ? off64[j + 1] : off32[j + 1]) - fs;
+    if (flen != len)
+        return 0;
+    if (len <= 16) {
+        fm_short_words(data + fs, len, data_len - fs, v);
+        return v[0] == w[0] && v[1] == w[1];
+    }
+    return memcmp(data + fs, data + start, (size_t)len) == 0;
+}
+
 /* Encode n variable-length items (arrow strings: item i is the bytes
  * ``data[off[i] .. off[i + 1])`` of ``data_len`` bytes, offsets int64 ``off64`` or int32
  * ``off32``) the same way. Items of up to 16 bytes (most labels) are read as two words,
@@ -219,8 +251,8 @@ static int fm_encode_var(const char *data, int64_t data_len, const int64_t *off6
                          const int32_t *off32, int64_t n, int32_t *codes32,
                          int64_t *codes64, fm_htab *t)
 {
-    int64_t i, s, c, mask, start, len, fs, flen;
-    uint64_t h, w[2], v[2];
+    int64_t i, c, start, len;
+    uint64_t h, w[2];
     for (i = 0; i < n; i++) {
         if (off64) {
             start = off64[i];
@@ -236,35 +268,9 @@ static int fm_encode_var(const char *data, int64_t data_len, const int64_t *off6
         } else {
             h = fm_hash_bytes(data + start, len);
         }
-        mask = t->cap - 1;
-        s = (int64_t)(h & (uint64_t)mask);
-        for (;;) {
-            c = t->code[s];
-            if (c < 0) {
-                c = fm_htab_add(t, s, h, i);
-                if (c < 0)
-                    return -1;
-                break;
-            }
-            if (t->hash[s] == h) {
-                fs = off64 ? off64[t->first[c]] : off32[t->first[c]];
-                flen = (off64 ? off64[t->first[c] + 1] : off32[t->first[c] + 1]) - fs;
-                if (flen == len) {
-                    if (len <= 16) {
-                        fm_short_words(data + fs, len, data_len - fs, v);
-                        if (v[0] == w[0] && v[1] == w[1])
-                            break;
-                    } else if (memcmp(data + fs, data + start, (size_t)len) == 0) {
-                        break;
-                    }
-                }
-            }
-            s = (s + 1) & mask;
-        }
-        if (codes32)
-            codes32[i] = (int32_t)c;
-        else
-            codes64[i] = c;
+        FM_HTAB_CODE(t, h, i, c, fm_var_equal(data, data_len, off64, off32, t->first[c],
+                                              start, len, w));
+        fm_put_code(codes32, codes64, i, c);
     }
     return 0;
 }
