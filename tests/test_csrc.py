@@ -179,7 +179,10 @@ int main(void) {
         if (fm_encode_fixed(d, n, w, w, codes, NULL, &t) < 0) return 2;
         for (int64_t i = 0; i < n && failures < 5; i++) {
             int64_t f = first_equal(d, i, w);
-            if (t.first[codes[i]] != f) { printf("trial %d item %ld\n", trial, (long)i); failures++; }
+            if (t.first[codes[i]] != f) {
+                printf("trial %d item %ld\n", trial, (long)i);
+                failures++;
+            }
         }
         /* the same items as variable-length strings of their first len bytes */
         int64_t *off = malloc(sizeof(int64_t) * (size_t)(n + 1));
@@ -189,9 +192,16 @@ int main(void) {
         int32_t *c2 = malloc(sizeof(int32_t) * (size_t)(n + 1));
         if (fm_htab_init(&t2, 64) < 0) return 2;
         if (fm_encode_var(d, n * w, off, NULL, n, c2, NULL, &t2) < 0) return 2;
-        if (t2.k != t.k) { printf("trial %d: %ld != %ld codes\n", trial, (long)t2.k, (long)t.k); failures++; }
+        if (t2.k != t.k) {
+            printf("trial %d: %ld != %ld codes\n", trial, (long)t2.k, (long)t.k);
+            failures++;
+        }
         for (int64_t i = 0; i < n; i++)
-            if (c2[i] != codes[i]) { printf("trial %d var item %ld\n", trial, (long)i); failures++; break; }
+            if (c2[i] != codes[i]) {
+                printf("trial %d var item %ld\n", trial, (long)i);
+                failures++;
+                break;
+            }
         fm_htab_free(&t); fm_htab_free(&t2);
         free(d); free(codes); free(off); free(c2);
     }
