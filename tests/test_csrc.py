@@ -148,3 +148,83 @@ def test_fm_lse_matches_naive_log_softmax(tmp_path, flags):
     out = subprocess.run([str(exe)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout
     assert out.stdout.strip().endswith("0 failures")
+
+
+HASH_PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fm_hash.h"
+
+/* naive reference: the first index holding the same bytes */
+static int64_t first_equal(const char *d, int64_t i, int64_t w) {
+    for (int64_t j = 0; j <= i; j++)
+        if (memcmp(d + j * w, d + i * w, (size_t)w) == 0) return j;
+    return -1;
+}
+
+int main(void) {
+    srand(777);
+    int failures = 0;
+    for (int trial = 0; trial < 200; trial++) {
+        int64_t n = rand() % 400, w = 1 + trial % 37, kinds = 1 + rand() % 90;
+        char *d = calloc((size_t)(n * w + 1), 1);
+        for (int64_t i = 0; i < n; i++) {  /* few distinct values, some sharing prefixes */
+            int v = rand() % kinds;
+            for (int64_t b = 0; b < w; b++) d[i * w + b] = (char)((v >> (b % 7)) + b * (v & 1));
+        }
+        fm_htab t;
+        int32_t *codes = malloc(sizeof(int32_t) * (size_t)(n + 1));
+        if (fm_htab_init(&t, 64) < 0) return 2;
+        if (fm_encode_fixed(d, n, w, w, codes, NULL, &t) < 0) return 2;
+        for (int64_t i = 0; i < n && failures < 5; i++) {
+            int64_t f = first_equal(d, i, w);
+            if (t.first[codes[i]] != f) {
+                printf("trial %d item %ld\n", trial, (long)i);
+                failures++;
+            }
+        }
+        /* the same items as variable-length strings of their first len bytes */
+        int64_t *off = malloc(sizeof(int64_t) * (size_t)(n + 1));
+        off[0] = 0;
+        for (int64_t i = 0; i < n; i++) off[i + 1] = off[i] + w;
+        fm_htab t2;
+        int32_t *c2 = malloc(sizeof(int32_t) * (size_t)(n + 1));
+        if (fm_htab_init(&t2, 64) < 0) return 2;
+        if (fm_encode_var(d, n * w, off, NULL, n, c2, NULL, &t2) < 0) return 2;
+        if (t2.k != t.k) {
+            printf("trial %d: %ld != %ld codes\n", trial, (long)t2.k, (long)t.k);
+            failures++;
+        }
+        for (int64_t i = 0; i < n; i++)
+            if (c2[i] != codes[i]) {
+                printf("trial %d var item %ld\n", trial, (long)i);
+                failures++;
+                break;
+            }
+        fm_htab_free(&t); fm_htab_free(&t2);
+        free(d); free(codes); free(off); free(c2);
+    }
+    printf("%d failures\n", failures);
+    return failures != 0;
+}
+"""
+
+
+def test_fm_hash_encodes_like_first_equal_search(tmp_path):
+    """First-seen codes of fixed-width and of offset-addressed items (read near the end of
+    the buffer too) against a naive search for the first equal item."""
+    if not os.path.isdir(CSRC):
+        pytest.skip("csrc/ is only present when the tests run from the source tree")
+    cc = sysconfig.get_config_var("CC") or "cc"
+    cc = cc.split()[0]
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler ({cc}) on this machine")
+    src = tmp_path / "h.c"
+    src.write_text(HASH_PROGRAM)
+    exe = tmp_path / "h"
+    subprocess.run([cc, "-O2", "-std=c11", "-Wall", "-Werror", f"-I{CSRC}", str(src), "-o",
+                    str(exe)], check=True, capture_output=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout
+    assert out.stdout.strip().endswith("0 failures")

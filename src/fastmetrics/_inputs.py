@@ -10,6 +10,11 @@
 * Labels: the integer dtypes the kernels read in place (:data:`INT_CHARS`, and bool through a
   ``uint8`` view), the one rule for two integer dtypes (:func:`common_int`), floats holding
   integers, strings and objects (:func:`prepare_labels`), all in one place.
+* Label encoding (:func:`encode_labels`, :func:`label_codes`): labels that are not a small
+  integer range become codes in one hash pass (``_kernels/labels.pyx``), without sorting the
+  data; only the K distinct values are sorted, so label order stays numpy's (scikit-learn's).
+  Labels that arrive encoded (categoricals, dictionary arrays) are :class:`Encoded`: their
+  codes are read in place and only the table of values is mapped.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import numbers
 
 import numpy as np
 
+from ._kernels import labels as label_kernel
 from .exceptions import invalid_parameter
 
 __all__ = [
@@ -29,15 +35,22 @@ __all__ = [
     "check_lengths",
     "column",
     "common_int",
+    "Encoded",
     "float_values",
+    "frame_labels",
+    "encode_labels",
     "inconsistent_lengths",
+    "label_codes",
+    "label_column",
     "label_kind",
     "label_pair",
+    "missing_label_error",
     "native",
     "nonfinite_error",
     "plain_int_pair",
     "prepare_labels",
     "sample_weight",
+    "str_objects",
     "union_labels",
     "zero_weight_sum_error",
 ]
@@ -287,11 +300,14 @@ def _object_kind(a: np.ndarray, name: str) -> str:
     return "str" if has_str else "num"
 
 
-def prepare_labels(a: np.ndarray, name: str, other: np.ndarray | None = None):
+def prepare_labels(a, name: str, other=None):
     """One 1-D label array for the kernels: ``(array, label dtype, kind)`` with kind 'int'
     (integers of a dtype :data:`INT_CHARS` holds; bool as a ``uint8`` view; floats holding
-    integers as int64) or 'str' (text, to be encoded). ``other`` is the second label array,
-    named in the message when floats turn out continuous."""
+    integers as int64) or 'str' (text, to be encoded: a ``U``/``S`` array, or
+    :class:`Encoded` for object arrays of ``str`` and encoded input). ``other`` is the second
+    label array, named in the message when floats turn out continuous."""
+    if isinstance(a, Encoded):
+        return a, a.dtype, "str"
     ch = a.dtype.char
     if ch in INT_CHARS:
         return native(a), a.dtype, "int"
@@ -303,6 +319,9 @@ def prepare_labels(a: np.ndarray, name: str, other: np.ndarray | None = None):
     if k in "US":
         return a, a.dtype, "str"
     if k == "O":
+        enc = str_objects(a)
+        if enc is not None:  # every item a str: encoded in one pass, no astype(str)
+            return enc, enc.dtype, "str"
         if _object_kind(a, name) == "str":
             return a.astype(str), np.dtype(str), "str"
         conv = np.array(a.tolist())
@@ -355,6 +374,279 @@ def label_pair(yt: np.ndarray, yp: np.ndarray):
         if out_dtype.kind == "f" and dt_t.kind in "iu" and dt_p.kind in "iu":
             out_dtype = common  # int64 with uint64: integers, not float64
     return at, ap, out_dtype, kt
+
+
+class Encoded:
+    """Labels given as integer ``codes`` into a ``table`` of values (a 1-D ``U``/``S``
+    array): object arrays of ``str`` once hashed, categoricals and dictionary arrays as they
+    come. Codes outside ``0 .. len(table) - 1`` are missing values; table entries no code
+    names are not labels of the data. Stands where a label array stands (``shape``,
+    ``dtype``, ``ndim``)."""
+
+    __slots__ = ("codes", "table", "name")
+
+    def __init__(self, codes: np.ndarray, table: np.ndarray, name: str = "y"):
+        self.codes, self.table, self.name = codes, table, name
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.codes.shape
+
+    @property
+    def ndim(self) -> int:
+        return 1
+
+    @property
+    def size(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.table.dtype
+
+    def decoded(self) -> np.ndarray:
+        """The labels as a plain array (O(N); for the rare paths that need the values)."""
+        return self.table[self.codes]
+
+    def __getitem__(self, key) -> Encoded:
+        return Encoded(self.codes[key], self.table, self.name)
+
+
+_FRAME_MODULES = ("pandas", "pyarrow", "polars")
+
+
+def _text_table(values) -> np.ndarray | None:
+    """A category/dictionary table as a ``U`` array when every value is a ``str``."""
+    items = values if isinstance(values, list) else list(values)
+    if not all(isinstance(v, str) for v in items):
+        return None
+    return np.array(items, dtype=str) if items else np.empty(0, dtype="<U1")
+
+
+def _arrow_labels(arr, name: str) -> Encoded | None:
+    """A pyarrow Array/ChunkedArray of strings or of string dictionaries as codes into its
+    dictionary (strings are dictionary-encoded by pyarrow, from their buffers); None for
+    other types."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        vt = t.value_type
+    else:
+        vt = t
+        if not (pa.types.is_string(t) or pa.types.is_large_string(t)
+                or pa.types.is_string_view(t)):
+            return None
+    if not (pa.types.is_string(vt) or pa.types.is_large_string(vt)
+            or pa.types.is_string_view(vt)):
+        return None
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return _arrow_strings(arr, name)
+    if pa.types.is_string_view(t):  # one cast to offsets + data, then the same kernel
+        return _arrow_strings(arr.cast(pa.large_string()), name)
+    if not pa.types.is_dictionary(t):
+        arr = pc.dictionary_encode(arr)
+    if isinstance(arr, pa.ChunkedArray):
+        if arr.num_chunks == 0:
+            return Encoded(np.zeros(0, dtype=np.int32), np.empty(0, dtype="<U1"), name)
+        arr = arr.unify_dictionaries() if arr.num_chunks > 1 else arr
+        dictionary = arr.chunk(0).dictionary
+        chunks = [c.indices for c in arr.chunks]
+    else:
+        dictionary, chunks = arr.dictionary, [arr.indices]
+    table = _text_table(dictionary.to_pylist())
+    if table is None:
+        return None
+    parts = []
+    start = 0
+    for c in chunks:
+        if c.null_count:
+            i = start + int(np.flatnonzero(np.asarray(c.is_null()))[0])
+            raise missing_label_error(name, i)
+        parts.append(c.to_numpy())
+        start += len(c)
+    codes = parts[0] if len(parts) == 1 else (
+        np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32))
+    return Encoded(codes, table, name)
+
+
+def _arrow_strings(arr, name: str) -> Encoded | None:
+    """An arrow string/large_string array hash-encoded from its offset and data buffers (no
+    Python objects but the K distinct values)."""
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if arr.null_count:
+        raise missing_label_error(name, int(np.flatnonzero(np.asarray(arr.is_null()))[0]))
+    n = len(arr)
+    _, off_buf, data_buf = arr.buffers()
+    off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(off_buf, dtype=off_type)[arr.offset:arr.offset + n + 1] if n else (
+        np.zeros(1, dtype=off_type))
+    data = (np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None
+            else np.zeros(0, dtype=np.uint8))
+    codes, first = label_kernel.encode_offsets(offsets, data)
+    table = _text_table(arr.take(pa.array(first)).to_pylist())
+    return None if table is None else Encoded(codes, table, name)
+
+
+def _pandas_labels(y, name: str) -> Encoded | None:
+    import pandas as pd
+
+    if isinstance(y, (pd.Series, pd.Index)):
+        dt = y.dtype
+        if isinstance(dt, pd.CategoricalDtype):
+            cat = y.array
+        elif isinstance(dt, pd.StringDtype) and dt.storage == "pyarrow":
+            import pyarrow as pa
+
+            return _arrow_labels(pa.array(y.array), name)
+        else:
+            return None
+    elif isinstance(y, pd.Categorical):
+        cat = y
+    else:
+        return None
+    table = _text_table(cat.categories.tolist())
+    if table is None:
+        return None
+    return Encoded(np.asarray(cat.codes), table, name)
+
+
+def frame_labels(y, name: str) -> Encoded | None:
+    """Labels of a data-frame library, read by their codes: pandas categoricals (codes and
+    categories) and arrow-backed strings, pyarrow string or dictionary arrays (chunked too),
+    polars String/Categorical/Enum Series (through arrow). None for other inputs (numbers,
+    plain numpy arrays), which take :func:`column`. The libraries are imported only when
+    ``y`` comes from one of them."""
+    mod = type(y).__module__.partition(".")[0]
+    if mod not in _FRAME_MODULES:
+        return None
+    if mod == "pandas":
+        return _pandas_labels(y, name)
+    if mod == "pyarrow":
+        import pyarrow as pa
+
+        if isinstance(y, (pa.Array, pa.ChunkedArray)):
+            return _arrow_labels(y, name)
+        return None
+    import polars as pl
+
+    if not isinstance(y, pl.Series):
+        return None
+    if isinstance(y.dtype, (pl.Categorical, pl.Enum)):
+        return _polars_categorical(y, name)
+    if y.dtype == pl.String:  # exported as arrow string views without a copy
+        return _arrow_labels(y.to_arrow(compat_level=pl.CompatLevel.newest()), name)
+    return None
+
+
+def _polars_categorical(y, name: str) -> Encoded | None:
+    """A polars Categorical/Enum Series by its physical codes: an Enum's codes index its
+    categories; a Categorical's index a shared string cache, so they are hash-encoded
+    (4-byte items) and only the K codes that occur are looked up."""
+    import polars as pl
+
+    if y.null_count():
+        raise missing_label_error(name, int(y.is_null().arg_true()[0]))
+    codes = y.to_physical().to_numpy()
+    if isinstance(y.dtype, pl.Enum):
+        table = _text_table(y.dtype.categories.to_list())
+    else:  # codes into a shared cache: first-seen codes of the codes, K values looked up
+        codes, first = label_kernel.encode_fixed(codes)
+        table = _text_table(y.gather(first).cast(pl.String).to_list())
+    return None if table is None else Encoded(codes, table, name)
+
+
+def label_column(y, name: str):
+    """A 1-D label array: :func:`frame_labels` for data-frame labels that can be read by
+    their codes (an :class:`Encoded`), else :func:`column`."""
+    if type(y) is not np.ndarray:
+        enc = frame_labels(y, name)
+        if enc is not None:
+            return enc
+    return column(y, name)
+
+
+def missing_label_error(name: str, index: int) -> ValueError:
+    """The error for a missing label (a null, a categorical code -1): NaN labels' error."""
+    return ValueError(f"Input {name} contains NaN (labels must be finite: {name} has a "
+                      f"missing value at index {index}).")
+
+
+def str_objects(a: np.ndarray) -> Encoded | None:
+    """An object array whose items are all ``str``, encoded in one C-level pass (the table
+    as ``astype(str)`` would hold it); None when some item is not a ``str``."""
+    enc = label_kernel.encode_str_objects(a)
+    if isinstance(enc, int):
+        return None
+    codes, first = enc
+    return Encoded(codes, a[first].astype(str))
+
+
+def _distinct(a) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(codes, table, used)`` of one label array: codes into ``table`` and, for encoded
+    input, which table entries occur (None: all of them)."""
+    if isinstance(a, Encoded):
+        k = a.table.shape[0]
+        flags = np.zeros(k + 1, dtype=bool)  # the last flag: a code out of range
+        codes = native(a.codes)
+        if codes.dtype.kind == "b" or codes.dtype.char not in INT_CHARS:
+            codes = codes.astype(np.int64)
+        bad = label_kernel.code_presence(codes, k, flags) if codes.shape[0] else -1
+        if bad >= 0:
+            raise missing_label_error(a.name, bad)
+        return codes, a.table, flags[:k]
+    if a.dtype.kind == "O":
+        enc = label_kernel.encode_str_objects(a)
+        if not isinstance(enc, int):  # all str: the table stays an object array
+            return enc[0], a[enc[1]], None
+        table, codes = np.unique(a, return_inverse=True)  # other objects: numpy's rules
+        return codes.reshape(-1), table, None
+    codes, first = label_kernel.encode_fixed(a)
+    return codes, a[first], None
+
+
+def label_codes(*arrays) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """The labels of several arrays encoded together, without sorting the data.
+
+    Returns ``(codes, where, values)``: ``values`` is the sorted union of the labels that
+    occur (numpy's order and dtype, as ``np.union1d`` of the ``np.unique`` of each array);
+    per array, ``codes`` are its first-seen (or categorical) codes as the kernel made them,
+    and ``where[c]`` is the position in ``values`` of code ``c``. Counting kernels count the
+    codes and permute their small table with ``where``; :func:`encode_labels` gathers.
+    """
+    found = [_distinct(a) for a in arrays]
+    uniq, inv = [], []
+    for codes, table, used in found:
+        t = table if used is None else table[used]
+        if used is not None and t.dtype.kind in "US":  # as narrow as the values that occur
+            t = np.array(t.tolist(), dtype=t.dtype.kind)
+        u, r = np.unique(t, return_inverse=True)
+        uniq.append(u)
+        inv.append(r.reshape(-1))
+    values = uniq[0]
+    for u in uniq[1:]:
+        values = np.union1d(values, u)
+    where = []
+    for (codes, table, used), u, r in zip(found, uniq, inv):
+        pos = np.searchsorted(values, u)[r] if values.shape[0] else r
+        if used is not None and not used.all():
+            full = np.zeros(table.shape[0], dtype=np.intp)
+            full[used] = pos
+            pos = full
+        where.append(pos.astype(np.intp, copy=False))
+    return [f[0] for f in found], where, values
+
+
+def encode_labels(*arrays) -> tuple[list[np.ndarray], np.ndarray]:
+    """``(codes per array, values)``: the sorted union of the labels that occur and each
+    label's position in it (``np.unique``'s ``return_inverse`` over the arrays together),
+    from one hash pass per array (:func:`label_codes`) and a gather."""
+    codes, where, values = label_codes(*arrays)
+    return [np.take(w, c) for c, w in zip(codes, where)], values
 
 
 def label_kind(a: np.ndarray) -> str:

@@ -8,7 +8,10 @@ two keywords: ``compute=True`` (False: a :class:`dask.delayed.Delayed` of the re
 ``distributed.Client`` the chunks are scored on the cluster's workers.
 
 Inputs may be :class:`dask.array.Array`, dask dataframe columns (``df["y"]``) and numpy
-arrays, mixed. Arrays of other chunkings are rechunked to ``y_true``'s. Dataframe columns
+arrays, mixed. When every input is a dataframe column of the same partitioning, the
+partitions are scored as pandas columns where they live: string and categorical labels are
+encoded on the workers (by their codes), and only the small label tables travel. Arrays of
+other chunkings are rechunked to ``y_true``'s. Dataframe columns
 with the same number of partitions are paired partition by partition, without computing
 their lengths first (a partition pair of unequal lengths raises ``ValueError``); otherwise
 unknown chunk sizes are computed before the graph is built.
@@ -132,6 +135,12 @@ _WHY_1D = {"y_score": ": the ranking metrics over dask are binary (multiclass an
                       "scores are not merged over chunks)"}
 
 
+def _is_series(x) -> bool:
+    """A dask dataframe column (1-D), not an array or a frame."""
+    return (hasattr(x, "to_dask_array") and hasattr(x, "npartitions")
+            and getattr(x, "ndim", 2) == 1)
+
+
 def _known(x) -> bool:
     return not any(np.isnan(c) for c in x.chunks[0])
 
@@ -210,8 +219,15 @@ def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
     factory(**init_kw)  # bad parameters fail here, on the client, before any work
     names = [k for k, v in arrays.items() if v is not None]
     allow_2d = _MATRICES.get(kind, frozenset())
-    aligned = _align({k: arrays[k] for k in names}, da, allow_2d)
-    blocks = [a.to_delayed().reshape(-1) for a in aligned]
+    series = [arrays[k] for k in names]
+    if all(_is_series(v) for v in series) and len({v.npartitions for v in series}) == 1:
+        # dataframe columns partition by partition, as the workers hold them: categorical
+        # and arrow string columns reach the accumulators as they are (encoded there by
+        # their codes, never converted to Python objects); each task checks the lengths
+        blocks = [list(v.to_delayed()) for v in series]
+    else:
+        aligned = _align({k: arrays[k] for k in names}, da, allow_2d)
+        blocks = [a.to_delayed().reshape(-1) for a in aligned]
     # impure: fresh keys per call, so a call never picks up states still held from another
     chunk = dask.delayed(_chunk_state, pure=False)
     level = [chunk(factory, init_kw, update_kw, names, i, *b)

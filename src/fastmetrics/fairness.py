@@ -8,7 +8,7 @@ Each group's value equals the scikit-learn metric on that group's samples alone 
 those present in the group's ``y_true`` or ``y_pred``, as scikit-learn's default), with
 ``zero_division=0`` for precision/recall/F1. Labels and groups of any integer dtype are read in
 place when their value ranges are small (labels within 1,024 values, groups within 65,536);
-other labels or groups (strings, objects, wide ranges) are encoded once with ``np.unique``
+other labels or groups (strings, objects, categoricals, wide ranges) are hash-encoded once
 first. Labels are checked as by :func:`accuracy_score`: floats must hold integers (they are
 converted to int64), and strings do not mix with numbers.
 """

@@ -36,6 +36,7 @@ from .._inputs import (
     EMPTY,
     INT_CHARS,
     column,
+    encode_labels,
     float_values,
     inconsistent_lengths,
     native,
@@ -719,7 +720,7 @@ def _class_indices(y: np.ndarray, labels, K: int, classes: bool, *, encode: bool
             "labels= to map other label values to the columns of y_prob"
         )
     _finite_labels(y)
-    found, inverse = np.unique(y, return_inverse=True)
+    (inverse,), found = encode_labels(y)  # one hash pass; only the distinct labels sorted
     if found.shape[0] == 1:
         raise ValueError(
             f"y_true contains only one label ({found[0]}). Please provide the list of all "

@@ -7,8 +7,9 @@ Label handling
   zero-copy ``uint8`` view). The kernel counts into a dense table over the value range
   ``lo .. lo + k - 1``; the range check is part of the counting pass.
 * Floats holding integers are converted to int64 once (after a finiteness/integrality check);
-  strings, objects and sparse huge integer ranges are encoded once with ``np.unique`` and then
-  take the same kernel path over their codes (:func:`fastmetrics._inputs.label_pair`).
+  strings, objects, encoded input (categoricals) and sparse huge integer ranges are
+  hash-encoded once without sorting the data (:func:`fastmetrics._inputs.label_codes`), their
+  codes counted by the same kernel, and only the small table is moved onto the sorted labels.
 
 Requested labels (``labels=``) follow scikit-learn, whose functions differ here: the
 precision/recall family compares them with the data's labels after numpy's type promotion
@@ -28,9 +29,11 @@ import numpy as np
 from .._inputs import (
     EMPTY,
     INT_CHARS,
-    column,
     common_int,
+    encode_labels,
     inconsistent_lengths,
+    label_codes,
+    label_column,
     label_kind,
     label_pair,
     nonfinite_error,
@@ -163,8 +166,8 @@ class ConfusionState(base.State):
                     values = values.astype(y_true.dtype)
                 return cls(values, cm, _ALL_PRESENT[: values.shape[0]], y_true.shape[0], None,
                            False, in_true)
-        yt = column(y_true, "y_true")
-        yp = column(y_pred, "y_pred")
+        yt = label_column(y_true, "y_true")
+        yp = label_column(y_pred, "y_pred")
         n = yt.shape[0]
         if yp.shape[0] != n:
             w_len = None if sample_weight is None else np.shape(sample_weight)[:1]
@@ -205,11 +208,10 @@ class ConfusionState(base.State):
         if float(np.abs(wi).max(initial=0)) * wi.shape[0] < 2.0**53:
             cm = self.cm.astype(np.int64)
         else:
-            vals = np.union1d(np.unique(at), np.unique(ap))
+            (ct, cp), vals = encode_labels(at, ap)
             full = np.zeros((vals.shape[0],) * 2, dtype=np.int64)
             with np.errstate(over="ignore"):
-                np.add.at(full, (np.searchsorted(vals, at), np.searchsorted(vals, ap)),
-                          wi.astype(np.int64))
+                np.add.at(full, (ct, cp), wi.astype(np.int64))
             # the state's labels are those that occur: every value of vals
             cm = full
         return ConfusionState(self.values, cm, self.present, self.n_samples, self.weight_sum,
@@ -217,35 +219,45 @@ class ConfusionState(base.State):
 
     @classmethod
     def _encoded(cls, at, ap, kind, out_dtype, w, int_weights, nt) -> ConfusionState:
-        """Encode prepared labels (integers of one dtype, or strings) with np.unique, then
-        count the codes with the kernel; numeric labels come back as ``out_dtype``."""
-        ut, it = np.unique(at, return_inverse=True)
-        up, ip = np.unique(ap, return_inverse=True)
-        values = np.union1d(ut, up)
-        ct = np.searchsorted(values, ut)[it.reshape(-1)]
-        cp = np.searchsorted(values, up)[ip.reshape(-1)]
+        """Encode prepared labels (integers of one dtype, strings, or :class:`Encoded`) in
+        one hash pass each (:func:`label_codes`), count the first-seen codes with the kernel
+        and move the small table onto the sorted labels; numeric labels come back as
+        ``out_dtype``."""
+        (ct, cp), (wt, wp), values = label_codes(at, ap)
         k = len(values)
+        kt, kp = int(wt.shape[0]), int(wp.shape[0])  # codes of each side (some maybe unused)
+        kc = max(kt, kp)
         margins: np.ndarray | None = None
         res = None
-        if k <= DENSE_MAX_RANGE:
-            res = (kernel.dense_state(ct, cp, DENSE_MAX_RANGE, nt) if w is None
-                   else _count_weighted(ct, cp, w, 0, _next_pow2(k), nt))
-        if res is None:  # very many distinct labels: bincount on the codes (still exact)
+        if kc <= DENSE_MAX_RANGE:
+            res = (_dense_codes(ct, cp, kc, nt) if w is None
+                   else _count_weighted(ct, cp, w, 0, _next_pow2(kc), nt))
+        if res is None:  # very many distinct labels: bincount on the sorted codes (exact)
+            st, sp = np.take(wt, ct), np.take(wp, cp)
             if w is None:
-                cm = np.bincount(ct * k + cp, minlength=k * k).reshape(k, k).astype(np.int64)
+                cm = np.bincount(st * k + sp, minlength=k * k).reshape(k, k).astype(np.int64)
             else:
                 if not np.isfinite(w).all():
                     raise nonfinite_error(w, "sample_weight")
-                cm = np.bincount(ct * k + cp, weights=w, minlength=k * k).reshape(k, k)
-                margins = np.stack([np.bincount(ct, weights=w, minlength=k),
-                                    np.bincount(cp, weights=w, minlength=k)])
-        elif w is None:
-            cm = res[1]  # every code occurs, so the compact table is the full k x k one
+                cm = np.bincount(st * k + sp, weights=w, minlength=k * k).reshape(k, k)
+                margins = np.stack([np.bincount(st, weights=w, minlength=k),
+                                    np.bincount(sp, weights=w, minlength=k)])
+            in_true = np.zeros(k, dtype=bool)
+            in_true[wt] = True
         else:
-            cm = res[0][:k, :k]
-            margins = res[2][:, :k]
+            table = res[0]
+            cm = np.zeros((k, k), dtype=table.dtype)
+            # unused codes (categories that do not occur) have empty rows and columns
+            np.add.at(cm, (wt[:, None], wp[None, :]), table[:kt, :kp])
+            in_true = np.zeros(k, dtype=bool)
+            if w is None:
+                in_true[wt[res[1][:kt]]] = True
+            else:
+                in_true[wt[res[1][0, :kt] > 0]] = True
+                margins = np.zeros((2, k))
+                np.add.at(margins[0], wt, res[2][0, :kt])
+                np.add.at(margins[1], wp, res[2][1, :kp])
         present = np.ones(k, dtype=bool)
-        in_true = np.isin(values, ut)
         if kind == "int":
             values = values.astype(out_dtype, copy=False)
         return cls(values, cm, present, at.shape[0], None if w is None else _wsum(w),
@@ -638,6 +650,25 @@ def _next_pow2(x: int) -> int:
 
 def _n_lanes(n: int, cells: int) -> int:
     return max(1, min(_MAX_LANES, n // _LANE_MIN, _CELL_BUDGET // cells))
+
+
+def _dense_codes(ct, cp, kc: int, nt: int):
+    """Unweighted counts of codes ``0 .. kc - 1``: (table kc x kc, which codes occur in
+    ct), from the dense kernel (which keeps the codes that occur)."""
+    if ct.dtype != cp.dtype:
+        common = np.promote_types(ct.dtype, cp.dtype)
+        ct, cp = ct.astype(common, copy=False), cp.astype(common, copy=False)
+    res = kernel.dense_state(ct, cp, DENSE_MAX_RANGE, nt)
+    if res is None:
+        return None
+    values, cm, in_true = res
+    if values.shape[0] == kc:  # every code occurs (first-seen codes always do)
+        return cm, in_true
+    full = np.zeros((kc, kc), dtype=cm.dtype)
+    full[np.ix_(values, values)] = cm
+    seen = np.zeros(kc, dtype=bool)
+    seen[values] = in_true
+    return full, seen
 
 
 def _wsum(w) -> float:

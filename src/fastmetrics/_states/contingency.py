@@ -14,10 +14,10 @@ Counting
 * Two native integer (or bool) arrays of one dtype whose joint value range is at most
   :data:`DENSE_MAX_RANGE` wide are read in place by the confusion kernel (one nogil pass
   into a dense table over the range); the rows and columns that occur are kept.
-* Other labels (strings, floats, objects, wide integer ranges) are encoded with
-  ``np.unique`` per array; the pairs of codes are counted into a dense table by the
-  contingency kernel while ``K_true * K_pred`` is at most :data:`CELL_BUDGET` cells
-  (32 MiB), and by sorting the ``true * K_pred + pred`` keys otherwise (O(n) memory for
+* Other labels (strings, floats, objects, wide integer ranges) are encoded with one hash
+  pass per array (:func:`fastmetrics._inputs.encode_labels`); the pairs of codes are
+  counted into a dense table by the contingency kernel while ``K_true * K_pred`` is at
+  most :data:`CELL_BUDGET` cells (32 MiB), and by sorting the ``true * K_pred + pred`` keys otherwise (O(n) memory for
   one call, never a K_true x K_pred allocation).
 
 Every value follows scikit-learn 1.9's arithmetic in the same order over the same non-zero
@@ -32,7 +32,7 @@ import math
 import numbers
 import numpy as np
 
-from .._inputs import INT_CHARS, inconsistent_lengths, native, union_labels
+from .._inputs import INT_CHARS, encode_labels, inconsistent_lengths, native, union_labels
 from .._kernels import confusion as confusion_kernel
 from .._kernels import contingency as kernel
 from .._threads import threads_for
@@ -173,8 +173,8 @@ class ContingencyState(base.State):
                     return cls(values[in_true].astype(at.dtype),
                                values[in_pred].astype(ap.dtype), r.astype(np.int64),
                                c.astype(np.int64), sub[r, c], n)
-        ut, it = np.unique(at, return_inverse=True)
-        up, ip = np.unique(ap, return_inverse=True)
+        (it,), ut = encode_labels(at)
+        (ip,), up = encode_labels(ap)
         it = it.reshape(-1).astype(np.int64, copy=False)
         ip = ip.reshape(-1).astype(np.int64, copy=False)
         kt, kp = ut.shape[0], up.shape[0]

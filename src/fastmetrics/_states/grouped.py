@@ -6,7 +6,8 @@ so a group's value is exactly the one-shot metric on that group's samples (label
 present in the group, as scikit-learn's default), with ``zero_division=0`` for
 precision/recall/F1. Labels and groups of any integer dtype are read in place when their
 value ranges are small (labels within 1,024 values, groups within 65,536); other labels or
-groups (strings, objects, wide ranges) are encoded once with ``np.unique`` first.
+groups (strings, objects, wide ranges) are hash-encoded once first
+(:func:`fastmetrics._inputs.encode_labels`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from .._inputs import INT_CHARS, column, label_pair, native, union_labels
+from .._inputs import (
+    INT_CHARS,
+    encode_labels,
+    label_column,
+    label_pair,
+    native,
+    str_objects,
+    union_labels,
+)
 from .._kernels import confusion as kernel
 from .._threads import threads_for
 from . import base, prf
@@ -72,24 +81,25 @@ def _codes(a: np.ndarray, max_range: int):
     return a, lo, hi - lo + 1
 
 
-def _encode(*arrays: np.ndarray, name: str):
-    """np.unique over the arrays together: (codes per array, values)."""
+def _encode(*arrays, name: str):
+    """The arrays' values encoded together (np.unique's order, one hash pass per array):
+    (int64 codes per array, values)."""
+    prepared = []
     for a in arrays:
-        if a.dtype.kind == "O" and any(v is None for v in a.tolist()):
-            raise ValueError(
-                f"{name} contains None (parse failures? see fastmetrics.parse_failures)")
+        if isinstance(a, np.ndarray) and a.dtype.kind == "O":
+            enc = str_objects(a)
+            if enc is None and any(v is None for v in a.tolist()):
+                raise ValueError(
+                    f"{name} contains None (parse failures? see fastmetrics.parse_failures)")
+            a = a if enc is None else enc
+        prepared.append(a)
     try:
-        values, inv = np.unique(np.concatenate(arrays), return_inverse=True)
+        codes, values = encode_labels(*prepared)
     except TypeError as exc:
         raise TypeError(f"{name} mixes values that cannot be ordered ({exc})") from None
     if values.dtype.kind == "f" and np.isnan(values).any():
         raise ValueError(f"{name} contains NaN")
-    inv = inv.reshape(-1).astype(np.int64)
-    out, start = [], 0
-    for a in arrays:
-        out.append(inv[start:start + a.shape[0]])
-        start += a.shape[0]
-    return out, values
+    return [c.astype(np.int64, copy=False) for c in codes], values
 
 
 def _label_codes(yt, yp):
@@ -122,9 +132,9 @@ class GroupedConfusionState(base.State):
 
     @classmethod
     def from_arrays(cls, y_true, y_pred, groups, n_threads=None) -> GroupedConfusionState:
-        yt = column(y_true, "y_true")
-        yp = column(y_pred, "y_pred")
-        g = column(groups, "groups")
+        yt = label_column(y_true, "y_true")
+        yp = label_column(y_pred, "y_pred")
+        g = label_column(groups, "groups")
         n = yt.shape[0]
         if yp.shape[0] != n or g.shape[0] != n:
             raise ValueError(

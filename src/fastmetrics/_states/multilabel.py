@@ -24,6 +24,11 @@ _EMPTY_W = np.zeros(0, dtype=np.float64)
 
 def _ndim(y) -> int:
     nd = getattr(y, "ndim", None)
+    if nd is None and (type(y).__module__.partition(".")[0], type(y).__name__) in (
+            ("polars", "Series"), ("pyarrow", "ChunkedArray")) or (
+            nd is None and type(y).__module__.startswith("pyarrow")
+            and type(y).__name__.endswith("Array")):
+        return 1  # arrow arrays and polars Series are 1-D: no conversion to ask numpy
     return np.ndim(y) if nd is None else nd
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from .._inputs import (
     column,
+    encode_labels,
     float_values,
     inconsistent_lengths,
     label_kind,
@@ -114,7 +115,7 @@ def encode(y: np.ndarray, labels, classes: np.ndarray | None):
     """``(classes, yk, lo, lut)``: the sorted classes, and the labels as the kernel reads
     them (the class of sample i is ``lut[yk[i] - lo]``, -1 for a label that is no class).
     Integer labels are read in place through a lookup table over their range; text and
-    wide integer ranges are encoded once (``np.unique`` / ``searchsorted``)."""
+    wide integer ranges are encoded once (:func:`encode_labels` / ``searchsorted``)."""
     a, dtype, kind = prepare_labels(y, "y_true")
     if kind == "int" and a.shape[0] and (classes is None or classes.dtype.kind in "iubf"):
         if classes is None:
@@ -139,9 +140,7 @@ def encode(y: np.ndarray, labels, classes: np.ndarray | None):
                 return classes, a, lo, lut
     # the general path: encoded once
     if classes is None:
-        if y.dtype.kind == "O" and kind == "str":
-            y = a
-        classes, inverse = np.unique(y if kind == "str" else a, return_inverse=True)
+        (inverse,), classes = encode_labels(a)
         if kind == "int" and dtype.kind in "iubf":
             classes = classes.astype(dtype)
         yk = inverse.reshape(-1).astype(np.int64)

@@ -45,6 +45,7 @@ import numpy as np
 from .._inputs import (
     INT_CHARS,
     NONZERO,
+    encode_labels,
     float_values,
     inconsistent_lengths,
     native,
@@ -111,7 +112,7 @@ def _is_bytes(a: np.ndarray) -> bool:
 
 class Labels:
     """1-D labels ready for the kernel: ``y`` (an int/uint dtype, read without a copy for
-    integer and bool input, else the codes of ``np.unique``) and the sorted distinct values
+    integer and bool input, else the codes of :func:`encode_labels`) and the sorted distinct values
     ``classes`` (all of them when encoded; at most two, plus ``more``, on the fast path)."""
 
     __slots__ = ("y", "classes", "more", "encoded")
@@ -143,7 +144,7 @@ class Labels:
                 raise nonfinite_error(a, name)
             if a.dtype.kind == "c":
                 raise ValueError("Complex data not supported")
-            classes, codes = np.unique(a, return_inverse=True)
+            (codes,), classes = encode_labels(a)
             if a.dtype.kind == "f" and np.any(classes != np.floor(classes)):
                 raise ValueError("continuous format is not supported")
             self.classes = _plain_classes(classes)

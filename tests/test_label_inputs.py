@@ -1,0 +1,301 @@
+"""Text and categorical labels: numpy strings (``U``, ``S``), object arrays of ``str``,
+pandas categoricals and strings, pyarrow string and dictionary arrays (chunked too), polars
+String/Categorical/Enum. Each gives exactly what the same labels give as integer codes and
+what scikit-learn gives (label order, report keys, warnings), one-shot, streamed and on
+dask, and missing values raise NaN labels' error."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+from sklearn import metrics as skm
+
+import fastmetrics as fm
+from fastmetrics import _inputs
+from fastmetrics._kernels import labels as label_kernel
+from fastmetrics.streaming import ConfusionAccumulator
+
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+pc = pytest.importorskip("pyarrow.compute")
+pl = pytest.importorskip("polars")
+
+NAMES = np.array(["neg", "pos", "neutral", "", "é", "ab", "zz-top"])
+
+
+def _labels(n, k, seed):
+    rng = np.random.default_rng(seed)
+    return NAMES[rng.integers(0, k, n)], NAMES[rng.integers(0, k, n)]
+
+
+def _chunked(x):
+    half = x.shape[0] // 2
+    return pa.chunked_array([pc.dictionary_encode(pa.array(x[:half].tolist(), pa.string())),
+                             pc.dictionary_encode(pa.array(x[half:].tolist(), pa.string()))])
+
+
+#: the same labels in every input type the label path reads (arrow-backed ones from Python
+#: strings: pyarrow's conversion of a numpy ``U`` array ends each string at a NUL)
+FORM_MAKERS = {
+    "U": lambda x: x,
+    "U-wide": lambda x: x.astype("<U20"),
+    "object": lambda x: x.astype(object),
+    "strided": lambda x: np.repeat(x, 2)[::2],
+    "pandas-category": lambda x: pd.Series(x, dtype="category"),
+    "pandas-categorical-unused": lambda x: pd.Categorical(
+        x, categories=sorted(set(x.tolist()) | {"never", "zzz-unused"})),
+    "pandas-str": lambda x: pd.Series(x.tolist(), dtype="str"),
+    "pandas-string-pyarrow": lambda x: pd.Series(x.tolist(), dtype="string[pyarrow]"),
+    "pandas-object": lambda x: pd.Series(x.astype(object), dtype=object),
+    "pyarrow-string": lambda x: pa.array(x.tolist()),
+    "pyarrow-large-string": lambda x: pa.array(x.tolist(), type=pa.large_string()),
+    "pyarrow-string-view": lambda x: pa.array(x.tolist(), type=pa.string_view()),
+    "pyarrow-dictionary": lambda x: pc.dictionary_encode(pa.array(x.tolist())),
+    "pyarrow-chunked-dictionary": _chunked,
+    "polars-string": lambda x: pl.Series(x.tolist()),
+    "polars-categorical": lambda x: pl.Series(x.tolist(), dtype=pl.Categorical),
+    "polars-enum": lambda x: pl.Series(x.tolist(), dtype=pl.Enum(sorted(set(NAMES.tolist())))),
+}
+FORMS = list(FORM_MAKERS)
+
+
+def _form(x, name):
+    return FORM_MAKERS[name](x)
+
+
+def _int_codes(t, p):
+    values = np.union1d(t, p)
+    return np.searchsorted(values, t), np.searchsorted(values, p)
+
+
+def _quiet(fn, *args, **kw):
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        out = fn(*args, **kw)
+    return out, sorted({(w.category.__name__, str(w.message)) for w in rec})
+
+
+COUNTING = [
+    ("confusion_matrix", {}),
+    ("accuracy_score", {}),
+    ("f1_score", {"average": "macro"}),
+    ("f1_score", {"average": "micro"}),
+    ("f1_score", {"average": "weighted"}),
+    ("f1_score", {"average": None}),
+    ("precision_score", {"average": "macro"}),
+    ("recall_score", {"average": None}),
+    ("cohen_kappa_score", {}),
+    ("matthews_corrcoef", {}),
+    ("balanced_accuracy_score", {}),
+]
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("n,k", [(1, 1), (7, 2), (500, 5), (3000, 7)])
+def test_every_form_equals_int_codes_and_sklearn(form, n, k):
+    t, p = _labels(n, k, seed=n + k)
+    it, ip = _int_codes(t, p)
+    for name, kw in COUNTING:
+        got, w_got = _quiet(getattr(fm, name), _form(t, form), _form(p, form), **kw)
+        want, w_want = _quiet(getattr(skm, name), t, p, **kw)
+        ints, _ = _quiet(getattr(fm, name), it, ip, **kw)
+        np.testing.assert_array_equal(got, want, err_msg=f"{name} {kw}")
+        np.testing.assert_array_equal(got, ints, err_msg=f"{name} {kw}")
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        assert w_got == w_want, name
+    rep, w_rep = _quiet(fm.classification_report, _form(t, form), _form(p, form),
+                        output_dict=True)
+    want, w_want = _quiet(skm.classification_report, t, p, output_dict=True)
+    assert list(rep) == list(want) and rep == want
+    assert w_rep == w_want
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_weighted_and_requested_labels(form):
+    t, p = _labels(400, 6, seed=3)
+    w = np.random.default_rng(3).random(400)
+    labels = ["pos", "neg", "missing-label"]
+    for name, kw in [("confusion_matrix", {"labels": labels}),
+                     ("f1_score", {"average": "macro", "labels": labels[:2]}),
+                     ("f1_score", {"average": "weighted"})]:
+        got, _ = _quiet(getattr(fm, name), _form(t, form), _form(p, form), sample_weight=w,
+                        **kw)
+        ref, _ = _quiet(getattr(fm, name), t, p, sample_weight=w, **kw)
+        want, _ = _quiet(getattr(skm, name), t, p, sample_weight=w, **kw)
+        np.testing.assert_array_equal(got, ref)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_bytes_and_mixed_widths_and_nul():
+    t = np.array([b"a", b"bb", b"", b"a"], dtype="S3")
+    p = np.array([b"bb", b"bb", b"", b"ccc"], dtype="S5")
+    # scikit-learn refuses bytes labels; fastmetrics counts them as their integer codes
+    assert np.array_equal(fm.confusion_matrix(t, p), fm.confusion_matrix(*_int_codes(t, p)))
+    # object strings with trailing NULs are the strings numpy's str dtype holds
+    o = np.array(["a", "a\x00", "b"], dtype=object)
+    assert np.array_equal(fm.confusion_matrix(o, o), fm.confusion_matrix(o.astype(str),
+                                                                          o.astype(str)))
+
+
+@given(st.lists(st.text(max_size=6), min_size=1, max_size=12, unique=True),
+       st.lists(st.integers(0, 11), min_size=1, max_size=60), st.integers(0, 2**32 - 1),
+       st.sampled_from(["U", "object", "S", "pandas-category", "pyarrow-string"]))
+def test_hypothesis_random_string_tables(table, idx, seed, form):
+    rng = np.random.default_rng(seed)
+    tab = np.array(table, dtype=str)
+    t = tab[np.array(idx) % len(tab)]
+    p = tab[rng.integers(0, len(tab), len(idx))].astype(f"<U{tab.dtype.itemsize // 4 + 3}")
+    want, w_want = _quiet(skm.confusion_matrix, t, p)
+    if form == "S":  # UTF-8 bytes sort as their strings: the same table
+        got, w_got = _quiet(fm.confusion_matrix, np.char.encode(t, "utf-8"),
+                            np.char.encode(p, "utf-8"))
+    else:
+        got, w_got = _quiet(fm.confusion_matrix, _form(t, form), _form(p, form))
+    np.testing.assert_array_equal(got, want)
+    assert w_got == w_want
+    got_f1, w1 = _quiet(fm.f1_score, t, p, average=None)
+    want_f1, w2 = _quiet(skm.f1_score, t, p, average=None)
+    np.testing.assert_array_equal(got_f1, want_f1)
+    assert w1 == w2
+
+
+def test_kernel_codes_first_seen_and_exact():
+    rng = np.random.default_rng(0)
+    for a in (NAMES[rng.integers(0, 7, 1000)], rng.integers(-5, 5, 1000),
+              rng.integers(0, 10**12, 1000), np.array([], dtype="<U3")):
+        codes, first = label_kernel.encode_fixed(a)
+        np.testing.assert_array_equal(a[first][codes], a)
+        assert np.all(np.diff(first) > 0)  # first occurrences in order
+        codes_o = label_kernel.encode_str_objects(a.astype(str).astype(object))
+        np.testing.assert_array_equal(codes_o[0], label_kernel.encode_fixed(a.astype(str))[0])
+    assert label_kernel.encode_str_objects(np.array(["a", 1, "b"], dtype=object)) == 1
+    # many distinct values (the table grows)
+    a = np.array([str(i) for i in rng.permutation(50_000)])
+    codes, first = label_kernel.encode_fixed(a)
+    assert first.shape[0] == 50_000 and np.array_equal(a[first][codes], a)
+    (c,), values = _inputs.encode_labels(a)
+    u, inv = np.unique(a, return_inverse=True)
+    np.testing.assert_array_equal(values, u)
+    np.testing.assert_array_equal(c, inv)
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_arrow_buffers_sliced_long_and_short(large):
+    rng = np.random.default_rng(11)
+    words = ["", "a", "é" * 7, "exactly-16-bytes", "seventeen-bytes!!", "x" * 40, "ab\x00",
+             "ab"]
+    x = np.array(words, dtype=object)[rng.integers(0, len(words), 3000)]
+    arr = pa.array(x.tolist(), type=pa.large_string() if large else pa.string())
+    for lo, hi in [(0, 3000), (1, 2999), (2990, 3000), (5, 5)]:
+        part = arr.slice(lo, hi - lo)  # offsets read from the slice's start
+        t = x[lo:hi].astype(str)
+        if hi == lo:
+            continue
+        p = np.roll(t, 1)
+        got, _ = _quiet(fm.confusion_matrix, part, pa.array(p.tolist()))
+        want, _ = _quiet(fm.confusion_matrix, t.astype(object), p.astype(object))
+        np.testing.assert_array_equal(got, want)
+    codes, first = label_kernel.encode_offsets(np.array([0, 1, 3], dtype=np.int64),
+                                               np.frombuffer(b"abc", dtype=np.uint8))
+    assert codes.tolist() == [0, 1] and first.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="outside"):
+        label_kernel.encode_offsets(np.array([0, 9], dtype=np.int32),
+                                    np.zeros(3, dtype=np.uint8))
+    with pytest.raises(ValueError, match="decrease"):
+        label_kernel.encode_offsets(np.array([0, 2, 1], dtype=np.int32),
+                                    np.zeros(3, dtype=np.uint8))
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: pd.Series(["a", None, "b"], dtype="category"),
+    lambda: pa.array(["a", None, "b"]),
+    lambda: pc.dictionary_encode(pa.array(["a", None, "b"])),
+    lambda: pl.Series(["a", None, "b"]),
+    lambda: pl.Series(["a", None, "b"], dtype=pl.Categorical),
+    lambda: pd.Series(["a", None, "b"], dtype="string[pyarrow]"),
+])
+def test_missing_values_raise_nan_error(bad):
+    with pytest.raises(ValueError, match=r"Input y_true contains NaN .*index 1"):
+        fm.f1_score(bad(), np.array(["a", "b", "b"]), average="macro")
+    with pytest.raises(ValueError, match=r"Input y_pred contains NaN"):
+        fm.confusion_matrix(np.array(["a", "b", "b"]), bad())
+
+
+def test_errors_unchanged():
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        fm.f1_score(pd.Series(["a", "b"], dtype="category"), np.array([0, 1]))
+    with pytest.raises(ValueError, match="None"):
+        fm.f1_score(np.array(["a", None], dtype=object), np.array(["a", "b"]))
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        fm.f1_score(np.array(["a", 1.5], dtype=object), np.array(["a", "b"]))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        fm.f1_score(pa.array(["a", "b"]), pl.Series(["a", "b", "c"]))
+
+
+def test_numeric_categories_take_the_value_path():
+    t = pd.Series([3, 1, 2, 3], dtype="category")
+    p = np.array([3, 1, 1, 2])
+    np.testing.assert_array_equal(fm.confusion_matrix(t, p),
+                                  skm.confusion_matrix(np.asarray(t), p))
+
+
+def test_clustering_and_probability_metrics_with_strings():
+    t, p = _labels(600, 5, seed=9)
+    for form in ("object", "pandas-category", "pyarrow-dictionary", "polars-string"):
+        assert fm.adjusted_rand_score(_form(t, "object"), _form(p, "object")) == \
+            skm.adjusted_rand_score(t, p)
+    rng = np.random.default_rng(9)
+    yb = np.array(["no", "yes"])[rng.integers(0, 2, 600)]
+    s = rng.random(600)
+    for y in (yb, yb.astype(object), pd.Series(yb, dtype="category").astype(object)):
+        assert fm.roc_auc_score(y, s) == fm.roc_auc_score(yb == "yes", s)
+        np.testing.assert_allclose(fm.roc_auc_score(y, s), skm.roc_auc_score(yb, s),
+                                   rtol=1e-12)
+        proba = np.stack([1 - s, s], axis=1)
+        assert fm.log_loss(y, proba) == fm.log_loss(yb == "yes", proba)
+        np.testing.assert_allclose(fm.log_loss(y, proba), skm.log_loss(yb, proba), rtol=1e-12)
+
+
+@pytest.mark.parametrize("form", ["U", "object", "pandas-category", "pyarrow-dictionary",
+                                  "polars-categorical", "pandas-str"])
+def test_streaming_chunks_of_strings_and_categoricals(form):
+    t, p = _labels(900, 7, seed=4)
+    acc = ConfusionAccumulator()
+    for lo, hi in [(0, 100), (100, 101), (101, 600), (600, 900)]:
+        # categoricals of each chunk carry their own category sets: aligned on merge
+        acc.update(_form(t[lo:hi], form), _form(p[lo:hi], form))
+    np.testing.assert_array_equal(acc.confusion_matrix(), skm.confusion_matrix(t, p))
+    assert acc.f1_score(average="macro") == fm.f1_score(t, p, average="macro")
+    other = ConfusionAccumulator().update(_form(t[:50], form), _form(p[:50], form))
+    both = acc.merge(other)
+    np.testing.assert_array_equal(
+        both.confusion_matrix(),
+        skm.confusion_matrix(np.concatenate([t, t[:50]]), np.concatenate([p, p[:50]])))
+
+
+def test_group_metrics_with_string_labels_and_groups():
+    t, p = _labels(800, 5, seed=5)
+    g = np.array(["east", "west", "north"])[np.random.default_rng(5).integers(0, 3, 800)]
+    want = fm.group_metrics(t, p, g.astype(object))
+    for form in ("U", "pandas-category", "pyarrow-dictionary", "polars-string"):
+        got = fm.group_metrics(_form(t, form), _form(p, form),
+                               pd.Series(g, dtype="category") if form != "U" else g)
+        assert got.per_group == want.per_group and got.n_per_group == want.n_per_group
+        assert list(got.per_group) == ["east", "north", "west"]
+
+
+def test_dask_string_partitions():
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    t, p = _labels(5000, 6, seed=6)
+    df = pd.DataFrame({"t": t, "p": p})
+    ddf = dd.from_pandas(df, npartitions=4)
+    import fastmetrics.dask as fmd
+
+    with dask.config.set(scheduler="synchronous"):
+        got = fmd.f1_score(ddf["t"], ddf["p"], average="macro")
+        cm = fmd.confusion_matrix(ddf["t"].astype("category"), ddf["p"].astype("category"))
+    assert got == skm.f1_score(t, p, average="macro")
+    np.testing.assert_array_equal(cm, skm.confusion_matrix(t, p))
