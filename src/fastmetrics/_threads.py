@@ -4,15 +4,37 @@ One resolver (:func:`threads_for`) and one table (:data:`MIN_PER_CALL`) of per-k
 below which a second thread costs more (OpenMP start-up, a second table to sum) than it
 saves. Every public function with ``n_threads=`` goes through it; results are the same for
 any thread count (kernels split their input into lanes that depend on N only).
+
+On a busy machine a second thread is a loss: its share waits for a core, and the call waits
+for its share. So the default (``n_threads=None``) counts only the CPUs nobody else is
+running on (:func:`busy_cpus`), and OpenMP's idle workers sleep instead of spinning
+(:data:`WAIT_POLICY_VARS`), so they neither steal a core from the neighbours between calls
+nor count as busy themselves.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
-from ._kernels.openmp import omp_max_threads, openmp_enabled
+__all__ = ["LOAD_TTL", "MIN_PER_CALL", "WAIT_POLICY_VARS", "busy_cpus", "cpu_count",
+           "openmp_enabled", "resolve_n_threads", "threads_for"]
 
-__all__ = ["MIN_PER_CALL", "cpu_count", "openmp_enabled", "resolve_n_threads", "threads_for"]
+#: how OpenMP's idle workers wait, read by libgomp once, when it loads. Unless the user set
+#: one of these, fastmetrics loads it with ``OMP_WAIT_POLICY=passive``: the default spins
+#: ~300,000 times after every parallel region, which on a busy machine costs the next call a
+#: time slice (10^6 labels: 4-9x the one-thread time). The variable is unset again once
+#: loaded, so child processes and OpenMP runtimes loaded later see the user's environment.
+WAIT_POLICY_VARS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+
+_PASSIVE = not any(v in os.environ for v in WAIT_POLICY_VARS)
+if _PASSIVE:
+    os.environ["OMP_WAIT_POLICY"] = "passive"
+try:
+    from ._kernels.openmp import omp_max_threads, openmp_enabled
+finally:
+    if _PASSIVE:
+        del os.environ["OMP_WAIT_POLICY"]
 
 #: kernel -> number of items (samples; logits for "lm") below which one thread does it all
 MIN_PER_CALL = {
@@ -37,17 +59,50 @@ def cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: seconds one reading of the machine's load is reused (reading it costs ~5-15 us; a
+#: neighbour's load changes over seconds, and a tight loop of calls should not pay it each time)
+LOAD_TTL = 0.05
+_load_time = [-LOAD_TTL]  # time.monotonic() of the last reading
+_load_busy = [0]  # what it said
+_MACHINE_CPUS = os.cpu_count() or 1  # the machine's, which busy_cpus counts (~13 us to ask)
+
+
+def busy_cpus() -> int:
+    """Tasks other than the caller running or waiting for a CPU, machine-wide (Linux: the
+    fourth field of ``/proc/loadavg``, read at most every :data:`LOAD_TTL` seconds); 0
+    where unknown."""
+    now = time.monotonic()
+    if now - _load_time[0] < LOAD_TTL:
+        return _load_busy[0]
+    try:
+        fd = os.open("/proc/loadavg", os.O_RDONLY)
+        try:
+            text = os.read(fd, 256)
+        finally:
+            os.close(fd)
+        busy = max(0, int(text.split()[3].split(b"/")[0]) - 1)
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        busy = 0
+    _load_time[0] = now
+    _load_busy[0] = busy
+    return busy
+
+
 def resolve_n_threads(n_threads: int | None) -> int:
     """Threads a kernel may use.
 
     ``None`` means: what OpenMP allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at
-    the CPUs this process may run on. An explicit positive int overrides. Always 1 when the
-    build has no OpenMP.
+    the CPUs this process may run on and at the CPUs of the machine nobody else is running
+    on now (:func:`busy_cpus`; at least 1). An explicit positive int overrides. Always 1 when
+    the build has no OpenMP.
     """
     if n_threads is None:
         if not openmp_enabled():
             return 1
-        return max(1, min(omp_max_threads(), cpu_count()))
+        nt = min(omp_max_threads(), cpu_count())
+        if nt > 1:
+            nt = min(nt, _MACHINE_CPUS - busy_cpus())
+        return max(1, nt)
     if isinstance(n_threads, bool) or not isinstance(n_threads, int):
         raise TypeError(f"n_threads must be a positive int or None, got {n_threads!r}")
     if n_threads < 1:

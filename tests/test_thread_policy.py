@@ -1,0 +1,131 @@
+"""The default thread count on a busy machine, and OpenMP's wait policy.
+
+A second thread only pays when a core is free: the default (``n_threads=None``) leaves out
+the CPUs other tasks are running on, an explicit ``n_threads`` is obeyed, and the result is
+the same either way. OpenMP's workers sleep between calls (``OMP_WAIT_POLICY=passive``)
+unless the user chose a wait policy, and the user's environment is left as it was.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import fastmetrics as fm
+from fastmetrics import _threads
+from fastmetrics._threads import (LOAD_TTL, WAIT_POLICY_VARS, busy_cpus, cpu_count,
+                                  openmp_enabled, resolve_n_threads, threads_for)
+
+needs_openmp = pytest.mark.skipif(not openmp_enabled(), reason="build without OpenMP")
+
+
+@pytest.fixture
+def load(monkeypatch):
+    """``load(k)``: pretend k other tasks are running."""
+    def set_load(k):
+        monkeypatch.setattr(_threads, "busy_cpus", lambda: k)
+    return set_load
+
+
+@needs_openmp
+def test_default_uses_free_cpus_only(load):
+    machine = os.cpu_count()
+    full = resolve_n_threads(None)  # whatever the machine's load is now
+    assert 1 <= full <= cpu_count()
+    load(0)
+    idle = resolve_n_threads(None)
+    assert idle >= full
+    load(machine - 1)
+    assert resolve_n_threads(None) == 1
+    load(machine + 5)
+    assert resolve_n_threads(None) == 1  # never below one
+    load(max(0, machine - idle))
+    assert resolve_n_threads(None) == idle  # enough free CPUs: no change
+    # an explicit count is obeyed whatever the load, and validated as before
+    load(machine + 5)
+    assert resolve_n_threads(2) == 2
+    assert threads_for("confusion", 1 << 20, 3) == 3
+    with pytest.raises(ValueError, match="n_threads"):
+        resolve_n_threads(0)
+
+
+@needs_openmp
+def test_same_result_busy_or_idle(load):
+    rng = np.random.default_rng(3)
+    n = 1 << 20  # above every kernel's threshold
+    yt = rng.integers(0, 9, n).astype(np.int32)
+    yp = np.where(rng.random(n) < 0.6, yt, rng.integers(0, 9, n)).astype(np.int32)
+    y = rng.standard_normal(n)
+    p = rng.random(n)
+    yb = (rng.random(n) < p).astype(np.int8)
+
+    def results():
+        return (fm.confusion_matrix(yt, yp).tolist(), fm.r2_score(y, y + p),
+                fm.brier_score_loss(yb, p), fm.roc_auc_score(yb, p))
+
+    load(0)
+    idle = results()
+    load(os.cpu_count())
+    assert results() == idle
+    assert idle == (fm.confusion_matrix(yt, yp, n_threads=1).tolist(),
+                    fm.r2_score(y, y + p, n_threads=1), fm.brier_score_loss(yb, p, n_threads=1),
+                    fm.roc_auc_score(yb, p, n_threads=1))
+
+
+def test_busy_cpus_reads_the_run_queue_and_caches_it(monkeypatch):
+    got = busy_cpus()
+    assert isinstance(got, int) and got >= 0
+    if not os.path.exists("/proc/loadavg"):
+        return
+    # a fresh reading: "3/200" is three tasks running, the caller and two others
+    time.sleep(1.5 * LOAD_TTL)
+    monkeypatch.setattr(_threads.os, "read", lambda fd, n: b"2.00 1.00 0.50 3/200 4242\n")
+    assert busy_cpus() == 2
+    # within LOAD_TTL the reading is reused, not read again
+    monkeypatch.setattr(_threads.os, "read", lambda fd, n: b"0.00 0.00 0.00 1/200 4242\n")
+    assert busy_cpus() == 2
+    time.sleep(1.5 * LOAD_TTL)
+    assert busy_cpus() == 0
+
+
+def _openmp_settings(env):
+    """OMP_WAIT_POLICY / GOMP_SPINCOUNT of the first OpenMP runtime a fresh
+    ``import fastmetrics`` loads (fastmetrics' own: its thread policy loads first), and
+    what os.environ says afterwards."""
+    code = ("import os, fastmetrics; "
+            "print('AFTER', os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))")
+    full = {k: v for k, v in os.environ.items() if k not in WAIT_POLICY_VARS}
+    full.update(env, OMP_DISPLAY_ENV="verbose")
+    out = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True,
+                         text=True, check=True)
+    first = out.stderr.split("OPENMP DISPLAY ENVIRONMENT END")[0]
+    settings = {}
+    for line in first.splitlines():
+        name, _, value = line.strip().partition(" = ")
+        if name in WAIT_POLICY_VARS:
+            settings[name] = value.strip("'")
+    after = out.stdout.split("AFTER ")[1].split()
+    return settings, after
+
+
+@needs_openmp
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libgomp's OMP_DISPLAY_ENV")
+@pytest.mark.parametrize("env, policy, spin", [
+    ({}, "PASSIVE", "0"),                                  # fastmetrics' default: sleep
+    ({"OMP_WAIT_POLICY": "active"}, "ACTIVE", None),       # the user's choice is kept
+    ({"OMP_WAIT_POLICY": "PASSIVE"}, "PASSIVE", "0"),
+    ({"GOMP_SPINCOUNT": "1000"}, None, "1000"),            # a spin count is a choice, too
+])
+def test_wait_policy_unless_the_user_set_one(env, policy, spin):
+    settings, after = _openmp_settings(env)
+    if not settings:
+        pytest.skip("the OpenMP runtime does not display its settings (not libgomp)")
+    if policy is not None:
+        assert settings["OMP_WAIT_POLICY"] == policy
+    if spin is not None:
+        assert settings["GOMP_SPINCOUNT"] == spin
+    # the environment is the user's again after the import
+    assert after == [env.get("OMP_WAIT_POLICY", "None"), env.get("GOMP_SPINCOUNT", "None")]
