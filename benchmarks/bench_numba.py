@@ -110,7 +110,7 @@ def test_count(benchmark, case, who):
 
 
 def main(argv):
-    """Interleaved medians: each round calls every contender once, in turn."""
+    """Interleaved medians: each round calls every contender once, starting with each in turn."""
     sizes = [int(float(s)) for s in argv[0].split(",")] if argv else None
     dtypes = argv[1].split(",") if len(argv) > 1 else None
     rounds = int(argv[2]) if len(argv) > 2 else 15
@@ -126,8 +126,10 @@ def main(argv):
         times = {name: [] for name in calls}
         for name, call in calls.items():
             np.testing.assert_array_equal(call(), ref)
-        for _ in range(rounds if n < 10**8 else max(3, rounds // 3)):
-            for name, call in calls.items():
+        names = list(calls)
+        for r in range(rounds if n < 10**8 else max(3, rounds // 3)):
+            for name in names[r % 4:] + names[:r % 4]:  # each goes first in turn
+                call = calls[name]
                 t0 = time.perf_counter()
                 call()
                 times[name].append(time.perf_counter() - t0)

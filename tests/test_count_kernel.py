@@ -19,7 +19,8 @@ DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
 
 @settings(max_examples=200, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), n=st.integers(1, 300),
-       step=st.sampled_from([1, 2, 3, -1, -2]), seed=st.integers(0, 2**32 - 1), extremes=st.booleans())
+       step=st.sampled_from([1, 2, 3, -1, -2]), seed=st.integers(0, 2**32 - 1),
+       extremes=st.booleans())
 def test_minmax_matches_numpy(dtype, n, step, seed, extremes):
     info = np.iinfo(dtype)
     rng = np.random.default_rng(seed)
