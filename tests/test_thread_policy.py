@@ -16,7 +16,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics import _threads
-from fastmetrics._threads import (LOAD_TTL, WAIT_POLICY_VARS, busy_cpus, cpu_count,
+from fastmetrics._threads import (LOAD_HOLD, LOAD_TTL, WAIT_POLICY_VARS, busy_cpus, cpu_count,
                                   openmp_enabled, resolve_n_threads, threads_for)
 
 needs_openmp = pytest.mark.skipif(not openmp_enabled(), reason="build without OpenMP")
@@ -75,19 +75,33 @@ def test_same_result_busy_or_idle(load):
                     fm.roc_auc_score(yb, p, n_threads=1))
 
 
-def test_busy_cpus_reads_the_run_queue_and_caches_it(monkeypatch):
+def test_busy_cpus_reads_the_run_queue_and_holds_its_peak(monkeypatch):
     got = busy_cpus()
     assert isinstance(got, int) and got >= 0
     if not os.path.exists("/proc/loadavg"):
         return
-    # a fresh reading: "3/200" is three tasks running, the caller and two others
-    time.sleep(1.5 * LOAD_TTL)
-    monkeypatch.setattr(_threads.os, "read", lambda fd, n: b"2.00 1.00 0.50 3/200 4242\n")
+
+    def run_queue(running):
+        line = f"2.00 1.00 0.50 {running}/200 4242\n".encode()
+        monkeypatch.setattr(_threads.os, "read", lambda fd, n: line)
+
+    time.sleep(LOAD_HOLD)  # whatever was held has expired
+    # "3/200": three tasks running, the caller and two others
+    run_queue(3)
     assert busy_cpus() == 2
     # within LOAD_TTL the reading is reused, not read again
-    monkeypatch.setattr(_threads.os, "read", lambda fd, n: b"0.00 0.00 0.00 1/200 4242\n")
+    run_queue(1)
     assert busy_cpus() == 2
+    # a new, lower reading does not replace the peak within LOAD_HOLD ...
     time.sleep(1.5 * LOAD_TTL)
+    assert busy_cpus() == 2
+    # ... a higher one does at once
+    time.sleep(1.5 * LOAD_TTL)
+    run_queue(5)
+    assert busy_cpus() == 4
+    # and once LOAD_HOLD has passed the machine is idle again
+    run_queue(1)
+    time.sleep(LOAD_HOLD)
     assert busy_cpus() == 0
 
 
