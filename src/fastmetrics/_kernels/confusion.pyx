@@ -169,7 +169,7 @@ from libc.stdlib cimport calloc, free
 
 cnp.import_array()
 
-# head values that guess the value range of a larger input (the count checks the guess)
+# head and tail values that guess the value range of a larger input (the count checks it)
 cdef int64_t _PROBE = 1 << 12
 cdef int64_t _LANE_MIN = 1 << 16
 cdef int64_t _MAX_LANES = 64
@@ -220,15 +220,21 @@ def dense_state(const label_t[:] y_true, const label_t[:] y_pred, int64_t max_ra
         raise ValueError("dense_state: y_true and y_pred lengths differ")
     if n == 0:
         return None
-    probe = n if n <= _PROBE else _PROBE
-    exact = probe == n
+    exact = n <= 2 * _PROBE
+    probe = n if exact else _PROBE
     with nogil:
         _minmax_ptr(y_true, probe, &lo_t, &hi_t, &beyond)
         _minmax_ptr(y_pred, probe, &lo_p, &hi_p, &beyond)
-    if beyond:
-        return None
     lo = min(lo_t, lo_p)
     hi = max(hi_t, hi_p)
+    if not exact:
+        # and the tail: labels sorted or grouped by class show their whole range at the ends
+        _minmax_ptr(y_true[n - probe:], probe, &lo_t, &hi_t, &beyond)
+        _minmax_ptr(y_pred[n - probe:], probe, &lo_p, &hi_p, &beyond)
+        lo = min(lo, lo_t, lo_p)
+        hi = max(hi, hi_t, hi_p)
+    if beyond:
+        return None
     if not exact:
         lo = min(lo, 0)
     while True:
