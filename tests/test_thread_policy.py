@@ -2,7 +2,7 @@
 
 A second thread only pays when a core is free: the default (``n_threads=None``) leaves out
 the CPUs other tasks are running on, an explicit ``n_threads`` is obeyed, and the result is
-the same either way. OpenMP's workers sleep between calls (``OMP_WAIT_POLICY=passive``)
+the same either way. OpenMP's workers spin only briefly after a call (``GOMP_SPINCOUNT``)
 unless the user chose a wait policy, and the user's environment is left as it was.
 """
 
@@ -16,8 +16,8 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics import _threads
-from fastmetrics._threads import (LOAD_HOLD, LOAD_TTL, WAIT_POLICY_VARS, busy_cpus, cpu_count,
-                                  openmp_enabled, resolve_n_threads, threads_for)
+from fastmetrics._threads import (LOAD_HOLD, LOAD_TTL, SPIN_COUNT, WAIT_POLICY_VARS, busy_cpus,
+                                  cpu_count, openmp_enabled, resolve_n_threads, threads_for)
 
 needs_openmp = pytest.mark.skipif(not openmp_enabled(), reason="build without OpenMP")
 
@@ -128,10 +128,10 @@ def _openmp_settings(env):
 @needs_openmp
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libgomp's OMP_DISPLAY_ENV")
 @pytest.mark.parametrize("env, policy, spin", [
-    ({}, "PASSIVE", "0"),                                  # fastmetrics' default: sleep
+    ({}, None, SPIN_COUNT),                                # fastmetrics' default: a short spin
     ({"OMP_WAIT_POLICY": "active"}, "ACTIVE", None),       # the user's choice is kept
     ({"OMP_WAIT_POLICY": "PASSIVE"}, "PASSIVE", "0"),
-    ({"GOMP_SPINCOUNT": "1000"}, None, "1000"),            # a spin count is a choice, too
+    ({"GOMP_SPINCOUNT": "1000"}, None, "1000"),
 ])
 def test_wait_policy_unless_the_user_set_one(env, policy, spin):
     settings, after = _openmp_settings(env)
@@ -143,3 +143,19 @@ def test_wait_policy_unless_the_user_set_one(env, policy, spin):
         assert settings["GOMP_SPINCOUNT"] == spin
     # the environment is the user's again after the import
     assert after == [env.get("OMP_WAIT_POLICY", "None"), env.get("GOMP_SPINCOUNT", "None")]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="Linux /proc")
+def test_own_spinning_workers_are_no_neighbours(monkeypatch):
+    tids = sorted(os.listdir("/proc/self/task"))
+    running = set(tids[:2])  # the caller and, say, an OpenMP worker spinning after a call
+
+    def fake_read(path):
+        if path == "/proc/loadavg":
+            return b"3.00 1.00 0.50 3/200 4242\n"  # us two and one other process
+        tid = path.split("/")[-2]
+        return f"{tid} (python3) {'R' if tid in running else 'S'} 1 2 3".encode()
+
+    time.sleep(LOAD_HOLD)  # whatever was held has expired
+    monkeypatch.setattr(_threads, "_read", fake_read)
+    assert busy_cpus() == 1

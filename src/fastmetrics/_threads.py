@@ -6,10 +6,9 @@ saves. Every public function with ``n_threads=`` goes through it; results are th
 any thread count (kernels split their input into lanes that depend on N only).
 
 On a busy machine a second thread is a loss: its share waits for a core, and the call waits
-for its share. So the default (``n_threads=None``) counts only the CPUs nobody else is
-running on (:func:`busy_cpus`), and OpenMP's idle workers sleep instead of spinning
-(:data:`WAIT_POLICY_VARS`), so they neither steal a core from the neighbours between calls
-nor count as busy themselves.
+for its share. So the default (``n_threads=None``) counts only the CPUs no other process is
+running on (:func:`busy_cpus`), and OpenMP's idle workers spin only briefly after a call
+(:data:`WAIT_POLICY_VARS`).
 """
 
 from __future__ import annotations
@@ -17,27 +16,30 @@ from __future__ import annotations
 import os
 import time
 
-__all__ = ["LOAD_HOLD", "LOAD_TTL", "MIN_PER_CALL", "WAIT_POLICY_VARS", "busy_cpus",
-           "cpu_count", "openmp_enabled", "resolve_n_threads", "threads_for"]
+__all__ = ["LOAD_HOLD", "LOAD_TTL", "MIN_PER_CALL", "SPIN_COUNT", "WAIT_POLICY_VARS",
+           "busy_cpus", "cpu_count", "openmp_enabled", "resolve_n_threads", "threads_for"]
 
 #: how OpenMP's idle workers wait, read by the runtime once, when it starts. Unless the user
-#: set one of these, fastmetrics starts it with ``OMP_WAIT_POLICY=passive``: libgomp's default
-#: spins ~300,000 times (~8 ms here) after every parallel region, and on a loaded machine the
-#: spinning worker then waits for a time slice in the next call (50 calls on 10^6 labels, 2
-#: threads: 3.4-11x one thread spinning, 3.3x with 30,000 spins, 1.06-1.11x passive). The
-#: variable is unset again at once: child processes and OpenMP runtimes loaded later see the
-#: user's environment.
+#: set one of these, fastmetrics starts it with ``GOMP_SPINCOUNT=30000`` (LLVM's runtime
+#: ignores it): a worker spins ~1 ms after a parallel region, long enough for back-to-back
+#: calls to find it awake (10^6 labels, 2 threads on an idle machine: 0.61x one thread; with
+#: ``OMP_WAIT_POLICY=passive`` the wake-up took that gain, 0.98x), short enough not to hold a
+#: core long (libgomp's default, 300,000 spins, burns ~8 ms of CPU after every call). On a
+#: busy machine the default uses one thread (:func:`busy_cpus`), so no worker spins there.
+#: The variable is unset again at once: child processes and OpenMP runtimes loaded later
+#: see the user's environment.
 WAIT_POLICY_VARS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+SPIN_COUNT = "30000"
 
-_PASSIVE = not any(v in os.environ for v in WAIT_POLICY_VARS)
-if _PASSIVE:
-    os.environ["OMP_WAIT_POLICY"] = "passive"
+_SET_SPIN = not any(v in os.environ for v in WAIT_POLICY_VARS)
+if _SET_SPIN:
+    os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
 try:
     from ._kernels.openmp import omp_max_threads, openmp_enabled
-    omp_max_threads()  # a runtime that starts on first use (LLVM's) reads its settings now
+    omp_max_threads()  # a runtime that starts on first use reads its settings now
 finally:
-    if _PASSIVE:
-        del os.environ["OMP_WAIT_POLICY"]
+    if _SET_SPIN:
+        del os.environ["GOMP_SPINCOUNT"]
 
 #: kernel -> number of items (samples; logits for "lm") below which one thread does it all
 MIN_PER_CALL = {
@@ -76,22 +78,52 @@ _held_busy = [0]  # what that reading said
 _MACHINE_CPUS = os.cpu_count() or 1  # the machine's, which busy_cpus counts (~13 us to ask)
 
 
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 512)
+    finally:
+        os.close(fd)
+
+
+def _run_queue() -> int:
+    """Tasks running or waiting for a CPU now, machine-wide."""
+    return int(_read("/proc/loadavg").split()[3].split(b"/")[0])
+
+
+def _own_running() -> int:
+    """Threads of this process running or waiting for a CPU now (at least the caller): our
+    OpenMP workers spin for a while after a parallel region, and are no neighbour."""
+    n = 0
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            stat = _read(f"/proc/self/task/{tid}/stat")
+            state = stat[stat.rindex(b")") + 2:][:1]  # the field after "(name)"
+        except (OSError, ValueError):  # the thread has ended
+            continue
+        n += state == b"R"
+    return max(1, n)
+
+
 def busy_cpus() -> int:
-    """Tasks other than the caller running or waiting for a CPU, machine-wide: the most
-    seen in the last :data:`LOAD_HOLD` seconds (Linux: the fourth field of
-    ``/proc/loadavg``, read at most every :data:`LOAD_TTL` seconds); 0 where unknown."""
+    """Tasks of other processes running or waiting for a CPU, machine-wide: the most seen
+    in the last :data:`LOAD_HOLD` seconds (Linux: the fourth field of ``/proc/loadavg`` less
+    this process's running threads, read at most every :data:`LOAD_TTL` seconds); 0 where
+    unknown."""
     now = time.monotonic()
     if now - _load_time[0] < LOAD_TTL:
         return _held_busy[0]
     try:
-        fd = os.open("/proc/loadavg", os.O_RDONLY)
-        try:
-            text = os.read(fd, 256)
-        finally:
-            os.close(fd)
-        busy = max(0, int(text.split()[3].split(b"/")[0]) - 1)
+        busy = _run_queue()
+        if busy > 1:  # someone besides the caller: our workers, or a neighbour?
+            own = _own_running()
+            # read again: a worker still spinning now was spinning when counted above
+            busy = _run_queue() - own
+        else:
+            busy = 0
     except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
         busy = 0
+    busy = max(0, busy)
     _load_time[0] = now
     if busy >= _held_busy[0] or now - _held_time[0] >= LOAD_HOLD:
         _held_time[0] = now
