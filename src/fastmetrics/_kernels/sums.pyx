@@ -16,7 +16,7 @@ from memory once. Two states merge with :func:`merge` (sums add; MEAN/M2 use the
 update, as MEANE/M2E, the mean and spread of the errors; MAXABS is a max).
 
 The plain sums of a block and its spread of y_true come from ``csrc/fm_sums.h``: four
-partial sums per running sum (SSE2 for contiguous float64), so no sample waits for the
+partial sums per running sum (SSE2 for float64), so no sample waits for the
 previous one's addition; every layout gives the same partial sums, so the same bits.
 
 Inputs are never checked element by element here: a NaN or infinity shows up as a
