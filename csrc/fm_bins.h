@@ -24,7 +24,8 @@
  * other - pos) is a power of two 2**s, u = y - other (or other - y) is 0 or 2**s for the two
  * values, so t = u >> s and a third value shows as a bit outside 2**s (one OR a sample).
  * Otherwise, or once a block holds a third value, t = (y == pos) (with pos_ok), and the
- * lane reports a third value.
+ * lane reports a third value. 8-byte labels (int64, uint64) of two such values are read in
+ * the probabilities' sweep (SSE2), a block with a third value swept again the general way.
  *
  * info: [0] index of the first probability outside [0, 1] or NaN (-1: none; the lane stops
  * there and its sums are not to be used), [1] 1 when the lane holds a label other than pos,
@@ -196,16 +197,48 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
     for (s0 = start; s0 < stop; s0 += FM_BINS_BLOCK) {
         const char *pb = (const char *)p + s0 * (p_is_float ? 4 : 8);
         m = stop - s0 < FM_BINS_BLOCK ? stop - s0 : FM_BINS_BLOCK;
-        if (fm_bins_truth(y, ykind, s0, m, pos, pos_ok, other, fast, neg, s, t, &npos))
-            info[3] = 1;
+#ifdef FM_BINS_SSE2
+        /* 8-byte labels of two values: read beside the probabilities (no sweep of their own);
+         * a block with a third value is done again the general way */
+        int fused = fast && (ykind == FM_Y_I64 || ykind == FM_Y_U64);
+    block:
+        if (!fused)
+#endif
+            if (fm_bins_truth(y, ykind, s0, m, pos, pos_ok, other, fast, neg, s, t, &npos))
+                info[3] = 1;
         j = 0;
 #ifdef FM_BINS_SSE2
         {
             /* no branch a step: bad values and bins to check are flagged per block */
             __m128d vmax = zero, low = zero, near = zero;
+            __m128d bsq0 = zero, bsq1 = zero, bspv = zero;
+            __m128i third = _mm_setzero_si128(), ones = third;
+            const __m128i negv = _mm_set1_epi64x((int64_t)neg);
+            const __m128i othv = _mm_set1_epi64x((int64_t)(other ^ neg));
+            const __m128i notdv = _mm_set1_epi64x((int64_t)~((uint64_t)1 << s));
+            const __m128i sv = _mm_cvtsi32_si128(s);
+            const __m128i *yv = (const __m128i *)((const int64_t *)y + s0);
             for (; j + 4 <= m; j += 4) {
                 __m128d v0, v1, t0, t1, a0, a1, b0, b1;
                 __m128i ti0, ti1;
+                if (fused) {
+                    __m128i u0 = _mm_sub_epi64(_mm_xor_si128(_mm_loadu_si128(yv + j / 2), negv),
+                                               othv);
+                    __m128i u1 = _mm_sub_epi64(
+                        _mm_xor_si128(_mm_loadu_si128(yv + j / 2 + 1), negv), othv);
+                    third = _mm_or_si128(third, _mm_and_si128(_mm_or_si128(u0, u1), notdv));
+                    u0 = _mm_srl_epi64(u0, sv);
+                    u1 = _mm_srl_epi64(u1, sv);
+                    ones = _mm_add_epi64(ones, _mm_add_epi64(u0, u1));
+                    /* the low 32 bits of each 64-bit 0/1 */
+                    ti0 = _mm_shuffle_epi32(u0, 0x08);
+                    ti1 = _mm_shuffle_epi32(u1, 0x08);
+                    _mm_storel_epi64((__m128i *)(t + j), ti0);
+                    _mm_storel_epi64((__m128i *)(t + j + 2), ti1);
+                } else {
+                    ti0 = _mm_loadl_epi64((const __m128i *)(t + j));
+                    ti1 = _mm_loadl_epi64((const __m128i *)(t + j + 2));
+                }
                 if (p_is_float) {
                     __m128 f4 = _mm_loadu_ps((const float *)pb + j);
                     v0 = _mm_cvtps_pd(f4);
@@ -214,8 +247,6 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
                     v0 = _mm_loadu_pd((const double *)pb + j);
                     v1 = _mm_loadu_pd((const double *)pb + j + 2);
                 }
-                ti0 = _mm_loadl_epi64((const __m128i *)(t + j));
-                ti1 = _mm_loadl_epi64((const __m128i *)(t + j + 2));
                 t0 = _mm_cvtepi32_pd(ti0);
                 t1 = _mm_cvtepi32_pd(ti1);
                 vmax = _mm_max_pd(vmax, _mm_max_pd(v0, v1));
@@ -225,8 +256,8 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
                 a1 = _mm_sub_pd(t1, v1);
                 b0 = _mm_sub_pd(_mm_sub_pd(one, t0), _mm_sub_pd(one, v0));
                 b1 = _mm_sub_pd(_mm_sub_pd(one, t1), _mm_sub_pd(one, v1));
-                sq0 = _mm_add_pd(sq0, _mm_add_pd(_mm_mul_pd(a0, a0), _mm_mul_pd(b0, b0)));
-                sq1 = _mm_add_pd(sq1, _mm_add_pd(_mm_mul_pd(a1, a1), _mm_mul_pd(b1, b1)));
+                bsq0 = _mm_add_pd(bsq0, _mm_add_pd(_mm_mul_pd(a0, a0), _mm_mul_pd(b0, b0)));
+                bsq1 = _mm_add_pd(bsq1, _mm_add_pd(_mm_mul_pd(a1, a1), _mm_mul_pd(b1, b1)));
                 if (binned) {
                     __m128d x0 = _mm_mul_pd(v0, nbf), x1 = _mm_mul_pd(v1, nbf);
                     __m128i g0 = _mm_cvttpd_epi32(x0), g1 = _mm_cvttpd_epi32(x1);
@@ -240,9 +271,25 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
                     _mm_storel_epi64((__m128i *)(idx + j + 2),
                                      _mm_add_epi32(_mm_add_epi32(g1, g1), ti1));
                 } else {
-                    spv = _mm_add_pd(spv, _mm_add_pd(v0, v1));
+                    bspv = _mm_add_pd(bspv, _mm_add_pd(v0, v1));
                 }
             }
+            if (fused) {
+                int64_t o[2], tail_ones = 0;
+                /* the labels after the last step of four, then a third value anywhere */
+                int extra = j < m && fm_bins_truth(y, ykind, s0 + j, m - j, pos, pos_ok, other,
+                                                   fast, neg, s, t + j, &tail_ones);
+                if (extra || _mm_movemask_epi8(_mm_cmpeq_epi8(third, _mm_setzero_si128()))
+                                 != 0xffff) {
+                    fused = 0;
+                    goto block;
+                }
+                _mm_storeu_si128((__m128i *)o, ones);
+                npos += o[0] + o[1] + tail_ones;
+            }
+            sq0 = _mm_add_pd(sq0, bsq0);
+            sq1 = _mm_add_pd(sq1, bsq1);
+            spv = _mm_add_pd(spv, bspv);
             if (_mm_movemask_pd(_mm_or_pd(low, _mm_cmpgt_pd(vmax, one)))) {
                 /* a bad value: the first of the block, in sample order */
                 info[0] = s0 + fm_bins_first_bad(pb, p_is_float, m);

@@ -86,10 +86,16 @@ def test_all_one_label_and_bool():
         assert s.brier == pytest.approx(sk_brier(y, p), rel=RTOL)
 
 
-@pytest.mark.parametrize("where", [0, 700, 5000, BIG - 1])
-def test_third_label_late(where):
-    """A third label after the blocks that saw two: scikit-learn's error, any block."""
-    y, p = _binary_data(BIG)
+@pytest.mark.parametrize("n, where", [(BIG, 0), (BIG, 700), (BIG, 5000), (BIG, BIG - 1),
+                                      (1027, 1026), (1027, 1024), (1031, 1029), (1031, 1026),
+                                      (7, 5), (3, 2)])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32])
+def test_third_label_late(n, where, dtype):
+    """A third label after the blocks that saw two (in a block's last samples too):
+    scikit-learn's error, any block, any label width."""
+    y, p = _binary_data(n)
+    y = y.astype(dtype)
+    y[:2] = (0, 1) if where >= 2 else (1, 0)  # both of the other labels, whatever n
     y[where] = 2
     for f in (lambda a, b: fm.brier_score_loss(a, b), lambda a, b: fm.calibration_curve(a, b)):
         with pytest.raises(ValueError) as ours:
