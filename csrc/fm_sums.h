@@ -172,6 +172,8 @@ static void fm_sums_block(const char *y, ptrdiff_t sy, int y_f32, const char *p,
     double a_m2[4] = {0, 0, 0, 0}, a_c[4] = {0, 0, 0, 0};
     const int want_ape = flags & 1, want_hub = flags & 2, want_r2 = flags & 4;
     int differs = 0;
+    (void)want_ape; /* read by the vector loop's test only */
+    (void)want_hub;
     ptrdiff_t i = start;
     double bw, mb = 0.0, m2 = 0.0, c;
 #ifdef FM_SUMS_SSE2
