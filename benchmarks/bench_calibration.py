@@ -101,3 +101,35 @@ def test_d2_brier_score(benchmark, d2_data, lib, case):
     else:
         got = benchmark(fn, *cases[case])
     assert got == pytest.approx(want[case], rel=1e-12)
+
+
+# One-pass kernels against one read of their inputs (``np.add.reduce`` of each), 10^7
+# samples, one thread: ``python benchmarks/ratios.py`` prints each call's ratio to the read
+# (the group's "vs fastmetrics" column of the read is 1 / that ratio). The goal is 1.5x.
+READ_ONCE = {
+    "calibration_summary": lambda y, p, w: fm.calibration_summary(y, p, n_threads=1).brier,
+    "expected_calibration_error": lambda y, p, w: fm.expected_calibration_error(y, p,
+                                                                                n_threads=1),
+    "brier_score_loss": lambda y, p, w: fm.brier_score_loss(y, p, n_threads=1),
+    "brier_score_loss weighted": lambda y, p, w: fm.brier_score_loss(y, p, sample_weight=w,
+                                                                     n_threads=1),
+}
+
+
+@pytest.mark.parametrize("metric", list(READ_ONCE))
+@pytest.mark.parametrize("who", ["fastmetrics 1 thread", "read once"])
+def test_read_once(benchmark, data, metric, who):
+    y, p, brier, _ = data
+    w = p  # any non-negative weights the size of the data
+    benchmark.group = f"read once: {metric}"
+    if who == "read once":
+        arrays = (y, p, w) if metric.endswith("weighted") else (y, p)
+        got = benchmark(lambda: [np.add.reduce(a) for a in arrays])
+        assert got[0] == y.sum()
+        return
+    got = benchmark(READ_ONCE[metric], y, p, w)
+    if metric == "expected_calibration_error":
+        assert got == fm.calibration_summary(y, p).ece
+        return
+    want = sk_brier(y, p, sample_weight=w) if metric.endswith("weighted") else brier
+    assert got == pytest.approx(want, rel=1e-12)

@@ -118,3 +118,27 @@ def test_one_d(benchmark, one_d, metric, lib):
     else:
         got = benchmark(f, y_true, y_pred)
     assert got == pytest.approx(expected[metric], rel=1e-12)
+
+
+# One-pass sums against one read of their inputs (``np.add.reduce`` of each), 10^7 samples,
+# one thread: ``python benchmarks/ratios.py`` prints the ratio (goal: 1.5x).
+@pytest.mark.parametrize("metric", ["regression_summary", "mean_squared_error",
+                                    "mean_absolute_error", "regression_summary weighted"])
+@pytest.mark.parametrize("who", ["fastmetrics 1 thread", "read once"])
+def test_read_once(benchmark, data, metric, who):
+    y_true, y_pred, expected = data
+    w = np.abs(y_pred)
+    weighted = metric.endswith("weighted")
+    benchmark.group = f"read once: {metric}"
+    if who == "read once":
+        arrays = (y_true, y_pred, w) if weighted else (y_true, y_pred)
+        got = benchmark(lambda: [np.add.reduce(a) for a in arrays])
+        assert got[0] == y_true.sum()
+        return
+    name = metric.split(" ")[0]
+    kw = {"sample_weight": w} if weighted else {}
+    got = benchmark(getattr(fm, name), y_true, y_pred, n_threads=1, **kw)
+    if name == "regression_summary":
+        assert got.r2 == pytest.approx(skm.r2_score(y_true, y_pred, **kw), rel=1e-10)
+    else:
+        assert got == pytest.approx(expected[name], rel=1e-10)

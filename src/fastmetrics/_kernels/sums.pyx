@@ -1,3 +1,4 @@
+# distutils: depends = csrc/fm_sums.h
 # cython: language_level=3
 """Regression sums kernel.
 
@@ -14,6 +15,10 @@ two-pass algorithm (no ``sum y**2 - (sum y)**2 / n`` cancellation) while each el
 from memory once. Two states merge with :func:`merge` (sums add; MEAN/M2 use the same
 update, as MEANE/M2E, the mean and spread of the errors; MAXABS is a max).
 
+The plain sums of a block and its spread of y_true come from ``csrc/fm_sums.h``: four
+partial sums per running sum (SSE2 for float64), so no sample waits for the
+previous one's addition; every layout gives the same partial sums, so the same bits.
+
 Inputs are never checked element by element here: a NaN or infinity shows up as a
 non-finite sum, and the Python layer then looks for the culprit (error path only).
 """
@@ -24,12 +29,18 @@ from cython.parallel cimport prange
 
 import numpy as np
 
+cdef extern from "fm_sums.h" nogil:
+    int FM_S_W, FM_S_ABS, FM_S_SQ, FM_S_APE, FM_S_HUB, FM_S_MEAN, FM_S_M2, FM_S_DIFF
+    enum: FM_S_N
+    void fm_sums_block(const char* y, Py_ssize_t sy, int y_f32, const char* p, Py_ssize_t sp,
+                       int p_f32, const char* w, Py_ssize_t sw, int w_f32, int has_w,
+                       int flags, double delta, Py_ssize_t start, Py_ssize_t stop,
+                       double first, double* out)
+
 cdef enum:
     LANE_MIN = 262144  # samples per lane at least
     MAX_LANES = 64
     BLOCK = 2048
-
-cdef double EPS64 = 2.220446049250313e-16  # np.finfo(np.float64).eps, as scikit-learn's MAPE
 
 
 cdef inline void _chan(double* st, double wb, double mb, double m2b) noexcept nogil:
@@ -99,64 +110,33 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
                         int flags, double delta, Py_ssize_t start, Py_ssize_t stop,
                         double* state) noexcept nogil:
     """Samples [start, stop) (one block) added into ``state``, whose FIRST holds the lane's
-    first value and whose CONST is cleared when a value differs from it."""
-    cdef Py_ssize_t i
-    cdef double bw = 0.0, babs = 0.0, bsq = 0.0, bape = 0.0, bhub = 0.0, bsy = 0.0
-    cdef double mb, m2, c, d, yv, e, ae, ay
-    cdef double wv = 1.0
-    cdef double first = state[FIRST]
+    first value and whose CONST is cleared when a value differs from it. The plain sums and
+    the block's mean and spread of y_true come from fm_sums.h (partial sums, SSE2)."""
+    cdef double out[FM_S_N]
     cdef double bmax = state[MAXABS]
-    cdef bint is_const = True
     cdef bint want_max = (flags & FLAG_MAX) != 0
     cdef bint want_ev = (flags & FLAG_EV) != 0
-    cdef bint want_ape = (flags & FLAG_APE) != 0
-    cdef bint want_huber = (flags & FLAG_HUBER) != 0
-    cdef bint want_r2 = (flags & FLAG_R2) != 0
-    cdef double half_delta = 0.5 * delta
     cdef double bse = 0.0
-    for i in range(start, stop):
-        yv = <double>y[i]
-        e = yv - <double>p[i]
-        ae = fabs(e)
-        if has_w:
-            wv = <double>w[i]
-        bw += wv
-        babs += wv * ae
-        bsq += wv * (e * e)
-        bsy += wv * yv
-        if want_ape:
-            ay = fabs(yv)
-            bape += wv * (ae / (ay if ay > EPS64 else EPS64))
-        if want_huber:
-            bhub += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
-        if yv != first:
-            is_const = False
-    m2 = 0.0
-    mb = 0.0
-    if want_r2 and bw != 0.0:
-        mb = bsy / bw
-        c = 0.0
-        for i in range(start, stop):
-            d = <double>y[i] - mb
-            if has_w:
-                wv = <double>w[i]
-            m2 += wv * (d * d)
-            c += wv * d
-        # corrected two-pass: removes the rounding error of the block mean
-        m2 -= c * (c / bw)
-    _chan(state, bw, mb, m2)
+    cdef double bw, mb
+    fm_sums_block(<const char*>&y[0], y.strides[0], yt_t is float,
+                  <const char*>&p[0], p.strides[0], yp_t is float,
+                  <const char*>&w[0] if has_w else NULL, w.strides[0] if has_w else 0,
+                  weight_t is float, has_w, flags & (FLAG_APE | FLAG_HUBER | FLAG_R2), delta,
+                  start, stop, state[FIRST], out)
+    bw = out[FM_S_W]
+    _chan(state, bw, out[FM_S_MEAN], out[FM_S_M2])
     if want_max or want_ev:
         _max_and_err_sum(y, p, w, has_w, start, stop, want_max, want_ev, &bmax, &bse)
     if want_ev and bw != 0.0:
         mb = bse / bw
         _chan_at(state, MEANE, M2E, bw, mb, _err_spread(y, p, w, has_w, start, stop, bw, mb))
     state[W] += bw
-    state[ABS] += babs
-    state[SQ] += bsq
-    state[APE] += bape
-    state[HUBER] += bhub
+    state[ABS] += out[FM_S_ABS]
+    state[SQ] += out[FM_S_SQ]
+    state[APE] += out[FM_S_APE]
+    state[HUBER] += out[FM_S_HUB]
     state[MAXABS] = bmax
-    if not is_const:
+    if out[FM_S_DIFF] != 0.0:
         state[CONST] = 0.0
 
 

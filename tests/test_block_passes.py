@@ -1,0 +1,209 @@
+"""The block passes of the one-pass kernels (fm_bins.h: unweighted binary calibration over
+contiguous inputs; fm_sums.h: regression block sums): the same numbers as scikit-learn and
+as the element-by-element lanes the other layouts take, on the cases a block pass handles
+apart (values on bin edges, 0 and 1, labels that are not {0, 1}, a third label late in the
+data, bad values in any block, sizes that are not a multiple of the unrolling), for any
+thread count."""
+
+import numpy as np
+import pytest
+from sklearn.calibration import calibration_curve as sk_calibration_curve
+from sklearn.metrics import brier_score_loss as sk_brier
+from sklearn.metrics import mean_absolute_error as sk_mae
+from sklearn.metrics import mean_squared_error as sk_mse
+from sklearn.metrics import r2_score as sk_r2
+
+import fastmetrics as fm
+
+RTOL = 1e-12
+BIG = 600_000  # above one lane (262,144 samples): several lanes and threads
+
+
+def strided(a):
+    """The same values through a non-contiguous view (the element-by-element lanes)."""
+    return np.repeat(a, 2)[::2]
+
+
+def _binary_data(n, seed=0, pdtype=np.float64):
+    rng = np.random.default_rng(seed)
+    p = rng.random(n)
+    # values on the 10-bin edges, 0 and 1: the block pass hands them to the edge array
+    on_edge = rng.random(n) < 0.05
+    p[on_edge] = rng.integers(0, 11, size=int(on_edge.sum())) / 10
+    p = p.astype(pdtype)
+    y = (rng.random(n) < p).astype(np.int64)
+    return y, p
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 511, 512, 513, 1027, BIG + 3])
+@pytest.mark.parametrize("pdtype", [np.float32, np.float64])
+def test_calibration_matches_sklearn_and_the_strided_lanes(n, pdtype):
+    y, p = _binary_data(n, n, pdtype)
+    for n_bins in (1, 7, 10):
+        s = fm.calibration_summary(y, p, n_bins=n_bins)
+        ref = fm.calibration_summary(strided(y), strided(p), n_bins=n_bins)
+        np.testing.assert_array_equal(s.bins.counts, ref.bins.counts)
+        np.testing.assert_array_equal(s.bins.observed_frequency, ref.bins.observed_frequency)
+        if n_bins > 1:  # the same partial sums: the same bits
+            assert s.ece == ref.ece and s.mce == ref.mce
+        assert s.brier == pytest.approx(ref.brier, rel=RTOL)
+        if len(np.unique(y)) == 2:
+            frac, mean = sk_calibration_curve(y, p, n_bins=n_bins)
+            got = fm.calibration_curve(y, p, n_bins=n_bins)
+            np.testing.assert_allclose(got[0], frac, rtol=RTOL)
+            np.testing.assert_allclose(got[1], mean, rtol=RTOL)
+    assert fm.brier_score_loss(y, p) == pytest.approx(
+        sk_brier(y, p.astype(np.float64), pos_label=1), rel=RTOL, abs=1e-300)
+
+
+@pytest.mark.parametrize("labels, pos_label", [
+    ((0, 1), None), ((-1, 1), None), ((0, 1), 0), ((2, 5), 5), ((2, 5), 2), ((3, 7), 7),
+    ((10, 2), 10), ((0, 4), 0),
+])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                   np.uint32, np.uint64])
+def test_label_pairs(labels, pos_label, dtype):
+    if np.dtype(dtype).kind == "u" and min(labels) < 0:
+        return
+    rng = np.random.default_rng(1)
+    n = 2000
+    p = rng.random(n)
+    y = np.where(rng.random(n) < p, labels[1], labels[0]).astype(dtype)
+    pos = labels[1] if pos_label is None else pos_label
+    want = sk_brier(y, p if pos == labels[1] else 1 - (1 - p), pos_label=pos)
+    got = fm.brier_score_loss(y, p, pos_label=pos_label)
+    assert got == pytest.approx(want, rel=RTOL)
+    frac, _ = sk_calibration_curve(y, p, n_bins=10, pos_label=pos)
+    np.testing.assert_allclose(fm.calibration_curve(y, p, n_bins=10, pos_label=pos_label)[0],
+                               frac, rtol=RTOL)
+
+
+def test_all_one_label_and_bool():
+    p = np.random.default_rng(2).random(1500)
+    for y in (np.ones(1500, np.int64), np.zeros(1500, np.int64), p > 0.5):
+        assert fm.brier_score_loss(y, p) == pytest.approx(sk_brier(y, p), rel=RTOL)
+        s = fm.calibration_summary(y, p)
+        assert s.brier == pytest.approx(sk_brier(y, p), rel=RTOL)
+
+
+@pytest.mark.parametrize("n, where", [(BIG, 0), (BIG, 700), (BIG, 5000), (BIG, BIG - 1),
+                                      (1027, 1026), (1027, 1024), (1031, 1029), (1031, 1026),
+                                      (7, 5), (3, 2)])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32])
+def test_third_label_late(n, where, dtype):
+    """A third label after the blocks that saw two (in a block's last samples too):
+    scikit-learn's error, any block, any label width."""
+    y, p = _binary_data(n)
+    y = y.astype(dtype)
+    y[:2] = (0, 1) if where >= 2 else (1, 0)  # both of the other labels, whatever n
+    y[where] = 2
+    for f in (lambda a, b: fm.brier_score_loss(a, b), lambda a, b: fm.calibration_curve(a, b)):
+        with pytest.raises(ValueError) as ours:
+            f(y, p)
+        with pytest.raises(ValueError) as theirs:
+            f(strided(y), strided(p))
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_pos_label_absent_from_the_labels():
+    """pos_label that no label equals: every sample negative, on both paths."""
+    y, p = _binary_data(3000)
+    got = fm.brier_score_loss(y, p, pos_label=7)
+    assert got == pytest.approx(fm.brier_score_loss(strided(y), strided(p), pos_label=7),
+                                rel=RTOL)
+    assert got == pytest.approx(sk_brier(y, p, pos_label=7), rel=RTOL)
+
+
+@pytest.mark.parametrize("bad", [np.nan, -0.25, 1.5, -1e-300, 1 + 2e-16, np.inf])
+@pytest.mark.parametrize("where", [0, 1, 513, 4001, BIG - 2])
+def test_bad_probability_same_error(bad, where):
+    y, p = _binary_data(BIG)
+    p[where] = bad
+    if where > 3:
+        p[where - 3] = 1.0  # a valid 1 just before: not the one reported
+    for n_bins in (1, 10):
+        with pytest.raises(ValueError) as ours:
+            fm.calibration_summary(y, p, n_bins=n_bins)
+        with pytest.raises(ValueError) as theirs:
+            fm.calibration_summary(strided(y), strided(p), n_bins=n_bins)
+        assert str(ours.value) == str(theirs.value)
+        assert f"row {where}" in str(ours.value) or "NaN" in str(ours.value) \
+            or "inf" in str(ours.value)
+
+
+def test_negative_zero_is_a_probability():
+    y = np.array([0, 1, 1, 0] * 300)
+    p = np.array([-0.0, 1.0, 0.5, 0.1] * 300)
+    assert fm.brier_score_loss(y, p) == pytest.approx(sk_brier(y, p), rel=RTOL)
+    assert fm.calibration_summary(y, p).ece == fm.calibration_summary(strided(y),
+                                                                       strided(p)).ece
+
+
+def test_many_bins_take_the_edge_array():
+    y, p = _binary_data(5000)
+    for n_bins in (1000, 4096):
+        frac, mean = sk_calibration_curve(y, p, n_bins=n_bins)
+        got = fm.calibration_curve(y, p, n_bins=n_bins)
+        np.testing.assert_allclose(got[0], frac, rtol=RTOL)
+        np.testing.assert_allclose(got[1], mean, rtol=RTOL)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_calibration_same_for_any_thread_count(threads):
+    y, p = _binary_data(BIG * 2 + 5)
+    one = fm.calibration_summary(y, p, n_threads=1)
+    got = fm.calibration_summary(y, p, n_threads=threads)
+    assert got.as_row() == one.as_row()
+    assert fm.brier_score_loss(y, p, n_threads=threads) == fm.brier_score_loss(y, p,
+                                                                               n_threads=1)
+
+
+# ------------------------------------------------------------------- regression sums
+
+
+def _regression_data(n, seed=3, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    y = (rng.gamma(2.0, size=n) + 0.1).astype(dtype)
+    p = (y * rng.uniform(0.5, 1.5, size=n) + 0.05).astype(dtype)
+    w = rng.random(n).astype(dtype)
+    return y, p, w
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 2047, 2048, 2049, 4099, BIG + 1])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_regression_sums_match_sklearn_and_the_strided_lanes(n, dtype, weighted):
+    y, p, w = _regression_data(n, n, dtype)
+    sw = w if weighted else None
+    s = fm.regression_summary(y, p, sample_weight=sw)
+    ref = fm.regression_summary(strided(y), strided(p),
+                                sample_weight=None if sw is None else strided(sw))
+    # the same partial sums on both paths: the same bits
+    assert s.as_row() == ref.as_row()
+    y64, p64 = y.astype(np.float64), p.astype(np.float64)
+    w64 = None if sw is None else sw.astype(np.float64)
+    rtol = RTOL if dtype == np.float64 else 1e-5
+    assert s.mae == pytest.approx(sk_mae(y64, p64, sample_weight=w64), rel=rtol)
+    assert s.mse == pytest.approx(sk_mse(y64, p64, sample_weight=w64), rel=rtol)
+    assert s.r2 == pytest.approx(sk_r2(y64, p64, sample_weight=w64), rel=1e-9)
+
+
+def test_regression_constant_and_nan():
+    y = np.full(5000, 0.5)  # a constant whose mean scikit-learn computes exactly
+    p = y + np.linspace(-1, 1, 5000)
+    assert fm.r2_score(y, p) == sk_r2(y, p, force_finite=True) == 0.0
+    assert fm.r2_score(np.full(5000, 0.1), p) == 0.0  # exactly constant, in every block
+    y2 = y.copy()
+    y2[4097] = np.nan
+    with pytest.raises(ValueError):
+        fm.regression_summary(y2, p)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_regression_same_for_any_thread_count(threads):
+    y, p, w = _regression_data(BIG * 2 + 7)
+    one = fm.regression_summary(y, p, sample_weight=w, n_threads=1)
+    assert fm.regression_summary(y, p, sample_weight=w, n_threads=threads).as_row() == \
+        one.as_row()
+    assert fm.mean_absolute_percentage_error(y, p, n_threads=threads) == \
+        fm.mean_absolute_percentage_error(y, p, n_threads=1)
