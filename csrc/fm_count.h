@@ -139,4 +139,36 @@ FM_DEFINE_COUNT(u16, uint16_t)
 FM_DEFINE_COUNT(u32, uint32_t)
 FM_DEFINE_COUNT(u64, uint64_t)
 
+/* Of a k x k table of counts, the labels that occur (a nonzero cell in their row or their
+ * column): their indices, in order, go to ``keep``; returns how many. */
+static inline int64_t fm_occurring(const int64_t *tab, int64_t k, int64_t *keep)
+{
+    int64_t i, j, m = 0;
+    for (i = 0; i < k; i++) {
+        for (j = 0; j < k; j++) {
+            if (tab[i * k + j] != 0 || tab[j * k + i] != 0) {
+                keep[m++] = i;
+                break;
+            }
+        }
+    }
+    return m;
+}
+
+/* The m x m table of the kept labels into ``out``, and ``in_true[i] = 1`` where kept label i
+ * has a nonzero row, that is, occurs in y_true (``in_true`` starts zeroed). */
+static inline void fm_gather(const int64_t *tab, int64_t k, const int64_t *keep, int64_t m,
+                             int64_t *out, unsigned char *in_true)
+{
+    int64_t i, j, x;
+    for (i = 0; i < m; i++) {
+        for (j = 0; j < m; j++) {
+            x = tab[keep[i] * k + keep[j]];
+            out[i * m + j] = x;
+            if (x != 0)
+                in_true[i] = 1;
+        }
+    }
+}
+
 #endif

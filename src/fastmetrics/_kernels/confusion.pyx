@@ -22,6 +22,8 @@ from cython.parallel cimport prange
 
 
 cdef extern from "fm_count.h" nogil:
+    int64_t fm_occurring(const int64_t*, int64_t, int64_t*)
+    void fm_gather(const int64_t*, int64_t, const int64_t*, int64_t, int64_t*, unsigned char*)
     void fm_count_i8(const int8_t*, Py_ssize_t, const int8_t*, Py_ssize_t, Py_ssize_t,
                      Py_ssize_t, uint64_t, int, int64_t*, int64_t*)
     void fm_count_i16(const int16_t*, Py_ssize_t, const int16_t*, Py_ssize_t, Py_ssize_t,
@@ -325,27 +327,21 @@ cdef void _sum_banks(const int64_t* lanes, Py_ssize_t n_banks, Py_ssize_t kk,
 
 cdef object _compact(int64_t* lanes, Py_ssize_t n_lanes, uint64_t k, int64_t lo):
     """Sum lanes and banks, keep the values that occur; returns (values, cm, in_true)."""
-    cdef Py_ssize_t kk = k * k, i, j, m = 0
+    cdef Py_ssize_t kk = k * k, i, m = 0
     cdef Py_ssize_t nb = 4 * n_lanes
     cdef int64_t* tot = <int64_t*>calloc(kk, sizeof(int64_t))
-    cdef Py_ssize_t* keep = <Py_ssize_t*>calloc(k, sizeof(Py_ssize_t))
+    cdef int64_t* keep = <int64_t*>calloc(k, sizeof(int64_t))
     cdef cnp.npy_intp dims[2]
     cdef int64_t* pv
     cdef int64_t* pc
     cdef cnp.npy_bool* pt
-    cdef int64_t x
     if tot == NULL or keep == NULL:
         free(tot)
         free(keep)
         raise MemoryError()
     try:
         _sum_banks(lanes, nb, kk, tot)
-        for i in range(<Py_ssize_t>k):
-            for j in range(<Py_ssize_t>k):
-                if tot[i * k + j] != 0 or tot[j * k + i] != 0:
-                    keep[m] = i
-                    m += 1
-                    break
+        m = fm_occurring(tot, k, keep)
         dims[0] = m
         dims[1] = m
         values = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
@@ -356,11 +352,7 @@ cdef object _compact(int64_t* lanes, Py_ssize_t n_lanes, uint64_t k, int64_t lo)
         pt = <cnp.npy_bool*>cnp.PyArray_DATA(in_true)
         for i in range(m):
             pv[i] = lo + keep[i]
-            for j in range(m):
-                x = tot[keep[i] * k + keep[j]]
-                pc[i * m + j] = x
-                if x != 0:
-                    pt[i] = 1
+        fm_gather(tot, k, keep, m, pc, <unsigned char*>pt)
         return values, out, in_true
     finally:
         free(tot)

@@ -15,6 +15,10 @@ from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, 
 from libc.string cimport memset
 from .common cimport label_t
 
+cdef extern from "fm_count.h" nogil:
+    int64_t fm_occurring(const int64_t*, int64_t, int64_t*)
+    void fm_gather(const int64_t*, int64_t, const int64_t*, int64_t, int64_t*, unsigned char*)
+
 cimport numpy as cnp
 
 cnp.import_array()
@@ -178,13 +182,13 @@ def small_state(object y_true, object y_pred):
     """
     cdef cnp.ndarray at, ap
     cdef int typenum
-    cdef Py_ssize_t n, st, sp, span = 0, i, j, m = 0
-    cdef int64_t lo, hi, x
+    cdef Py_ssize_t n, st, sp, span = 0, i, m = 0
+    cdef int64_t lo, hi
     cdef bint fits
     cdef const char* pt
     cdef const char* pp
     cdef int64_t table[_MAX_SPAN * _MAX_SPAN]
-    cdef Py_ssize_t keep[_MAX_SPAN]
+    cdef int64_t keep[_MAX_SPAN]
     cdef cnp.npy_intp dims[2]
     cdef int64_t* pc
     cdef cnp.npy_bool* pin
@@ -219,12 +223,7 @@ def small_state(object y_true, object y_pred):
             span = <Py_ssize_t>(hi - lo) + 1
             memset(table, 0, span * span * sizeof(int64_t))
             _counted(typenum, pt, st, pp, sp, n, lo, span, table)
-            for i in range(span):
-                for j in range(span):
-                    if table[i * span + j] != 0 or table[j * span + i] != 0:
-                        keep[m] = i
-                        m += 1
-                        break
+            m = fm_occurring(table, span, keep)
     if not fits:
         return None
     dims[0] = m
@@ -237,11 +236,7 @@ def small_state(object y_true, object y_pred):
     pin = <cnp.npy_bool*>cnp.PyArray_DATA(in_true)
     for i in range(m):
         _store(pv, typenum, i, lo + keep[i])
-        for j in range(m):
-            x = table[keep[i] * span + keep[j]]
-            pc[i * m + j] = x
-            if x != 0:
-                pin[i] = 1
+    fm_gather(table, span, keep, m, pc, <unsigned char*>pin)
     return values, cm, in_true
 
 
