@@ -1,5 +1,6 @@
-/* The unweighted binary calibration pass over contiguous inputs, in blocks of FM_BINS_BLOCK
- * samples (plain C with no Python; bins.pyx calls it lane by lane).
+/* The binary calibration pass over contiguous inputs, in blocks of FM_BINS_BLOCK samples
+ * (plain C with no Python; bins.pyx calls it lane by lane): unweighted below, weighted in
+ * fm_bins_lane_w at the end.
  *
  * fm_bins_lane(y, ykind, p, p_is_float, start, stop, pos, pos_ok, E, nb, binned, cells,
  *              acc, info) adds samples [start, stop) of the labels y (ykind: FM_Y_* below)

@@ -20,7 +20,9 @@ The common call (binary, unweighted, contiguous, equal-width bins or one bin) ru
 sample, two probabilities an instruction, a bin's count and probability sum as one 16-byte
 add, and with one bin (``brier_score_loss``) no bins at all. Its probability sums are the
 element-by-element lanes' (sample i into bank i % 4, split by correctness), so every layout
-of the same data gives the same bins; the Brier column's total agrees to rounding.
+of the same data gives the same bins; the Brier column's total agrees to rounding. Weighted
+contiguous inputs take its weighted pass (``fm_bins_lane_w``), which fills
+:func:`_binary_lane`'s banks with the same operations in the same order: the same bits.
 """
 
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
