@@ -150,6 +150,19 @@ static inline int fm_bins_one(double v, int32_t t, const double *E, ptrdiff_t nb
 }
 
 #ifdef FM_BINS_SSE2
+/* values j .. j + 3 of a float32 (is_float) or float64 array as two pairs of doubles */
+static inline void fm_bins_ld4(const char *a, int is_float, ptrdiff_t j, __m128d *lo,
+                               __m128d *hi) {
+    if (is_float) {
+        __m128 f4 = _mm_loadu_ps((const float *)a + j);
+        *lo = _mm_cvtps_pd(f4);
+        *hi = _mm_cvtps_pd(_mm_movehl_ps(f4, f4));
+    } else {
+        *lo = _mm_loadu_pd((const double *)a + j);
+        *hi = _mm_loadu_pd((const double *)a + j + 2);
+    }
+}
+
 /* the guessed bins floor(v * nb) of two probabilities (in the low two int32 lanes); near gets
  * a flag where v * nb is within FM_BINS_NEAR of an integer (the edge array decides there) */
 static inline __m128i fm_bins_guess(__m128d v, __m128d nbf, __m128d *near) {
@@ -262,14 +275,7 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
                     ti0 = _mm_loadl_epi64((const __m128i *)(t + j));
                     ti1 = _mm_loadl_epi64((const __m128i *)(t + j + 2));
                 }
-                if (p_is_float) {
-                    __m128 f4 = _mm_loadu_ps((const float *)pb + j);
-                    v0 = _mm_cvtps_pd(f4);
-                    v1 = _mm_cvtps_pd(_mm_movehl_ps(f4, f4));
-                } else {
-                    v0 = _mm_loadu_pd((const double *)pb + j);
-                    v1 = _mm_loadu_pd((const double *)pb + j + 2);
-                }
+                fm_bins_ld4(pb, p_is_float, j, &v0, &v1);
                 t0 = _mm_cvtepi32_pd(ti0);
                 t1 = _mm_cvtepi32_pd(ti1);
                 vmax = _mm_max_pd(vmax, _mm_max_pd(v0, v1));
@@ -506,22 +512,8 @@ static void fm_bins_lane_w(const void *y, int ykind, const void *p, int p_is_flo
     rows[3][C] = o[1];
         for (; j + 4 <= m; j += 4) {
             __m128d v0, v1, w0, w1, t0, t1, a0, a1, b0, b1;
-            if (p_is_float) {
-                __m128 f4 = _mm_loadu_ps((const float *)pb + j);
-                v0 = _mm_cvtps_pd(f4);
-                v1 = _mm_cvtps_pd(_mm_movehl_ps(f4, f4));
-            } else {
-                v0 = _mm_loadu_pd((const double *)pb + j);
-                v1 = _mm_loadu_pd((const double *)pb + j + 2);
-            }
-            if (w_is_float) {
-                __m128 f4 = _mm_loadu_ps((const float *)wb + j);
-                w0 = _mm_cvtps_pd(f4);
-                w1 = _mm_cvtps_pd(_mm_movehl_ps(f4, f4));
-            } else {
-                w0 = _mm_loadu_pd((const double *)wb + j);
-                w1 = _mm_loadu_pd((const double *)wb + j + 2);
-            }
+            fm_bins_ld4(pb, p_is_float, j, &v0, &v1);
+            fm_bins_ld4(wb, w_is_float, j, &w0, &w1);
             t0 = _mm_cvtepi32_pd(_mm_loadl_epi64((const __m128i *)(t + j)));
             t1 = _mm_cvtepi32_pd(_mm_loadl_epi64((const __m128i *)(t + j + 2)));
             a0 = _mm_sub_pd(t0, v0);
