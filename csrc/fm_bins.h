@@ -1,5 +1,6 @@
-/* The unweighted binary calibration pass over contiguous inputs, in blocks of FM_BINS_BLOCK
- * samples (plain C with no Python; bins.pyx calls it lane by lane).
+/* The binary calibration pass over contiguous inputs, in blocks of FM_BINS_BLOCK samples
+ * (plain C with no Python; bins.pyx calls it lane by lane): unweighted below, weighted in
+ * fm_bins_lane_w at the end.
  *
  * fm_bins_lane(y, ykind, p, p_is_float, start, stop, pos, pos_ok, E, nb, binned, cells,
  *              acc, info) adds samples [start, stop) of the labels y (ykind: FM_Y_* below)
@@ -148,25 +149,40 @@ static inline int fm_bins_one(double v, int32_t t, const double *E, ptrdiff_t nb
     return 1;
 }
 
-static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float,
-                         ptrdiff_t start, ptrdiff_t stop, uint64_t pos, int pos_ok,
-                         const double *E, ptrdiff_t nb, int binned, double *cells,
-                         double *acc, int64_t *info) {
-    int32_t t[FM_BINS_BLOCK], idx[FM_BINS_BLOCK];
-    ptrdiff_t i, j, m, s0;
-    uint64_t other = 0, d, neg = 0;
-    int s = 0, fast = 0;
-    double sq_s = 0.0, sp_s = 0.0;
-    int64_t npos = 0;
-    const ptrdiff_t bank = 4 * nb; /* doubles a bank: nb bins x 2 correctness x {count, p} */
 #ifdef FM_BINS_SSE2
-    const int fast_bins = binned && nb <= FM_BINS_MAX_FAST;
-    __m128d sq0 = _mm_setzero_pd(), sq1 = _mm_setzero_pd(), spv = _mm_setzero_pd();
-    const __m128d one = _mm_set1_pd(1.0), half = _mm_set1_pd(0.5), zero = _mm_setzero_pd();
-    const __m128d nbf = _mm_set1_pd((double)nb);
-    const __m128d far = _mm_set1_pd(0.5 - FM_BINS_NEAR);
+/* values j .. j + 3 of a float32 (is_float) or float64 array as two pairs of doubles */
+static inline void fm_bins_ld4(const char *a, int is_float, ptrdiff_t j, __m128d *lo,
+                               __m128d *hi) {
+    if (is_float) {
+        __m128 f4 = _mm_loadu_ps((const float *)a + j);
+        *lo = _mm_cvtps_pd(f4);
+        *hi = _mm_cvtps_pd(_mm_movehl_ps(f4, f4));
+    } else {
+        *lo = _mm_loadu_pd((const double *)a + j);
+        *hi = _mm_loadu_pd((const double *)a + j + 2);
+    }
+}
+
+/* the guessed bins floor(v * nb) of two probabilities (in the low two int32 lanes); near gets
+ * a flag where v * nb is within FM_BINS_NEAR of an integer (the edge array decides there) */
+static inline __m128i fm_bins_guess(__m128d v, __m128d nbf, __m128d *near) {
+    const __m128d half = _mm_set1_pd(0.5), far = _mm_set1_pd(0.5 - FM_BINS_NEAR);
     const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    __m128d x = _mm_mul_pd(v, nbf);
+    __m128i g = _mm_cvttpd_epi32(x);
+    __m128d f = _mm_sub_pd(_mm_sub_pd(x, _mm_cvtepi32_pd(g)), half);
+    *near = _mm_or_pd(*near, _mm_cmpnle_pd(_mm_and_pd(f, absmask), far));
+    return g;
+}
 #endif
+
+/* a lane's labels: info[0..3] cleared, then its first label other than pos (info[1], [2])
+ * and the shift form of the two values (fast, other, neg, s: see fm_bins_truth) */
+static inline void fm_bins_setup(const void *y, int ykind, ptrdiff_t start, ptrdiff_t stop,
+                                 uint64_t pos, int pos_ok, uint64_t *other, uint64_t *neg,
+                                 int *s, int *fast, int64_t *info) {
+    ptrdiff_t i;
+    uint64_t d;
     info[0] = -1;
     info[1] = 0;
     info[2] = 0;
@@ -174,7 +190,7 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
     for (i = start; i < stop; i++) {
         uint64_t v = fm_bins_label(y, ykind, i);
         if (!(pos_ok && v == pos)) {
-            other = v;
+            *other = v;
             info[1] = 1;
             info[2] = (int64_t)v;
             break;
@@ -182,18 +198,38 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
     }
     if (pos_ok) {
         if (!info[1])
-            other = pos - 1; /* every label is pos: any other value serves */
-        d = pos - other;
+            *other = pos - 1; /* every label is pos: any other value serves */
+        d = pos - *other;
         if (d & (d - 1)) {
-            d = other - pos;
-            neg = ~(uint64_t)0;
+            d = *other - pos;
+            *neg = ~(uint64_t)0;
         }
         if (!(d & (d - 1))) {
-            fast = 1;
-            while (((uint64_t)1 << s) != d)
-                s++;
+            *fast = 1;
+            while (((uint64_t)1 << *s) != d)
+                (*s)++;
         }
     }
+}
+
+static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float,
+                         ptrdiff_t start, ptrdiff_t stop, uint64_t pos, int pos_ok,
+                         const double *E, ptrdiff_t nb, int binned, double *cells,
+                         double *acc, int64_t *info) {
+    int32_t t[FM_BINS_BLOCK], idx[FM_BINS_BLOCK];
+    ptrdiff_t i, j, m, s0;
+    uint64_t other = 0, neg = 0;
+    int s = 0, fast = 0;
+    double sq_s = 0.0, sp_s = 0.0;
+    int64_t npos = 0;
+    const ptrdiff_t bank = 4 * nb; /* doubles a bank: nb bins x 2 correctness x {count, p} */
+#ifdef FM_BINS_SSE2
+    const int fast_bins = binned && nb <= FM_BINS_MAX_FAST;
+    __m128d sq0 = _mm_setzero_pd(), sq1 = _mm_setzero_pd(), spv = _mm_setzero_pd();
+    const __m128d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd();
+    const __m128d nbf = _mm_set1_pd((double)nb);
+#endif
+    fm_bins_setup(y, ykind, start, stop, pos, pos_ok, &other, &neg, &s, &fast, info);
     for (s0 = start; s0 < stop; s0 += FM_BINS_BLOCK) {
         const char *pb = (const char *)p + s0 * (p_is_float ? 4 : 8);
         m = stop - s0 < FM_BINS_BLOCK ? stop - s0 : FM_BINS_BLOCK;
@@ -239,14 +275,7 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
                     ti0 = _mm_loadl_epi64((const __m128i *)(t + j));
                     ti1 = _mm_loadl_epi64((const __m128i *)(t + j + 2));
                 }
-                if (p_is_float) {
-                    __m128 f4 = _mm_loadu_ps((const float *)pb + j);
-                    v0 = _mm_cvtps_pd(f4);
-                    v1 = _mm_cvtps_pd(_mm_movehl_ps(f4, f4));
-                } else {
-                    v0 = _mm_loadu_pd((const double *)pb + j);
-                    v1 = _mm_loadu_pd((const double *)pb + j + 2);
-                }
+                fm_bins_ld4(pb, p_is_float, j, &v0, &v1);
                 t0 = _mm_cvtepi32_pd(ti0);
                 t1 = _mm_cvtepi32_pd(ti1);
                 vmax = _mm_max_pd(vmax, _mm_max_pd(v0, v1));
@@ -259,13 +288,7 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
                 bsq0 = _mm_add_pd(bsq0, _mm_add_pd(_mm_mul_pd(a0, a0), _mm_mul_pd(b0, b0)));
                 bsq1 = _mm_add_pd(bsq1, _mm_add_pd(_mm_mul_pd(a1, a1), _mm_mul_pd(b1, b1)));
                 if (binned) {
-                    __m128d x0 = _mm_mul_pd(v0, nbf), x1 = _mm_mul_pd(v1, nbf);
-                    __m128i g0 = _mm_cvttpd_epi32(x0), g1 = _mm_cvttpd_epi32(x1);
-                    __m128d f0 = _mm_sub_pd(_mm_sub_pd(x0, _mm_cvtepi32_pd(g0)), half);
-                    __m128d f1 = _mm_sub_pd(_mm_sub_pd(x1, _mm_cvtepi32_pd(g1)), half);
-                    /* p * nb within FM_BINS_NEAR of an integer: the edge array decides */
-                    near = _mm_or_pd(near, _mm_or_pd(_mm_cmpnle_pd(_mm_and_pd(f0, absmask), far),
-                                                     _mm_cmpnle_pd(_mm_and_pd(f1, absmask), far)));
+                    __m128i g0 = fm_bins_guess(v0, nbf, &near), g1 = fm_bins_guess(v1, nbf, &near);
                     _mm_storel_epi64((__m128i *)(idx + j),
                                      _mm_add_epi32(_mm_add_epi32(g0, g0), ti0));
                     _mm_storel_epi64((__m128i *)(idx + j + 2),
@@ -357,6 +380,180 @@ static void fm_bins_lane(const void *y, int ykind, const void *p, int p_is_float
     acc[1] += sp_s;
 #endif
     acc[2] += (double)npos;
+}
+
+/* one weighted sample into a row of bins.pyx's bank layout (W, SP, SY, SQ, N): the
+ * operations of its element-by-element lane, in its order */
+static inline void fm_bins_row(double *row, double v, double wv, int32_t t) {
+    double tv = (double)t, d0 = tv - v, d1 = (1.0 - tv) - (1.0 - v);
+    row[0] += wv;
+    row[1] += wv * v;
+    row[2] += wv * tv;
+    row[3] += wv * (d0 * d0 + d1 * d1);
+    row[4] += 1.0;
+}
+
+static inline double fm_bins_w(const void *w, int w_is_float, ptrdiff_t i) {
+    return w_is_float ? (double)((const float *)w)[i] : ((const double *)w)[i];
+}
+
+#define FM_BINS_COLS 5
+
+/* The weighted pass: fm_bins_lane_w(y, ykind, p, p_is_float, w, w_is_float, start, stop,
+ * pos, pos_ok, E, nb, banks, info) adds samples [start, stop) into banks, the layout of
+ * bins.pyx's element-by-element lane: row (bank * nb + b) of FM_BINS_COLS sums, bank = i % 4,
+ * each sum added sample by sample in sample order with the same operations, so every layout
+ * gives the same bits. With one bin the four banks' rows are kept in registers (the same
+ * adds in the same order). info as fm_bins_lane's, plus [4]: the kind of the bad value
+ * (1: a probability outside [0, 1] or NaN, 2: a weight NaN or infinite; the probability
+ * where both are bad at the first bad index, as the lane checks it first). */
+static void fm_bins_lane_w(const void *y, int ykind, const void *p, int p_is_float,
+                           const void *w, int w_is_float, ptrdiff_t start, ptrdiff_t stop,
+                           uint64_t pos, int pos_ok, const double *E, ptrdiff_t nb,
+                           double *banks, int64_t *info) {
+    int32_t t[FM_BINS_BLOCK], idx[FM_BINS_BLOCK];
+    ptrdiff_t j, m, s0, r, c;
+    uint64_t other = 0, neg = 0;
+    int s = 0, fast = 0, binned = nb > 1;
+    int64_t npos = 0;
+    /* one bin: the rows of the four banks, relative to the lane's start, by column */
+    double rows[4][FM_BINS_COLS];
+#ifdef FM_BINS_SSE2
+    const int fast_bins = binned && nb <= FM_BINS_MAX_FAST;
+    const __m128d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd();
+    const __m128d nbf = _mm_set1_pd((double)nb);
+    /* W, SP, SY, SQ of relative banks (0, 1) and (2, 3) */
+    __m128d aw0 = zero, aw1 = zero, ap0 = zero, ap1 = zero, ay0 = zero, ay1 = zero;
+    __m128d aq0 = zero, aq1 = zero;
+    int spilled = 0;
+    double o[2];
+#endif
+    memset(rows, 0, sizeof rows);
+    fm_bins_setup(y, ykind, start, stop, pos, pos_ok, &other, &neg, &s, &fast, info);
+    info[4] = 0;
+    for (s0 = start; s0 < stop; s0 += FM_BINS_BLOCK) {
+        const char *pb = (const char *)p + s0 * (p_is_float ? 4 : 8);
+        const char *wb = (const char *)w + s0 * (w_is_float ? 4 : 8);
+        ptrdiff_t jp = -1, jw = -1;
+        m = stop - s0 < FM_BINS_BLOCK ? stop - s0 : FM_BINS_BLOCK;
+        if (fm_bins_truth(y, ykind, s0, m, pos, pos_ok, other, fast, neg, s, t, &npos))
+            info[3] = 1;
+        /* the block's first bad probability or weight, before any sum is touched */
+        j = 0;
+#ifdef FM_BINS_SSE2
+        {
+            __m128d vmax = zero, low = zero, near = zero, wbad = zero;
+            for (; j + 2 <= m; j += 2) {
+                __m128d v, wv;
+                if (p_is_float)
+                    v = _mm_cvtps_pd(_mm_castsi128_ps(
+                        _mm_loadl_epi64((const __m128i *)((const float *)pb + j))));
+                else
+                    v = _mm_loadu_pd((const double *)pb + j);
+                if (w_is_float)
+                    wv = _mm_cvtps_pd(_mm_castsi128_ps(
+                        _mm_loadl_epi64((const __m128i *)((const float *)wb + j))));
+                else
+                    wv = _mm_loadu_pd((const double *)wb + j);
+                vmax = _mm_max_pd(vmax, v);
+                low = _mm_or_pd(low, _mm_cmpnge_pd(v, zero));
+                /* w - w is 0 unless w is NaN or infinite */
+                wbad = _mm_or_pd(wbad, _mm_cmpneq_pd(_mm_sub_pd(wv, wv), zero));
+                if (binned)
+                    _mm_storel_epi64((__m128i *)(idx + j), fm_bins_guess(v, nbf, &near));
+            }
+            if (_mm_movemask_pd(_mm_or_pd(_mm_or_pd(low, wbad), _mm_cmpgt_pd(vmax, one))))
+                j = 0; /* found one at a time below */
+            else if (binned && (!fast_bins || _mm_movemask_pd(near)))
+                for (r = 0; r < j; r++)
+                    idx[r] = (int32_t)fm_bins_exact(fm_bins_p(pb, p_is_float, r), E, nb);
+        }
+#endif
+        for (r = j; r < m && jp < 0 && jw < 0; r++) {
+            double v = fm_bins_p(pb, p_is_float, r), wv = fm_bins_w(wb, w_is_float, r);
+            if (!(v >= 0.0 && v <= 1.0))
+                jp = r;
+            else if (wv - wv != 0.0)
+                jw = r;
+            else if (binned)
+                idx[r] = (int32_t)fm_bins_exact(v, E, nb);
+        }
+        if (jp >= 0 || jw >= 0) {
+            info[0] = s0 + (jp >= 0 ? jp : jw);
+            info[4] = jp >= 0 ? 1 : 2;
+            return;
+        }
+        if (binned) {
+            const ptrdiff_t bank = nb * FM_BINS_COLS;
+            for (j = 0; j < m; j++) {
+                double *row = banks + ((s0 + j) & 3) * bank + idx[j] * FM_BINS_COLS;
+                double v = fm_bins_p(pb, p_is_float, j), wv = fm_bins_w(wb, w_is_float, j);
+#ifdef FM_BINS_SSE2
+                /* (W, SP) and (SY, SQ): two 16-byte adds of the same sums */
+                double tv = (double)t[j], d0 = tv - v, d1 = (1.0 - tv) - (1.0 - v);
+                _mm_storeu_pd(row, _mm_add_pd(_mm_loadu_pd(row), _mm_set_pd(wv * v, wv)));
+                _mm_storeu_pd(row + 2, _mm_add_pd(_mm_loadu_pd(row + 2),
+                                                  _mm_set_pd(wv * (d0 * d0 + d1 * d1), wv * tv)));
+                row[4] += 1.0;
+#else
+                fm_bins_row(row, v, wv, t[j]);
+#endif
+            }
+            continue;
+        }
+        j = 0;
+#ifdef FM_BINS_SSE2
+#define FM_ROWS(A0, A1, C)                                                                   \
+    _mm_storeu_pd(o, A0);                                                                  \
+    rows[0][C] = o[0];                                                                     \
+    rows[1][C] = o[1];                                                                     \
+    _mm_storeu_pd(o, A1);                                                                  \
+    rows[2][C] = o[0];                                                                     \
+    rows[3][C] = o[1];
+        for (; j + 4 <= m; j += 4) {
+            __m128d v0, v1, w0, w1, t0, t1, a0, a1, b0, b1;
+            fm_bins_ld4(pb, p_is_float, j, &v0, &v1);
+            fm_bins_ld4(wb, w_is_float, j, &w0, &w1);
+            t0 = _mm_cvtepi32_pd(_mm_loadl_epi64((const __m128i *)(t + j)));
+            t1 = _mm_cvtepi32_pd(_mm_loadl_epi64((const __m128i *)(t + j + 2)));
+            a0 = _mm_sub_pd(t0, v0);
+            a1 = _mm_sub_pd(t1, v1);
+            b0 = _mm_sub_pd(_mm_sub_pd(one, t0), _mm_sub_pd(one, v0));
+            b1 = _mm_sub_pd(_mm_sub_pd(one, t1), _mm_sub_pd(one, v1));
+            aw0 = _mm_add_pd(aw0, w0);
+            aw1 = _mm_add_pd(aw1, w1);
+            ap0 = _mm_add_pd(ap0, _mm_mul_pd(w0, v0));
+            ap1 = _mm_add_pd(ap1, _mm_mul_pd(w1, v1));
+            ay0 = _mm_add_pd(ay0, _mm_mul_pd(w0, t0));
+            ay1 = _mm_add_pd(ay1, _mm_mul_pd(w1, t1));
+            aq0 = _mm_add_pd(aq0, _mm_mul_pd(w0, _mm_add_pd(_mm_mul_pd(a0, a0),
+                                                            _mm_mul_pd(b0, b0))));
+            aq1 = _mm_add_pd(aq1, _mm_mul_pd(w1, _mm_add_pd(_mm_mul_pd(a1, a1),
+                                                            _mm_mul_pd(b1, b1))));
+        }
+        if (j < m) { /* only the lane's last block has a tail: the registers go to rows */
+            FM_ROWS(aw0, aw1, 0) FM_ROWS(ap0, ap1, 1) FM_ROWS(ay0, ay1, 2) FM_ROWS(aq0, aq1, 3)
+            spilled = 1;
+        }
+#endif
+        for (; j < m; j++)
+            fm_bins_row(rows[(s0 + j - start) & 3], fm_bins_p(pb, p_is_float, j),
+                        fm_bins_w(wb, w_is_float, j), t[j]);
+    }
+    if (!binned) {
+#ifdef FM_BINS_SSE2
+        if (!spilled) {
+            FM_ROWS(aw0, aw1, 0) FM_ROWS(ap0, ap1, 1) FM_ROWS(ay0, ay1, 2) FM_ROWS(aq0, aq1, 3)
+        }
+#undef FM_ROWS
+#endif
+        for (r = 0; r < 4; r++) {
+            /* the samples with i - start = r (mod 4) */
+            rows[r][4] = (double)((stop - start - r + 3) / 4);
+            for (c = 0; c < FM_BINS_COLS; c++)
+                banks[((start + r) & 3) * FM_BINS_COLS + c] += rows[r][c];
+        }
+    }
 }
 
 #endif

@@ -52,6 +52,9 @@ def cases(n: int):
     yield ("expected_calibration_error", lambda f: f(y01, pb), read(y01, pb),
            lambda got: np.testing.assert_allclose(
                got, fm.calibration_summary(y01, pb).ece, rtol=1e-12))
+    yield ("calibration_summary (weighted)", lambda f: f(y01, pb, sample_weight=y),
+           read(y01, pb, y), lambda got: np.testing.assert_allclose(
+               got.brier, skm.brier_score_loss(y01, pb, sample_weight=y), rtol=1e-12))
     yield "brier_score_loss", lambda f: f(y01, pb), read(y01, pb)
     yield "brier_score_loss (weighted)", lambda f: f(y01, pb, sample_weight=y), read(y01, pb, y)
     r2 = skm.r2_score(y, p)

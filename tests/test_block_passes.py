@@ -1,9 +1,9 @@
-"""The block passes of the one-pass kernels (fm_bins.h: unweighted binary calibration over
-contiguous inputs; fm_sums.h: regression block sums): the same numbers as scikit-learn and
-as the element-by-element lanes the other layouts take, on the cases a block pass handles
-apart (values on bin edges, 0 and 1, labels that are not {0, 1}, a third label late in the
-data, bad values in any block, sizes that are not a multiple of the unrolling), for any
-thread count."""
+"""The block passes of the one-pass kernels (fm_bins.h: binary calibration over contiguous
+inputs, unweighted and weighted; fm_sums.h: regression block sums): the same numbers as
+scikit-learn and as the element-by-element lanes the other layouts take, on the cases a block
+pass handles apart (values on bin edges, 0 and 1, labels that are not {0, 1}, a third label
+late in the data, bad values and weights in any block, sizes that are not a multiple of the
+unrolling), for any thread count."""
 
 import numpy as np
 import pytest
@@ -156,6 +156,96 @@ def test_calibration_same_for_any_thread_count(threads):
     assert got.as_row() == one.as_row()
     assert fm.brier_score_loss(y, p, n_threads=threads) == fm.brier_score_loss(y, p,
                                                                                n_threads=1)
+
+
+# ------------------------------------------------------------ weighted binary calibration
+
+
+def _weights(n, seed, wdtype):
+    rng = np.random.default_rng(seed + 11)
+    w = rng.random(n) * 3
+    w[rng.random(n) < 0.1] = 0.0
+    return w.astype(wdtype)
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 511, 512, 513, 1027, BIG + 3])
+@pytest.mark.parametrize("pdtype", [np.float32, np.float64])
+@pytest.mark.parametrize("wdtype", [np.float32, np.float64])
+def test_weighted_calibration_same_bits_as_the_strided_lanes(n, pdtype, wdtype):
+    """Weighted: the block pass fills the element-by-element lanes' banks with the same
+    operations in the same order, so contiguous and strided inputs give the same bits."""
+    y, p = _binary_data(n, n, pdtype)
+    w = _weights(n, n, wdtype)
+    for n_bins in (1, 7, 10):
+        s = fm.calibration_summary(y, p, n_bins=n_bins, sample_weight=w)
+        ref = fm.calibration_summary(strided(y), strided(p), n_bins=n_bins,
+                                     sample_weight=strided(w))
+        assert s.as_row() == ref.as_row()
+    got = fm.brier_score_loss(y, p, sample_weight=w)
+    assert got == fm.brier_score_loss(strided(y), strided(p), sample_weight=strided(w))
+    if w.sum() > 0:
+        assert got == pytest.approx(sk_brier(y, p.astype(np.float64), sample_weight=w,
+                                             pos_label=1), rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("labels, pos_label", [((0, 1), None), ((2, 5), 2), ((3, 7), 7)])
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint32])
+def test_weighted_label_pairs(labels, pos_label, dtype):
+    rng = np.random.default_rng(5)
+    n = 3001
+    p = rng.random(n)
+    w = _weights(n, 5, np.float64)
+    y = np.where(rng.random(n) < p, labels[1], labels[0]).astype(dtype)
+    pos = labels[1] if pos_label is None else pos_label
+    got = fm.brier_score_loss(y, p, sample_weight=w, pos_label=pos_label)
+    assert got == fm.brier_score_loss(strided(y), strided(p), sample_weight=strided(w),
+                                      pos_label=pos_label)
+    assert got == pytest.approx(sk_brier(y, p, sample_weight=w, pos_label=pos), rel=RTOL)
+
+
+@pytest.mark.parametrize("where", [0, 1, 2, 513, 4001, BIG - 2])
+@pytest.mark.parametrize("bad_w, bad_p", [(np.nan, None), (np.inf, None), (-np.inf, None),
+                                          (np.nan, np.nan), (np.nan, 1.5)])
+def test_weighted_bad_values_same_error(where, bad_w, bad_p):
+    """A weight NaN or infinite (and a bad probability at the same sample, which is the one
+    reported): the strided lanes' error, in any block."""
+    y, p = _binary_data(BIG)
+    w = _weights(BIG, 0, np.float64)
+    w[where] = bad_w
+    if bad_p is not None:
+        p[where] = bad_p
+    if where > 3:
+        p[where - 3] = 1.0
+    for n_bins in (1, 10):
+        with pytest.raises(ValueError) as ours:
+            fm.calibration_summary(y, p, n_bins=n_bins, sample_weight=w)
+        with pytest.raises(ValueError) as theirs:
+            fm.calibration_summary(strided(y), strided(p), n_bins=n_bins,
+                                   sample_weight=strided(w))
+        assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("n, where", [(BIG, 5000), (1031, 1029), (7, 5)])
+def test_weighted_third_label_late(n, where):
+    y, p = _binary_data(n)
+    w = _weights(n, 1, np.float64)
+    y[:2] = (0, 1)
+    y[where] = 2
+    with pytest.raises(ValueError) as ours:
+        fm.brier_score_loss(y, p, sample_weight=w)
+    with pytest.raises(ValueError) as theirs:
+        fm.brier_score_loss(strided(y), strided(p), sample_weight=strided(w))
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_weighted_calibration_same_for_any_thread_count(threads):
+    y, p = _binary_data(BIG * 2 + 5)
+    w = _weights(BIG * 2 + 5, 2, np.float64)
+    for n_bins in (1, 10):
+        one = fm.calibration_summary(y, p, n_bins=n_bins, sample_weight=w, n_threads=1)
+        got = fm.calibration_summary(y, p, n_bins=n_bins, sample_weight=w, n_threads=threads)
+        assert got.as_row() == one.as_row()
 
 
 # ------------------------------------------------------------------- regression sums

@@ -20,7 +20,9 @@ The common call (binary, unweighted, contiguous, equal-width bins or one bin) ru
 sample, two probabilities an instruction, a bin's count and probability sum as one 16-byte
 add, and with one bin (``brier_score_loss``) no bins at all. Its probability sums are the
 element-by-element lanes' (sample i into bank i % 4, split by correctness), so every layout
-of the same data gives the same bins; the Brier column's total agrees to rounding.
+of the same data gives the same bins; the Brier column's total agrees to rounding. Weighted
+contiguous inputs take its weighted pass (``fm_bins_lane_w``), which fills
+:func:`_binary_lane`'s banks with the same operations in the same order: the same bits.
 """
 
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
@@ -39,6 +41,10 @@ cdef extern from "fm_bins.h" nogil:
                       Py_ssize_t start, Py_ssize_t stop, uint64_t pos, int pos_ok,
                       const double* E, Py_ssize_t nb, int binned, double* cells, double* acc,
                       int64_t* info)
+    void fm_bins_lane_w(const void* y, int ykind, const void* p, int p_is_float, const void* w,
+                        int w_is_float, Py_ssize_t start, Py_ssize_t stop, uint64_t pos,
+                        int pos_ok, const double* E, Py_ssize_t nb, double* banks,
+                        int64_t* info)
 
 
 ctypedef fused prob_t:
@@ -250,9 +256,10 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
     cdef Py_ssize_t sy = y.strides[0]
     cdef Py_ssize_t sp = p.strides[0]
     n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
-    if not has_w and sy == sizeof(label_t) and sp == sizeof(prob_t) and (uniform or nb == 1) \
-            and nb <= FM_BINS_MAX_FAST:
-        return _binary_blocks(y, p, pos, pos_ok, padded_edges, state, n_lanes, n_threads)
+    if sy == sizeof(label_t) and sp == sizeof(prob_t) and (uniform or nb == 1) \
+            and nb <= FM_BINS_MAX_FAST and (not has_w or w.strides[0] == sizeof(weight_t)):
+        return _binary_blocks(y, p, w, has_w, pos, pos_ok, padded_edges, state, n_lanes,
+                              n_threads)
     cdef double[:, ::1] banks = np.zeros((n_lanes, NBANK * nb * N_COLS))
     cdef int64_t[:, ::1] info = np.zeros((n_lanes, 5), np.int64)
     cdef const label_t* yptr = &y[0]
@@ -316,12 +323,13 @@ cdef int _label_kind(label_t v) noexcept nogil:
         return FM_Y_U64
 
 
-def _binary_blocks(const label_t[:] y, const prob_t[:] p, label_t pos, bint pos_ok,
-                   const double[::1] padded_edges, double[:, ::1] state, Py_ssize_t n_lanes,
-                   int n_threads):
-    """:func:`bin_binary` without weights over contiguous inputs and equal-width bins (or
-    one bin): fm_bins.h's block pass, lane by lane (same lanes, same results for any thread
-    count). One bin (``brier_score_loss``) skips the bins and their cells altogether."""
+def _binary_blocks(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint has_w,
+                   label_t pos, bint pos_ok, const double[::1] padded_edges,
+                   double[:, ::1] state, Py_ssize_t n_lanes, int n_threads):
+    """:func:`bin_binary` over contiguous inputs and equal-width bins (or one bin):
+    fm_bins.h's block passes, lane by lane (same lanes, same results for any thread count).
+    Unweighted with one bin (``brier_score_loss``) skips the bins and their cells
+    altogether; weighted, the lanes fill the element-by-element lanes' banks, bit for bit."""
     cdef Py_ssize_t n = p.shape[0]
     cdef Py_ssize_t nb = state.shape[0]
     cdef Py_ssize_t lane, k, b, r
@@ -334,22 +342,34 @@ def _binary_blocks(const label_t[:] y, const prob_t[:] p, label_t pos, bint pos_
     cdef bint seen_other = False
     cdef bint third = False
     cdef Py_ssize_t bad = -1
-    cdef double[:, ::1] cells = np.zeros((n_lanes, 16 * nb if binned else 1))
+    cdef int kind = BAD_PROB
+    cdef Py_ssize_t c
+    cdef double[:, ::1] cells = np.zeros((n_lanes, 1 if has_w or not binned else 16 * nb))
+    cdef double[:, ::1] banks = np.zeros((n_lanes, NBANK * nb * N_COLS if has_w else 1))
     cdef double[:, ::1] acc = np.zeros((n_lanes, 3))
-    cdef int64_t[:, ::1] info = np.zeros((n_lanes, 4), np.int64)
+    cdef int64_t[:, ::1] info = np.zeros((n_lanes, 5), np.int64)
     cdef const double* E = &padded_edges[0]
     cdef const void* yptr = &y[0]
     cdef const void* pptr = &p[0]
+    cdef const void* wptr = &w[0] if has_w else NULL
     cdef int p_is_float = prob_t is float
+    cdef int w_is_float = weight_t is float
     with nogil:
         for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
                            use_threads_if=n_threads > 1 and n_lanes > 1):
-            fm_bins_lane(yptr, ykind, pptr, p_is_float, _lane_start(n, n_lanes, lane),
-                         _lane_start(n, n_lanes, lane + 1), pos_bits, pos_ok, E, nb, binned,
-                         &cells[lane, 0], &acc[lane, 0], &info[lane, 0])
+            if has_w:
+                fm_bins_lane_w(yptr, ykind, pptr, p_is_float, wptr, w_is_float,
+                               _lane_start(n, n_lanes, lane), _lane_start(n, n_lanes, lane + 1),
+                               pos_bits, pos_ok, E, nb, &banks[lane, 0], &info[lane, 0])
+            else:
+                fm_bins_lane(yptr, ykind, pptr, p_is_float, _lane_start(n, n_lanes, lane),
+                             _lane_start(n, n_lanes, lane + 1), pos_bits, pos_ok, E, nb,
+                             binned, &cells[lane, 0], &acc[lane, 0], &info[lane, 0])
         for lane in range(n_lanes):
             if info[lane, 0] >= 0:
                 bad = info[lane, 0]
+                if has_w:
+                    kind = <int>info[lane, 4]
                 break
             if info[lane, 1]:
                 v = <label_t><uint64_t>info[lane, 2]
@@ -361,6 +381,13 @@ def _binary_blocks(const label_t[:] y, const prob_t[:] p, label_t pos, bint pos_
             third = third or info[lane, 3] != 0
         if bad < 0:
             for lane in range(n_lanes):
+                if has_w:
+                    # in bin_binary's order: the same sums of the same banks
+                    for k in range(NBANK):
+                        for b in range(nb):
+                            for c in range(N_COLS):
+                                state[b, c] += banks[lane, (k * nb + b) * N_COLS + c]
+                    continue
                 if binned:
                     # cell (bank k, bin b, correctness t): count and probability sum
                     for k in range(NBANK):
@@ -378,7 +405,7 @@ def _binary_blocks(const label_t[:] y, const prob_t[:] p, label_t pos, bint pos_
                     state[0, SY] += acc[lane, 2]
                 state[0, SQ] += acc[lane, 0]  # only the column total is read
     if bad >= 0:
-        return bad, BAD_PROB, 0, 0
+        return bad, kind, 0, 0
     if not seen_other:
         return -1, 0, 0, 0
     return -1, 0, (2 if third or lo_other != hi_other else 1), int(lo_other)
