@@ -430,3 +430,18 @@ def test_other_families_raise_nan_error_on_missing_labels():
     ti = pd.Series([1, None, 2, 1], dtype="category")
     with pytest.raises(ValueError, match="NaN"):
         fm.f1_score(ti, np.array([1, 2, 2, 1]), average="macro")
+
+
+@pytest.mark.parametrize("run", [1, 2, 7, 600, 5000])
+def test_kernel_codes_of_labels_in_runs(run):
+    """Sorted and grouped rows (the fixed-width encoder skips the hash for an item equal to
+    the one before, in blocks of runs) give the codes of shuffled ones."""
+    rng = np.random.default_rng(run)
+    t = np.repeat(NAMES[rng.integers(0, 7, 20_000 // run + 1)], run)[:20_000]
+    t[rng.integers(0, t.shape[0], 30)] = "odd-one"  # isolated changes inside runs
+    for a in (t, t.astype("<U20"), np.char.encode(t, "utf-8"), np.repeat(t, 2)[::2]):
+        codes, first = label_kernel.encode_fixed(a)
+        np.testing.assert_array_equal(a[first][codes], a)
+        assert np.all(np.diff(first) > 0)
+    p = np.sort(t)
+    np.testing.assert_array_equal(fm.confusion_matrix(t, p), skm.confusion_matrix(t, p))
