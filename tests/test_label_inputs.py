@@ -445,3 +445,19 @@ def test_kernel_codes_of_labels_in_runs(run):
         assert np.all(np.diff(first) > 0)
     p = np.sort(t)
     np.testing.assert_array_equal(fm.confusion_matrix(t, p), skm.confusion_matrix(t, p))
+
+
+def test_object_codes_repeated_and_equal_objects():
+    """Objects met again (found by address, a 256-entry direct-mapped cache with
+    collisions past 256 objects) and equal strings held by distinct objects get one code."""
+    rng = np.random.default_rng(12)
+    pool = [str(i) for i in range(700)]
+    copies = ["".join(list(s)) for s in pool]  # equal strings, other objects
+    assert all(a is not b for a, b in zip(pool[10:], copies[10:]))
+    idx = rng.integers(0, 700, 20_000)
+    o = np.array([pool[i] if j % 3 else copies[i] for j, i in enumerate(idx)], dtype=object)
+    codes, first = label_kernel.encode_str_objects(o)
+    np.testing.assert_array_equal(codes, label_kernel.encode_fixed(o.astype(str))[0])
+    np.testing.assert_array_equal(o[first][codes], o)
+    o[15_000] = 7  # not a str after many cached objects: the general path is asked for
+    assert label_kernel.encode_str_objects(o) == 15_000
