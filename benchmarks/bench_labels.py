@@ -2,11 +2,21 @@
 against the same labels as int64 (the goal: within 3x of the int64 time) and against
 scikit-learn, same data, same run.
 
+The encoders themselves are timed against reading their input once (the physical floor: a
+``<U8`` label is 32 bytes against int64's 8, so a memory-bound encoder of ``<U8`` reads 4x
+the bytes of the int64 path): ``encode_fixed`` against ``np.bitwise_or.reduce`` of the
+array's words, ``encode_str_objects`` against the same over the array's pointers (the
+``str`` objects themselves are not read by that floor), ``encode_offsets`` against the
+offset and data buffers; shuffled labels and the same labels sorted (rows grouped by label,
+as real files often are).
+
 Run: python -m pytest benchmarks/bench_labels.py --benchmark-only
-     python benchmarks/bench_labels.py [n ...]   (interleaved rounds; prints medians and
-                                                  the ratio of each form to int64)
+     python benchmarks/bench_labels.py [n ...]   (interleaved rounds; prints medians, the
+                                                  ratio of each form to int64 and of each
+                                                  encoder to its read-once floor)
 """
 
+import ctypes
 import sys
 import time
 
@@ -15,6 +25,7 @@ import pytest
 import sklearn.metrics as skm
 
 import fastmetrics as fm
+from fastmetrics._kernels import labels as label_kernel
 
 pd = pytest.importorskip("pandas") if __name__ != "__main__" else __import__("pandas")
 pa = pytest.importorskip("pyarrow") if __name__ != "__main__" else __import__("pyarrow")
@@ -79,6 +90,59 @@ def test_f1_macro_sklearn_strings(benchmark, data):
     assert got == pytest.approx(ref, rel=1e-12)
 
 
+def _encoders(n, order, seed=7):
+    """``{encoder: (encode call, read-once call, the labels)}`` for n ``<U8`` labels,
+    shuffled or sorted."""
+    rng = np.random.default_rng(seed)
+    u = NAMES[rng.integers(0, NAMES.shape[0], n)].astype("<U8")
+    if order == "sorted":
+        u = np.sort(u)
+    o = u.astype(object)
+    ptrs = np.ctypeslib.as_array((ctypes.c_uint64 * n).from_address(o.ctypes.data))
+    arr = pa.array(o.tolist())
+    _, ob, db = arr.buffers()
+    off = np.frombuffer(ob, dtype=np.int32)[: n + 1]
+    dat = np.frombuffer(db, dtype=np.uint8)
+    words = u.view(np.uint64)
+    return {
+        "encode_fixed <U8": (lambda: label_kernel.encode_fixed(u),
+                             lambda: np.bitwise_or.reduce(words), u),
+        "encode_str_objects": (lambda: label_kernel.encode_str_objects(o),
+                               lambda: np.bitwise_or.reduce(ptrs), u),
+        "encode_offsets": (lambda: label_kernel.encode_offsets(off, dat),
+                           lambda: (np.bitwise_or.reduce(off), np.bitwise_or.reduce(dat)), u),
+    }
+
+
+@pytest.mark.parametrize("order", ["shuffled", "sorted"])
+@pytest.mark.parametrize("which", ["encode_fixed <U8", "encode_str_objects", "encode_offsets"])
+@pytest.mark.parametrize("part", ["encoder", "read-once"])
+def test_encoder_against_read_once(benchmark, scaled, order, which, part):
+    n = scaled(10**6)
+    enc, floor, u = _encoders(n, order)[which]
+    benchmark.group = f"label encoder vs read-once, {which}, {order}, n={n}"
+    if part == "read-once":
+        benchmark.pedantic(floor, rounds=5, iterations=1)
+        return
+    codes, first = benchmark.pedantic(enc, rounds=5, iterations=1)
+    assert np.array_equal(u[first][codes], u)
+
+
+def encoder_ratios(n, rounds=7):
+    """Print each encoder's median against its read-once floor, interleaved."""
+    for order in ("shuffled", "sorted"):
+        for name, (enc, floor, _) in _encoders(n, order).items():
+            te, tf = [], []
+            for _ in range(rounds):
+                for fn, ts in ((floor, tf), (enc, te)):
+                    t0 = time.perf_counter()
+                    fn()
+                    ts.append(time.perf_counter() - t0)
+            me, mf = np.median(te), np.median(tf)
+            print(f"  {name:20s} {order:8s} {me * 1e3:8.2f} ms   read once {mf * 1e3:6.2f} ms"
+                  f"   {me / mf:5.2f}x")
+
+
 def main(sizes, rounds=5):
     for n in sizes:
         forms, (ua, ub) = _forms(n)
@@ -99,6 +163,8 @@ def main(sizes, rounds=5):
         for k, ts in times.items():
             m = np.median(ts)
             print(f"  {k:20s} {m * 1e3:10.1f} ms   {m / base:6.2f}x int64")
+        print(f"\nlabel encoders against reading their input once, n={n:.0e}")
+        encoder_ratios(n)
 
 
 if __name__ == "__main__":

@@ -166,11 +166,19 @@ static int64_t first_equal(const char *d, int64_t i, int64_t w) {
 int main(void) {
     srand(777);
     int failures = 0;
-    for (int trial = 0; trial < 200; trial++) {
-        int64_t n = rand() % 400, w = 1 + trial % 37, kinds = 1 + rand() % 90;
+    for (int trial = 0; trial < 300; trial++) {
+        /* from trial 200: thousands of items in runs of random lengths (blocks switch
+         * between the run test and hashing every item) */
+        int runs = trial >= 200;
+        int64_t n = runs ? rand() % 6000 : rand() % 400, w = 1 + trial % 37;
+        int64_t kinds = 1 + rand() % 90, left = 0;
+        int v = 0;
         char *d = calloc((size_t)(n * w + 1), 1);
         for (int64_t i = 0; i < n; i++) {  /* few distinct values, some sharing prefixes */
-            int v = rand() % kinds;
+            if (!runs || left-- <= 0) {
+                v = rand() % kinds;
+                left = runs ? rand() % (trial % 3 == 0 ? 3 : 300) : 0;
+            }
             for (int64_t b = 0; b < w; b++) d[i * w + b] = (char)((v >> (b % 7)) + b * (v & 1));
         }
         fm_htab t;
@@ -179,7 +187,7 @@ int main(void) {
         if (fm_encode_fixed(d, n, w, w, codes, NULL, &t) < 0) return 2;
         for (int64_t i = 0; i < n && failures < 5; i++) {
             int64_t f = first_equal(d, i, w);
-            if (t.first[codes[i]] != f) {
+            if (codes[i] < 0 || codes[i] >= t.k || t.first[codes[i]] != f) {
                 printf("trial %d item %ld\n", trial, (long)i);
                 failures++;
             }
@@ -213,7 +221,8 @@ int main(void) {
 
 def test_fm_hash_encodes_like_first_equal_search(tmp_path):
     """First-seen codes of fixed-width and of offset-addressed items (read near the end of
-    the buffer too) against a naive search for the first equal item."""
+    the buffer too) against a naive search for the first equal item, on shuffled values
+    and on values in runs (the fixed-width encoder's run test)."""
     if not os.path.isdir(CSRC):
         pytest.skip("csrc/ is only present when the tests run from the source tree")
     cc = sysconfig.get_config_var("CC") or "cc"

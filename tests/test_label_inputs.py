@@ -299,3 +299,165 @@ def test_dask_string_partitions():
         cm = fmd.confusion_matrix(ddf["t"].astype("category"), ddf["p"].astype("category"))
     assert got == skm.f1_score(t, p, average="macro")
     np.testing.assert_array_equal(cm, skm.confusion_matrix(t, p))
+
+
+#: label forms of the other families' inputs (text, and categoricals of integers)
+OTHER_FORMS = ["pandas-category", "pyarrow-dictionary", "polars-string", "pandas-str",
+               "object"]
+INT_FORMS = {
+    "pandas-int-category": lambda x: pd.Series(x, dtype="category"),
+    "pandas-int-categorical-unused": lambda x: pd.Categorical(
+        x, categories=sorted(set(x.tolist()) | {-7, 99})),
+    "pyarrow-int-dictionary": lambda x: pc.dictionary_encode(pa.array(x)),
+    "pyarrow-int32-dictionary": lambda x: pc.dictionary_encode(pa.array(x.astype(np.int32))),
+}
+
+
+def _idx(x):
+    """Positions of labels ``x`` in :data:`NAMES`."""
+    return np.array([NAMES.tolist().index(v) for v in x.tolist()])
+
+
+def _other_forms(x):
+    """``x`` (a ``U`` array or an int array) in each data-frame form of its kind."""
+    if x.dtype.kind == "U":
+        return {f: _form(x, f) for f in OTHER_FORMS}
+    return {f: make(x) for f, make in INT_FORMS.items()}
+
+
+def _same(fn, y, *args, **kw):
+    """``fn`` on every data-frame form of ``y`` gives exactly what the numpy ``y`` gives
+    (values and warnings)."""
+    want, w_want = _quiet(fn, y, *args, **kw)
+    for form, yf in _other_forms(y).items():
+        got, w_got = _quiet(fn, yf, *args, **kw)
+        if isinstance(want, tuple):
+            for g, v in zip(got, want):
+                np.testing.assert_array_equal(g, v, err_msg=f"{fn.__name__} {form}")
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=f"{fn.__name__} {form}")
+        assert w_got == w_want, (fn.__name__, form)
+    return want
+
+
+@pytest.mark.parametrize("kind", ["str", "int"])
+def test_clustering_metrics_read_codes(kind):
+    t, p = _labels(700, 6, seed=21)
+    if kind == "int":
+        t, p = (np.unique(NAMES, return_inverse=True)[1][_idx(x)] * 3 - 4 for x in (t, p))
+    for fn in (fm.adjusted_rand_score, fm.rand_score, fm.mutual_info_score,
+               fm.normalized_mutual_info_score, fm.adjusted_mutual_info_score,
+               fm.homogeneity_completeness_v_measure, fm.fowlkes_mallows_score,
+               fm.v_measure_score, fm.contingency_matrix):
+        want = _same(fn, t, p)
+        assert _same(lambda a, b: fn(b, a), t, p) is not None
+        ref = getattr(skm, fn.__name__, None) or getattr(skm.cluster, fn.__name__)
+        np.testing.assert_allclose(np.asarray(want, dtype=float),
+                                   np.asarray(ref(t, p), dtype=float), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["str", "int"])
+def test_probability_metrics_read_codes(kind):
+    rng = np.random.default_rng(22)
+    t, _ = _labels(500, 4, seed=22)
+    if kind == "int":
+        t = np.unique(NAMES, return_inverse=True)[1][_idx(t)] * 10
+    k = np.unique(t).shape[0]
+    P = rng.random((500, k)) + 0.05
+    P /= P.sum(axis=1, keepdims=True)
+    D = rng.normal(size=(500, k))
+    labels = np.unique(t)
+    for fn, args, kw in [
+        (fm.log_loss, (P,), {}),
+        (fm.log_loss, (P,), {"labels": labels}),
+        (fm.d2_log_loss_score, (P,), {}),
+        (fm.hinge_loss, (D,), {}),
+        (fm.hinge_loss, (D,), {"labels": labels}),
+        (fm.brier_score_loss, (P,), {}),
+        (fm.top_k_accuracy_score, (D,), {"k": 2}),
+        (fm.top_k_accuracy_score, (D,), {"k": 2, "labels": labels}),
+        (fm.roc_auc_score, (P,), {"multi_class": "ovr"}),
+        (fm.roc_auc_score, (P,), {"multi_class": "ovo"}),
+    ]:
+        want = _same(fn, t, *args, **kw)
+        ref = getattr(skm, fn.__name__)(t, *args, **kw)
+        np.testing.assert_allclose(want, ref, rtol=1e-12, err_msg=fn.__name__)
+
+
+@pytest.mark.parametrize("kind", ["str", "int"])
+def test_ranking_and_calibration_read_codes(kind):
+    rng = np.random.default_rng(23)
+    y = np.array(["no", "yes"])[rng.integers(0, 2, 600)]
+    pos = "yes"
+    if kind == "int":
+        y, pos = np.where(y == "yes", 7, -2), 7
+    s = rng.random(600)
+    for fn, kw in [(fm.roc_auc_score, {}), (fm.average_precision_score, {"pos_label": pos}),
+                   (fm.roc_curve, {"pos_label": pos}),
+                   (fm.precision_recall_curve, {"pos_label": pos}),
+                   (fm.brier_score_loss, {"pos_label": pos}),
+                   (fm.calibration_curve, {"pos_label": pos, "n_bins": 5}),
+                   (fm.log_loss, {})]:
+        want = _same(fn, y, s, **kw)
+        ref = (getattr(skm, fn.__name__, None)
+               or getattr(__import__("sklearn.calibration").calibration, fn.__name__))(
+            y, s, **kw)
+        if isinstance(want, tuple):
+            for g, r in zip(want, ref):
+                np.testing.assert_allclose(g, r, rtol=1e-12, err_msg=fn.__name__)
+        else:
+            np.testing.assert_allclose(want, ref, rtol=1e-12, err_msg=fn.__name__)
+    _same(fm.expected_calibration_error, y, s, pos_label=pos)
+
+    def summary(y, s, pos_label):
+        r = fm.calibration_summary(y, s, pos_label=pos_label)
+        return r.ece, r.mce, r.brier
+
+    _same(summary, y, s, pos_label=pos)
+
+
+def test_other_families_raise_nan_error_on_missing_labels():
+    t = pd.Series(["a", None, "b", "a"], dtype="category")
+    P = np.full((4, 2), 0.5)
+    for call in (lambda: fm.adjusted_rand_score(t, np.array([0, 1, 1, 0])),
+                 lambda: fm.log_loss(t, P),
+                 lambda: fm.log_loss(t, P, labels=["a", "b"]),
+                 lambda: fm.hinge_loss(t, np.zeros((4, 3)), labels=["a", "b", "c"]),
+                 lambda: fm.roc_auc_score(t, P[:, 1]),
+                 lambda: fm.brier_score_loss(t, P[:, 1], pos_label="a")):
+        with pytest.raises(ValueError, match="NaN"):
+            call()
+    ti = pd.Series([1, None, 2, 1], dtype="category")
+    with pytest.raises(ValueError, match="NaN"):
+        fm.f1_score(ti, np.array([1, 2, 2, 1]), average="macro")
+
+
+@pytest.mark.parametrize("run", [1, 2, 7, 600, 5000])
+def test_kernel_codes_of_labels_in_runs(run):
+    """Sorted and grouped rows (the fixed-width encoder skips the hash for an item equal to
+    the one before, in blocks of runs) give the codes of shuffled ones."""
+    rng = np.random.default_rng(run)
+    t = np.repeat(NAMES[rng.integers(0, 7, 20_000 // run + 1)], run)[:20_000]
+    t[rng.integers(0, t.shape[0], 30)] = "odd-one"  # isolated changes inside runs
+    for a in (t, t.astype("<U20"), np.char.encode(t, "utf-8"), np.repeat(t, 2)[::2]):
+        codes, first = label_kernel.encode_fixed(a)
+        np.testing.assert_array_equal(a[first][codes], a)
+        assert np.all(np.diff(first) > 0)
+    p = np.sort(t)
+    np.testing.assert_array_equal(fm.confusion_matrix(t, p), skm.confusion_matrix(t, p))
+
+
+def test_object_codes_repeated_and_equal_objects():
+    """Objects met again (found by address, a 256-entry direct-mapped cache with
+    collisions past 256 objects) and equal strings held by distinct objects get one code."""
+    rng = np.random.default_rng(12)
+    pool = [str(i) for i in range(700)]
+    copies = ["".join(list(s)) for s in pool]  # equal strings, other objects
+    assert all(a is not b for a, b in zip(pool[10:], copies[10:]))
+    idx = rng.integers(0, 700, 20_000)
+    o = np.array([pool[i] if j % 3 else copies[i] for j, i in enumerate(idx)], dtype=object)
+    codes, first = label_kernel.encode_str_objects(o)
+    np.testing.assert_array_equal(codes, label_kernel.encode_fixed(o.astype(str))[0])
+    np.testing.assert_array_equal(o[first][codes], o)
+    o[15_000] = 7  # not a str after many cached objects: the general path is asked for
+    assert label_kernel.encode_str_objects(o) == 15_000

@@ -42,6 +42,7 @@ __all__ = [
     "inconsistent_lengths",
     "label_codes",
     "label_column",
+    "label_input",
     "label_kind",
     "label_pair",
     "missing_label_error",
@@ -404,15 +405,36 @@ class Encoded:
     def dtype(self) -> np.dtype:
         return self.table.dtype
 
+    def checked_codes(self) -> np.ndarray:
+        """The codes, once checked to index the table; a missing value (a code outside
+        it) raises NaN labels' error."""
+        c = self.codes
+        if c.shape[0]:
+            lo, hi = int(c.min()), int(c.max())
+            if lo < 0 or hi >= self.table.shape[0]:
+                bad = np.flatnonzero((c < 0) | (c >= self.table.shape[0]))
+                raise missing_label_error(self.name, int(bad[0]))
+        return c
+
     def decoded(self) -> np.ndarray:
-        """The labels as a plain array (O(N); for the rare paths that need the values)."""
-        return self.table[self.codes]
+        """The labels as a plain array (O(N): a gather of the table, no Python objects)."""
+        return self.table.take(self.checked_codes())
 
     def __getitem__(self, key) -> Encoded:
         return Encoded(self.codes[key], self.table, self.name)
 
 
 _FRAME_MODULES = ("pandas", "pyarrow", "polars")
+
+
+def _int_table(values) -> np.ndarray | None:
+    """A category/dictionary table (a pandas Index, an arrow Array) of integers as an
+    integer array; None for other values."""
+    if getattr(values, "null_count", 0):
+        return None
+    a = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
+    return a if isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.char in INT_CHARS \
+        else None
 
 
 def _text_table(values) -> np.ndarray | None:
@@ -439,7 +461,7 @@ def _arrow_labels(arr, name: str) -> Encoded | None:
                 or pa.types.is_string_view(t)):
             return None
     if not (pa.types.is_string(vt) or pa.types.is_large_string(vt)
-            or pa.types.is_string_view(vt)):
+            or pa.types.is_string_view(vt) or (vt is not t and pa.types.is_integer(vt))):
         return None
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return _arrow_strings(arr, name)
@@ -455,7 +477,8 @@ def _arrow_labels(arr, name: str) -> Encoded | None:
         chunks = [c.indices for c in arr.chunks]
     else:
         dictionary, chunks = arr.dictionary, [arr.indices]
-    table = _text_table(dictionary.to_pylist())
+    table = _int_table(dictionary) if pa.types.is_integer(vt) else (
+        _text_table(dictionary.to_pylist()))
     if table is None:
         return None
     parts = []
@@ -509,7 +532,8 @@ def _pandas_labels(y, name: str) -> Encoded | None:
         cat = y
     else:
         return None
-    table = _text_table(cat.categories.tolist())
+    cats = cat.categories
+    table = _int_table(cats) if cats.dtype.kind in "iu" else _text_table(cats.tolist())
     if table is None:
         return None
     return Encoded(np.asarray(cat.codes), table, name)
@@ -517,10 +541,10 @@ def _pandas_labels(y, name: str) -> Encoded | None:
 
 def frame_labels(y, name: str) -> Encoded | None:
     """Labels of a data-frame library, read by their codes: pandas categoricals (codes and
-    categories) and arrow-backed strings, pyarrow string or dictionary arrays (chunked too),
-    polars String/Categorical/Enum Series (through arrow). None for other inputs (numbers,
-    plain numpy arrays), which take :func:`column`. The libraries are imported only when
-    ``y`` comes from one of them."""
+    categories, text or integer) and arrow-backed strings, pyarrow string or dictionary
+    arrays (chunked too), polars String/Categorical/Enum Series (through arrow). None for
+    other inputs (numbers, plain numpy arrays), which take :func:`column`. The libraries
+    are imported only when ``y`` comes from one of them."""
     mod = type(y).__module__.partition(".")[0]
     if mod not in _FRAME_MODULES:
         return None
@@ -562,12 +586,27 @@ def _polars_categorical(y, name: str) -> Encoded | None:
 
 def label_column(y, name: str):
     """A 1-D label array: :func:`frame_labels` for data-frame labels that can be read by
-    their codes (an :class:`Encoded`), else :func:`column`."""
+    their codes (an :class:`Encoded` of text, or integer categories gathered from their
+    codes into an integer array, which the integer paths read in place), else
+    :func:`column`."""
     if type(y) is not np.ndarray:
         enc = frame_labels(y, name)
         if enc is not None:
-            return enc
+            return enc if enc.table.dtype.kind in "US" else enc.decoded()
     return column(y, name)
+
+
+def label_input(y, name: str, *, encoded: bool = True):
+    """``y`` as ``np.asarray`` gives it (any shape; the caller checks it), but labels of a
+    data-frame library read by their codes (:func:`frame_labels`): text as an
+    :class:`Encoded` when the caller encodes labels (``encoded``), else gathered from the
+    codes into a ``U`` array (no Python objects); integer categories as integers."""
+    if type(y) is np.ndarray:
+        return y
+    enc = frame_labels(y, name)
+    if enc is None:
+        return np.asarray(y)
+    return enc if encoded and enc.table.dtype.kind in "US" else enc.decoded()
 
 
 def missing_label_error(name: str, index: int) -> ValueError:

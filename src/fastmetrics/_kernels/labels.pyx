@@ -7,7 +7,8 @@ by its raw item bytes (``csrc/fm_hash.h``), without the GIL; ``encode_offsets`` 
 same for arrow's variable-length strings, read from their offset and data buffers.
 ``encode_str_objects`` does the same for an object array of Python ``str`` in one C-level
 pass (the GIL is held: it reads Python objects), with an identity test before the content
-comparison and the hash each ``str`` caches. All give first-seen codes and the index of each code's first item; the
+comparison and the hash each ``str`` caches; objects met again are found by their address
+without reading them. All give first-seen codes and the index of each code's first item; the
 caller sorts only those K values. ``code_presence`` checks integer codes that already exist
 (categorical codes, dictionary indices) against their table in one pass.
 """
@@ -16,6 +17,7 @@ from cpython.object cimport PyObject, PyObject_Hash
 from cpython.unicode cimport PyUnicode_Check, PyUnicode_Compare
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memset
 
 import numpy as np
 cimport numpy as cnp
@@ -156,33 +158,46 @@ def encode_str_objects(cnp.ndarray a):
     cdef PyObject* last = NULL
     cdef PyObject* kobj
     cdef Py_hash_t ph
+    # direct-mapped by address: the same str object (a category, a repeated literal) found
+    # again costs no call and no read of the object; a pointer equal to one seen is the
+    # same live object (the array holds it), so its code is exact
+    cdef PyObject* seen_obj[256]
+    cdef int64_t seen_code[256]
+    cdef uint64_t slot
     if a.ndim != 1 or a.dtype.num != cnp.NPY_OBJECT:
         raise TypeError("encode_str_objects: a 1-D object array is needed")
     n, stride = a.shape[0], a.strides[0]
     data = <const char*>cnp.PyArray_DATA(a)
+    memset(seen_obj, 0, sizeof(seen_obj))
     codes = _start(n, &t, &c32, &c64)
     try:
         for i in range(n):
             o = (<PyObject**>(data + i * stride))[0]
             if o != last:  # runs of one object (a repeated literal) skip the table
-                if o == NULL or not PyUnicode_Check(<object>o):
-                    return i
-                ph = PyObject_Hash(<object>o)  # cached in the str object
-                h = <uint64_t>ph
-                mask = t.cap - 1
-                s = <int64_t>(h & <uint64_t>mask)
-                while True:
-                    c = t.code[s]
-                    if c < 0:
-                        c = fm_htab_add(&t, s, h, i)
+                slot = (<uint64_t>o >> 4) * <uint64_t>0x9E3779B97F4A7C15ULL >> 56
+                if o != NULL and seen_obj[slot] == o:  # met before: its code, object unread
+                    c = seen_code[slot]
+                else:
+                    if o == NULL or not PyUnicode_Check(<object>o):
+                        return i
+                    ph = PyObject_Hash(<object>o)  # cached in the str object
+                    h = <uint64_t>ph
+                    mask = t.cap - 1
+                    s = <int64_t>(h & <uint64_t>mask)
+                    while True:
+                        c = t.code[s]
                         if c < 0:
-                            raise MemoryError()
-                        break
-                    if t.hash[s] == h:
-                        kobj = (<PyObject**>(data + t.first[c] * stride))[0]
-                        if kobj == o or PyUnicode_Compare(<object>kobj, <object>o) == 0:
+                            c = fm_htab_add(&t, s, h, i)
+                            if c < 0:
+                                raise MemoryError()
                             break
-                    s = (s + 1) & mask
+                        if t.hash[s] == h:
+                            kobj = (<PyObject**>(data + t.first[c] * stride))[0]
+                            if kobj == o or PyUnicode_Compare(<object>kobj, <object>o) == 0:
+                                break
+                        s = (s + 1) & mask
+                    seen_obj[slot] = o
+                    seen_code[slot] = c
                 last = o
                 last_code = c
             if c32 != NULL:

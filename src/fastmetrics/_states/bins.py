@@ -39,6 +39,7 @@ from .._inputs import (
     encode_labels,
     float_values,
     inconsistent_lengths,
+    label_input,
     native,
     nonfinite_error,
     sample_weight as check_weights,
@@ -233,7 +234,8 @@ def _input_error(kind: int, bad: int, p: np.ndarray, w, name: str, K: int = 0) -
 
 
 def _labels_1d(y_true, n_prob: int, sample_weight, name: str) -> np.ndarray:
-    y = column(y_true, "y_true")
+    # data-frame text labels gathered from their codes (no Python objects)
+    y = column(label_input(y_true, "y_true", encoded=False), "y_true")
     if y.shape[0] != n_prob:
         w_len = None if sample_weight is None else np.shape(sample_weight)[:1]
         raise inconsistent_lengths(y_true=y.shape[0], **{name: n_prob},
@@ -526,10 +528,10 @@ class CalibrationState(base.State):
         if p.ndim == 1:
             return cls.binary(y_true, p, sample_weight, n_bins=1, pos_label=pos_label,
                               n_threads=n_threads, greater_label=True, name="y_proba")
-        y = y_true if type(y_true) is np.ndarray else np.asarray(y_true)
+        y = label_input(y_true, "y_true", encoded=False)
         if y.ndim == 2 and y.shape[1] > 1:
             return cls._indicator(y, p, sample_weight, labels)
-        return cls.top_label(y_true, p, sample_weight, n_bins=1, labels=labels, classes=True,
+        return cls.top_label(y, p, sample_weight, n_bins=1, labels=labels, classes=True,
                              class_weights=class_weights, n_threads=n_threads, name="y_proba")
 
     @classmethod

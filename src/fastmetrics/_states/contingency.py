@@ -32,7 +32,14 @@ import math
 import numbers
 import numpy as np
 
-from .._inputs import INT_CHARS, encode_labels, inconsistent_lengths, native, union_labels
+from .._inputs import (
+    INT_CHARS,
+    encode_labels,
+    inconsistent_lengths,
+    label_input,
+    native,
+    union_labels,
+)
 from .._kernels import confusion as confusion_kernel
 from .._kernels import contingency as kernel
 from .._threads import threads_for
@@ -79,7 +86,7 @@ _EPS = float(np.finfo("float64").eps)
 def _labels(y, name: str) -> np.ndarray:
     """scikit-learn's ``check_clusterings`` for one array: 1-D, finite floats; continuous
     values warn (when ``warn``) and are clustered by value all the same."""
-    a = y if type(y) is np.ndarray else np.asarray(y)
+    a = label_input(y, name)  # data-frame text labels stay codes (Encoded)
     if a.dtype.kind == "c":
         raise ValueError("Complex data not supported")
     if a.dtype.kind == "f" and a.size and not np.isfinite(a).all():

@@ -31,9 +31,11 @@ import math
 import numpy as np
 
 from .._inputs import (
+    Encoded,
     column,
     float_values,
     inconsistent_lengths,
+    label_input,
     sample_weight as check_weights,
     union_labels,
 )
@@ -131,7 +133,7 @@ class HingeState(base.State):
                     streamed: bool = False) -> HingeState:
         """One kernel pass, with scikit-learn's checks and errors; ``allow_empty`` accepts
         an empty chunk, ``streamed`` words the errors for a chunk of a stream."""
-        yt = y_true if type(y_true) is np.ndarray else np.asarray(y_true)
+        yt = label_input(y_true, "y_true")  # data-frame text labels stay codes (Encoded)
         D = _decisions(pred_decision)
         n = D.shape[0]
         n_y = yt.shape[0] if yt.ndim else 1
@@ -141,7 +143,7 @@ class HingeState(base.State):
         if yt.ndim == 2 and yt.shape[1] != 1:
             raise ValueError(f"y should be a 1d array, got an array of shape {yt.shape} "
                              "instead.")
-        y = column(yt, "y_true")
+        y = yt if isinstance(yt, Encoded) else column(yt, "y_true")
         w = check_weights(sample_weight, {"y_true": n, "pred_decision": n},
                           allow_zero_sum=True)
         given = None if labels is None else np.unique(label_table(labels))
@@ -314,8 +316,10 @@ class HingeState(base.State):
         return cls(classes, binary, n_labels, s, pc, weighted, any_weight)
 
 
-def _unseen(y: np.ndarray, classes: np.ndarray) -> ValueError:
+def _unseen(y: np.ndarray | Encoded, classes: np.ndarray) -> ValueError:
     """scikit-learn's ``LabelEncoder`` error for labels of ``y_true`` outside ``labels``."""
+    if isinstance(y, Encoded):
+        y = y.decoded()
     try:
         diff = np.setdiff1d(np.unique(y), classes)
     except TypeError:

@@ -30,10 +30,11 @@ import numbers
 import numpy as np
 
 from .._inputs import (
-    column,
+    Encoded,
     encode_labels,
     float_values,
     inconsistent_lengths,
+    label_column,
     label_kind,
     native,
     nonfinite_error,
@@ -101,7 +102,9 @@ def sorted_labels(labels) -> np.ndarray:
     return classes
 
 
-def undeclared(y: np.ndarray, classes: np.ndarray, labels) -> ValueError:
+def undeclared(y, classes: np.ndarray, labels) -> ValueError:
+    if isinstance(y, Encoded):
+        y = y.decoded()
     if label_kind(y) != label_kind(classes):
         bad = set(np.unique(y).tolist())
     else:
@@ -111,7 +114,7 @@ def undeclared(y: np.ndarray, classes: np.ndarray, labels) -> ValueError:
                       f"{shown}.")
 
 
-def encode(y: np.ndarray, labels, classes: np.ndarray | None):
+def encode(y: np.ndarray | Encoded, labels, classes: np.ndarray | None):
     """``(classes, yk, lo, lut)``: the sorted classes, and the labels as the kernel reads
     them (the class of sample i is ``lut[yk[i] - lo]``, -1 for a label that is no class).
     Integer labels are read in place through a lookup table over their range; text and
@@ -146,10 +149,14 @@ def encode(y: np.ndarray, labels, classes: np.ndarray | None):
         yk = inverse.reshape(-1).astype(np.int64)
     else:
         vals = a if kind == "int" else y
-        if label_kind(vals) != label_kind(classes):
+        # encoded labels: their table is looked up, then its positions gathered by code
+        tab = vals.table if isinstance(vals, Encoded) else vals
+        if label_kind(tab) != label_kind(classes):
             raise undeclared(y, classes, classes)
-        pos = np.minimum(np.searchsorted(classes, vals), classes.shape[0] - 1)
-        yk = np.where(classes[pos] == vals, pos, -1).astype(np.int64)
+        pos = np.minimum(np.searchsorted(classes, tab), classes.shape[0] - 1)
+        yk = np.where(classes[pos] == tab, pos, -1).astype(np.int64)
+        if isinstance(vals, Encoded):
+            yk = yk.take(vals.checked_codes())
     return classes, yk, 0, np.arange(classes.shape[0], dtype=np.int64)
 
 
@@ -230,7 +237,7 @@ class ProbabilityState(base.State):
         if not k and _is_indicator(y_true):
             return cls._indicator(y_true, P, one_d, sample_weight, labels, n_threads,
                                   allow_empty)
-        y = column(y_true, "y_true")
+        y = label_column(y_true, "y_true")
         n = P.shape[0]
         if y.shape[0] != n:
             try:

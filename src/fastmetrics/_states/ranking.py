@@ -48,6 +48,7 @@ from .._inputs import (
     encode_labels,
     float_values,
     inconsistent_lengths,
+    label_input,
     native,
     nonfinite_error,
     sample_weight as check_weights,
@@ -118,7 +119,7 @@ class Labels:
     __slots__ = ("y", "classes", "more", "encoded")
 
     def __init__(self, y_true, name: str = "y_true", *, allow_empty: bool = False):
-        a = y_true if type(y_true) is np.ndarray else np.asarray(y_true)
+        a = label_input(y_true, name)  # data-frame text labels stay codes (Encoded)
         if a.ndim == 2 and a.shape[1] == 1:
             a = a[:, 0]
         if a.ndim != 1:
@@ -952,7 +953,7 @@ def result(state: RankingState, pos_label=None) -> RankingResult:
 
 def indicator(y_true):
     """(n, K) multilabel indicator y_true (values 0/1), or None when y_true is 1-D."""
-    a = y_true if type(y_true) is np.ndarray else np.asarray(y_true)
+    a = label_input(y_true, "y_true")
     if a.ndim != 2 or a.shape[1] == 1:
         return None
     if _is_bytes(a):
@@ -1058,7 +1059,7 @@ def multiclass_roc_auc(y_true, lab: Labels, s, labels, multi_class, average, sam
         raise ValueError(f"average must be one of {average_options} for multiclass problems")
     if average is None and multi_class == "ovo":
         raise NotImplementedError("average=None is not implemented for multi_class='ovo'.")
-    a = (y_true if type(y_true) is np.ndarray else np.asarray(y_true)).reshape(-1)
+    a = label_input(y_true, "y_true", encoded=False).reshape(-1)
     if labels is not None:
         classes = np.asarray(labels).reshape(-1)
         uniq = np.unique(classes)
