@@ -189,3 +189,27 @@ def test_sparse_multilabel_indicators():
         kw = {"average": "macro"} if f == "f1_score" else {}
         _same(getattr(fm, f)(sp.csr_matrix(yt), sp.csc_matrix(yp), **kw),
               getattr(skm, f)(sp.csr_matrix(yt), sp.csc_matrix(yp), **kw))
+
+
+@pytest.mark.parametrize("frame", ["polars", "pandas"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", ["max_error", "mean_squared_error", "mean_absolute_error",
+                                  "r2_score", "explained_variance_score",
+                                  "median_absolute_error", "mean_pinball_loss"])
+def test_regression_targets_as_data_frame_columns(frame, dtype, name):
+    """Regression inputs given as polars / pandas columns (their dtypes are not numpy's)
+    score as the same values in numpy, and as scikit-learn scores them."""
+    rng = np.random.default_rng(7)
+    yt = rng.normal(size=50).astype(dtype)
+    yp = (yt + rng.normal(scale=0.3, size=50)).astype(dtype)
+    if frame == "polars":
+        pl = pytest.importorskip("polars")
+        ct, cp = pl.Series(yt), pl.Series(yp)
+    else:
+        pd = pytest.importorskip("pandas")
+        ct, cp = pd.Series(yt, dtype=dtype.capitalize()), pd.Series(yp, dtype=dtype.capitalize())
+    ours = getattr(fm, name)(ct, cp)
+    assert ours == getattr(fm, name)(yt, yp)
+    # scikit-learn sums float32 inputs in float32 (we sum in float64): 1e-6 there
+    rel = 1e-12 if dtype == "float64" else 1e-6
+    assert ours == pytest.approx(getattr(skm, name)(yt, yp), rel=rel, abs=1e-15)

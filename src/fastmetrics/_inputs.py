@@ -53,6 +53,7 @@ __all__ = [
     "sample_weight",
     "str_objects",
     "union_labels",
+    "value_dtype",
     "zero_weight_sum_error",
 ]
 
@@ -69,6 +70,18 @@ def native(a: np.ndarray) -> np.ndarray:
     if a.dtype.isnative:
         return a
     return a.astype(a.dtype.newbyteorder("="))
+
+
+def value_dtype(y) -> np.dtype:
+    """The numpy dtype of an input's values without converting it: an ndarray's own, that of
+    the numpy view of a data-frame column (pandas nullable, polars, arrow dtypes are not numpy
+    dtypes), float64 for a sequence without one."""
+    d = getattr(y, "dtype", None)
+    if isinstance(d, np.dtype):
+        return d
+    if d is None:
+        return np.dtype(np.float64)
+    return np.asarray(y).dtype
 
 
 def column(y, name: str, *, allow_2d_column: bool = True) -> np.ndarray:

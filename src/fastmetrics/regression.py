@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._inputs import value_dtype
 from ._kernels import sums as kernel
 from ._states import pinball
 from ._states import sums
@@ -269,7 +270,7 @@ def max_error(y_true, y_pred, *, n_threads=None) -> float:
     # scikit-learn subtracts in the inputs' common dtype; the difference of two float32
     # (float16) values is exact in float64 and rounding is monotonic, so rounding the
     # largest one gives its largest rounded difference
-    dt = np.result_type(getattr(y_true, "dtype", np.float64), getattr(y_pred, "dtype", np.float64))
+    dt = np.result_type(value_dtype(y_true), value_dtype(y_pred))
     if dt.kind == "f" and dt.itemsize < 8:
         return float(dt.type(value))
     return value
