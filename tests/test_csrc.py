@@ -9,6 +9,23 @@ import pytest
 
 CSRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "csrc")
 
+
+def run_program(tmp_path, program: str, *flags: str, sources=()) -> subprocess.CompletedProcess:
+    """Compile ``program`` against csrc/ (warnings as errors, ``flags`` added) and run it;
+    skips where the sources or a C compiler are missing."""
+    if not os.path.isdir(CSRC):
+        pytest.skip("csrc/ is only present when the tests run from the source tree")
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler ({cc}) on this machine")
+    src = tmp_path / "t.c"
+    src.write_text(program)
+    exe = tmp_path / "t"
+    subprocess.run([cc, "-O2", "-std=c11", "-Wall", "-Werror", *flags, f"-I{CSRC}", str(src),
+                    *(os.path.join(CSRC, f) for f in sources), "-o", str(exe), "-lm"],
+                   check=True, capture_output=True)
+    return subprocess.run([str(exe)], capture_output=True, text=True)
+
 PROGRAM = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,18 +77,7 @@ int main(void) {
 
 
 def test_fm_count_matches_naive_counting(tmp_path):
-    if not os.path.isdir(CSRC):
-        pytest.skip("csrc/ is only present when the tests run from the source tree")
-    cc = sysconfig.get_config_var("CC") or "cc"
-    cc = cc.split()[0]
-    if shutil.which(cc) is None:
-        pytest.skip(f"no C compiler ({cc}) on this machine")
-    src = tmp_path / "t.c"
-    src.write_text(PROGRAM)
-    exe = tmp_path / "t"
-    subprocess.run([cc, "-O2", "-std=c11", "-Wall", "-Werror", f"-I{CSRC}", str(src), "-o", str(exe)],
-                   check=True, capture_output=True)
-    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    out = run_program(tmp_path, PROGRAM)
     assert out.returncode == 0, out.stdout
     assert out.stdout.strip().endswith("0 failures")
 
@@ -134,18 +140,7 @@ int main(void) {
 @pytest.mark.parametrize("flags", [[], ["-DFM_NO_AVX"], ["-DFM_NO_VEC"]],
                          ids=["default", "sse", "scalar"])
 def test_fm_lse_matches_naive_log_softmax(tmp_path, flags):
-    if not os.path.isdir(CSRC):
-        pytest.skip("csrc/ is only present when the tests run from the source tree")
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(cc) is None:
-        pytest.skip(f"no C compiler ({cc}) on this machine")
-    src = tmp_path / "t.c"
-    src.write_text(LSE_PROGRAM)
-    exe = tmp_path / "t"
-    subprocess.run([cc, "-O2", "-std=c11", "-Wall", "-Werror", *flags, f"-I{CSRC}", str(src),
-                    os.path.join(CSRC, "fm_lse.c"), "-o", str(exe), "-lm"],
-                   check=True, capture_output=True)
-    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    out = run_program(tmp_path, LSE_PROGRAM, *flags, sources=["fm_lse.c"])
     assert out.returncode == 0, out.stdout
     assert out.stdout.strip().endswith("0 failures")
 
@@ -223,18 +218,7 @@ def test_fm_hash_encodes_like_first_equal_search(tmp_path):
     """First-seen codes of fixed-width and of offset-addressed items (read near the end of
     the buffer too) against a naive search for the first equal item, on shuffled values
     and on values in runs (the fixed-width encoder's run test)."""
-    if not os.path.isdir(CSRC):
-        pytest.skip("csrc/ is only present when the tests run from the source tree")
-    cc = sysconfig.get_config_var("CC") or "cc"
-    cc = cc.split()[0]
-    if shutil.which(cc) is None:
-        pytest.skip(f"no C compiler ({cc}) on this machine")
-    src = tmp_path / "h.c"
-    src.write_text(HASH_PROGRAM)
-    exe = tmp_path / "h"
-    subprocess.run([cc, "-O2", "-std=c11", "-Wall", "-Werror", f"-I{CSRC}", str(src), "-o",
-                    str(exe)], check=True, capture_output=True)
-    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    out = run_program(tmp_path, HASH_PROGRAM)
     assert out.returncode == 0, out.stdout
     assert out.stdout.strip().endswith("0 failures")
 
@@ -295,17 +279,7 @@ int main(void) {
 def test_fm_bins_weighted_lane_same_bits_as_sample_by_sample(tmp_path, flags):
     """The weighted block pass (vector and scalar builds) against the sample-by-sample adds
     into bank i % 4: the same bits, and a NaN weight reported where it is."""
-    if not os.path.isdir(CSRC):
-        pytest.skip("csrc/ is only present when the tests run from the source tree")
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(cc) is None:
-        pytest.skip(f"no C compiler ({cc}) on this machine")
-    src = tmp_path / "t.c"
-    src.write_text(BINS_W_PROGRAM)
-    exe = tmp_path / "t"
     # the header's other static lane is not called here
-    subprocess.run([cc, "-O2", "-std=c11", "-Wall", "-Werror", "-Wno-unused-function", *flags,
-                    f"-I{CSRC}", str(src), "-o", str(exe), "-lm"], check=True, capture_output=True)
-    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    out = run_program(tmp_path, BINS_W_PROGRAM, "-Wno-unused-function", *flags)
     assert out.returncode == 0, out.stdout
     assert out.stdout.strip().endswith("0 failures")
