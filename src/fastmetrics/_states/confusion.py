@@ -54,6 +54,7 @@ __all__ = [
     "PairCounts",
     "PerClassMetrics",
     "accuracy",
+    "accuracy_batch",
     "balanced_accuracy",
     "card",
     "hamming",
@@ -806,6 +807,15 @@ def accuracy(state: ConfusionState, normalize=True) -> float:
     if state.weight_sum == 0:
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     return float(correct / state.weight_sum)
+
+
+def accuracy_batch(state: ConfusionState, cms: np.ndarray, normalize=True):
+    """:func:`accuracy` of many unweighted tables over ``state``'s labels (``cms`` of shape
+    (B, K, K), each of ``state.n_samples`` samples): one value per table."""
+    if state.weighted:
+        return None
+    correct = np.trace(cms, axis1=1, axis2=2)
+    return correct / state.n_samples if normalize else correct.astype(np.float64)
 
 
 def zero_one(state: ConfusionState, normalize=True) -> float:
