@@ -47,7 +47,7 @@ def test_cell_resamples_match_row_resamples(metric, kwargs, data):
         a, b = _labels(rng, n)
     else:
         a = rng.integers(0, 2, n)
-        b = np.round(a * 0.3 + rng.random(n), 2)  # ties between scores too
+        b = np.round(a * 0.3 + rng.random(n), 1)  # few distinct scores: cells
     cells = fm.bootstrap(metric, a, b, n_resamples=10_000, random_state=1, **kwargs)
     rows = fm.bootstrap(lambda x, y: metric(x, y, **kwargs), a, b, n_resamples=10_000,
                         random_state=2)
@@ -55,6 +55,14 @@ def test_cell_resamples_match_row_resamples(metric, kwargs, data):
     assert cells.value == rows.value == metric(a, b, **kwargs)
     _close_distributions(cells.bootstrap_distribution, rows.bootstrap_distribution,
                          rows.standard_error)
+
+
+def test_near_distinct_scores_resample_rows():
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 500)
+    s = y * 0.2 + rng.random(500)
+    r = fm.bootstrap(fm.roc_auc_score, y, s, random_state=0, n_resamples=50)
+    assert r.resampled == "rows" and r.value == fm.roc_auc_score(y, s)
 
 
 def test_compare_cells_match_row_resamples():

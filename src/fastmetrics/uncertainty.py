@@ -53,6 +53,8 @@ __all__ = ["BootstrapResult", "ComparisonResult", "ConfidenceInterval", "McNemar
 _ROW_JACKKNIFE_MAX = 10_000
 # row resamples are drawn this many indices at a time
 _INDEX_BLOCK = 1 << 22
+# a ranking state resamples by its cells when it has fewer than one per this many rows
+_RANKING_CELLS_PER_ROW = 8
 # the count states that resample by their cells, and how each is built from the data
 _CELL_FAMILIES = ("confusion", "ranking", "contingency")
 
@@ -270,6 +272,10 @@ def _cell_state(row: _table.Metric | None, inputs: tuple, kwargs: dict, sample_w
             st = RankingState.from_arrays(a, b, None, n_threads)
         except ValueError:
             return None  # the one-shot function words the error (or serves multiclass)
+        # near-distinct scores have about as many cells as rows: a multinomial draw of
+        # them costs more than resampling the rows and one kernel pass
+        if st.weights.shape[1] * _RANKING_CELLS_PER_ROW > st.n_samples:
+            return None
     else:
         st = ContingencyState.from_arrays(a, b, n_threads)
     return st if replicates.supports(st) else None
