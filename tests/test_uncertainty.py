@@ -344,3 +344,66 @@ def test_bad_metrics_and_data():
         fm.mcnemar_test([0, 1], [0, 1], [0, 1], exact="yes")
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         fm.mcnemar_test([0, 1], [0, 1], [0])
+
+
+# --------------------------------------------------------------------------- streaming, Dask
+
+
+def test_accumulators_and_dask_give_the_one_shot_result():
+    import dask
+    import dask.array as da
+    import fastmetrics.dask as fmd
+    from fastmetrics.streaming import (ConfusionAccumulator, ContingencyAccumulator,
+                                       PairedConfusionAccumulator, RankingAccumulator)
+    rng = np.random.default_rng(12)
+    yt, ya = _labels(rng, 3000)
+    _, yb = _labels(rng, 3000)
+    s = np.round(rng.random(3000) + (yt == 1) * 0.3, 1)
+    cases = [(ConfusionAccumulator, fm.f1_score, yt, ya, {"average": "macro"}),
+             (RankingAccumulator, fm.roc_auc_score, (yt == 1).astype(int), s, {}),
+             (ContingencyAccumulator, fm.adjusted_rand_score, yt, ya, {})]
+    for acc_type, metric, a, b, kw in cases:
+        whole = fm.bootstrap(metric, a, b, random_state=4, n_resamples=300, **kw)
+        assert whole.resampled == "cells"
+        acc = acc_type()
+        for i in range(0, 3000, 700):
+            acc.update(a[i:i + 700], b[i:i + 700])
+        got = acc.bootstrap(metric.__name__, random_state=4, n_resamples=300, **kw)
+        np.testing.assert_array_equal(got.bootstrap_distribution,
+                                      whole.bootstrap_distribution)
+        with dask.config.set(scheduler="synchronous"):
+            d = fmd.bootstrap(metric, da.from_array(a, chunks=700), da.from_array(b, chunks=900),
+                              random_state=4, n_resamples=300, **kw)
+        np.testing.assert_array_equal(d.bootstrap_distribution, whole.bootstrap_distribution)
+    whole = fm.compare(fm.f1_score, yt, ya, yb, average="macro", random_state=2,
+                       n_resamples=300)
+    acc = sum(PairedConfusionAccumulator().update(yt[i:i + 500], ya[i:i + 500], yb[i:i + 500])
+              for i in range(0, 3000, 500))
+    got = acc.compare(fm.f1_score, average="macro", random_state=2, n_resamples=300)
+    np.testing.assert_array_equal(got.bootstrap_distribution, whole.bootstrap_distribution)
+    assert acc.mcnemar_test() == fm.mcnemar_test(yt, ya, yb)
+    back = PairedConfusionAccumulator.from_dict(acc.to_dict())
+    assert back.mcnemar_test() == acc.mcnemar_test()
+    with dask.config.set(scheduler="synchronous"):
+        d = fmd.compare("f1_score", da.from_array(yt, chunks=1000), ya, yb, average="macro",
+                        random_state=2, n_resamples=300)
+    np.testing.assert_array_equal(d.bootstrap_distribution, whole.bootstrap_distribution)
+
+
+def test_state_functions_refuse_what_needs_rows():
+    w = np.linspace(0.5, 1.5, 40)
+    acc = fm.streaming.ConfusionAccumulator().update([0, 1] * 20, [1, 1] * 20, sample_weight=w)
+    with pytest.raises(ValueError, match="weighted"):
+        acc.bootstrap("f1_score")
+    st_ = ConfusionState.from_arrays([0, 1] * 20, [1, 1] * 20)
+    with pytest.raises(ValueError, match="not a metric of a ConfusionState"):
+        fm.bootstrap_state(st_, "roc_auc_score")
+    with pytest.raises(TypeError, match="takes no"):
+        fm.bootstrap_state(st_, "f1_score", n_threads=2)
+    with pytest.raises(TypeError, match="PairedConfusionState"):
+        fm.compare_state(st_, "f1_score")
+    import fastmetrics.dask as fmd
+    with pytest.raises(ValueError, match="not a confusion, ranking or clustering"):
+        fmd.bootstrap(fm.mean_squared_error, np.zeros(3), np.zeros(3))
+    with pytest.raises(ValueError, match="not a confusion metric"):
+        fmd.compare(fm.roc_auc_score, np.zeros(3), np.zeros(3), np.zeros(3))

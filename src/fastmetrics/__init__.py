@@ -165,7 +165,9 @@ from .uncertainty import (
     ConfidenceInterval,
     McNemarResult,
     bootstrap,
+    bootstrap_state,
     compare,
+    compare_state,
     mcnemar_test,
 )
 
@@ -179,7 +181,9 @@ __all__ = [
     "ConfidenceInterval",
     "McNemarResult",
     "bootstrap",
+    "bootstrap_state",
     "compare",
+    "compare_state",
     "mcnemar_test",
     # -- classification / report card --
     "ClassificationMetrics",

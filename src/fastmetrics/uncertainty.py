@@ -47,7 +47,8 @@ from ._states.ranking import RankingState
 from .exceptions import warn
 
 __all__ = ["BootstrapResult", "ComparisonResult", "ConfidenceInterval", "McNemarResult",
-           "bootstrap", "compare", "mcnemar_test"]
+           "bootstrap", "bootstrap_state", "compare", "compare_state", "mcnemar_from_counts",
+           "mcnemar_test"]
 
 # a row-resampling BCa calls the metric once per row for its jackknife
 _ROW_JACKKNIFE_MAX = 10_000
@@ -55,8 +56,10 @@ _ROW_JACKKNIFE_MAX = 10_000
 _INDEX_BLOCK = 1 << 22
 # a ranking state resamples by its cells when it has fewer than one per this many rows
 _RANKING_CELLS_PER_ROW = 8
-# the count states that resample by their cells, and how each is built from the data
-_CELL_FAMILIES = ("confusion", "ranking", "contingency")
+# the count states that resample by their cells, by family
+_FAMILY_STATES = {"confusion": ConfusionState, "ranking": RankingState,
+                  "contingency": ContingencyState}
+_CELL_FAMILIES = tuple(_FAMILY_STATES)
 
 
 @dataclass(frozen=True)
@@ -458,18 +461,8 @@ def bootstrap(metric, y_true, y_pred, *, n_resamples=1000, confidence_level=0.95
     st = _cell_state(row, (y_true, y_pred), derive_kw, sample_weight, n_threads)
     if st is not None:
         assert row is not None
-        theta_hat = _numeric(row.derive(st, **derive_kw), name)
-        counts = replicates.cells(st)
-        draws = replicates.draws(counts, rng, n_resamples)
-        theta_b = _batch(row, st, draws, derive_kw)
-        if theta_b is None:
-            theta_b = _stack(_quiet(row.derive, (replicates.replicate(st, c) for c in draws),
-                                    derive_kw), name)
-        accel = None
-        if method == "bca":
-            pairs = list(replicates.jackknife(st))
-            jack = _stack(_quiet(row.derive, (s for s, _ in pairs), derive_kw), name)
-            accel = _intervals.acceleration(jack, np.array([c for _, c in pairs]))
+        theta_hat, theta_b, accel = _state_values(row, st, derive_kw, rng, n_resamples,
+                                                  method, name)
         resampled = "cells"
     else:
         arrays, w, n = _rows((y_true, y_pred), sample_weight)
@@ -480,13 +473,154 @@ def bootstrap(metric, y_true, y_pred, *, n_resamples=1000, confidence_level=0.95
         if method == "bca":
             accel = _intervals.acceleration(_row_jackknife(fn, arrays, w, n, kwargs))
         resampled = "rows"
-    if theta_b.shape[1:] != theta_hat.shape:
-        raise ValueError(f"{name} returned values of shape {theta_b.shape[1:]} on resamples "
-                         f"but {theta_hat.shape} on the data: give labels= so every resample "
-                         "has the same classes")
+    _check_shapes(name, theta_b, theta_hat)
     ci, se = _finish(theta_hat, theta_b, level, method, accel)
     return BootstrapResult(_scalar(theta_hat), ci, se, theta_b, method, level, n_resamples,
                            resampled)
+
+
+def _state_values(row: _table.Metric, st, kwargs: dict, rng, n_resamples: int, method: str,
+                  name: str):
+    """``(value, resampled values, BCa acceleration or None)`` of a count state."""
+    theta_hat = _numeric(row.derive(st, **kwargs), name)
+    draws = replicates.draws(replicates.cells(st), rng, n_resamples)
+    theta_b = _batch(row, st, draws, kwargs)
+    if theta_b is None:
+        theta_b = _stack(_quiet(row.derive, (replicates.replicate(st, c) for c in draws),
+                                kwargs), name)
+    accel = None
+    if method == "bca":
+        pairs = list(replicates.jackknife(st))
+        jack = _stack(_quiet(row.derive, (s for s, _ in pairs), kwargs), name)
+        accel = _intervals.acceleration(jack, np.array([c for _, c in pairs]))
+    return theta_hat, theta_b, accel
+
+
+def _joint_values(row: _table.Metric, joint: PairedConfusionState, kwargs: dict, rng,
+                  n_resamples: int, method: str, name: str):
+    """``(value of A, value of B, resampled differences, BCa acceleration or None)``."""
+    derive = row.derive
+
+    def diff(counts):
+        return (_numeric(derive(joint.marginal("b", counts), **kwargs), name)
+                - _numeric(derive(joint.marginal("a", counts), **kwargs), name))
+
+    value_a = _numeric(derive(joint.marginal("a"), **kwargs), name)
+    value_b = _numeric(derive(joint.marginal("b"), **kwargs), name)
+    draws = replicates.draws(joint.counts, rng, n_resamples)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theta_b = _stack([diff(c) for c in draws], name)
+        accel = None
+        if method == "bca":
+            jack, mult = [], []
+            for i in range(joint.counts.shape[0]):
+                c = joint.counts.copy()
+                c[i] -= 1
+                jack.append(diff(c))
+                mult.append(int(joint.counts[i]))
+            accel = _intervals.acceleration(_stack(jack, name), np.array(mult))
+    return value_a, value_b, theta_b, accel
+
+
+def _state_row(state, metric, kwargs: dict, types) -> tuple[_table.Metric, str]:
+    """The table row of ``metric`` for a state of ``types``, its kwargs checked."""
+    fn, row = _metric(metric)
+    name = getattr(fn, "__name__", "metric")
+    if not isinstance(state, types):
+        raise TypeError(f"expected a {' or '.join(t.__name__ for t in types)}, got "
+                        f"{type(state).__name__}")
+    if row is None or _FAMILY_STATES.get(row.family) is not (
+            ConfusionState if types == (PairedConfusionState,) else type(state)):
+        raise ValueError(f"{name} is not a metric of a {type(state).__name__}")
+    takes = inspect.signature(row.derive).parameters
+    bad = [k for k in kwargs if k not in takes]
+    if bad:
+        raise TypeError(f"{name} of a state takes no {', '.join(map(repr, bad))}")
+    if types != (PairedConfusionState,) and not replicates.supports(state):
+        raise ValueError(
+            f"this {type(state).__name__} is weighted or binned: its resamples need the rows "
+            "(call fastmetrics.bootstrap on the data)")
+    return row, name
+
+
+def bootstrap_state(state, metric, *, n_resamples=1000, confidence_level=0.95,
+                    method="percentile", random_state=None, **metric_kwargs) -> BootstrapResult:
+    """:func:`bootstrap` of a metric from a state alone (an accumulator's, a merged Dask
+    state, one loaded from disk): the resamples are drawn from its cells.
+
+    Parameters
+    ----------
+    state : ConfusionState, RankingState or ContingencyState
+        Unweighted (a weighted state's resamples need the rows).
+    metric : callable or str
+        A metric of the state's family (``"f1_score"``, ``fastmetrics.roc_auc_score``).
+    n_resamples, confidence_level, method, random_state, **metric_kwargs
+        As for :func:`bootstrap`.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> from fastmetrics.states import ConfusionState
+    >>> st = ConfusionState.from_arrays([0, 1, 1, 0] * 25, [0, 1, 0, 0] * 25)
+    >>> r = fm.bootstrap_state(st, "accuracy_score", random_state=0)
+    >>> r.value, r.resampled
+    (0.75, 'cells')
+    """
+    n_resamples = _intervals.check_resamples(n_resamples)
+    level = _intervals.check_level(confidence_level)
+    method = _intervals.check_method(method)
+    rng = _generator(random_state)
+    row, name = _state_row(state, metric, metric_kwargs,
+                           (ConfusionState, RankingState, ContingencyState))
+    theta_hat, theta_b, accel = _state_values(row, state, metric_kwargs, rng, n_resamples,
+                                              method, name)
+    _check_shapes(name, theta_b, theta_hat)
+    ci, se = _finish(theta_hat, theta_b, level, method, accel)
+    return BootstrapResult(_scalar(theta_hat), ci, se, theta_b, method, level, n_resamples,
+                           "cells")
+
+
+def compare_state(state, metric, *, n_resamples=1000, confidence_level=0.95,
+                  method="percentile", random_state=None, **metric_kwargs) -> ComparisonResult:
+    """:func:`compare` of a confusion metric from a
+    :class:`~fastmetrics.states.PairedConfusionState` alone (a paired accumulator's, a
+    merged Dask state).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> from fastmetrics.states import PairedConfusionState
+    >>> st = PairedConfusionState.from_arrays([0, 1] * 50, [0, 0] * 50, [0, 1] * 50)
+    >>> fm.compare_state(st, "accuracy_score", random_state=0).difference
+    0.5
+    """
+    n_resamples = _intervals.check_resamples(n_resamples)
+    level = _intervals.check_level(confidence_level)
+    method = _intervals.check_method(method)
+    rng = _generator(random_state)
+    row, name = _state_row(state, metric, metric_kwargs, (PairedConfusionState,))
+    value_a, value_b, theta_b, accel = _joint_values(row, state, metric_kwargs, rng,
+                                                     n_resamples, method, name)
+    return _comparison(name, value_a, value_b, theta_b, level, method, accel, n_resamples,
+                       "cells")
+
+
+def _check_shapes(name: str, theta_b: np.ndarray, value: np.ndarray) -> None:
+    if theta_b.shape[1:] != value.shape:
+        raise ValueError(f"{name} returned values of shape {theta_b.shape[1:]} on resamples "
+                         f"but {value.shape} on the data: give labels= so every resample "
+                         "has the same classes")
+
+
+def _comparison(name, value_a, value_b, theta_b, level, method, accel, n_resamples,
+                resampled) -> ComparisonResult:
+    delta = value_b - value_a
+    _check_shapes(name, theta_b, delta)
+    ci, se = _finish(delta, theta_b, level, method, accel)
+    return ComparisonResult(_scalar(value_a), _scalar(value_b), _scalar(delta), ci, se,
+                            _scalar(_intervals.pvalue(delta, theta_b)), theta_b, method, level,
+                            n_resamples, resampled)
 
 
 def _parameters(fn) -> dict:
@@ -549,27 +683,8 @@ def compare(metric, y_true, y_pred_a, y_pred_b, *, n_resamples=1000, confidence_
     joint = _joint_state(row, y_true, y_pred_a, y_pred_b, derive_kw, sample_weight)
     if joint is not None:
         assert row is not None
-        derive = row.derive
-
-        def diff(counts):
-            return (_numeric(derive(joint.marginal("b", counts), **derive_kw), name)
-                    - _numeric(derive(joint.marginal("a", counts), **derive_kw), name))
-
-        value_a = _numeric(derive(joint.marginal("a"), **derive_kw), name)
-        value_b = _numeric(derive(joint.marginal("b"), **derive_kw), name)
-        draws = replicates.draws(joint.counts, rng, n_resamples)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            theta_b = _stack([diff(c) for c in draws], name)
-            accel = None
-            if method == "bca":
-                jack, mult = [], []
-                for i in range(joint.counts.shape[0]):
-                    c = joint.counts.copy()
-                    c[i] -= 1
-                    jack.append(diff(c))
-                    mult.append(int(joint.counts[i]))
-                accel = _intervals.acceleration(_stack(jack, name), np.array(mult))
+        value_a, value_b, theta_b, accel = _joint_values(row, joint, derive_kw, rng,
+                                                         n_resamples, method, name)
         resampled = "cells"
     else:
         arrays, w, n = _rows((y_true, y_pred_a, y_pred_b), sample_weight)
@@ -584,15 +699,8 @@ def compare(metric, y_true, y_pred_a, y_pred_b, *, n_resamples=1000, confidence_
             accel = _intervals.acceleration(
                 _row_jackknife(fn, groups, w, n, kwargs, combine=_minus(name)))
         resampled = "rows"
-    delta = value_b - value_a
-    if theta_b.shape[1:] != delta.shape:
-        raise ValueError(f"{name} returned values of shape {theta_b.shape[1:]} on resamples "
-                         f"but {delta.shape} on the data: give labels= so every resample "
-                         "has the same classes")
-    ci, se = _finish(delta, theta_b, level, method, accel)
-    return ComparisonResult(_scalar(value_a), _scalar(value_b), _scalar(delta), ci, se,
-                            _scalar(_intervals.pvalue(delta, theta_b)), theta_b, method, level,
-                            n_resamples, resampled)
+    return _comparison(name, value_a, value_b, theta_b, level, method, accel, n_resamples,
+                       resampled)
 
 
 def _minus(name: str):
@@ -645,16 +753,21 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, exact=True, correction=True) -> 
     >>> r.a_only, r.b_only, r.pvalue
     (0, 3, 0.25)
     """
-    for name, v in (("exact", exact), ("correction", correction)):
-        if not isinstance(v, (bool, np.bool_)):
-            raise TypeError(f"{name} must be a bool, got {v!r}")
+    _check_flags(exact, correction)
     joint = PairedConfusionState.from_arrays(y_true, y_pred_a, y_pred_b)
     return mcnemar_from_counts(*joint.disagreements(), exact=bool(exact),
                                correction=bool(correction))
 
 
+def _check_flags(exact, correction) -> None:
+    for name, v in (("exact", exact), ("correction", correction)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{name} must be a bool, got {v!r}")
+
+
 def mcnemar_from_counts(a_only: int, b_only: int, *, exact=True, correction=True) -> McNemarResult:
     """McNemar's test from the two disagreement counts (see :func:`mcnemar_test`)."""
+    _check_flags(exact, correction)
     for name, v in (("a_only", a_only), ("b_only", b_only)):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
