@@ -407,3 +407,58 @@ def test_state_functions_refuse_what_needs_rows():
         fmd.bootstrap(fm.mean_squared_error, np.zeros(3), np.zeros(3))
     with pytest.raises(ValueError, match="not a confusion metric"):
         fmd.compare(fm.roc_auc_score, np.zeros(3), np.zeros(3), np.zeros(3))
+
+
+# --------------------------------------------------------------------------- report cards
+
+
+def test_score_intervals_are_the_bootstrap_of_each_number():
+    rng = np.random.default_rng(21)
+    yt, yp = _labels(rng, 2000, k=4)
+    m = fm.score(yt, yp, oos_label=3, ci=True, random_state=6, n_resamples=400)
+    assert m.confidence_level == 0.95 and set(m.intervals) == {
+        "accuracy", "macro_f1", "weighted_f1", "micro_f1", "oos_recall", "oos_precision"}
+    for name, metric, kw in (("accuracy", fm.accuracy_score, {}),
+                             ("macro_f1", fm.f1_score, {"average": "macro"}),
+                             ("weighted_f1", fm.f1_score, {"average": "weighted"})):
+        r = fm.bootstrap(metric, yt, yp, random_state=6, n_resamples=400,
+                         **({"labels": m.labels, "zero_division": 0} if kw else {}), **kw)
+        np.testing.assert_allclose(m.intervals[name], tuple(r.confidence_interval),
+                                   rtol=1e-12)
+        assert getattr(m, name) == r.value
+    low, high = m.intervals["macro_f1"]
+    row = fm.format_metrics_row("b", m)
+    assert f"{m.macro_f1:.4f} [{low:.4f}, {high:.4f}]" in row
+    assert fm.score(yt, yp).intervals is None
+    acc = fm.streaming.ConfusionAccumulator().update(yt[:900], yp[:900]).update(yt[900:],
+                                                                                yp[900:])
+    assert acc.score(oos_label=3, ci=True, random_state=6, n_resamples=400).intervals == \
+        m.intervals
+    w = np.ones(2000)
+    mw = fm.score(yt, yp, sample_weight=w, ci=0.9, random_state=0, n_resamples=30)
+    assert mw.confidence_level == 0.9 and "oos_recall" not in mw.intervals
+    accw = fm.streaming.ConfusionAccumulator().update(yt, yp, sample_weight=w)
+    with pytest.raises(ValueError, match="needs the rows"):
+        accw.score(ci=True)
+    with pytest.raises(ValueError, match="confidence_level"):
+        fm.score(yt, yp, ci=1.5)
+
+
+def test_cli_ci(tmp_path):
+    import json
+    from fastmetrics.cli import main
+    from fastmetrics.cli.card import card_of
+    card = card_of(["report", "--ci", "0.9", "--seed", "3", "--ci-resamples", "200"])
+    m = card.metrics
+    assert m.confidence_level == 0.9 and m.intervals["accuracy"][0] < m.accuracy
+    again = card_of(["report", "--ci", "0.9", "--seed", "3", "--ci-resamples", "200"])
+    assert again.metrics.intervals == m.intervals
+    from fastmetrics.cli.render import render
+    text = render(card, "text")
+    assert f"accuracy       {m.shown('accuracy')}" in text
+    d = json.loads(render(card, "json"))
+    assert d["ci.accuracy.low"] == m.intervals["accuracy"][0]
+    with pytest.raises(SystemExit) as exc:
+        main(["report", "--ci", "2"])
+    assert exc.value.code == 2
+    assert card_of(["report"]).metrics.intervals is None

@@ -18,7 +18,7 @@ from statistics import NormalDist
 import numpy as np
 
 __all__ = ["METHODS", "acceleration", "check_level", "check_method", "check_resamples",
-           "interval", "ndtr", "ndtri", "pvalue"]
+           "ci_level", "generator", "interval", "ndtr", "ndtri", "pvalue"]
 
 METHODS = ("percentile", "basic", "bca")
 
@@ -60,6 +60,28 @@ def check_level(confidence_level) -> float:
     if not 0.0 < level < 1.0:
         raise ValueError(f"confidence_level must lie in (0, 1), got {confidence_level!r}")
     return level
+
+
+def ci_level(ci) -> float | None:
+    """A report's ``ci`` argument as a level: None/False off, True 0.95, else a number in
+    (0, 1)."""
+    if ci is None or ci is False:
+        return None
+    if ci is True:
+        return 0.95
+    return check_level(ci)
+
+
+def generator(random_state) -> np.random.Generator:
+    """A numpy Generator from None, an int, a SeedSequence, a Generator or a legacy
+    RandomState (which seeds a new one)."""
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**63 - 1, dtype=np.int64))
+    try:
+        return np.random.default_rng(random_state)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"random_state must be None, an int, a numpy Generator or "
+                         f"RandomState, got {random_state!r} ({exc})") from None
 
 
 def check_method(method) -> str:

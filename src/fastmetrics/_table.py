@@ -85,9 +85,6 @@ class Metric:
                 if p.name not in DATA and p.name not in self.config]
 
 
-def _report_card(state, labels=None, oos_label=None):
-    """``score``'s report card of a confusion state."""
-    return confusion.card(state, labels, oos_label).metrics
 
 
 METRICS: tuple[Metric, ...] = (
@@ -123,7 +120,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("false_negative_rate", "confusion", onevsrest.fnr,
            classification.false_negative_rate),
     Metric("oos_precision_recall", "confusion", confusion.oos, report.oos_precision_recall),
-    Metric("score", "confusion", _report_card, report.score),
+    Metric("score", "confusion", report.card_with_intervals, report.score),
     Metric("mean_absolute_error", "regression", sums.mae, regression.mean_absolute_error),
     Metric("mean_squared_error", "regression", sums.mse, regression.mean_squared_error),
     Metric("root_mean_squared_error", "regression", sums.rmse,

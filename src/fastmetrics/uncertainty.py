@@ -232,17 +232,6 @@ def _numeric(v, name: str) -> np.ndarray:
     return a
 
 
-def _generator(random_state) -> np.random.Generator:
-    if isinstance(random_state, np.random.RandomState):
-        # a legacy generator seeds a new one: the draws then follow from it
-        return np.random.default_rng(random_state.randint(0, 2**63 - 1, dtype=np.int64))
-    try:
-        return np.random.default_rng(random_state)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"random_state must be None, an int, a numpy Generator or "
-                         f"RandomState, got {random_state!r} ({exc})") from None
-
-
 def _check_kwargs(fn: Callable, kwargs: dict, data: int) -> None:
     """TypeError for a keyword the metric does not take (before any work)."""
     try:
@@ -387,7 +376,7 @@ def _setup(metric, n_resamples, confidence_level, method, random_state, sample_w
     n_resamples = _intervals.check_resamples(n_resamples)
     level = _intervals.check_level(confidence_level)
     method = _intervals.check_method(method)
-    rng = _generator(random_state)
+    rng = _intervals.generator(random_state)
     fn, row = _metric(metric)
     kwargs = dict(metric_kwargs)
     if n_threads is not None and "n_threads" in _parameters(fn):
@@ -570,7 +559,7 @@ def bootstrap_state(state, metric, *, n_resamples=1000, confidence_level=0.95,
     n_resamples = _intervals.check_resamples(n_resamples)
     level = _intervals.check_level(confidence_level)
     method = _intervals.check_method(method)
-    rng = _generator(random_state)
+    rng = _intervals.generator(random_state)
     row, name = _state_row(state, metric, metric_kwargs,
                            (ConfusionState, RankingState, ContingencyState))
     theta_hat, theta_b, accel = _state_values(row, state, metric_kwargs, rng, n_resamples,
@@ -598,7 +587,7 @@ def compare_state(state, metric, *, n_resamples=1000, confidence_level=0.95,
     n_resamples = _intervals.check_resamples(n_resamples)
     level = _intervals.check_level(confidence_level)
     method = _intervals.check_method(method)
-    rng = _generator(random_state)
+    rng = _intervals.generator(random_state)
     row, name = _state_row(state, metric, metric_kwargs, (PairedConfusionState,))
     value_a, value_b, theta_b, accel = _joint_values(row, state, metric_kwargs, rng,
                                                      n_resamples, method, name)

@@ -17,16 +17,22 @@ on which weights were drawn, not only on how many rows (the faces resample rows 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from .. import _intervals
 from .base import State
-from .confusion import ConfusionState
+from .confusion import ClassificationMetrics, ConfusionState, card
 from .contingency import ContingencyState
 from .ranking import RankingState
 
-__all__ = ["cells", "draws", "jackknife", "replicate", "supports"]
+__all__ = ["HEADLINE", "card_intervals", "cells", "draws", "jackknife", "replicate",
+           "resampled", "supports", "with_intervals"]
+
+#: the report card's numbers that get an interval
+HEADLINE = ("accuracy", "macro_f1", "weighted_f1", "micro_f1", "oos_recall", "oos_precision")
 
 
 def supports(state: State) -> bool:
@@ -97,3 +103,31 @@ def jackknife(state: State) -> Iterator[tuple[State, int]]:
         c = counts.copy()
         c[i] -= 1
         yield replicate(state, c), int(counts[i])
+
+
+def resampled(state: State, rng: np.random.Generator, n_resamples: int) -> Iterator[State]:
+    """``n_resamples`` states of row resamples of a supported state."""
+    for c in draws(cells(state), rng, n_resamples):
+        yield replicate(state, c)
+
+
+def card_intervals(states: Iterable, labels: list, oos_label,
+                   level: float) -> dict:
+    """Percentile intervals of the report card's headline numbers over resampled
+    ``states``, each scored over the same pinned ``labels`` (so macro F1 averages the same
+    classes in every resample)."""
+    values = []
+    for s in states:
+        m = card(s, labels, oos_label).metrics
+        values.append([np.nan if getattr(m, k) is None else getattr(m, k) for k in HEADLINE])
+    theta_b = np.array(values, dtype=np.float64).reshape(-1, len(HEADLINE))
+    low, high = _intervals.interval(np.zeros(len(HEADLINE)), theta_b, level, "percentile")
+    return {k: (float(lo), float(hi)) for k, lo, hi in zip(HEADLINE, low, high)
+            if not (oos_label is None and k.startswith("oos"))}
+
+
+def with_intervals(metrics: ClassificationMetrics, states: Iterable, oos_label,
+                   level: float) -> ClassificationMetrics:
+    """``metrics`` with the intervals of its headline numbers over resampled ``states``."""
+    ci = card_intervals(states, metrics.labels, oos_label, level)
+    return dataclasses.replace(metrics, intervals=ci, confidence_level=level)
