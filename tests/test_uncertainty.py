@@ -462,3 +462,42 @@ def test_cli_ci(tmp_path):
         main(["report", "--ci", "2"])
     assert exc.value.code == 2
     assert card_of(["report"]).metrics.intervals is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 200),
+       dtype=st.sampled_from([np.int8, np.int32, np.int64, np.uint8, np.uint64, bool]),
+       shift=st.sampled_from([0, 3, 100]))
+def test_joint_counts_of_every_integer_dtype_equal_the_encoded_path(seed, n, dtype, shift):
+    rng = np.random.default_rng(seed)
+    hi = 2 if dtype is bool else 5
+    cols = [rng.integers(0, hi, n) for _ in range(3)]
+    if dtype is not bool and not (np.dtype(dtype).itemsize == 1 and shift == 100):
+        cols = [c + shift for c in cols]
+    cols = [c.astype(dtype) for c in cols]
+    got = PairedConfusionState.from_arrays(*cols)
+    names = np.array([f"L{i:03d}" for i in range(256)])
+    ref = PairedConfusionState.from_arrays(*(names[c.astype(np.int64) % 256] for c in cols))
+    np.testing.assert_array_equal(got.keys, ref.keys)
+    np.testing.assert_array_equal(got.counts, ref.counts)
+    assert got.values.dtype == np.asarray(cols[0]).dtype
+    for m, c in (("a", cols[1]), ("b", cols[2])):
+        np.testing.assert_array_equal(got.marginal(m).cm,
+                                      ConfusionState.from_arrays(cols[0], c).cm)
+
+
+def test_compare_batch_equals_one_by_one(monkeypatch):
+    import fastmetrics.uncertainty as unc
+    rng = np.random.default_rng(14)
+    y = rng.integers(0, 4, 300)
+    a = np.where(rng.random(300) < 0.6, y, rng.integers(0, 4, 300))
+    b = np.where(rng.random(300) < 0.6, y, rng.integers(0, 3, 300))  # B never says 3
+    for metric, kw in ((fm.f1_score, {"average": "macro"}), (fm.recall_score,
+                                                              {"average": "weighted"}),
+                       (fm.accuracy_score, {}), (fm.fbeta_score, {"beta": 2.0,
+                                                                  "average": "micro"})):
+        fast = fm.compare(metric, y, a, b, random_state=1, n_resamples=200, **kw)
+        with monkeypatch.context() as m:
+            m.setattr(unc, "_JOINT_BATCH_CELLS", 0)
+            slow = fm.compare(metric, y, a, b, random_state=1, n_resamples=200, **kw)
+        np.testing.assert_array_equal(fast.bootstrap_distribution, slow.bootstrap_distribution)

@@ -54,6 +54,8 @@ __all__ = ["BootstrapResult", "ComparisonResult", "ConfidenceInterval", "McNemar
 _ROW_JACKKNIFE_MAX = 10_000
 # row resamples are drawn this many indices at a time
 _INDEX_BLOCK = 1 << 22
+# a paired comparison scores all resampled tables at once up to this many (cells x K^2)
+_JOINT_BATCH_CELLS = 1 << 22
 # a ranking state resamples by its cells when it has fewer than one per this many rows
 _RANKING_CELLS_PER_ROW = 8
 # the count states that resample by their cells, by family
@@ -485,6 +487,34 @@ def _state_values(row: _table.Metric, st, kwargs: dict, rng, n_resamples: int, m
     return theta_hat, theta_b, accel
 
 
+def _joint_batch(row: _table.Metric, joint: PairedConfusionState, draws: np.ndarray,
+                 kwargs: dict) -> np.ndarray | None:
+    """The resampled differences B - A at once, where the row has a batch derivation that
+    serves these arguments (None: one resample at a time). Each model's resampled tables
+    are the joint draws summed over the other model's label: one matrix product."""
+    k = joint.k
+    if row.batch is None or joint.counts.shape[0] * k * k > _JOINT_BATCH_CELLS:
+        return None
+    t, a, b = joint.positions()
+    out = []
+    for model, p in (("a", a), ("b", b)):
+        margin = joint.marginal(model)
+        onehot = np.zeros((joint.counts.shape[0], k * k))
+        onehot[np.arange(joint.counts.shape[0]), t * k + p] = 1.0
+        # integer sums below 2**53: the float product is exact
+        tables = np.rint(draws @ onehot).astype(np.int64).reshape(-1, k, k)
+        keep = np.searchsorted(joint.values, margin.values)
+        if keep.shape[0] < k:
+            tables = tables[:, keep][:, :, keep]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            v = row.batch(margin, tables, **kwargs)
+        if v is None:
+            return None
+        out.append(np.asarray(v, dtype=np.float64))
+    return out[1] - out[0]
+
+
 def _joint_values(row: _table.Metric, joint: PairedConfusionState, kwargs: dict, rng,
                   n_resamples: int, method: str, name: str):
     """``(value of A, value of B, resampled differences, BCa acceleration or None)``."""
@@ -497,9 +527,11 @@ def _joint_values(row: _table.Metric, joint: PairedConfusionState, kwargs: dict,
     value_a = _numeric(derive(joint.marginal("a"), **kwargs), name)
     value_b = _numeric(derive(joint.marginal("b"), **kwargs), name)
     draws = replicates.draws(joint.counts, rng, n_resamples)
+    theta_b = _joint_batch(row, joint, draws, kwargs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        theta_b = _stack([diff(c) for c in draws], name)
+        if theta_b is None:
+            theta_b = _stack([diff(c) for c in draws], name)
         accel = None
         if method == "bca":
             jack, mult = [], []

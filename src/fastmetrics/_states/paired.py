@@ -29,6 +29,7 @@ from .._inputs import (
     label_pair,
     union_labels,
 )
+from .._kernels import joint as joint_kernel
 from . import base
 from .confusion import ConfusionState
 
@@ -79,9 +80,14 @@ class PairedConfusionState(base.State):
         if kind == "int" and (aa.dtype != ab.dtype or at.dtype != bt.dtype):
             dtype = np.promote_types(np.promote_types(at.dtype, aa.dtype), ab.dtype)
             at, aa, ab = (x.astype(dtype, copy=False) for x in (at, aa, ab))
+        out = np.result_type(out_dtype, out_b)
+        if kind == "int":
+            st = cls._small_range(at, aa, ab, out)
+            if st is not None:
+                return st
         (ct, ca, cb), values = encode_labels(at, aa, ab)
         if kind == "int":
-            values = values.astype(np.result_type(out_dtype, out_b), copy=False)
+            values = values.astype(out, copy=False)
         k = values.shape[0]
         flat = (ct.astype(np.int64) * k + ca) * k + cb
         if k**3 <= _DENSE_CELLS:
@@ -91,6 +97,29 @@ class PairedConfusionState(base.State):
         else:
             keys, counts = np.unique(flat, return_counts=True)
         return cls(values, keys.astype(np.int64), counts.astype(np.int64), n)
+
+    @classmethod
+    def _small_range(cls, t, a, b, out_dtype) -> PairedConfusionState | None:
+        """Integer labels of one dtype spanning a small range: counted in place by the
+        kernel into a dense table over the range (None: a wider range, encoded instead)."""
+        lo = min(int(t.min()), int(a.min()), int(b.min()))
+        hi = max(int(t.max()), int(a.max()), int(b.max()))
+        k = hi - lo + 1
+        if k**3 > _DENSE_CELLS or lo < -(2**63) or hi >= 2**63:
+            return None
+        dense = np.zeros(k**3, dtype=np.int64)
+        if joint_kernel.count_triples(t, a, b, lo, k, dense) != -1:  # pragma: no cover
+            raise RuntimeError("count_triples: a label outside the range just measured")
+        table = dense.reshape(k, k, k)
+        seen = (table.sum(axis=(1, 2)) != 0) | (table.sum(axis=(0, 2)) != 0) \
+            | (table.sum(axis=(0, 1)) != 0)
+        idx = np.flatnonzero(seen)
+        if idx.shape[0] < k:
+            table = table[np.ix_(idx, idx, idx)]
+        flat = table.reshape(-1)
+        keys = np.flatnonzero(flat).astype(np.int64)
+        values = (idx + lo).astype(out_dtype)
+        return cls(values, keys, flat[keys].astype(np.int64), int(t.shape[0]))
 
     # ------------------------------------------------------------------ cells
     @property
