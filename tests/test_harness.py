@@ -204,6 +204,12 @@ def _every_report_object():
         "RobustnessReport": fm.robustness_report(y, p, y),
         "Stability": fm.stability_summary([0.5, 0.6]),
         "ParsedPredictions": fm.parse_failures(y, p),
+        "BootstrapResult": fm.bootstrap(fm.accuracy_score, y, p, n_resamples=20,
+                                        random_state=0),
+        "ComparisonResult": fm.compare(fm.accuracy_score, y, p, y, n_resamples=20,
+                                       random_state=0),
+        "ConfidenceInterval": fm.ConfidenceInterval(0.25, 0.75),
+        "McNemarResult": fm.mcnemar_test(y, p, y),
     }
 
 

@@ -407,6 +407,8 @@ def test_state_functions_refuse_what_needs_rows():
         fmd.bootstrap(fm.mean_squared_error, np.zeros(3), np.zeros(3))
     with pytest.raises(ValueError, match="not a confusion metric"):
         fmd.compare(fm.roc_auc_score, np.zeros(3), np.zeros(3), np.zeros(3))
+    with pytest.raises(ValueError, match="unweighted"):
+        fmd.bootstrap(fm.f1_score, np.zeros(3), np.zeros(3), sample_weight=np.ones(3))
 
 
 # --------------------------------------------------------------------------- report cards

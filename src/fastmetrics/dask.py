@@ -418,10 +418,10 @@ def _interval_function(local, n_data: int):
     """The Dask face of :func:`fastmetrics.bootstrap` (``n_data`` 2) or
     :func:`fastmetrics.compare` (3): the chunks' states are merged in one graph run and
     the resamples drawn from the merged state's cells on the client (O(cells) each; the
-    data is read once). Its signature is the local function's, less ``sample_weight``
-    (weighted resamples need the rows), plus ``compute`` and ``split_every``."""
+    data is read once). Its signature is the local function's (``sample_weight`` must be
+    None: weighted resamples need the rows) plus ``compute`` and ``split_every``."""
     sig = inspect.signature(local)
-    params = [p for p in sig.parameters.values() if p.name != "sample_weight"]
+    params = list(sig.parameters.values())
     extra = [inspect.Parameter("compute", inspect.Parameter.KEYWORD_ONLY, default=True),
              inspect.Parameter("split_every", inspect.Parameter.KEYWORD_ONLY, default=None)]
     params = params[:-1] + extra + params[-1:]  # **metric_kwargs stays last
@@ -436,6 +436,10 @@ def _interval_function(local, n_data: int):
         data = [a.pop(p.name) for p in params[1:1 + n_data]]
         compute, split_every, n_threads = a.pop("compute"), a.pop("split_every"), \
             a.pop("n_threads")
+        if a.pop("sample_weight") is not None:
+            raise ValueError("fastmetrics.dask draws resamples from the merged state's cells, "
+                             "which needs unweighted data: weighted resamples need the rows "
+                             f"(call fastmetrics.{local.__name__} on the computed arrays)")
         row = _cell_row(metric)
         update_kw = {} if n_threads is None else {"n_threads": n_threads}
         if n_data == 2:
