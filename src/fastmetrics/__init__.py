@@ -159,6 +159,13 @@ from .fairness import GroupMetrics, group_metrics
 from .parsing import ParsedPredictions, parse_failures
 from .robustness import RobustnessReport, consistency_rate, robustness_report, robustness_score
 from .stability import Stability, stability_summary
+from .energy import (
+    EmissionsReport,
+    EmissionsRun,
+    gco2_per_f1_point,
+    gco2_per_mae_unit,
+    track_emissions,
+)
 from .uncertainty import (
     BootstrapResult,
     ComparisonResult,
@@ -312,4 +319,10 @@ __all__ = [
     "parse_failures",
     "throughput_per_minute",
     "flatten",
+    # -- energy and CO2 (the `energy` extra) --
+    "EmissionsReport",
+    "EmissionsRun",
+    "gco2_per_f1_point",
+    "gco2_per_mae_unit",
+    "track_emissions",
 ]

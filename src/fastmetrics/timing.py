@@ -13,10 +13,12 @@ import math
 import os
 import time
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ._kernels import select as _select
+from .energy import tracks_emissions
 from .report import RESULTS_HEADER, format_metrics_row
 
 __all__ = [
@@ -78,12 +80,15 @@ class ModelBenchmark:
     batch: BatchStats
     latency: LatencyStats
     metrics: dict = field(default_factory=dict)
+    emissions: Any = None  # an EmissionsReport with benchmark_model(..., emissions=...)
 
     def to_flat_dict(self) -> dict:
         out = {"task": self.task, "fit_seconds": self.fit_seconds}
         out.update({f"batch.{k}": v for k, v in asdict(self.batch).items()})
         out.update({f"latency.{k}": v for k, v in asdict(self.latency).items()})
         out.update({f"metrics.{k}": v for k, v in self.metrics.items()})
+        if self.emissions is not None:
+            out.update(self.emissions.to_flat_dict())
         return out
 
 
@@ -297,19 +302,20 @@ def _regression_metrics(y_true, y_pred) -> dict:
     if y.shape != p.shape:
         raise ValueError(f"y_test has {y.shape[0]} values but the model predicted {p.shape[0]}")
     summary = regression_summary(y, p)  # one pass: R² and MSE together
-    return {"r2": summary.r2, "mse": summary.mse}
+    return {"r2": summary.r2, "mse": summary.mse, "mae": summary.mae}
 
 
+@tracks_emissions
 def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classification",
                     warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0,
-                    batch_warmup=DEFAULT_BATCH_WARMUP) -> ModelBenchmark:
+                    batch_warmup=DEFAULT_BATCH_WARMUP, emissions=None) -> ModelBenchmark:
     """Fit a model, then measure fit time, batch inference, single-sample latency and quality.
 
     The reference procedure: wall-clock ``fit`` time; one timed ``predict`` over ``X_test``
     after a small warm-up (time, samples, throughput); ``n_iters`` single-row ``predict``
     calls on rows drawn with ``seed`` after ``warmup`` untimed calls; and the task's metrics
     on the batch predictions (probabilities become labels by argmax, predictions are
-    flattened): accuracy and macro F1 for classification, R² and MSE for regression.
+    flattened): accuracy and macro F1 for classification, R², MSE and MAE for regression.
 
     Parameters
     ----------
@@ -320,6 +326,12 @@ def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classifica
     warmup, n_iters, seed : see :func:`measure_latency`
     batch_warmup : int
         Rows of the warm-up prediction before the batch is timed.
+    emissions : None, True or dict, default=None
+        Track the benchmark's energy and CO2 (fit and every prediction) with CodeCarbon's
+        offline tracker (the ``energy`` extra): True, or a dict of
+        :func:`fastmetrics.track_emissions` arguments (``{"country_iso_code": "FRA"}``).
+        The result's ``emissions`` is then an ``EmissionsReport`` with the macro F1 or MAE
+        (``gco2_per_f1_point`` / ``gco2_per_mae_unit``).
 
     Returns
     -------

@@ -1,0 +1,315 @@
+"""Energy and CO2 of a block of work, on CodeCarbon's offline tracker (the ``energy`` extra:
+``pip install fastmetrics-kernels[energy]``).
+
+``with fm.track_emissions(country_iso_code="FRA") as run:`` around any block gives, after the
+block, ``run.report``: kg CO2-equivalent, kWh and seconds, and the quality-adjusted ratios
+``gco2_per_f1_point = co2_g / (f1 * 100)`` and ``gco2_per_mae_unit = co2_g / mae`` once the
+run's F1 or MAE is known. ``benchmark_model(..., emissions=...)`` wraps its fit and predictions
+the same way.
+
+CodeCarbon is imported only when a tracker starts, runs offline (``OfflineEmissionsTracker``:
+the carbon intensity comes from the country's energy mix shipped with the package, nothing is
+sent or fetched) with ``tracking_mode="process"`` and writes no file unless asked. Where the
+machine gives no power reading (no RAPL counters, as in most VMs and containers), CodeCarbon
+estimates the CPU's power from its load and a TDP; the report says which
+(``power_source``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import os
+from dataclasses import dataclass
+
+__all__ = [
+    "EmissionsReport",
+    "EmissionsRun",
+    "gco2_per_f1_point",
+    "gco2_per_mae_unit",
+    "track_emissions",
+]
+
+# CodeCarbon's descriptions of hardware whose power it reads from a meter; every other CPU
+# description ("CPU(Cpu Load)", "CPU(<model> > <TDP>W)") is its estimate from load and TDP
+_METERED = ("CPU(Intel Rapl)", "CPU(Intel Power Gadget)", "CPU(Windows Emi)",
+            "AppleSiliconChip", "Raspberry")
+
+
+def _ratio(co2_kg: float, denominator: float) -> float:
+    """grams over ``denominator``: inf for a positive amount over 0, NaN for 0 over 0."""
+    grams = co2_kg * 1000.0
+    if denominator == 0.0:
+        return math.inf if grams > 0 else math.nan
+    return grams / denominator
+
+
+def _check_amount(value, name: str, upper=None) -> float:
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(v) or v < 0 or (upper is not None and v > upper):
+        bound = f"in [0, {upper}]" if upper is not None else ">= 0"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+    return v
+
+
+def gco2_per_f1_point(co2_kg, f1) -> float:
+    """Grams of CO2-equivalent per F1 point: ``co2_kg * 1000 / (f1 * 100)`` (F1 in [0, 1]).
+
+    ``inf`` when F1 is 0 and something was emitted, NaN when both are 0.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.gco2_per_f1_point(0.002, 0.8)
+    0.025
+    """
+    return _ratio(_check_amount(co2_kg, "co2_kg"), _check_amount(f1, "f1", 1.0) * 100.0)
+
+
+def gco2_per_mae_unit(co2_kg, mae) -> float:
+    """Grams of CO2-equivalent per unit of MAE: ``co2_kg * 1000 / mae``.
+
+    ``inf`` when the MAE is 0 and something was emitted, NaN when both are 0.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.gco2_per_mae_unit(0.002, 4.0)
+    0.5
+    """
+    return _ratio(_check_amount(co2_kg, "co2_kg"), _check_amount(mae, "mae"))
+
+
+@dataclass(frozen=True)
+class EmissionsReport:
+    """What CodeCarbon's offline tracker measured over a block, and the ratio metrics.
+
+    Attributes
+    ----------
+    co2_kg : float
+        kg CO2-equivalent (energy times the country's carbon intensity).
+    kwh : float
+        Energy consumed (CPU + GPU + RAM), kWh.
+    duration_s : float
+        Seconds tracked.
+    cpu_kwh, gpu_kwh, ram_kwh : float
+        The parts of ``kwh``.
+    country_iso_code : str or None
+        The country whose energy mix was used (None: CodeCarbon's world average).
+    power_source : {"measured", "estimated", "unknown"}
+        "measured" when CodeCarbon read the CPU's power from a meter (RAPL...), "estimated"
+        when it fell back on its load x TDP model (no meter readable), "unknown" when the
+        tracker did not say.
+    hardware : tuple of str
+        CodeCarbon's description of what it tracked (``"CPU(Cpu Load)"``, ``"RAM()"``...).
+    f1, mae : float or None
+        The run's quality, when given (:meth:`with_quality`): they make the ratios.
+    """
+
+    co2_kg: float
+    kwh: float
+    duration_s: float
+    cpu_kwh: float = 0.0
+    gpu_kwh: float = 0.0
+    ram_kwh: float = 0.0
+    country_iso_code: str | None = None
+    power_source: str = "unknown"
+    hardware: tuple = ()
+    f1: float | None = None
+    mae: float | None = None
+
+    @property
+    def co2_g(self) -> float:
+        return self.co2_kg * 1000.0
+
+    # properties named as the harness keys (and as the module functions they call)
+    def _per_f1_point(self) -> float | None:
+        return None if self.f1 is None else gco2_per_f1_point(self.co2_kg, self.f1)
+
+    def _per_mae_unit(self) -> float | None:
+        return None if self.mae is None else gco2_per_mae_unit(self.co2_kg, self.mae)
+
+    gco2_per_f1_point = property(_per_f1_point, doc="``co2_g / (f1 * 100)``; None without "
+                                                    "an F1.")
+    gco2_per_mae_unit = property(_per_mae_unit, doc="``co2_g / mae``; None without an MAE.")
+
+    def with_quality(self, *, f1=None, mae=None) -> EmissionsReport:
+        """A copy that knows the run's F1 (in [0, 1]) and/or MAE, for the ratio metrics."""
+        return dataclasses.replace(
+            self, f1=self.f1 if f1 is None else _check_amount(f1, "f1", 1.0),
+            mae=self.mae if mae is None else _check_amount(mae, "mae"))
+
+    def to_flat_dict(self) -> dict:
+        """The harness keys ``co2_kg``, ``kwh``, ``duration_s``, ``gco2_per_f1_point`` /
+        ``gco2_per_mae_unit`` (when the quality is known), and the tracker's details."""
+        out: dict = {"co2_kg": self.co2_kg, "kwh": self.kwh, "duration_s": self.duration_s}
+        if self.f1 is not None:
+            out["gco2_per_f1_point"] = self.gco2_per_f1_point
+        if self.mae is not None:
+            out["gco2_per_mae_unit"] = self.gco2_per_mae_unit
+        out.update({"energy.cpu_kwh": self.cpu_kwh, "energy.gpu_kwh": self.gpu_kwh,
+                    "energy.ram_kwh": self.ram_kwh,
+                    "energy.country_iso_code": self.country_iso_code,
+                    "energy.power_source": self.power_source})
+        return out
+
+
+def _power_source(hardware) -> str:
+    cpus = [h for h in hardware if h.startswith(("CPU", "AppleSiliconChip", "Raspberry"))]
+    if not cpus:
+        return "unknown"
+    return "measured" if any(h.startswith(_METERED) for h in cpus) else "estimated"
+
+
+def _country(code):
+    """The ISO 3166-1 alpha-3 code, upper-cased, checked against the energy mixes CodeCarbon
+    ships (it would otherwise log an error and use the world average silently)."""
+    if code is None:
+        return None
+    if not isinstance(code, str) or len(code) != 3 or not code.isalpha():
+        raise ValueError(f"country_iso_code must be a 3-letter ISO 3166-1 code such as 'FRA', "
+                         f"got {code!r}")
+    from codecarbon.input import DataSource
+
+    code = code.upper()
+    if code not in DataSource().get_global_energy_mix_data():
+        raise ValueError(f"country_iso_code {code!r} is not in CodeCarbon's energy-mix data")
+    return code
+
+
+def _tracker_class():
+    try:
+        from codecarbon import OfflineEmissionsTracker
+    except ImportError as exc:
+        raise ImportError(
+            "energy tracking needs CodeCarbon, which is not installed: `pip install codecarbon` "
+            "(or the `energy` extra: `pip install fastmetrics-kernels[energy]`)"
+        ) from exc
+    return OfflineEmissionsTracker
+
+
+class EmissionsRun:
+    """The handle ``with track_emissions(...) as run`` gives: ``run.report`` is the
+    :class:`EmissionsReport` once the block has ended (None inside it); ``run.tracker`` is
+    CodeCarbon's tracker."""
+
+    def __init__(self, tracker, country_iso_code):
+        self.tracker = tracker
+        self.country_iso_code = country_iso_code
+        self.report: EmissionsReport | None = None
+
+    def __enter__(self) -> EmissionsRun:
+        self.tracker.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        # stopped whatever happened in the block: its measuring thread must not outlive it
+        self.tracker.stop()
+        self.report = self._report()
+
+    def _report(self) -> EmissionsReport:
+        # CodeCarbon suppresses its own errors (its __init__, start and stop catch them)
+        d = getattr(self.tracker, "final_emissions_data", None)
+        if d is None:
+            raise RuntimeError("CodeCarbon's tracker measured nothing (it logs why at "
+                               "log_level='error')")
+        # CodeCarbon keeps the list of what it tracked in its configuration only
+        hardware = tuple(getattr(self.tracker, "_conf", {}).get("hardware") or ())
+        return EmissionsReport(
+            co2_kg=float(d.emissions), kwh=float(d.energy_consumed),
+            duration_s=float(d.duration), cpu_kwh=float(d.cpu_energy),
+            gpu_kwh=float(d.gpu_energy), ram_kwh=float(d.ram_energy),
+            country_iso_code=self.country_iso_code, power_source=_power_source(hardware),
+            hardware=hardware,
+        )
+
+
+def track_emissions(country_iso_code=None, *, project_name="fastmetrics",
+                    measure_power_secs=15, log_level="error", output_dir=None,
+                    **tracker_kwargs) -> EmissionsRun:
+    """Track the energy and CO2 of a block with CodeCarbon's offline tracker.
+
+    Parameters
+    ----------
+    country_iso_code : str, default=None
+        ISO 3166-1 alpha-3 code of where the work runs (``"FRA"``, ``"USA"``...): its energy
+        mix, shipped with CodeCarbon, gives the carbon intensity. None: CodeCarbon's world
+        average.
+    project_name : str, default="fastmetrics"
+    measure_power_secs : float, default=15
+        How often CodeCarbon samples power inside the block (it also measures at the end).
+    log_level : str, default="error"
+        CodeCarbon's logging level ("warning" shows which power readings it fell back from).
+    output_dir : str, default=None
+        Where CodeCarbon writes its ``emissions.csv``; None: no file.
+    **tracker_kwargs
+        Passed to ``codecarbon.OfflineEmissionsTracker`` (e.g. ``region``, ``pue``,
+        ``force_cpu_power``). ``tracking_mode`` is always "process".
+
+    Returns
+    -------
+    EmissionsRun
+        A context manager; after the block its ``report`` is an :class:`EmissionsReport`.
+
+    Raises
+    ------
+    ImportError
+        CodeCarbon is not installed.
+    ValueError
+        A country code that is not 3 letters or that CodeCarbon has no energy mix for.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> with fm.track_emissions(country_iso_code="FRA") as run:  # doctest: +SKIP
+    ...     model.fit(X, y); f1 = fm.f1_score(y_test, model.predict(X_test), average="macro")
+    >>> r = run.report.with_quality(f1=f1)                         # doctest: +SKIP
+    >>> r.co2_kg, r.kwh, r.duration_s, r.gco2_per_f1_point, r.power_source  # doctest: +SKIP
+    """
+    if "tracking_mode" in tracker_kwargs:
+        raise TypeError("track_emissions always tracks this process (tracking_mode='process')")
+    tracker_class = _tracker_class()
+    code = _country(country_iso_code)
+    kwargs = dict(project_name=project_name, measure_power_secs=measure_power_secs,
+                  log_level=log_level, tracking_mode="process", **tracker_kwargs)
+    if code is not None:
+        kwargs["country_iso_code"] = code
+    if output_dir is None:
+        kwargs.setdefault("output_methods", [])
+    else:
+        os.makedirs(output_dir, exist_ok=True)  # CodeCarbon needs it to exist
+        kwargs["output_dir"] = os.fspath(output_dir)
+    return EmissionsRun(tracker_class(**kwargs), code)
+
+
+def tracks_emissions(benchmark):
+    """Decorator of ``benchmark_model``: its ``emissions=`` argument (True, or a dict of
+    :func:`track_emissions` arguments) runs the whole benchmark (fit and every prediction)
+    inside a tracker and puts the report, with the run's macro F1 or MAE, in the result's
+    ``emissions``."""
+
+    @functools.wraps(benchmark)
+    def tracked(*args, emissions=None, **kwargs):
+        if emissions is None or emissions is False:
+            return benchmark(*args, **kwargs)
+        if emissions is True:
+            options: dict = {}
+        elif isinstance(emissions, dict):
+            options = emissions
+        else:
+            raise TypeError(f"emissions must be None, True or a dict of track_emissions "
+                            f"arguments, got {type(emissions).__name__}")
+        with track_emissions(**options) as run:
+            result = benchmark(*args, **kwargs)
+        assert run.report is not None
+        metrics = result.metrics
+        report = run.report.with_quality(f1=metrics.get("macro_f1"), mae=metrics.get("mae"))
+        return dataclasses.replace(result, emissions=report)
+
+    return tracked
