@@ -166,6 +166,7 @@ from .energy import (
     gco2_per_mae_unit,
     track_emissions,
 )
+from .export import METRIC_KEYS, metrics_pivot, run_metrics
 from .uncertainty import (
     BootstrapResult,
     ComparisonResult,
@@ -325,4 +326,8 @@ __all__ = [
     "gco2_per_f1_point",
     "gco2_per_mae_unit",
     "track_emissions",
+    # -- the harness' metric keys and the run x metric table --
+    "METRIC_KEYS",
+    "metrics_pivot",
+    "run_metrics",
 ]
