@@ -210,6 +210,7 @@ def _every_report_object():
                                        random_state=0),
         "ConfidenceInterval": fm.ConfidenceInterval(0.25, 0.75),
         "McNemarResult": fm.mcnemar_test(y, p, y),
+        "EmissionsReport": fm.EmissionsReport(0.002, 0.01, 3.0, f1=0.5),
     }
 
 
