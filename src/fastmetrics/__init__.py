@@ -167,6 +167,7 @@ from .energy import (
     track_emissions,
 )
 from .export import METRIC_KEYS, metrics_pivot, run_metrics
+from .llm_timing import parse_ollama_timings
 from .uncertainty import (
     BootstrapResult,
     ComparisonResult,
@@ -330,4 +331,5 @@ __all__ = [
     "METRIC_KEYS",
     "metrics_pivot",
     "run_metrics",
+    "parse_ollama_timings",
 ]

@@ -465,18 +465,27 @@ def class_confidence_from_logprobs(logprobs, label_tokens) -> dict[str, float]:
     return {label: v / total for label, v in probs.items()}
 
 
-def reliability_diagram(bins_or_arrays, path, *, n_bins=10, strategy="uniform", title=None):
+def reliability_diagram(bins_or_arrays, path, output_path=None, n_bins=10, *,
+                        strategy="uniform", title=None):
     """Save a reliability diagram as a PNG: bars = observed frequency (accuracy) per bin,
     dashed diagonal = perfect calibration. Needs matplotlib (``pip install
     fastmetrics-kernels[plot]``).
 
+    Two calls:
+
+    * ``reliability_diagram(bins_or_arrays, path)``: bins from :func:`calibration_bins`, or
+      a ``(y_true, y_prob)`` pair to bin (scikit-learn's order);
+    * ``reliability_diagram(confs, corrects, output_path, n_bins=10)`` (the harness'): each
+      prediction's confidence and whether it was correct (bool or 0/1), binned as
+      ``calibration_bins(corrects, confs, pos_label=1)``.
+
     Parameters
     ----------
-    bins_or_arrays : CalibrationBins or tuple (y_true, y_prob)
-        Bins from :func:`calibration_bins`, or the arrays to bin. The harness' ``(confs,
-        corrects)`` are ``(corrects, confs)`` here (scikit-learn order).
-    path : str or os.PathLike
-        Where to write the PNG.
+    bins_or_arrays : CalibrationBins, tuple (y_true, y_prob), or array-like of confidences
+    path : str or os.PathLike, or array-like of corrects
+        Where to write the PNG; with ``output_path``, the corrects.
+    output_path : str or os.PathLike, default=None
+        Where to write the PNG in the harness' call.
     n_bins, strategy
         Binning when arrays are given.
     title : str, default=None
@@ -498,7 +507,17 @@ def reliability_diagram(bins_or_arrays, path, *, n_bins=10, strategy="uniform", 
             "`pip install matplotlib` (or the `plot` extra: "
             "`pip install fastmetrics-kernels[plot]`)"
         ) from exc
-    if isinstance(bins_or_arrays, CalibrationBins):
+    if output_path is not None:  # the harness' (confs, corrects, output_path)
+        if isinstance(path, (str, os.PathLike)):
+            raise TypeError("reliability_diagram(confs, corrects, output_path): corrects "
+                            f"must be an array, got the path {path!r}")
+        binned = calibration_bins(path, bins_or_arrays, n_bins=n_bins, strategy=strategy,
+                                  pos_label=1)
+        path = output_path
+    elif not isinstance(path, (str, os.PathLike)):
+        raise TypeError("reliability_diagram needs the PNG's path: (bins_or_arrays, path) or "
+                        f"(confs, corrects, output_path); got a {type(path).__name__} as path")
+    elif isinstance(bins_or_arrays, CalibrationBins):
         binned = bins_or_arrays
     elif isinstance(bins_or_arrays, tuple | list) and len(bins_or_arrays) == 2:
         binned = calibration_bins(*bins_or_arrays, n_bins=n_bins, strategy=strategy)

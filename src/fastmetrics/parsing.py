@@ -3,7 +3,7 @@ sentinel), counted and handled by an explicit rule before any metric is computed
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -29,6 +29,12 @@ class ParsedPredictions:
     n_predictions : int
         Predictions included in the metrics (``n_total - n_failures`` with
         ``policy="exclude"``, ``n_total`` with ``policy="wrong"``).
+    keep : ndarray of bool, shape (n_total,)
+        The input rows that ``y_true`` and ``y_pred`` hold, in order: the parsed ones with
+        ``policy="exclude"``, every row with ``policy="wrong"``. Index the run's other
+        per-row arrays (groups, probabilities, latencies) with it, or use :meth:`select`.
+    failed : ndarray of bool, shape (n_total,)
+        The rows whose prediction failed to parse.
     """
 
     y_true: np.ndarray
@@ -37,6 +43,30 @@ class ParsedPredictions:
     n_failures: int
     parse_failure_rate: float
     n_predictions: int
+    keep: np.ndarray = field(repr=False)
+    failed: np.ndarray = field(repr=False)
+
+    def select(self, *arrays):
+        """The rows of other per-row arrays that the metrics see (``a[keep]`` for each),
+        aligned with ``y_true`` and ``y_pred``: one array for one argument, else a tuple.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> p = fm.parse_failures([0, 1, 1], [0, None, 1])
+        >>> p.keep.tolist(), p.select(["web", "app", "web"]).tolist()
+        ([True, False, True], ['web', 'web'])
+        """
+        if not arrays:
+            raise TypeError("select needs at least one array")
+        out = []
+        for i, a in enumerate(arrays):
+            arr = a if isinstance(a, np.ndarray) else np.asarray(a)
+            if arr.ndim == 0 or arr.shape[0] != self.n_total:
+                got = "a scalar" if arr.ndim == 0 else f"{arr.shape[0]} rows"
+                raise ValueError(f"array {i} has {got}; the predictions had {self.n_total}")
+            out.append(arr[self.keep])
+        return out[0] if len(out) == 1 else tuple(out)
 
     def to_flat_dict(self) -> dict:
         return {"parse_failure_rate": self.parse_failure_rate,
@@ -94,6 +124,8 @@ def parse_failures(y_true, y_pred, *, missing=None, policy: str = "exclude",
     Returns
     -------
     ParsedPredictions
+        With the ``keep`` mask of the rows scored (``select(groups, probs)`` aligns the
+        run's other per-row arrays with the kept predictions) and the ``failed`` mask.
 
     Examples
     --------
@@ -121,6 +153,7 @@ def parse_failures(y_true, y_pred, *, missing=None, policy: str = "exclude",
         out_t, out_p = yt[keep], yp[keep]
         n_pred = n - n_fail
     else:
+        keep = np.ones(n, dtype=bool)
         if fill_label is None:
             raise ValueError("policy='wrong' needs a fill_label (a label that no sample has)")
         if np.any(yt == fill_label):
@@ -136,4 +169,4 @@ def parse_failures(y_true, y_pred, *, missing=None, policy: str = "exclude",
                 out_p[miss] = fill_label
         n_pred = n
     out_p = _plain(out_p)
-    return ParsedPredictions(out_t, out_p, n, n_fail, n_fail / n, n_pred)
+    return ParsedPredictions(out_t, out_p, n, n_fail, n_fail / n, n_pred, keep, miss)

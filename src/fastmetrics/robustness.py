@@ -4,7 +4,9 @@ far a metric moves (the reference harness's ``consistency_rate`` and ``robustnes
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -75,7 +77,13 @@ def robustness_score(metric_orig: float, metric_perturbed: float) -> float:
 @dataclass(frozen=True)
 class RobustnessReport:
     """A metric on original and perturbed inputs, its robustness score and the prediction
-    consistency."""
+    consistency.
+
+    With named perturbations, ``worst_perturbation`` is the one of the lowest robustness
+    score and ``perturbed`` the metric under it; ``robustness_score`` and
+    ``consistency_rate`` are the lowest over the perturbations; ``perturbations`` holds each
+    one's own report.
+    """
 
     metric: str
     original: float
@@ -83,21 +91,53 @@ class RobustnessReport:
     robustness_score: float
     consistency_rate: float
     n_samples: int
+    perturbations: dict = field(default_factory=dict)
+    worst_perturbation: Any = None
 
     def to_flat_dict(self) -> dict:
-        return {"metric": self.metric, f"{self.metric}.original": self.original,
-                f"{self.metric}.perturbed": self.perturbed,
-                "robustness_score": self.robustness_score,
-                "consistency_rate": self.consistency_rate, "n_samples": self.n_samples}
+        out = {"metric": self.metric, f"{self.metric}.original": self.original,
+               f"{self.metric}.perturbed": self.perturbed,
+               "robustness_score": self.robustness_score,
+               "consistency_rate": self.consistency_rate, "n_samples": self.n_samples}
+        if self.perturbations:
+            out["worst_perturbation"] = self.worst_perturbation
+        for name, r in self.perturbations.items():
+            out[f"perturbations.{name}.{self.metric}"] = r.perturbed
+            out[f"perturbations.{name}.robustness_score"] = r.robustness_score
+            out[f"perturbations.{name}.consistency_rate"] = r.consistency_rate
+        return out
+
+
+def _one(fn, metric, y_true, pred_orig, orig, n, pred_perturbed, n_threads):
+    rate = consistency_rate(pred_orig, pred_perturbed)
+    pert = float(fn(ConfusionState.from_arrays(y_true, pred_perturbed, n_threads=n_threads)))
+    return RobustnessReport(metric, orig, pert, robustness_score(orig, pert), rate, n)
 
 
 def robustness_report(y_true, pred_orig, pred_perturbed, *, metric: str = "accuracy",
                       n_threads=None) -> RobustnessReport:
-    """Metric on both prediction sets (one counting pass each), robustness score and
-    consistency rate.
+    """Metric on the original and the perturbed predictions (one counting pass each),
+    robustness score and consistency rate; for one perturbation or several named ones.
 
     ``metric`` is a name of :data:`fastmetrics.fairness.GROUP_METRICS` ("accuracy",
     "f1_macro", ...; scikit-learn's value with ``zero_division=0``).
+
+    Parameters
+    ----------
+    y_true, pred_orig : array-like of shape (n_samples,)
+    pred_perturbed : array-like of shape (n_samples,), or dict name -> array-like
+        The predictions on the perturbed inputs; a dict holds one per named perturbation
+        (``{"typos": ..., "paraphrase": ...}``), each compared with the original.
+    metric : str, default="accuracy"
+    n_threads : int, default=None
+
+    Returns
+    -------
+    RobustnessReport
+        For a dict: the lowest ``robustness_score`` and ``consistency_rate`` over the
+        perturbations, ``perturbed`` under the ``worst_perturbation``, and each
+        perturbation's report in ``perturbations`` (flat keys
+        ``perturbations.<name>.robustness_score``...).
 
     Examples
     --------
@@ -105,11 +145,23 @@ def robustness_report(y_true, pred_orig, pred_perturbed, *, metric: str = "accur
     >>> r = fm.robustness_report([0, 1, 1, 0], [0, 1, 1, 1], [0, 1, 0, 1])
     >>> r.original, r.perturbed, r.robustness_score, r.consistency_rate
     (0.75, 0.5, 0.75, 0.75)
+    >>> r = fm.robustness_report([0, 1, 1, 0], [0, 1, 1, 1],
+    ...                          {"typos": [0, 1, 0, 1], "case": [0, 1, 1, 1]})
+    >>> r.worst_perturbation, r.robustness_score, r.perturbations["case"].robustness_score
+    ('typos', 0.75, 1.0)
     """
     fn = metric_fn(metric)
-    rate = consistency_rate(pred_orig, pred_perturbed)
     st = ConfusionState.from_arrays(y_true, pred_orig, n_threads=n_threads)
     orig = float(fn(st))
-    pert = float(fn(ConfusionState.from_arrays(y_true, pred_perturbed, n_threads=n_threads)))
-    return RobustnessReport(metric, orig, pert, robustness_score(orig, pert), rate,
-                            st.n_samples)
+    if not isinstance(pred_perturbed, Mapping):
+        return _one(fn, metric, y_true, pred_orig, orig, st.n_samples, pred_perturbed,
+                    n_threads)
+    if not pred_perturbed:
+        raise ValueError("pred_perturbed is an empty dict: name at least one perturbation")
+    reports = {name: _one(fn, metric, y_true, pred_orig, orig, st.n_samples, p, n_threads)
+               for name, p in pred_perturbed.items()}
+    worst = min(reports, key=lambda k: reports[k].robustness_score)  # first on ties
+    return RobustnessReport(
+        metric, orig, reports[worst].perturbed,
+        min(r.robustness_score for r in reports.values()),
+        min(r.consistency_rate for r in reports.values()), st.n_samples, reports, worst)
