@@ -153,3 +153,12 @@ def test_without_codecarbon(monkeypatch):
     monkeypatch.setitem(sys.modules, "codecarbon", None)
     with pytest.raises(ImportError, match=r"pip install fastmetrics-kernels\[energy\]"):
         fm.track_emissions("FRA")
+
+
+def test_codecarbon_is_imported_only_when_a_tracker_starts():
+    import subprocess
+
+    code = "import sys, fastmetrics; print('codecarbon' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
