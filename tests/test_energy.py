@@ -162,3 +162,16 @@ def test_codecarbon_is_imported_only_when_a_tracker_starts():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_tracker_that_measured_nothing_is_an_error():
+    class Broken:  # what CodeCarbon leaves when it swallowed an error of its own
+        def start(self):
+            pass
+
+        def stop(self):
+            pass
+
+    with pytest.raises(RuntimeError, match="measured nothing"):
+        with fm.EmissionsRun(Broken(), "FRA"):
+            pass

@@ -276,6 +276,11 @@ def track_emissions(country_iso_code=None, *, project_name="fastmetrics",
         raise TypeError("track_emissions always tracks this process (tracking_mode='process')")
     tracker_class = _tracker_class()
     code = _country(country_iso_code)
+    # the level applies from the tracker's first message (CodeCarbon sets it only after
+    # logging its start-up at INFO)
+    from codecarbon.external.logger import set_logger_level
+
+    set_logger_level(log_level)
     kwargs = dict(project_name=project_name, measure_power_secs=measure_power_secs,
                   log_level=log_level, tracking_mode="process", **tracker_kwargs)
     if code is not None:
