@@ -175,3 +175,7 @@ def test_a_tracker_that_measured_nothing_is_an_error():
     with pytest.raises(RuntimeError, match="measured nothing"):
         with fm.EmissionsRun(Broken(), "FRA"):
             pass
+    with pytest.raises(KeyError):  # the block's own error is not hidden
+        with fm.EmissionsRun(Broken(), "FRA") as run:
+            raise KeyError("x")
+    assert run.report is None

@@ -211,7 +211,13 @@ class EmissionsRun:
     def __exit__(self, exc_type, exc, tb) -> None:
         # stopped whatever happened in the block: its measuring thread must not outlive it
         self.tracker.stop()
-        self.report = self._report()
+        if exc_type is None:
+            self.report = self._report()
+        else:  # the block's own error is the one to see
+            try:
+                self.report = self._report()
+            except RuntimeError:
+                pass
 
     def _report(self) -> EmissionsReport:
         # CodeCarbon suppresses its own errors (its __init__, start and stop catch them)
