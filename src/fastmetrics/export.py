@@ -66,13 +66,13 @@ def _classification(out: dict, m: ClassificationMetrics) -> None:
     out["accuracy"] = m.accuracy
     for lab, pc in m.per_class.items():
         for k in ("precision", "recall", "f1"):
-            out[f"per_class.{lab}.{k}"] = pc.f1 if k == "f1" else getattr(pc, k)
+            out[f"per_class.{lab}.{k}"] = getattr(pc, k)
     if m.confusion_matrix is not None:
         cm = np.asarray(m.confusion_matrix)
         labels = [py_value(v) for v in m.labels]
         out["confusion_matrix"] = {t: {p: py_value(cm[i, j]) for j, p in enumerate(labels)}
                                    for i, t in enumerate(labels)}
-    out.setdefault("n_predictions", m.n_examples)
+    out["n_predictions"] = m.n_examples  # a ParsedPredictions' count replaces it
     if m.oos_recall is not None:  # scored with an oos_label
         out["oos_recall"] = m.oos_recall
         out["oos_precision"] = m.oos_precision
