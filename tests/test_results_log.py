@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -281,7 +282,8 @@ def _latency_file(tmp_path, n=500, seed=0):
     yp = np.where(rng.random(n) < 0.8, yt, rng.choice(["a", "b", "oos"], n))
     ms = np.round(rng.gamma(2.0, 5.0, n), 3)
     path = tmp_path / "preds.csv"
-    lines = ["y_true,y_pred,latency_ms"] + [f"{a},{b},{c!r}" for a, b, c in zip(yt, yp, ms.tolist())]
+    rows = [f"{a},{b},{c!r}" for a, b, c in zip(yt, yp, ms.tolist())]
+    lines = ["y_true,y_pred,latency_ms"] + rows
     path.write_text("\n".join(lines) + "\n")
     return path, yt, yp, ms
 
@@ -321,7 +323,6 @@ def test_cli_latency_column_bad_values(tmp_path, value, match):
     p = run_cli("report", path, "--latency-col", "latency_ms")
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert p.stderr.startswith("fastmetrics: error: ")
-    import re
     assert re.search(match, p.stderr), p.stderr
     p = run_cli("report", path, "--latency-col", "nope")
     assert p.returncode == 2 and "unknown --latency-col column 'nope'" in p.stderr
