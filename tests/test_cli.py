@@ -134,8 +134,9 @@ def test_sample_markdown_row():
     )
     from fastmetrics.report import RESULTS_HEADER
 
+    # the row right under the header: a blank line between them would end the table
     head = ok("report", "--format", "markdown", "--header").stdout
-    assert head == RESULTS_HEADER + "\n" + p.stdout.replace("intent-v1", "model")
+    assert head == RESULTS_HEADER + p.stdout.replace("intent-v1", "model")
 
 
 def test_sample_is_reproduced_by_its_script(tmp_path):

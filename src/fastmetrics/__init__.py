@@ -45,6 +45,8 @@ from .report import (
     flatten,
     format_metrics_row,
     oos_precision_recall,
+    results_columns,
+    results_header,
     score,
 )
 
@@ -227,6 +229,8 @@ __all__ = [
     "BatchStats",
     "ModelBenchmark",
     "RESULTS_HEADER",
+    "results_header",
+    "results_columns",
     "latency_stats",
     "measure_latency",
     "measure_batch",

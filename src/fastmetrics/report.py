@@ -16,12 +16,16 @@ from ._states import confusion, replicates
 from ._states.confusion import ClassificationMetrics, ConfusionState, PerClassMetrics, py_value
 
 __all__ = [
+    "OPTIONAL_RESULTS_COLUMNS",
+    "RESULTS_COLUMNS",
     "RESULTS_HEADER",
     "ClassificationMetrics",
     "PerClassMetrics",
     "flatten",
     "format_metrics_row",
     "oos_precision_recall",
+    "results_columns",
+    "results_header",
     "score",
 ]
 
@@ -115,20 +119,127 @@ def card_with_intervals(state, labels=None, oos_label=None, ci=None, n_resamples
                                      oos_label, level)
 
 
-RESULTS_HEADER = (
-    "| name | accuracy | macro_f1 | oos_recall | p50_ms | p95_ms |\n"
-    "|---|---|---|---|---|---|\n"
-)
-"""Header of the append-only results log whose rows :func:`format_metrics_row` writes."""
+RESULTS_COLUMNS = ("name", "accuracy", "macro_f1", "oos_recall", "p50_ms", "p95_ms")
+"""The columns of every results-log row, in order."""
+OPTIONAL_RESULTS_COLUMNS = ("cost_per_1k", "params")
+"""Columns a results log has after :data:`RESULTS_COLUMNS` when its runs give them, in order."""
 
 
-def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=None) -> str:
+def results_header(cost_per_1k: bool = False, params: bool = False) -> str:
+    """The two header lines of a results log whose rows :func:`format_metrics_row` writes,
+    with the ``cost_per_1k`` and ``params`` columns when asked for.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> print(fm.results_header(cost_per_1k=True), end="")
+    | name | accuracy | macro_f1 | oos_recall | p50_ms | p95_ms | cost_per_1k |
+    |---|---|---|---|---|---|---|
+    """
+    used = (bool(cost_per_1k), bool(params))
+    cols = RESULTS_COLUMNS + tuple(c for c, u in zip(OPTIONAL_RESULTS_COLUMNS, used) if u)
+    return "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
+
+
+RESULTS_HEADER = results_header()
+"""Header of the append-only results log whose rows :func:`format_metrics_row` writes
+(no optional column; :func:`results_header` gives the others)."""
+
+
+def results_columns(header_line: str) -> tuple:
+    """The columns named by the first line of a results-log header; ValueError when it is
+    not one (:data:`RESULTS_COLUMNS`, then some of :data:`OPTIONAL_RESULTS_COLUMNS` in
+    order).
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.results_columns("| name | accuracy | macro_f1 | oos_recall | p50_ms | p95_ms |")[-1]
+    'p95_ms'
+    """
+    line = header_line.strip()
+    cols = tuple(c.strip() for c in line.strip("|").split("|"))
+    extra = cols[len(RESULTS_COLUMNS):]
+    framed = line.startswith("|") and line.endswith("|")
+    if (not framed or cols[:len(RESULTS_COLUMNS)] != RESULTS_COLUMNS
+            or extra != tuple(c for c in OPTIONAL_RESULTS_COLUMNS if c in extra)):
+        raise ValueError(f"not a results-log header: {line!r} (expected the columns "
+                         f"{', '.join(RESULTS_COLUMNS)}, then any of "
+                         f"{', '.join(OPTIONAL_RESULTS_COLUMNS)})")
+    return cols
+
+
+def _number(v, what: str, digits: int) -> str:
+    if v is None:
+        return "N/A"
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what} must be a number or None, got {v!r}")
+    return f"{v:.{digits}f}"
+
+
+def _headline(metrics, key: str) -> str:
+    """A headline number of ``metrics`` as its cell: a report card prints it with its
+    interval; a dict (``ModelBenchmark.metrics``) may lack it (N/A)."""
+    if isinstance(metrics, Mapping):
+        return _number(metrics.get(key), key, 4)
+    shown = getattr(metrics, "shown", None)  # with its interval, when score(ci=...)
+    if shown is not None:
+        return shown(key)
+    if key == "oos_recall":  # a report card without an out-of-scope label has none
+        return _number(getattr(metrics, key, None), key, 4)
+    try:
+        v = getattr(metrics, key)
+    except AttributeError:
+        raise TypeError(
+            f"metrics has no {key!r}: give a ClassificationMetrics (fastmetrics.score), a "
+            f"ModelBenchmark, a dict of metrics or an object with accuracy and macro_f1, "
+            f"got {type(metrics).__name__}") from None
+    return _number(v, key, 4)
+
+
+def _latency(latency, key: str) -> str:
+    if latency is None:
+        return "N/A"
+    try:
+        v = getattr(latency, key)
+    except AttributeError:
+        raise TypeError(f"latency has no {key!r}: give a LatencyStats (or None), got "
+                        f"{type(latency).__name__}") from None
+    return _number(v, key, 1)
+
+
+def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=None, *,
+                       columns=None) -> str:
     """One markdown table row for an append-only results log (``RESULTS.md``).
 
-    Columns: name, accuracy, macro F1, OOS recall (4 decimals; with their intervals,
-    ``0.8123 [0.8051, 0.8196]``, from ``score(..., ci=...)``), p50 and p95 latency in ms
-    (1 decimal); a value that was not computed prints as ``N/A``. ``cost_per_1k`` and
-    ``params``, when given, are appended as two more cells.
+    Columns (:data:`RESULTS_COLUMNS`): name, accuracy, macro F1, OOS recall (4 decimals;
+    with their intervals, ``0.8123 [0.8051, 0.8196]``, from ``score(..., ci=...)``), p50
+    and p95 latency in ms (1 decimal); then ``cost_per_1k`` (4 decimals) and ``params``
+    (``1,200,000``) when given, the columns :func:`results_header` adds for them. A value
+    that was not computed prints as ``N/A``.
+
+    Parameters
+    ----------
+    name : str
+    metrics : ClassificationMetrics, ModelBenchmark, dict or object
+        A report card (:func:`score`), a :func:`~fastmetrics.benchmark_model` result (its
+        latency fills p50/p95 unless ``latency`` is given), a dict of metrics (such as
+        ``ModelBenchmark.metrics``; missing keys print N/A), or any object with
+        ``accuracy`` and ``macro_f1`` (and optionally ``oos_recall``) attributes.
+    latency : LatencyStats, default=None
+    cost_per_1k : float, default=None
+    params : int or str, default=None
+    columns : sequence of str, default=None
+        The columns of the row (a log's header, :func:`results_columns`): an optional column
+        without a value prints N/A. Default: :data:`RESULTS_COLUMNS` and the optional
+        columns given a value.
+
+    Raises
+    ------
+    ValueError
+        ``cost_per_1k`` or ``params`` given for ``columns`` without that column.
+    TypeError
+        ``metrics`` or ``latency`` without the fields of a row, or a value not a number.
 
     Examples
     --------
@@ -136,27 +247,34 @@ def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=Non
     >>> m = skm.score([0, 1, 1, 0], [0, 1, 0, 0])
     >>> skm.format_metrics_row("baseline", m)
     '| baseline | 0.7500 | 0.7333 | N/A | N/A | N/A |'
+    >>> skm.format_metrics_row("baseline", m, cost_per_1k=0.02, params=1200)
+    '| baseline | 0.7500 | 0.7333 | N/A | N/A | N/A | 0.0200 | 1,200 |'
     """
-
-    def fmt(v, digits=4):
-        return "N/A" if v is None else f"{v:.{digits}f}"
-
-    def headline(key):
-        shown = getattr(metrics, "shown", None)  # with its interval, when score(ci=...)
-        return shown(key) if shown is not None else fmt(getattr(metrics, key))
-
-    cells = [
-        str(name),
-        headline("accuracy"),
-        headline("macro_f1"),
-        headline("oos_recall"),
-        fmt(latency.p50_ms, 1) if latency is not None else "N/A",
-        fmt(latency.p95_ms, 1) if latency is not None else "N/A",
-    ]
-    if cost_per_1k is not None or params is not None:
-        cells.append(fmt(cost_per_1k, 4))
-        cells.append("N/A" if params is None else f"{params:,}" if isinstance(params, int) else str(params))
-    return "| " + " | ".join(cells) + " |"
+    values = {"cost_per_1k": cost_per_1k, "params": params}
+    if columns is None:
+        columns = RESULTS_COLUMNS + tuple(c for c in OPTIONAL_RESULTS_COLUMNS
+                                          if values[c] is not None)
+    else:
+        columns = results_columns("| " + " | ".join(map(str, columns)) + " |")
+        for c in OPTIONAL_RESULTS_COLUMNS:
+            if values[c] is not None and c not in columns:
+                raise ValueError(f"{c} is given but the results log has no {c} column "
+                                 f"(its columns: {', '.join(columns)})")
+    if latency is None and not isinstance(metrics, Mapping):
+        latency = getattr(metrics, "latency", None)  # a ModelBenchmark carries its own
+    cells = {
+        "name": str(name),
+        "accuracy": _headline(metrics, "accuracy"),
+        "macro_f1": _headline(metrics, "macro_f1"),
+        "oos_recall": _headline(metrics, "oos_recall"),
+        "p50_ms": _latency(latency, "p50_ms"),
+        "p95_ms": _latency(latency, "p95_ms"),
+        "cost_per_1k": _number(cost_per_1k, "cost_per_1k", 4),
+        "params": ("N/A" if params is None else f"{params:,}"
+                   if isinstance(params, (int, np.integer)) and not isinstance(params, bool)
+                   else str(params)),
+    }
+    return "| " + " | ".join(cells[c] for c in columns) + " |"
 
 
 def flatten(obj, prefix: str = "") -> dict:

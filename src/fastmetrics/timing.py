@@ -19,7 +19,7 @@ import numpy as np
 
 from ._kernels import select as _select
 from .energy import tracks_emissions
-from .report import RESULTS_HEADER, format_metrics_row
+from .report import RESULTS_HEADER, format_metrics_row, results_columns, results_header
 
 __all__ = [
     "LatencyStats",
@@ -40,19 +40,25 @@ DEFAULT_BATCH_WARMUP = 8  # rows in the small warm-up prediction before a batch 
 
 _NS_PER_MS = 1e6
 _NS_PER_S = 1e9
+_PER_MS = {"ns": _NS_PER_MS, "ms": 1.0}  # a unit -> its count in one millisecond
 
 
 @dataclass(frozen=True)
 class LatencyStats:
-    """Per-query latency summary in milliseconds (percentiles: numpy's 'linear' method)."""
+    """Per-query latency summary in milliseconds (percentiles: numpy's 'linear' method).
+
+    Built as the reference harness builds it, ``LatencyStats(p50, p95, p99, mean,
+    n_iters)``; :func:`latency_stats` also fills ``min_ms`` and ``max_ms`` (None when not
+    measured).
+    """
 
     p50_ms: float
     p95_ms: float
     p99_ms: float
     mean_ms: float
-    min_ms: float
-    max_ms: float
     n_iters: int
+    min_ms: float | None = None
+    max_ms: float | None = None
 
     def as_row(self, digits: int = 4) -> dict:
         """Flat dict of the fields, floats rounded to ``digits`` decimals."""
@@ -82,6 +88,20 @@ class ModelBenchmark:
     metrics: dict = field(default_factory=dict)
     emissions: Any = None  # an EmissionsReport with benchmark_model(..., emissions=...)
 
+    # the report card's headline names, so that a benchmark is a results-log row
+    # (format_metrics_row / append_results); None for what the task does not compute
+    @property
+    def accuracy(self) -> float | None:
+        return self.metrics.get("accuracy")
+
+    @property
+    def macro_f1(self) -> float | None:
+        return self.metrics.get("macro_f1")
+
+    @property
+    def oos_recall(self) -> float | None:
+        return self.metrics.get("oos_recall")
+
     def to_flat_dict(self) -> dict:
         out = {"task": self.task, "fit_seconds": self.fit_seconds}
         out.update({f"batch.{k}": v for k, v in asdict(self.batch).items()})
@@ -92,14 +112,17 @@ class ModelBenchmark:
         return out
 
 
-def latency_stats(samples_ns) -> LatencyStats:
-    """Summarise per-call durations given in nanoseconds.
+def latency_stats(samples_ns, *, unit="ns") -> LatencyStats:
+    """Summarise per-call durations given in nanoseconds (or milliseconds).
 
     Parameters
     ----------
     samples_ns : array_like of int or float, shape (n,)
         Durations in nanoseconds (``perf_counter_ns`` differences), n >= 1, none negative
         or NaN. An int64 or float64 ndarray is read in place; other input is converted once.
+    unit : {"ns", "ms"}, default="ns"
+        The unit of ``samples_ns``: with "ms" (durations logged in milliseconds) the
+        percentiles are ``np.percentile(samples_ns, [50, 95, 99])`` exactly.
 
     Returns
     -------
@@ -119,6 +142,9 @@ def latency_stats(samples_ns) -> LatencyStats:
     >>> s.p50_ms, s.max_ms, s.n_iters
     (2.5, 4.0, 4)
     """
+    if unit not in _PER_MS:
+        raise ValueError(f"unit must be 'ns' or 'ms', got {unit!r}")
+    per_ms = _PER_MS[unit]
     a = samples_ns
     if (type(a) is not np.ndarray or a.dtype.char not in "ld" or a.ndim != 1
             or not a.dtype.isnative):
@@ -138,10 +164,10 @@ def latency_stats(samples_ns) -> LatencyStats:
         raise ValueError("samples_ns contains NaN")
     p50, p95, p99, mean, lo, hi = r
     if lo < 0:
-        raise ValueError(f"samples_ns contains a negative duration ({lo} ns)")
+        raise ValueError(f"samples_ns contains a negative duration ({lo} {unit})")
     return LatencyStats(
-        p50 / _NS_PER_MS, p95 / _NS_PER_MS, p99 / _NS_PER_MS, mean / _NS_PER_MS,
-        lo / _NS_PER_MS, hi / _NS_PER_MS, a.shape[0],
+        p50 / per_ms, p95 / per_ms, p99 / per_ms, mean / per_ms,
+        a.shape[0], min_ms=lo / per_ms, max_ms=hi / per_ms,
     )
 
 
@@ -250,6 +276,11 @@ def measure_batch(fn, X, *, warmup=DEFAULT_BATCH_WARMUP) -> BatchStats:
     >>> b.n_samples, b.throughput > 0
     (1000, True)
     """
+    return _timed_batch(fn, X, warmup)[0]
+
+
+def _timed_batch(fn, X, warmup):
+    """:func:`measure_batch`'s stats and what the timed call returned."""
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     warmup = _check_count(warmup, "warmup", 0)
@@ -257,11 +288,11 @@ def measure_batch(fn, X, *, warmup=DEFAULT_BATCH_WARMUP) -> BatchStats:
     if warmup and n:
         fn(_head(X, min(warmup, n)))
     t0 = time.perf_counter_ns()
-    fn(X)
+    out = fn(X)
     elapsed = time.perf_counter_ns() - t0
     seconds = elapsed / _NS_PER_S
     throughput = n / seconds if seconds > 0 else math.inf
-    return BatchStats(seconds, n, throughput)
+    return BatchStats(seconds, n, throughput), out
 
 
 def _head(X, k):
@@ -286,12 +317,51 @@ class _Rows:
         return self._X[i : i + 1]
 
 
-def _labels(pred):
-    """Predictions as a 1-D label array: argmax of (n, K>1) probabilities, else flattened."""
+def _classes(classes, model, y_train, k=None):
+    """The classes of the model's outputs, and where they come from: ``classes``, else
+    ``model.classes_``, else the sorted distinct labels of ``y_train`` (the order in which
+    scikit-learn's classifiers and label encoders lay out probability columns). With ``k``:
+    ValueError unless there are k of them."""
+    if classes is not None:
+        c, src = np.asarray(classes), "classes"
+        if c.ndim != 1 or c.shape[0] != np.unique(c).shape[0]:
+            raise ValueError(f"classes must be a 1-D list of distinct labels, got {classes!r}")
+    elif getattr(model, "classes_", None) is not None:
+        c, src = np.asarray(model.classes_), "model.classes_"
+    else:
+        c, src = np.unique(np.asarray(y_train).reshape(-1)), "the distinct labels of y_train"
+    if k is not None and (c.ndim != 1 or c.shape[0] != k):
+        raise ValueError(f"the model predicted {k} probability columns but {src} holds "
+                         f"{c.shape[0] if c.ndim == 1 else c.shape} classes: pass classes=, "
+                         "the class of each column in order")
+    return c, src
+
+
+def _labels(pred, classes, model, y_train):
+    """Predictions as a 1-D label array. (n, K>1) probabilities (or scores): the class of
+    the largest column; one column (n, 1) or (n,) of floats in [0, 1] that are not labels:
+    the positive class's probability (the second class above 0.5, as the argmax of
+    ``[1 - p, p]``); else the predictions flattened."""
     p = np.asarray(pred)
     if p.ndim == 2 and p.shape[1] > 1:
-        return p.argmax(axis=1)
-    return p.reshape(-1)
+        c, _ = _classes(classes, model, y_train, p.shape[1])
+        return c[p.argmax(axis=1)]
+    if p.ndim > 2 or (p.ndim == 2 and p.shape[1] != 1):
+        raise ValueError(f"predict returned shape {p.shape}: expected labels (n,) or "
+                         "probabilities (n, K)")
+    p = p.reshape(-1)
+    if p.dtype.kind != "f" or p.size == 0:
+        return p
+    c, src = _classes(classes, model, y_train)
+    if c.dtype.kind in "iufb" and np.isin(p, c).all():
+        return p  # labels that happen to be floats
+    if not (np.isfinite(p).all() and p.min() >= 0.0 and p.max() <= 1.0):
+        return p  # neither: the metrics say what is wrong
+    if c.shape[0] != 2:
+        raise ValueError(f"the model predicted one column of values in [0, 1] that are not "
+                         f"labels (the positive class's probability?), but {src} holds "
+                         f"{c.shape[0]} classes, not 2: pass classes=[negative, positive]")
+    return np.where(p > 0.5, c[1], c[0])
 
 
 def _regression_metrics(y_true, y_pred) -> dict:
@@ -308,14 +378,22 @@ def _regression_metrics(y_true, y_pred) -> dict:
 @tracks_emissions
 def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classification",
                     warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0,
-                    batch_warmup=DEFAULT_BATCH_WARMUP, emissions=None) -> ModelBenchmark:
+                    batch_warmup=DEFAULT_BATCH_WARMUP, classes=None,
+                    emissions=None) -> ModelBenchmark:
     """Fit a model, then measure fit time, batch inference, single-sample latency and quality.
 
     The reference procedure: wall-clock ``fit`` time; one timed ``predict`` over ``X_test``
     after a small warm-up (time, samples, throughput); ``n_iters`` single-row ``predict``
     calls on rows drawn with ``seed`` after ``warmup`` untimed calls; and the task's metrics
-    on the batch predictions (probabilities become labels by argmax, predictions are
-    flattened): accuracy and macro F1 for classification, R², MSE and MAE for regression.
+    on the predictions of the timed batch call (the test set is predicted once):
+    accuracy and macro F1 for classification, R², MSE and MAE for regression.
+
+    For classification, the predictions become labels this way: (n, K) probabilities (or
+    scores) give the class of their largest column, the columns being the classes
+    ``classes``, else ``model.classes_``, else the sorted distinct labels of ``y_train``
+    (scikit-learn's order); one column, (n, 1) or (n,), of floats in [0, 1] that are not
+    labels is the positive class's probability (the second class when above 0.5); other
+    predictions are labels, flattened.
 
     Parameters
     ----------
@@ -326,6 +404,9 @@ def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classifica
     warmup, n_iters, seed : see :func:`measure_latency`
     batch_warmup : int
         Rows of the warm-up prediction before the batch is timed.
+    classes : array-like, default=None
+        The class of each probability column, in order (default: ``model.classes_``, else
+        the sorted distinct labels of ``y_train``).
     emissions : None, True or dict, default=None
         Track the benchmark's energy and CO2 (fit and every prediction) with CodeCarbon's
         offline tracker (the ``energy`` extra): True, or a dict of
@@ -337,7 +418,15 @@ def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classifica
     -------
     ModelBenchmark
         ``fit_seconds``, ``batch`` (:class:`BatchStats`), ``latency``
-        (:class:`LatencyStats`), ``metrics`` (dict); ``to_flat_dict()`` for one flat row.
+        (:class:`LatencyStats`), ``metrics`` (dict); ``to_flat_dict()`` for one flat row;
+        :func:`append_results` / :func:`~fastmetrics.format_metrics_row` write it to the
+        results log.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``task``; probability columns whose classes are not known or not as
+        many as the columns.
 
     Examples
     --------
@@ -356,15 +445,14 @@ def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classifica
     t0 = time.perf_counter_ns()
     model.fit(X_train, y_train)
     fit_seconds = (time.perf_counter_ns() - t0) / _NS_PER_S
-    batch = measure_batch(model.predict, X_test, warmup=batch_warmup)
-    y_pred = model.predict(X_test)
+    batch, y_pred = _timed_batch(model.predict, X_test, batch_warmup)
     latency = measure_latency(model.predict, _Rows(X_test), warmup=warmup, n_iters=n_iters,
                               seed=seed)
     if task == "classification":
         from .classification import accuracy_score, f1_score
 
         y_true = np.asarray(y_test).reshape(-1)
-        labels = _labels(y_pred)
+        labels = _labels(y_pred, classes, model, y_train)
         metrics = {
             "accuracy": float(accuracy_score(y_true, labels)),
             "macro_f1": float(f1_score(y_true, labels, average="macro")),
@@ -374,18 +462,47 @@ def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classifica
     return ModelBenchmark(task, fit_seconds, batch, latency, metrics)
 
 
-def append_results(path, name, metrics, latency=None) -> str:
+def append_results(path, name, metrics, latency=None, cost_per_1k=None, params=None) -> str:
     """Append one markdown row for a run to the results log at ``path`` (e.g. RESULTS.md).
 
-    The header (:data:`RESULTS_HEADER`) is written first when the file is new or empty;
-    every call then adds exactly one row, made by
-    :func:`fastmetrics.report.format_metrics_row` (columns name, accuracy, macro_f1,
-    oos_recall, p50_ms, p95_ms; missing values render as N/A). Returns the row written.
+    The row is :func:`fastmetrics.report.format_metrics_row`'s (``metrics``: a report
+    card, a :class:`ModelBenchmark`, a dict or an object with ``accuracy`` and
+    ``macro_f1``; missing values render as N/A). When the file is new or empty the header
+    (:func:`~fastmetrics.results_header`) is written first, with the ``cost_per_1k`` and
+    ``params`` columns when this run gives them; later rows follow the file's header (an
+    optional column it has and the run lacks prints N/A). Returns the row written.
+
+    Raises
+    ------
+    ValueError
+        The file does not start with a results-log header, or the run gives ``cost_per_1k``
+        or ``params`` and the log has no such column (an append-only log keeps its columns:
+        start a new one).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import fastmetrics as fm
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "RESULTS.md"
+    >>> row = fm.append_results(path, "baseline", fm.score([0, 1, 1], [0, 1, 0]), cost_per_1k=0.1)
+    >>> print(path.read_text(), end="")
+    | name | accuracy | macro_f1 | oos_recall | p50_ms | p95_ms | cost_per_1k |
+    |---|---|---|---|---|---|---|
+    | baseline | 0.6667 | 0.6667 | N/A | N/A | N/A | 0.1000 |
     """
-    row = format_metrics_row(name, metrics, latency)
     path = os.fspath(path)
+    columns, mend = None, False
+    if os.path.isfile(path) and os.path.getsize(path) > 0:
+        with open(path, "rb") as f:
+            first = f.readline().decode("utf-8", "replace")
+            f.seek(-1, os.SEEK_END)
+            mend = f.read(1) != b"\n"  # a log whose last row lacks its line break
+        columns = results_columns(first)
+    row = format_metrics_row(name, metrics, latency, cost_per_1k, params, columns=columns)
     with open(path, "a", encoding="utf-8") as f:
-        if f.tell() == 0:
-            f.write(RESULTS_HEADER)
-        f.write(row.rstrip("\n") + "\n")
+        if columns is None:
+            f.write(results_header(cost_per_1k is not None, params is not None))
+        elif mend:
+            f.write("\n")
+        f.write(row + "\n")
     return row

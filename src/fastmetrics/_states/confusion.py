@@ -21,6 +21,7 @@ precision/recall family compares them with the data's labels after numpy's type 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field as dc_field
 from typing import Any
 
@@ -1056,6 +1057,10 @@ class ClassificationMetrics:
         (percentile, over the pinned labels); None otherwise.
     confidence_level : float or None
         The level of ``intervals``.
+    per_class_f1 : dict label -> float
+        The F1 of each class (the reference harness's field): derived from ``per_class``,
+        or given alone, by keyword, as the reference harness builds its report card
+        (``ClassificationMetrics(acc, f1, per_class_f1={...}, oos_recall=..., n_examples=n)``).
     """
 
     accuracy: float
@@ -1070,11 +1075,21 @@ class ClassificationMetrics:
     n_examples: int = 0
     intervals: dict | None = None
     confidence_level: float | None = None
+    per_class_f1: dict = dc_field(default_factory=dict, repr=False)
 
-    @property
-    def per_class_f1(self) -> dict:
-        """label -> F1 (the reference harness's field)."""
-        return {k: v.f1 for k, v in self.per_class.items()}
+    def __post_init__(self) -> None:
+        # the reference harness's third field is per_class_f1; here it is weighted_f1
+        if isinstance(self.weighted_f1, Mapping):
+            raise TypeError("weighted_f1 must be a number, got a dict: pass per-class F1 "
+                            "scores by keyword, per_class_f1={label: f1}")
+        derived = {k: v.f1 for k, v in self.per_class.items()}
+        if not self.per_class_f1:
+            self.per_class_f1 = derived
+        elif self.per_class and dict(self.per_class_f1) != derived:
+            raise ValueError("per_class_f1 disagrees with the F1 scores of per_class: give "
+                             "one of them, or both alike")
+        else:
+            self.per_class_f1 = dict(self.per_class_f1)
 
     def as_row(self, digits: int = 4) -> dict:
         """Flat dict of the headline numbers, rounded (for CSV / tables / dashboards)."""
@@ -1131,6 +1146,9 @@ class ClassificationMetrics:
         for lab, pc in self.per_class.items():
             for k in ("precision", "recall", "f1", "support"):
                 out[f"per_class.{lab}.{k}"] = getattr(pc, k)
+        if not self.per_class:  # built from per_class_f1 alone
+            for lab, f1 in self.per_class_f1.items():
+                out[f"per_class.{lab}.f1"] = f1
         if self.confusion_matrix is not None:
             cm = np.asarray(self.confusion_matrix)
             for i in range(cm.shape[0]):

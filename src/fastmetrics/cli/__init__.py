@@ -111,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--name", default="model", help="model name in the markdown row")
     r.add_argument("--header", action="store_true", help="with --format markdown: print the "
                    "table header first")
+    r.add_argument("--latency-col", metavar="COL",
+                   help="column of per-prediction latencies in ms: fills p50/p95 of the "
+                   "markdown row (and the text and JSON reports); kept in memory, 8 bytes a row")
     r.add_argument("--n-bins", type=int, default=10, help="calibration bins (default 10)")
     r.add_argument("--diagram", metavar="OUT.png",
                    help="write a reliability diagram (needs matplotlib)")

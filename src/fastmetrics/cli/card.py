@@ -24,7 +24,8 @@ from .._states.confusion import ClassificationMetrics, ConfusionState
 from ..calibration import CalibrationSummary
 from ..report import card_with_intervals
 from ..streaming import ConfusionAccumulator
-from .columns import DEFAULT_CLASS_PREFIX, LabelCoder, class_name, label_values
+from ..timing import LatencyStats, latency_stats
+from .columns import DEFAULT_CLASS_PREFIX, LabelCoder, as_prob, class_name, label_values
 from .errors import CLIError, first_line
 from .progress import Progress
 from .readers import Reread, Source, batch_rows, open_source
@@ -59,6 +60,8 @@ class Card:
         Top-label ECE / MCE / Brier, with probabilities.
     prob_source : str or None
         How the probability columns were chosen.
+    latency, latency_source : LatencyStats or None, str or None
+        Percentiles of the ``--latency-col`` column (ms), and that column.
     """
 
     name: str
@@ -68,6 +71,8 @@ class Card:
     summary: list
     calibration: CalibrationSummary | None = None
     prob_source: str | None = None
+    latency: LatencyStats | None = None
+    latency_source: str | None = None
 
 
 def card_of(argv: Sequence[str]) -> Card:
@@ -100,10 +105,10 @@ def report_card(args: argparse.Namespace) -> Card:
     delimiter = getattr(args, "delimiter", None)
     try:
         with open_source(args.file, delimiter) as source:
-            state, typing, cal = _accumulate(source, args, requested)
+            state, typing, cal, latency = _accumulate(source, args, requested)
     except Reread:  # pyarrow met what the csv module reads, or reports, its own way
         with open_source(args.file, delimiter, arrow=False) as source:
-            state, typing, cal = _accumulate(source, args, requested)
+            state, typing, cal, latency = _accumulate(source, args, requested)
     labels, oos = _pinned(args, state)
     try:
         c = confusion.card(state, labels, oos)
@@ -127,23 +132,29 @@ def report_card(args: argparse.Namespace) -> Card:
     if getattr(args, "ci", None) is not None:
         metrics = card_with_intervals(state, labels, oos, ci=args.ci,
                                       n_resamples=args.ci_resamples, random_state=args.seed)
+    lat_col = getattr(args, "latency_col", None)
     return Card(source.name, oos, metrics, rows, summary, calibration,
-                None if cal is None else cal.source)
+                None if cal is None else cal.source, latency,
+                None if latency is None else f"column {lat_col!r}")
 
 
-def _accumulate(source: Source, args: argparse.Namespace,
-                requested: int | None) -> tuple[ConfusionState, str, TopLabel | None]:
+def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
+                ) -> tuple[ConfusionState, str, TopLabel | None, LatencyStats | None]:
     """Read ``source`` batch by batch into the accumulators: the confusion state over the
-    typed labels, the labels' typing, and the calibration (None without probabilities)."""
+    typed labels, the labels' typing, the calibration (None without probabilities) and the
+    latency percentiles (None without --latency-col)."""
     true = source.column(args.true, "--true")
     pred = source.column(args.pred, "--pred")
+    lat_arg = getattr(args, "latency_col", None)
+    lat = None if lat_arg is None else source.column(lat_arg, "--latency-col")
+    latencies: list[np.ndarray] = []
     keys, names, prob_source = _probability_columns(source, args)
     if not keys and args.diagram:
         raise CLIError(DIAGRAM_NEEDS)
     coder = LabelCoder()
     acc = ConfusionAccumulator()
     cal = TopLabel(keys, names, args.n_bins, prob_source) if keys else None
-    need = list(dict.fromkeys([true, pred, *keys]))
+    need = list(dict.fromkeys([true, pred, *keys, *([] if lat is None else [lat])]))
     labels = tuple(dict.fromkeys([true, pred]))
     rows_per_batch = source.plan(requested, need, labels)
     progress = Progress(source.size, unit=source.unit) if rows_per_batch and source.size else None
@@ -162,6 +173,8 @@ def _accumulate(source: Source, args: argparse.Namespace,
         if cal is not None:
             cal.update([batch.columns[k] for k in keys], coder.truth(yt), batch.row0,
                        yt.shape[0])
+        if lat is not None:
+            latencies.append(_latencies(batch.columns[lat], lat, batch.row0, yt.shape[0]))
         n_rows += yt.shape[0]
         if progress is not None:
             progress.reach(source.position(), f"{n_rows:,} rows")
@@ -169,7 +182,23 @@ def _accumulate(source: Source, args: argparse.Namespace,
         progress.reach(progress.total, f"{n_rows:,} rows")
     if acc.state is None:
         raise CLIError(f"{source.name} has no predictions")
-    return coder.finish(acc.state), coder.typing(), cal
+    latency = None if lat is None else latency_stats(np.concatenate(latencies), unit="ms")
+    return coder.finish(acc.state), coder.typing(), cal, latency
+
+
+def _latencies(col: Any, key: str, row0: int, n: int) -> np.ndarray:
+    """One batch of the --latency-col column as float64 milliseconds; CLIError for a value
+    that is not a number, missing, negative or not finite, or a column of another length."""
+    ms = as_prob(col, key, row0, what="latency column")
+    if ms.ndim != 1 or ms.shape[0] != n:
+        raise CLIError(f"latency column {key!r} has shape {ms.shape} but --true has {n} "
+                       "values (lengths differ)")
+    bad = ~(np.isfinite(ms) & (ms >= 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise CLIError(f"latency column {key!r} must hold durations in ms (finite, >= 0): "
+                       f"{float(ms[i])} at data row {row0 + i + 1}")
+    return ms
 
 
 def _table(c: confusion.Card, state: ConfusionState) -> tuple[list, list]:

@@ -346,9 +346,9 @@ def class_values(keys: Sequence[str], names: Sequence[str], labels: list) -> lis
     return classes
 
 
-def as_prob(a: Any, key: str, row0: int = 0) -> np.ndarray:
+def as_prob(a: Any, key: str, row0: int = 0, what: str = "probability column") -> np.ndarray:
     """A probability column (or matrix) as float64; CLIError naming the first value that
-    is not a number (``row0``: data rows before this batch).
+    is not a number (``row0``: data rows before this batch; ``what``: the column's role).
 
     Examples
     --------
@@ -365,7 +365,6 @@ def as_prob(a: Any, key: str, row0: int = 0) -> np.ndarray:
                 float(v)
             except (ValueError, TypeError):
                 raise CLIError(
-                    f"probability column {key!r} is not numeric: {v!r} at data row "
-                    f"{row0 + i + 1}"
+                    f"{what} {key!r} is not numeric: {v!r} at data row {row0 + i + 1}"
                 ) from None
-        raise CLIError(f"probability column {key!r} is not numeric") from None
+        raise CLIError(f"{what} {key!r} is not numeric") from None

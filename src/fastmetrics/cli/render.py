@@ -8,6 +8,7 @@ calibration) are the command line's own.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -72,6 +73,12 @@ def render_text(card: Card, digits: int = 4) -> str:
         out.append(f"  {'ECE':<14} {c.ece:.{digits}f}")
         out.append(f"  {'MCE':<14} {c.mce:.{digits}f}")
         out.append(f"  {'Brier':<14} {c.brier:.{digits}f}")
+    if card.latency is not None:
+        lat = card.latency
+        out.append("")
+        out.append(f"latency (ms, {lat.n_iters:,} predictions, from {card.latency_source})")
+        for key in ("p50", "p95", "p99", "mean"):
+            out.append(f"  {key:<14} {getattr(lat, key + '_ms'):.{digits}f}")
     return "\n".join(out)
 
 
@@ -112,6 +119,8 @@ def render_json(card: Card) -> str:
     d["labels"] = card.metrics.labels
     if card.calibration is not None:
         d.update({f"calibration.{k}": v for k, v in card.calibration.to_flat_dict().items()})
+    if card.latency is not None:
+        d.update({f"latency.{k}": v for k, v in asdict(card.latency).items()})
     return json.dumps(_finite(d), indent=2, default=_json_default, allow_nan=False)
 
 
@@ -125,8 +134,8 @@ def render_markdown(card: Card, name: str, header: bool = False) -> str:
     >>> render_markdown(card_of(["report"]), "sample")
     '| sample | 0.8177 | 0.7528 | 0.5852 | N/A | N/A |'
     """
-    row = format_metrics_row(name, card.metrics)
-    return f"{RESULTS_HEADER}\n{row}" if header else row
+    row = format_metrics_row(name, card.metrics, card.latency)
+    return RESULTS_HEADER + row if header else row
 
 
 def render(card: Card, fmt: str, name: str = "model", header: bool = False) -> str:
