@@ -193,7 +193,7 @@ def test_pivot_without_pandas_is_a_list_of_rows(monkeypatch):
     runs = {"a": {"f1_macro": 0.5, "latency": {"p95": 3.0}}, "b": fm.latency_stats([1e6])}
     monkeypatch.setitem(sys.modules, "pandas", None)
     rows = fm.metrics_pivot(runs)
-    stats = ["p50_ms", "p95_ms", "p99_ms", "mean_ms", "min_ms", "max_ms", "n_iters"]
+    stats = ["p50_ms", "p95_ms", "p99_ms", "mean_ms", "n_iters", "min_ms", "max_ms"]
     assert list(rows[0]) == ["run_id", "f1_macro", "latency.p95", *stats]
     assert rows[0] == {"run_id": "a", "f1_macro": 0.5, "latency.p95": 3.0,
                        **dict.fromkeys(stats)}
