@@ -618,18 +618,20 @@ def rolling_loglik(tokens, logits_fn: Callable[[np.ndarray], np.ndarray], *, max
     t = np.asarray(tokens)
     if t.ndim != 1:
         raise ValueError(f"tokens must be 1-D, got shape {t.shape}")
+    per_call = None if batch_size is None else _positive_int(batch_size, "batch_size")
     windows = list(rolling_windows(t.shape[0], max_length, stride))
-    if batch_size is None:
+    if per_call is None:
         total = 0.0
         for w in windows:
             seg = t[w.start:w.stop]
-            lp = token_logprobs(_window_logits(logits_fn, seg, False), seg, n_threads=n_threads)
-            total += float(lp[w.score_start - w.start:].sum())  # rows before are context
+            k = w.score_start - w.start  # rows before k are context only: not computed
+            lp = token_logprobs(_window_logits(logits_fn, seg, False)[k:], seg[k:],
+                                n_threads=n_threads)
+            total += float(lp.sum())
         return total
-    k = _positive_int(batch_size, "batch_size")
     total = 0.0
-    for i in range(0, len(windows), k):
-        group = windows[i:i + k]
+    for i in range(0, len(windows), per_call):
+        group = windows[i:i + per_call]
         # windows end max_length after their start (or the sequence is shorter than one
         # window), so they stack without padding
         seg = np.stack([t[w.start:w.stop] for w in group])
@@ -638,6 +640,8 @@ def rolling_loglik(tokens, logits_fn: Callable[[np.ndarray], np.ndarray], *, max
             mask[j, w.score_start - w.start:] = True
         lp = token_logprobs(_window_logits(logits_fn, seg, True), seg, mask=mask,
                             n_threads=n_threads)
-        for j, w in enumerate(group):  # the same slices, summed in the same order, as above
+        # each scored token's log-probability depends on its logits row only, so these are
+        # the values above; summed over the same slices in the same order
+        for j, w in enumerate(group):
             total += float(lp[j, w.score_start - w.start:].sum())
     return total
