@@ -430,3 +430,211 @@ def test_rolling_loglik_checks_the_model_output():
         fm.rolling_loglik(np.arange(5), lambda w: np.zeros((len(w) + 1, 8)), max_length=3)
     with pytest.raises(ValueError, match="tokens must be 1-D"):
         fm.rolling_loglik(np.zeros((2, 2), int), lambda w: w, max_length=3)
+
+
+# ----------------------------------------------------------------------------------------
+# standard errors of multiple-choice accuracy
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+@pytest.mark.parametrize("norm", [False, True])
+def test_multiple_choice_stderr_is_the_binomial_formula(ddof, norm):
+    rng = np.random.default_rng(1)
+    ll = -rng.random((37, 4)) * 10
+    gold = rng.integers(0, 4, 37)
+    lengths = rng.integers(1, 20, (37, 4)) if norm else None
+    acc, se = fm.multiple_choice_accuracy(ll, gold, lengths=lengths, return_stderr=True, ddof=ddof)
+    assert acc == fm.multiple_choice_accuracy(ll, gold, lengths=lengths)
+    n = 37
+    assert se == pytest.approx(np.sqrt(acc * (1 - acc) / (n - ddof)), rel=1e-12)
+    # the same as the standard deviation of the 0/1 scores over sqrt(n) (lm-evaluation-harness's
+    # mean_stderr is this with ddof=1)
+    scores = ((ll / lengths) if norm else ll).argmax(1) == gold
+    assert se == pytest.approx(np.std(scores, ddof=ddof) / np.sqrt(n), rel=1e-12)
+
+
+def test_multiple_choice_stderr_edge_cases():
+    assert fm.multiple_choice_accuracy([[-1.0, -2.0]] * 4, [0] * 4, return_stderr=True) == (1.0,
+                                                                                           0.0)
+    acc, se = fm.multiple_choice_accuracy([[-1.0, -2.0]], [1], return_stderr=True, ddof=1)
+    assert acc == 0.0 and np.isnan(se)
+    for bad in (2, -1, 0.5, True):
+        with pytest.raises(ValueError, match="ddof"):
+            fm.multiple_choice_accuracy([[-1.0, -2.0]], [0], return_stderr=True, ddof=bad)
+
+
+# ----------------------------------------------------------------------------------------
+# (context, continuation) batches
+
+
+def ref_pair(ctx, cont, max_length, prefix_id=None):
+    """lm-evaluation-harness's formula: the model reads (ctx + cont)[-(max_length + 1):][:-1]
+    and the last len(cont) logits score the continuation."""
+    if not ctx:
+        ctx = [prefix_id]
+    whole = (list(ctx) + list(cont))[-(max_length + 1):]
+    inp, tgt = whole[:-1], whole[1:]
+    return inp, tgt, [False] * (len(tgt) - len(cont)) + [True] * len(cont)
+
+
+def test_continuation_batch_hand_written_cases():
+    b = fm.continuation_batch([([1, 2, 3], [4, 5]), ([7], [8]), ([], [9, 9])], max_length=4,
+                              pad_id=0, prefix_id=50)
+    np.testing.assert_array_equal(b.input_ids, [[1, 2, 3, 4], [7, 0, 0, 0], [50, 9, 0, 0]])
+    np.testing.assert_array_equal(b.targets, [[2, 3, 4, 5], [8, 0, 0, 0], [9, 9, 0, 0]])
+    np.testing.assert_array_equal(b.mask, [[0, 0, 1, 1], [1, 0, 0, 0], [1, 1, 0, 0]])
+    np.testing.assert_array_equal(b.attention_mask, [[1, 1, 1, 1], [1, 0, 0, 0], [1, 1, 0, 0]])
+    np.testing.assert_array_equal(b.n_truncated, [0, 0, 0])
+    assert b.input_ids.dtype == np.int64 and b.mask.dtype == bool
+    # truncation that cuts into the context: 6 + 3 tokens, 4 read
+    b = fm.continuation_batch([(np.arange(10, 16), [20, 21, 22])], max_length=4, pad_id=-1)
+    np.testing.assert_array_equal(b.input_ids, [[14, 15, 20, 21]])
+    np.testing.assert_array_equal(b.targets, [[15, 20, 21, 22]])
+    np.testing.assert_array_equal(b.mask, [[0, 1, 1, 1]])
+    np.testing.assert_array_equal(b.n_truncated, [4])
+    # a continuation of exactly max_length tokens keeps only the context's last token
+    b = fm.continuation_batch([([1, 2, 3], [4, 5, 6])], max_length=3)
+    np.testing.assert_array_equal(b.input_ids, [[3, 4, 5]])
+    np.testing.assert_array_equal(b.targets, [[4, 5, 6]])
+    assert b.mask.all()
+    # left padding: the same rows, moved right
+    b = fm.continuation_batch([([1, 2, 3], [4, 5]), ([7], [8])], max_length=4, pad_id=0,
+                              padding_side="left")
+    np.testing.assert_array_equal(b.input_ids, [[1, 2, 3, 4], [0, 0, 0, 7]])
+    np.testing.assert_array_equal(b.targets, [[2, 3, 4, 5], [0, 0, 0, 8]])
+    np.testing.assert_array_equal(b.mask, [[0, 0, 1, 1], [0, 0, 0, 1]])
+    np.testing.assert_array_equal(b.attention_mask, [[1, 1, 1, 1], [0, 0, 0, 1]])
+
+
+@given(st.lists(st.tuples(st.lists(st.integers(0, 9), max_size=12),
+                          st.lists(st.integers(0, 9), min_size=1, max_size=6)),
+                min_size=1, max_size=5),
+       st.integers(6, 15), st.sampled_from(["right", "left"]))
+def test_continuation_batch_matches_the_reference(pairs, max_length, side):
+    b = fm.continuation_batch(pairs, max_length=max_length, pad_id=-7, prefix_id=11,
+                              padding_side=side)
+    assert b.input_ids.shape[1] <= max_length
+    for row, (ctx, cont) in enumerate(pairs):
+        inp, tgt, m = ref_pair(ctx, cont, max_length, prefix_id=11)
+        keep = b.attention_mask[row]
+        assert keep.sum() == len(inp)
+        idx = np.flatnonzero(keep)
+        assert idx[-1] - idx[0] + 1 == len(inp)   # contiguous
+        assert (idx[0] == 0) if side == "right" else (idx[-1] == b.input_ids.shape[1] - 1)
+        assert b.input_ids[row, keep].tolist() == inp
+        assert b.targets[row, keep].tolist() == tgt
+        assert b.mask[row, keep].tolist() == m
+        assert not b.mask[row, ~keep].any()
+        assert (b.input_ids[row, ~keep] == -7).all()
+
+
+def _bigram(V=12, seed=3, bos=None):
+    """A causal 'model': the distribution of each token depends on the previous one only."""
+    table = np.random.default_rng(seed).standard_normal((V + 1, V))
+
+    def model(ids):          # ids (B, L) -> logits (B, L, V): row t predicts ids[:, t + 1]
+        return table[ids]
+
+    def logits_fn(w):       # rolling convention: row i predicts w[i] given w[:i]
+        w = np.asarray(w)
+        prev = np.concatenate([np.full(w.shape[:-1] + (1,), V), w[..., :-1]], axis=-1)
+        return table[prev]
+
+    def logp(prev, tok):
+        row = table[prev]
+        return row[tok] - np.log(np.exp(row).sum())
+    return model, logits_fn, logp
+
+
+def test_continuation_batch_scores_continuations_with_sequence_loglik():
+    model, _, logp = _bigram()
+    pairs = [([1, 2, 3, 4, 5], [6, 7]), ([3], [2, 1, 0]), ([], [5]), ([9] * 20, [1, 2, 3])]
+    for side in ("right", "left"):
+        b = fm.continuation_batch(pairs, max_length=6, prefix_id=11, padding_side=side)
+        got = fm.sequence_loglik(model(b.input_ids), b.targets, mask=b.mask)
+        for i, (ctx, cont) in enumerate(pairs):
+            prev = ([*ctx] or [11]) + cont[:-1]
+            want = sum(logp(p, c) for p, c in zip(prev[-len(cont):], cont))
+            assert got[i] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("pairs, kw, exc, match", [
+    ([([1], [2, 3, 4, 5])], {}, ValueError, "longer than max_length"),
+    ([([], [2])], {}, ValueError, "empty context: pass prefix_id"),
+    ([([1], [])], {}, ValueError, "empty continuation"),
+    ([], {}, ValueError, "pairs is empty"),
+    ([([1], [2], [3])], {}, ValueError, r"pairs\[0\] must be a \(context, continuation\)"),
+    (["ab"], {}, ValueError, "must be a"),
+    ([([1.5], [2])], {}, TypeError, "integer token ids"),
+    ([([1], [-2])], {}, ValueError, "negative token id"),
+    ([([[1]], [2])], {}, ValueError, "1-D"),
+    ([([1], [2])], {"max_length": 0}, ValueError, "max_length"),
+    ([([1], [2])], {"padding_side": "middle"}, ValueError, "padding_side"),
+    ([([1], [2])], {"pad_id": 0.0}, TypeError, "pad_id"),
+    ([([], [2])], {"prefix_id": -1}, ValueError, "prefix_id"),
+])
+def test_continuation_batch_bad_inputs(pairs, kw, exc, match):
+    kw = {"max_length": 3, **kw}
+    with pytest.raises(exc, match=match):
+        fm.continuation_batch(pairs, **kw)
+
+
+# ----------------------------------------------------------------------------------------
+# rolling windows: default stride and batching
+
+
+@given(st.integers(0, 200), st.integers(2, 30))
+def test_default_stride_gives_every_scored_token_context(n, max_length):
+    windows = list(fm.rolling_windows(n, max_length))
+    for w in windows[1:]:
+        assert w.score_start - w.start >= 1
+    assert [w.score_start for w in windows[1:]] == [w.stop for w in windows[:-1]]
+    # the fewest windows that do so: each scores max_length - 1 new tokens after the first
+    assert len(windows) == (0 if n == 0 else 1 + -(-max(0, n - max_length) // (max_length - 1)))
+
+
+def test_default_stride_of_a_one_token_window():
+    assert list(fm.rolling_windows(3, 1)) == [(0, 0, 1), (1, 1, 2), (2, 2, 3)]
+
+
+@pytest.mark.parametrize("n, max_length, stride", [(97, 10, None), (97, 10, 4), (5, 10, None),
+                                                    (40, 1, None), (0, 4, None), (64, 8, 8)])
+def test_rolling_loglik_batched_equals_one_window_at_a_time(n, max_length, stride):
+    _, logits_fn, logp = _bigram()
+    tokens = np.random.default_rng(0).integers(0, 12, n)
+    one = fm.rolling_loglik(tokens, logits_fn, max_length=max_length, stride=stride)
+    windows = list(fm.rolling_windows(n, max_length, stride))
+    want = sum(logp(12 if i == w.start else tokens[i - 1], tokens[i])
+               for w in windows for i in range(w.score_start, w.stop))
+    assert one == pytest.approx(want, rel=1e-12, abs=1e-12)
+    for batch_size in (1, 2, 3, 1000):
+        calls = []
+
+        def batched(ws):
+            assert ws.ndim == 2 and ws.shape[0] <= batch_size and ws.shape[1] <= max_length
+            calls.append(ws.shape[0])
+            return logits_fn(ws)
+        got = fm.rolling_loglik(tokens, batched, max_length=max_length, stride=stride,
+                                batch_size=batch_size)
+        assert got == one   # identical, not just close
+        assert sum(calls) == len(windows)
+        assert len(calls) == -(-len(windows) // batch_size)
+
+
+def test_rolling_windows_all_have_the_same_length():
+    # why batches need no padding
+    for n, max_length, stride in [(23, 10, None), (23, 10, 10), (23, 10, 3), (7, 10, None)]:
+        assert {w.stop - w.start for w in fm.rolling_windows(n, max_length, stride)} == {
+            min(n, max_length)}
+
+
+def test_rolling_loglik_batch_bad_arguments():
+    with pytest.raises(ValueError, match="batch_size"):
+        fm.rolling_loglik(np.arange(5), lambda w: np.zeros(w.shape + (8,)), max_length=3,
+                          batch_size=0)
+    with pytest.raises(TypeError, match="batch_size"):
+        fm.rolling_loglik(np.arange(5), lambda w: np.zeros(w.shape + (8,)), max_length=3,
+                          batch_size=2.0)
+    with pytest.raises(ValueError, match=r"a batch of 2 windows of 3 tokens; expected \(2, 3, "):
+        fm.rolling_loglik(np.arange(5), lambda w: np.zeros((len(w[0]), 8)), max_length=3,
+                          batch_size=2)

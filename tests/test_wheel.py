@@ -100,6 +100,7 @@ def test_sdist_to_wheel_to_fresh_venv(tmp_path):
         names = t.getnames()
     assert any(n.endswith("/src/fastmetrics/_kernels/confusion.pyx") for n in names)
     assert any("/csrc/" in n for n in names)
+    assert any(n.endswith("/examples/llm_triage.py") for n in names)  # test_examples runs them
     assert not [n for n in names if "/src/fastmetrics/" in n and n.endswith(".c")], "generated C"
 
     env = dict(os.environ, FASTMETRICS_BUILD_JOBS="2")

@@ -149,7 +149,9 @@ from . import cluster, states, streaming  # noqa: E402,F401
 
 # -- LM / groups / robustness --
 from .lm import (
+    ContinuationBatch,
     Window,
+    continuation_batch,
     multiple_choice_accuracy,
     perplexity,
     rolling_loglik,
@@ -306,7 +308,9 @@ __all__ = [
     "top_k_accuracy_score",
     "hinge_loss",
     # -- LM / groups / robustness --
+    "ContinuationBatch",
     "Window",
+    "continuation_batch",
     "multiple_choice_accuracy",
     "perplexity",
     "rolling_loglik",

@@ -46,7 +46,9 @@ from ._inputs import native
 from ._threads import threads_for
 
 __all__ = [
+    "ContinuationBatch",
     "Window",
+    "continuation_batch",
     "multiple_choice_accuracy",
     "perplexity",
     "rolling_loglik",
@@ -264,7 +266,7 @@ def perplexity(logits, targets, *, mask=None, n_threads=None) -> float:
     return math.exp(-float(out.sum()) / n)
 
 
-def multiple_choice_accuracy(loglik, gold, *, lengths=None) -> float:
+def multiple_choice_accuracy(loglik, gold, *, lengths=None, return_stderr=False, ddof=0):
     """Accuracy of picking, per question, the choice with the highest log-likelihood.
 
     Parameters
@@ -279,11 +281,22 @@ def multiple_choice_accuracy(loglik, gold, *, lengths=None) -> float:
         Length of each choice (tokens, or characters / bytes as lm-evaluation-harness's
         ``acc_norm`` uses). When given, choices are ranked by ``loglik / lengths``
         (length-normalised accuracy).
+    return_stderr : bool, default=False
+        Also return the standard error of the accuracy (of ``acc``, or of ``acc_norm`` when
+        ``lengths`` is given): the binomial ``sqrt(p * (1 - p) / (n - ddof))`` over the
+        ``n`` questions, i.e. the standard deviation of the 0/1 per-question scores divided
+        by ``sqrt(n)``.
+    ddof : {0, 1}, default=0
+        0: the binomial ``sqrt(p(1-p)/n)``. 1: ``sqrt(p(1-p)/(n-1))``, the sample standard
+        deviation that lm-evaluation-harness's ``acc_stderr`` / ``acc_norm_stderr`` use
+        (NaN for one question).
 
     Returns
     -------
-    float
+    accuracy : float
         Fraction of questions whose ``argmax`` (first index on ties) is ``gold``.
+    stderr : float
+        Only with ``return_stderr=True``.
 
     Examples
     --------
@@ -293,7 +306,11 @@ def multiple_choice_accuracy(loglik, gold, *, lengths=None) -> float:
     0.5
     >>> fm.multiple_choice_accuracy(ll, [0, 0], lengths=[[1, 1], [4, 1]])   # -1.5 > -4
     1.0
+    >>> fm.multiple_choice_accuracy(ll, [0, 0], return_stderr=True)   # sqrt(0.5 * 0.5 / 2)
+    (0.5, 0.3535533905932738)
     """
+    if ddof not in (0, 1) or isinstance(ddof, bool):
+        raise ValueError(f"ddof must be 0 or 1, got {ddof!r}")
     ll = np.asarray(loglik, dtype=np.float64)
     if ll.ndim != 2 or ll.shape[1] < 1:
         raise ValueError(f"loglik must have shape (n_questions, n_choices), got {ll.shape}")
@@ -316,7 +333,155 @@ def multiple_choice_accuracy(loglik, gold, *, lengths=None) -> float:
         if not (n > 0).all() or not np.isfinite(n).all():
             raise ValueError("lengths must be positive and finite")
         ll = ll / n
-    return float(np.mean(np.argmax(ll, axis=1) == g))
+    n_right = int(np.count_nonzero(np.argmax(ll, axis=1) == g))
+    q = ll.shape[0]
+    acc = n_right / q
+    if not return_stderr:
+        return acc
+    se = math.sqrt(acc * (1.0 - acc) / (q - ddof)) if q > ddof else math.nan
+    return acc, se
+
+
+class ContinuationBatch(NamedTuple):
+    """A padded batch of (context, continuation) pairs for a causal LM; see
+    :func:`continuation_batch`."""
+
+    input_ids: np.ndarray
+    attention_mask: np.ndarray
+    targets: np.ndarray
+    mask: np.ndarray
+    n_truncated: np.ndarray
+
+
+def _token_ids(seq, what: str) -> np.ndarray:
+    a = np.asarray(seq)
+    if a.ndim != 1:
+        raise ValueError(f"{what} must be a 1-D sequence of token ids, got shape {a.shape}")
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{what} must hold integer token ids, got dtype {a.dtype}")
+    if a.dtype.kind == "i" and a.min() < 0:
+        raise ValueError(f"{what} holds a negative token id ({int(a.min())})")
+    if a.dtype == np.uint64 and a.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{what} holds a token id above 2**63 - 1 ({int(a.max())})")
+    return a.astype(np.int64)
+
+
+def continuation_batch(pairs, *, max_length: int, pad_id: int = 0,
+                       prefix_id: int | None = None,
+                       padding_side: str = "right") -> ContinuationBatch:
+    """Build the model input, shifted targets and continuation mask for a batch of
+    (context, continuation) token pairs, as lm-evaluation-harness's log-likelihood requests.
+
+    For each pair the model reads ``(context + continuation)[:-1]``, left-truncated to its
+    last ``max_length`` tokens (the continuation is what is scored, so the start of the
+    context is dropped first), and ``targets`` holds the next token of every input position
+    (``(context + continuation)[1:]``, truncated alike), so that ``logits = model(input_ids)``
+    lines up with ``targets`` as :func:`sequence_loglik` expects::
+
+        b = fm.continuation_batch(pairs, max_length=2048)
+        ll = fm.sequence_loglik(model(b.input_ids, b.attention_mask), b.targets, mask=b.mask)
+
+    Parameters
+    ----------
+    pairs : sequence of (context, continuation)
+        Token ids (1-D sequences of non-negative ints). A continuation must have between 1
+        and ``max_length`` tokens (every continuation token needs a preceding token inside
+        the window).
+    max_length : int >= 1
+        The model's context length: tokens per input row.
+    pad_id : int, default=0
+        Fills ``input_ids`` and ``targets`` outside each pair's tokens (never scored).
+    prefix_id : int, default=None
+        The begin-of-text (or end-of-text) token that stands in for an empty context, as
+        lm-evaluation-harness does; an empty context without it raises ``ValueError``, since
+        the first continuation token would have nothing to be predicted from.
+    padding_side : {"right", "left"}, default="right"
+        Where the padding of shorter rows goes (causal models usually take right padding;
+        left padding keeps every row's last token in the last column).
+
+    Returns
+    -------
+    ContinuationBatch
+        ``input_ids`` (B, L) int64 with ``L`` the longest row (at most ``max_length``);
+        ``attention_mask`` (B, L) bool, True over each row's tokens; ``targets`` (B, L)
+        int64; ``mask`` (B, L) bool, True at the continuation's positions in ``targets``;
+        ``n_truncated`` (B,) int64, how many context tokens were dropped from the left.
+
+    Raises
+    ------
+    ValueError
+        No pairs, a pair that is not two sequences, a continuation that is empty or longer
+        than ``max_length``, an empty context without ``prefix_id``, negative token ids.
+    TypeError
+        Non-integer token ids or arguments.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> b = fm.continuation_batch([([5, 6, 7], [8, 9]), ([4], [3])], max_length=3)
+    >>> b.input_ids
+    array([[6, 7, 8],
+           [4, 0, 0]])
+    >>> b.targets
+    array([[7, 8, 9],
+           [3, 0, 0]])
+    >>> b.mask
+    array([[False,  True,  True],
+           [ True, False, False]])
+    >>> b.n_truncated
+    array([1, 0])
+    """
+    max_length = _positive_int(max_length, "max_length")
+    for v, name in ((pad_id, "pad_id"), (prefix_id, "prefix_id")):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
+            raise TypeError(f"{name} must be an int, got {v!r}")
+    if prefix_id is not None and prefix_id < 0:
+        raise ValueError(f"prefix_id must be a token id >= 0, got {prefix_id}")
+    if padding_side not in ("right", "left"):
+        raise ValueError(f"padding_side must be 'right' or 'left', got {padding_side!r}")
+    rows = []
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(f"pairs[{i}] must be a (context, continuation) pair")
+        ctx = _token_ids(pair[0], f"pairs[{i}] context")
+        cont = _token_ids(pair[1], f"pairs[{i}] continuation")
+        if cont.size == 0:
+            raise ValueError(f"pairs[{i}] has an empty continuation (nothing to score)")
+        if cont.size > max_length:
+            raise ValueError(
+                f"pairs[{i}] has a continuation of {cont.size} tokens, longer than max_length "
+                f"({max_length}): its first tokens cannot be scored inside one window"
+            )
+        if ctx.size == 0:
+            if prefix_id is None:
+                raise ValueError(
+                    f"pairs[{i}] has an empty context: pass prefix_id (the model's "
+                    f"begin-of-text token) so that the first continuation token is predicted "
+                    f"from it"
+                )
+            ctx = np.array([prefix_id], dtype=np.int64)
+        whole = np.concatenate([ctx, cont])
+        cut = max(0, whole.size - 1 - max_length)
+        rows.append((whole[cut:], cont.size, cut))
+    if not rows:
+        raise ValueError("pairs is empty")
+    width = max(w.size - 1 for w, _, _ in rows)
+    shape = (len(rows), width)
+    input_ids = np.full(shape, pad_id, dtype=np.int64)
+    targets = np.full(shape, pad_id, dtype=np.int64)
+    attention = np.zeros(shape, dtype=bool)
+    mask = np.zeros(shape, dtype=bool)
+    for b, (whole, n_cont, _) in enumerate(rows):
+        n = whole.size - 1
+        lo = 0 if padding_side == "right" else width - n
+        input_ids[b, lo:lo + n] = whole[:-1]
+        targets[b, lo:lo + n] = whole[1:]
+        attention[b, lo:lo + n] = True
+        mask[b, lo + n - n_cont:lo + n] = True
+    n_truncated = np.array([cut for _, _, cut in rows], dtype=np.int64)
+    return ContinuationBatch(input_ids, attention, targets, mask, n_truncated)
 
 
 class Window(NamedTuple):
@@ -343,17 +508,24 @@ def rolling_windows(n_tokens: int, max_length: int, stride: int | None = None) -
     Window ``k`` ends at ``min(k * stride + max_length, n_tokens)`` and starts
     ``max_length`` before that; it scores the tokens after the previous window's end, so each
     scored token sees at least ``max_length - stride`` tokens of context (except near the
-    start of the sequence). ``stride = max_length`` (the default) gives disjoint windows,
-    the fastest and least context; smaller strides give more context per token at more
-    forward passes. The first token of the sequence has no context: models prepend their
-    begin-of-text token for it, as lm-evaluation-harness's rolling log-likelihood does.
+    start of the sequence).
+
+    The default stride, ``max_length - 1``, is the fewest forward passes that still give
+    every scored token after the first window context inside its window: each window starts
+    with the last token the previous one scored (as lm-evaluation-harness's rolling
+    log-likelihood, whose windows carry one token of context). ``stride = max_length`` gives
+    disjoint windows whose first token is scored with no context; smaller strides (e.g.
+    ``max_length // 2``) give more context per token at more forward passes. The first token
+    of the sequence has no context whatever the stride: models prepend their begin-of-text
+    token for it.
 
     Parameters
     ----------
     n_tokens : int >= 0
     max_length : int >= 1
         The model's context length (tokens read per window).
-    stride : int in [1, max_length], default=None (= max_length)
+    stride : int in [1, max_length], default=None
+        None: ``max_length - 1`` (1 when ``max_length`` is 1, where no context fits).
 
     Yields
     ------
@@ -370,7 +542,7 @@ def rolling_windows(n_tokens: int, max_length: int, stride: int | None = None) -
     if n_tokens < 0:
         raise ValueError(f"n_tokens must be >= 0, got {n_tokens}")
     max_length = _positive_int(max_length, "max_length")
-    stride = max_length if stride is None else _positive_int(stride, "stride")
+    stride = max(1, max_length - 1) if stride is None else _positive_int(stride, "stride")
     if stride > max_length:
         raise ValueError(
             f"stride ({stride}) must be <= max_length ({max_length}), or tokens would be skipped"
@@ -388,25 +560,49 @@ def _windows(n: int, max_length: int, stride: int) -> Iterator[Window]:
         begin += stride
 
 
+def _window_logits(logits_fn, seg, batched: bool) -> np.ndarray:
+    """The model's logits for one call, checked against the shape the call promises."""
+    logits = np.asarray(logits_fn(seg))
+    if logits.ndim != seg.ndim + 1 or logits.shape[:-1] != seg.shape:
+        if batched:
+            what = f"a batch of {seg.shape[0]} windows of {seg.shape[1]} tokens"
+            want = f"({seg.shape[0]}, {seg.shape[1]}, vocab)"
+        else:
+            what, want = f"a window of {seg.shape[0]} tokens", f"({seg.shape[0]}, vocab)"
+        raise ValueError(f"logits_fn returned shape {logits.shape} for {what}; expected {want}")
+    return logits
+
+
 def rolling_loglik(tokens, logits_fn: Callable[[np.ndarray], np.ndarray], *, max_length: int,
-                   stride: int | None = None, n_threads=None) -> float:
+                   stride: int | None = None, batch_size: int | None = None,
+                   n_threads=None) -> float:
     """Log-likelihood of a long token sequence, scored in :func:`rolling_windows`.
 
     Parameters
     ----------
     tokens : array-like of int, shape (n,)
     logits_fn : callable
-        ``logits_fn(window_tokens) -> logits`` of shape ``(len(window_tokens), V)`` where row
-        ``i`` is the distribution of ``window_tokens[i]`` given ``window_tokens[:i]`` (for a
-        causal LM: run it on the begin-of-text token followed by ``window_tokens[:-1]``).
+        ``batch_size=None``: ``logits_fn(window_tokens) -> logits`` of shape
+        ``(len(window_tokens), V)`` where row ``i`` is the distribution of
+        ``window_tokens[i]`` given ``window_tokens[:i]`` (for a causal LM: run it on the
+        begin-of-text token followed by ``window_tokens[:-1]``).
+        ``batch_size=k``: ``logits_fn(windows) -> logits`` with ``windows`` of shape
+        ``(m, L)`` (``m <= k`` windows stacked; every window has ``L = min(n, max_length)``
+        tokens, so no padding is needed) and logits of shape ``(m, L, V)``, row ``[j, i]``
+        as above for window ``j``.
     max_length, stride
-        As for :func:`rolling_windows`.
+        As for :func:`rolling_windows` (default stride ``max_length - 1``: every token after
+        the first window is scored with context).
+    batch_size : int >= 1, default=None
+        Windows per model call (None: one window per call, as a 1-D array).
     n_threads : int, default=None
 
     Returns
     -------
     float
-        The sum of the log-probabilities of every token, each scored once.
+        The sum of the log-probabilities of every token, each scored once. Windows are
+        summed in order, each over its scored tokens, so the value does not depend on
+        ``batch_size``.
 
     Examples
     --------
@@ -415,19 +611,37 @@ def rolling_loglik(tokens, logits_fn: Callable[[np.ndarray], np.ndarray], *, max
     >>> uniform = lambda w: np.zeros((len(w), 8))      # every token has probability 1/8
     >>> round(fm.rolling_loglik(np.arange(20) % 8, uniform, max_length=6, stride=4), 6)
     -41.588831
+    >>> batched = lambda ws: np.zeros(ws.shape + (8,))  # 3 windows per model call
+    >>> round(fm.rolling_loglik(np.arange(20) % 8, batched, max_length=6, batch_size=3), 6)
+    -41.588831
     """
     t = np.asarray(tokens)
     if t.ndim != 1:
         raise ValueError(f"tokens must be 1-D, got shape {t.shape}")
+    per_call = None if batch_size is None else _positive_int(batch_size, "batch_size")
+    windows = list(rolling_windows(t.shape[0], max_length, stride))
+    if per_call is None:
+        total = 0.0
+        for w in windows:
+            seg = t[w.start:w.stop]
+            k = w.score_start - w.start  # rows before k are context only: not computed
+            lp = token_logprobs(_window_logits(logits_fn, seg, False)[k:], seg[k:],
+                                n_threads=n_threads)
+            total += float(lp.sum())
+        return total
     total = 0.0
-    for w in rolling_windows(t.shape[0], max_length, stride):
-        seg = t[w.start:w.stop]
-        logits = np.asarray(logits_fn(seg))
-        if logits.ndim != 2 or logits.shape[0] != seg.shape[0]:
-            raise ValueError(
-                f"logits_fn returned shape {logits.shape} for a window of {seg.shape[0]} tokens; "
-                f"expected ({seg.shape[0]}, vocab)"
-            )
-        k = w.score_start - w.start  # rows before k are context only
-        total += sequence_loglik(logits[k:], seg[k:], n_threads=n_threads)
+    for i in range(0, len(windows), per_call):
+        group = windows[i:i + per_call]
+        # windows end max_length after their start (or the sequence is shorter than one
+        # window), so they stack without padding
+        seg = np.stack([t[w.start:w.stop] for w in group])
+        mask = np.zeros(seg.shape, dtype=bool)
+        for j, w in enumerate(group):
+            mask[j, w.score_start - w.start:] = True
+        lp = token_logprobs(_window_logits(logits_fn, seg, True), seg, mask=mask,
+                            n_threads=n_threads)
+        # each scored token's log-probability depends on its logits row only, so these are
+        # the values above; summed over the same slices in the same order
+        for j, w in enumerate(group):
+            total += float(lp[j, w.score_start - w.start:].sum())
     return total
