@@ -89,15 +89,22 @@ def main(out_dir):
     areas = np.array(rng.choice(AREAS, n), dtype=object)
     run_id = "triage_v1"
 
-    # (energy: wrap this block in fastmetrics' emissions tracker when its extra is installed)
-    preds, confs, latencies_ms = run(SimulatedLLM(seed=1), y_true, areas)
+    # energy and CO2 of the run, with CodeCarbon's offline tracker (the energy extra)
+    try:
+        tracker = fm.track_emissions("FRA", measure_power_secs=1)
+        with tracker:
+            preds, confs, latencies_ms = run(SimulatedLLM(seed=1), y_true, areas)
+        emissions = tracker.report
+    except ImportError:  # codecarbon is not installed
+        preds, confs, latencies_ms = run(SimulatedLLM(seed=1), y_true, areas)
+        emissions = None
     parsed = fm.parse_failures(y_true, preds, policy="exclude")
-    keep = np.array([p is not None for p in preds])   # the rows parse_failures kept
+    confs_kept, areas_kept = parsed.select(confs, areas)   # aligned with the kept rows
 
     card = fm.score(parsed.y_true, parsed.y_pred, labels=LABELS)
     corrects = (parsed.y_pred == parsed.y_true).astype(int)
-    calibration = fm.calibration_summary(corrects, confs[keep], n_bins=10)
-    groups = fm.group_metrics(parsed.y_true, parsed.y_pred, areas[keep], metric="accuracy")
+    calibration = fm.calibration_summary(corrects, confs_kept, n_bins=10)
+    groups = fm.group_metrics(parsed.y_true, parsed.y_pred, areas_kept, metric="accuracy")
 
     # robustness: the same tickets with typos (parse failures count as wrong here)
     preds_typo, _, _ = run(SimulatedLLM(seed=2), y_true, areas, typos=True)
@@ -132,17 +139,23 @@ def main(out_dir):
           f"score={stability.stability_score:.4f}")
     print(f"latency p50={latency.p50_ms:.1f}ms p95={latency.p95_ms:.1f}ms "
           f"p99={latency.p99_ms:.1f}ms; throughput {throughput:.1f}/min")
-    print("energy: not measured in this example")
+    if emissions is None:
+        print("energy: not measured (pip install 'fastmetrics-kernels[energy]')")
+    else:
+        print(f"energy: {emissions.kwh:.3g} kWh, {emissions.co2_kg * 1000:.3g} gCO2 "
+              f"({emissions.power_source} power), "
+              f"{fm.gco2_per_f1_point(emissions.co2_kg, card.macro_f1):.3g} gCO2 per F1 point")
 
     try:
-        png = fm.reliability_diagram((corrects, confs[keep]), Path(out_dir) / "reliability.png")
+        png = fm.reliability_diagram(confs_kept, corrects, Path(out_dir) / "reliability.png")
         print(f"reliability diagram: {png}")
     except ImportError:
         print("reliability diagram: skipped (matplotlib is not installed)")
 
     flat = fm.flatten({"classification": card, "parse": parsed, "calibration": calibration,
                        "fairness": groups, "robustness": robustness, "stability": stability,
-                       "latency": latency, "throughput_per_min": throughput})
+                       "latency": latency, "throughput_per_min": throughput,
+                       "energy": emissions})
     tsv = Path(out_dir) / "metrics.tsv"
     tsv.write_text("run_id\tmetric_name\tvalue\n"
                    + "".join(f"{run_id}\t{k}\t{v}\n" for k, v in flat.items()))

@@ -105,6 +105,11 @@ def test_llm_triage(tmp_path):
     rate = number(r"\(rate ([\d.]+)\)", out)
     assert float(flat["parse.parse_failure_rate"]) == pytest.approx(rate, abs=1e-4)
     assert len(flat) == number(r"flat export: (\d+) rows", out)
+    if "energy: not measured" in out:   # codecarbon is an optional extra
+        assert importlib.util.find_spec("codecarbon") is None
+    else:
+        assert number(r"energy: ([\d.e+-]+) kWh", out) > 0
+        assert float(flat["energy.co2_kg"]) > 0
     if "reliability diagram: skipped" in out:   # matplotlib is an optional extra
         assert importlib.util.find_spec("matplotlib") is None
     else:
