@@ -34,6 +34,7 @@ __all__ = [
     "is_text",
     "label_values",
     "number_value",
+    "stacked",
 ]
 
 DEFAULT_CLASS_PREFIX = "p_"
@@ -344,6 +345,34 @@ def class_values(keys: Sequence[str], names: Sequence[str], labels: list) -> lis
             raise CLIError(f"two probability columns for class {name!r}")
         classes.append(value)
     return classes
+
+
+def stacked(cols: Sequence[np.ndarray]) -> np.ndarray:
+    """K probability columns of one length and dtype as one (n, K) matrix, laid out column
+    by column (the calibration kernel reads any strides): when the columns lie one after the
+    other in one buffer, as a reader fills them (the rows of a (K, n) block), a view of that
+    buffer (no copy); else such a block copied from them (K contiguous copies: about a third
+    of the time of ``np.column_stack``'s interleaved writes).
+
+    Examples
+    --------
+    >>> block = np.arange(6.0).reshape(2, 3)
+    >>> m = stacked([block[0], block[1]])
+    >>> m.tolist(), np.shares_memory(m, block)
+    ([[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]], True)
+    >>> np.shares_memory(stacked([block[1], block[0]]), block)  # not in order: a copy
+    False
+    """
+    first = cols[0]
+    n, size = first.shape[0], first.itemsize
+    if first.base is not None and all(
+            c.base is first.base and c.dtype == first.dtype and c.shape == (n,)
+            and c.flags.c_contiguous and c.ctypes.data == first.ctypes.data + j * n * size
+            for j, c in enumerate(cols)):
+        # the K columns are consecutive runs of one owner's memory: the view stays inside it
+        return np.lib.stride_tricks.as_strided(first, (n, len(cols)), (size, n * size),
+                                               writeable=False)
+    return np.stack(cols).T
 
 
 def as_prob(a: Any, key: str, row0: int = 0) -> np.ndarray:
