@@ -121,8 +121,9 @@ def _text(v: Any) -> str:
 @dataclass
 class Truth:
     """The true labels of one batch as the calibration reads them: per row an index into
-    ``distinct[typing]``, the batch's distinct labels as each still-possible typing would
-    type them (``"number"``: ints, floats where not integral; ``"text"``: strings).
+    ``distinct[typing]``, labels as each still-possible typing would type them (``"number"``:
+    ints, floats where not integral; ``"text"``: strings); some of them may occur in no row
+    of the batch.
 
     Examples
     --------
@@ -243,16 +244,11 @@ class LabelCoder:
         if not self.text:
             u, inverse = np.unique(encoded, return_inverse=True)
             return Truth(inverse.reshape(-1), {"number": u.tolist()})
-        # codes are small and dense: their distinct values by counting, not by sorting N
-        u = np.flatnonzero(np.bincount(encoded, minlength=len(self.raw)))
-        rank = np.zeros(len(self.raw), dtype=np.int64)
-        rank[u] = np.arange(u.size)
-        inverse = rank[encoded]
-        codes = u.tolist()
-        distinct = {"text": [_text(self.raw[c]) for c in codes]}
+        # the codes index the table of text labels itself: no pass over the rows, no copy
+        distinct = {"text": [_text(v) for v in self.raw]}
         if self.nums is not None:
-            distinct = {"number": [self.nums[c] for c in codes], **distinct}
-        return Truth(inverse.reshape(-1), distinct)
+            distinct = {"number": list(self.nums), **distinct}
+        return Truth(encoded, distinct)
 
     def truth_of(self, labels: Sequence) -> Truth:
         """The :class:`Truth` of text labels, encoded on the way (for examples and tests)."""
