@@ -245,7 +245,7 @@ class LabelCoder:
             u, inverse = np.unique(encoded, return_inverse=True)
             return Truth(inverse.reshape(-1), {"number": u.tolist()})
         # the codes index the table of text labels itself: no pass over the rows, no copy
-        distinct = {"text": [_text(v) for v in self.raw]}
+        distinct: dict[str, list] = {"text": [_text(v) for v in self.raw]}
         if self.nums is not None:
             distinct = {"number": list(self.nums), **distinct}
         return Truth(encoded, distinct)
