@@ -1,10 +1,20 @@
 """``fastmetrics report`` on a CSV file against ``pyarrow.csv.read_csv`` of the same file, in
 the same group, same run: 10^6 and 2x10^6 rows of the shipped sample's layout (text labels
 ``y_true``, ``y_pred`` and six ``p_*`` probability columns, about 50 MiB per 10^6 rows).
+Goal: the report within 2x of ``read_csv``.
 
-The report is timed in process (``main(["report", FILE])``: read, encode, count, calibrate,
-render), so the interpreter start and ``import fastmetrics`` are not in it; the csv-module path
-(pyarrow blocked) is the third entry. Goal: the report within 2x of ``read_csv``.
+Two ways, two groups per size:
+
+- in process (``main(["report", FILE])``: read, encode, count, calibrate, render), so the
+  interpreter start and the imports are not in it; the csv-module path (pyarrow blocked) is
+  the third entry;
+- whole process: ``python -m fastmetrics report FILE`` against ``python -c "import
+  pyarrow.csv as c; c.read_csv(FILE)"``, each a fresh interpreter (start, imports, read,
+  report), as a user runs them.
+
+For the ratios themselves, interleaved (the contenders take turns in a new order each
+round) with medians, and ``import fastmetrics`` beside ``import numpy``: ``python
+benchmarks/bench_cli.py process [ROWS [ROUNDS]]`` (default 10^6 rows, 7 rounds).
 
 Peak memory, before/after, in separate processes: ``python benchmarks/bench_cli.py rss
 OLD_SRC NEW_SRC "FILE [ARGS]"...`` (the seconds and peak RSS of ``fastmetrics report FILE
@@ -96,6 +106,87 @@ def test_report_csv_module_no_pyarrow(benchmark, csv_file, monkeypatch):
     assert got["n_examples"] == n and got["accuracy"] == pytest.approx(acc, rel=1e-12)
 
 
+# --------------------------------------------------------------------------- whole process
+
+
+def _process_group(n: int) -> str:
+    return f"cli report vs pyarrow read_csv, {n:,} rows, whole process"
+
+
+def report_command(path: str) -> list[str]:
+    """``fastmetrics report FILE`` in a fresh interpreter (this one's Python and path)."""
+    return [sys.executable, "-m", "fastmetrics", "report", path, "--format", "json"]
+
+
+def read_csv_command(path: str) -> list[str]:
+    """``pyarrow.csv.read_csv(FILE)`` in a fresh interpreter: the reference."""
+    return [sys.executable, "-c", f"import pyarrow.csv as c; c.read_csv({path!r})"]
+
+
+def _process_env() -> dict:
+    # the package this interpreter imports (the source tree under test), in the child too
+    import fastmetrics
+
+    src = os.path.dirname(os.path.dirname(fastmetrics.__file__))
+    return dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+def _run(cmd: list[str], env: dict) -> str:
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_fastmetrics_report_process(benchmark, csv_file):
+    import json
+
+    path, n, acc = csv_file
+    benchmark.group = _process_group(n)
+    env = _process_env()
+    out = benchmark.pedantic(_run, args=(report_command(path), env), rounds=3, iterations=1,
+                             warmup_rounds=1)
+    got = json.loads(out)
+    assert got["n_examples"] == n and got["accuracy"] == pytest.approx(acc, rel=1e-12)
+
+
+def test_pyarrow_read_csv_process(benchmark, csv_file):
+    pytest.importorskip("pyarrow.csv")
+    path, n, _ = csv_file
+    benchmark.group = _process_group(n)
+    benchmark.pedantic(_run, args=(read_csv_command(path), _process_env()), rounds=3,
+                       iterations=1, warmup_rounds=1)
+
+
+def process_ratios(path: str, rounds: int = 7) -> dict[str, list[float]]:
+    """Seconds of each whole-process contender over ``rounds`` rounds, the contenders in a
+    new order each round (after one untimed run each, which also leaves the bytecode
+    caches warm)."""
+    import random
+    import time
+
+    env = _process_env()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: bytecode cached
+    cases = {
+        "fastmetrics report": report_command(path),
+        "pyarrow read_csv": read_csv_command(path),
+        "import fastmetrics": [sys.executable, "-c", "import fastmetrics"],
+        "import numpy": [sys.executable, "-c", "import numpy"],
+        "python -c pass": [sys.executable, "-c", "pass"],
+    }
+    for cmd in cases.values():
+        _run(cmd, env)
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    rng = random.Random(0)
+    for _ in range(rounds):
+        order = list(cases)
+        rng.shuffle(order)
+        for k in order:
+            t = time.perf_counter()
+            _run(cases[k], env)
+            times[k].append(time.perf_counter() - t)
+    return times
+
+
 # --------------------------------------------------------------------------- peak RSS
 
 
@@ -118,6 +209,27 @@ def peak_rss(src: str, args: list[str]) -> tuple[float, float]:
         raise SystemExit(p.stderr)
     return dt, int(p.stderr.strip().splitlines()[-1]) / 1024
 
+
+if __name__ == "__main__" and sys.argv[1:2] == ["process"]:
+    import statistics
+    import tempfile
+
+    rows = int(float(sys.argv[2])) if len(sys.argv) > 2 else 10**6
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "preds.csv")
+        write_sample_like(path, rows)
+        times = process_ratios(path, rounds)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    ref = med["pyarrow read_csv"]
+    print(f"whole processes, {rows:,} rows, medians of {rounds} interleaved rounds "
+          f"(load average {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
+    print("| process | median | range | / read_csv |")
+    print("|---|---|---|---|")
+    for k, v in times.items():
+        print(f"| {k} | {med[k] * 1e3:,.0f} ms | {min(v) * 1e3:,.0f}-{max(v) * 1e3:,.0f} ms "
+              f"| {med[k] / ref:.2f}x |")
+    print(f"fastmetrics report / read_csv: {med['fastmetrics report'] / ref:.2f}x (goal 2x)")
 
 if __name__ == "__main__" and sys.argv[1:2] == ["rss"]:
     old, new, *files = sys.argv[2:]

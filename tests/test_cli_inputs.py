@@ -151,6 +151,105 @@ def test_the_report_does_not_depend_on_pyarrow(tmp_path):
     assert "empty value (data row 51)" in without["empty_label.csv"][2]
 
 
+@needs_arrow
+def test_csv_of_many_blocks_read_whole_and_in_batches(tmp_path, monkeypatch):
+    """A CSV of several pyarrow blocks (1 MiB each): read whole (chunked columns), in
+    batches (slices of a block: offsets into its buffers) and by the csv module, the same
+    report, and the calibration is ``calibration_summary``'s on the file's numbers. Read
+    whole, the probability columns reach the calibration as one block, not copied again."""
+    from fastmetrics.cli import toplabel
+
+    rng = np.random.default_rng(3)
+    n, names = 60_000, np.array(["refund", "oos", "billing", "tech_support"])
+    yt = rng.integers(0, 4, n)
+    yp = np.where(rng.random(n) < 0.7, yt, rng.integers(0, 4, n))
+    prob = np.round(rng.dirichlet(np.ones(4), n), 4)
+    with open(tmp_path / "big.csv", "w") as f:
+        f.write("y_true,y_pred," + ",".join(f"p_{c}" for c in names) + "\n")
+        f.writelines("{},{},{}\n".format(names[a], names[b], ",".join(map(str, p)))
+                     for a, b, p in zip(yt, yp, prob))
+    assert (tmp_path / "big.csv").stat().st_size > 2 << 20
+    fed = []
+    real = toplabel.TopLabel._feed
+
+    def spy(self, matrix, truth, row0, lookups):
+        fed.append(matrix)
+        return real(self, matrix, truth, row0, lookups)
+
+    monkeypatch.setattr(toplabel.TopLabel, "_feed", spy)
+    whole = run_main(["report", "big.csv", "--format", "json"], tmp_path)
+    assert whole[0] == 0, whole[2]
+    (matrix,) = fed
+    assert matrix.shape == (n, 4) and matrix.base is not None
+    assert not matrix.flags.c_contiguous  # the reader's (K, n) block, read in place
+    got = json.loads(whole[1])
+    with pytest.warns(UserWarning, match="do not sum to one"):
+        s = fm.calibration_summary(names[yt], prob, labels=names)
+    for k in ("ece", "mce", "brier"):
+        assert got[f"calibration.{k}"] == getattr(s, k), k
+    assert got["accuracy"] == skm.accuracy_score(yt, yp)
+    batched = run_main(["report", "big.csv", "--format", "json", "--batch-rows", "7001"],
+                       tmp_path)
+    monkeypatch.setattr(readers, "have_pyarrow", lambda: False)
+    csv_module = run_main(["report", "big.csv", "--format", "json"], tmp_path)
+    assert csv_module[:2] == whole[:2]
+    b = json.loads(batched[1])
+    for k, v in got.items():
+        if k.startswith("calibration.") and isinstance(v, float):
+            assert b[k] == pytest.approx(v, rel=1e-12), k
+        else:
+            assert b[k] == v, k
+
+
+@needs_arrow
+def test_numbers_reads_arrow_buffers():
+    """pyarrow columns as numpy without pyarrow's to_numpy (which imports pandas): chunks,
+    slices (an offset into the buffer), empty chunks, every integer and float width."""
+    import pyarrow as pa
+
+    for t in (pa.int8(), pa.uint16(), pa.int32(), pa.int64(), pa.float32(), pa.float64()):
+        col = pa.chunked_array([pa.array([1, 2, 3], t), pa.array([], t),
+                                pa.array([4, 5, 6, 7], t).slice(1, 2)])
+        want = np.array([1, 2, 3, 5, 6], dtype=readers.numpy_dtype(t))
+        for c in (col, col.slice(2), pa.chunked_array([col.chunks[2]])):
+            got = readers.numbers(c, want.dtype)
+            np.testing.assert_array_equal(got, want[-len(c):])
+            assert got.dtype == want.dtype
+        out = np.zeros(5, want.dtype)
+        assert readers.numbers(col, want.dtype, out) is out
+        np.testing.assert_array_equal(out, want)
+    assert readers.numpy_dtype(pa.bool_()) is None  # bits, not one value per element
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_report_imports_no_pandas(tmp_path, fmt):
+    """Reading CSV and Parquet through pyarrow does not import pandas (pyarrow's to_numpy
+    does: a quarter of a second, as long as reading the file)."""
+    pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(4)
+    yt, yp = rng.integers(0, 3, 500), rng.integers(0, 3, 500)
+    prob = rng.dirichlet(np.ones(3), 500)
+    if fmt == "csv":
+        (tmp_path / "f.csv").write_text("y_true,y_pred,p_0,p_1,p_2\n" + "".join(
+            f"{a},{b},{p[0]},{p[1]},{p[2]}\n" for a, b, p in zip(yt, yp, prob)))
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table({"y_true": yt, "y_pred": yp.astype(np.int32),
+                                 **{f"p_{k}": prob[:, k] for k in range(3)}}),
+                       tmp_path / "f.parquet", row_group_size=100)
+    code = ("import sys\n"
+            "from fastmetrics.cli import main\n"
+            f"assert main(['report', 'f.{fmt}', '--format', 'markdown']) == 0\n"
+            "print(sorted(m for m in ('pandas', 'scipy', 'sklearn') if m in sys.modules))\n")
+    env = dict(os.environ, PYTHONPATH=PKG_PARENT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_numeric_text_is_a_number(tmp_path):
     """The issue's file: "1.0" and "1" are one label, as pandas + scikit-learn read it."""
     (tmp_path / "f.csv").write_text("label,pred\n1.0,1\n2.0,2\n0.0,0\n1.0,2\n")

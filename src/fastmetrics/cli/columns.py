@@ -34,6 +34,7 @@ __all__ = [
     "is_text",
     "label_values",
     "number_value",
+    "stacked",
 ]
 
 DEFAULT_CLASS_PREFIX = "p_"
@@ -120,8 +121,9 @@ def _text(v: Any) -> str:
 @dataclass
 class Truth:
     """The true labels of one batch as the calibration reads them: per row an index into
-    ``distinct[typing]``, the batch's distinct labels as each still-possible typing would
-    type them (``"number"``: ints, floats where not integral; ``"text"``: strings).
+    ``distinct[typing]``, labels as each still-possible typing would type them (``"number"``:
+    ints, floats where not integral; ``"text"``: strings); some of them may occur in no row
+    of the batch.
 
     Examples
     --------
@@ -242,16 +244,11 @@ class LabelCoder:
         if not self.text:
             u, inverse = np.unique(encoded, return_inverse=True)
             return Truth(inverse.reshape(-1), {"number": u.tolist()})
-        # codes are small and dense: their distinct values by counting, not by sorting N
-        u = np.flatnonzero(np.bincount(encoded, minlength=len(self.raw)))
-        rank = np.zeros(len(self.raw), dtype=np.int64)
-        rank[u] = np.arange(u.size)
-        inverse = rank[encoded]
-        codes = u.tolist()
-        distinct = {"text": [_text(self.raw[c]) for c in codes]}
+        # the codes index the table of text labels itself: no pass over the rows, no copy
+        distinct: dict[str, list] = {"text": [_text(v) for v in self.raw]}
         if self.nums is not None:
-            distinct = {"number": [self.nums[c] for c in codes], **distinct}
-        return Truth(inverse.reshape(-1), distinct)
+            distinct = {"number": list(self.nums), **distinct}
+        return Truth(encoded, distinct)
 
     def truth_of(self, labels: Sequence) -> Truth:
         """The :class:`Truth` of text labels, encoded on the way (for examples and tests)."""
@@ -344,6 +341,34 @@ def class_values(keys: Sequence[str], names: Sequence[str], labels: list) -> lis
             raise CLIError(f"two probability columns for class {name!r}")
         classes.append(value)
     return classes
+
+
+def stacked(cols: Sequence[np.ndarray]) -> np.ndarray:
+    """K probability columns of one length and dtype as one (n, K) matrix, laid out column
+    by column (the calibration kernel reads any strides): when the columns lie one after the
+    other in one buffer, as a reader fills them (the rows of a (K, n) block), a view of that
+    buffer (no copy); else such a block copied from them (K contiguous copies: about a third
+    of the time of ``np.column_stack``'s interleaved writes).
+
+    Examples
+    --------
+    >>> block = np.arange(6.0).reshape(2, 3)
+    >>> m = stacked([block[0], block[1]])
+    >>> m.tolist(), np.shares_memory(m, block)
+    ([[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]], True)
+    >>> np.shares_memory(stacked([block[1], block[0]]), block)  # not in order: a copy
+    False
+    """
+    first = cols[0]
+    n, size = first.shape[0], first.itemsize
+    if first.base is not None and all(
+            c.base is first.base and c.dtype == first.dtype and c.shape == (n,)
+            and c.flags.c_contiguous and c.ctypes.data == first.ctypes.data + j * n * size
+            for j, c in enumerate(cols)):
+        # the K columns are consecutive runs of one owner's memory: the view stays inside it
+        return np.lib.stride_tricks.as_strided(first, (n, len(cols)), (size, n * size),
+                                               writeable=False)
+    return np.stack(cols).T
 
 
 def as_prob(a: Any, key: str, row0: int = 0, what: str = "probability column") -> np.ndarray:

@@ -47,6 +47,8 @@ __all__ = [
     "batch_rows",
     "delimiter_of",
     "have_pyarrow",
+    "numbers",
+    "numpy_dtype",
     "open_source",
 ]
 
@@ -370,15 +372,13 @@ class ArrowCsvSource(Source):
             if batch_rows is None:
                 table = pacsv.read_csv(self.stream, read, parse, convert)
                 if table.num_rows:
-                    yield Batch({c: _arrow_column(table.column(c), c in labels)
-                                 for c in need}, 0)
+                    yield Batch(_arrow_columns(table, need, labels), 0)
                 row0 = table.num_rows
             else:
                 for part in pacsv.open_csv(self.stream, read, parse, convert):
                     for start in range(0, part.num_rows, batch_rows):
                         piece = part.slice(start, batch_rows)
-                        yield Batch({c: _arrow_column(piece.column(c), c in labels)
-                                     for c in need}, row0)
+                        yield Batch(_arrow_columns(piece, need, labels), row0)
                         row0 += piece.num_rows
                         self.done = row0
         except pa.ArrowException:  # ragged, bad UTF-8, not a number, a quote...
@@ -387,15 +387,78 @@ class ArrowCsvSource(Source):
             raise CLIError(f"{self.name} has a header but no rows")
 
 
-def _arrow_column(col: Any, label: bool) -> Any:
-    """A column of pyarrow's CSV reader: a label column as :class:`Coded`, a probability
-    column as float64; :class:`Reread` for what the csv module reports its own way (an empty
-    field or blank line, a field over its limit)."""
-    if col.null_count:
-        raise Reread
-    if not label:
-        return col.to_numpy()
-    return _coded(col, FIELD_LIMIT)
+def _arrow_columns(table: Any, need: list[str], labels: tuple[str, ...]) -> dict:
+    """The columns ``need`` of a table from pyarrow's CSV reader: label columns as
+    :class:`Coded`, probability columns as float64 rows of one (columns, rows) block, so that
+    the calibration reads them as one matrix without copying them again
+    (:func:`~fastmetrics.cli.columns.stacked`). :class:`Reread` for what the csv module
+    reports its own way (an empty field or blank line, a field over its limit)."""
+    probs = [c for c in need if c not in labels]
+    block = np.empty((len(probs), table.num_rows))
+    cols: dict[str, Any] = {}
+    for c in need:
+        col = table.column(c)
+        if col.null_count:
+            raise Reread
+        if c in labels:
+            cols[c] = _coded(col, FIELD_LIMIT)
+        else:
+            cols[c] = numbers(col, np.dtype(np.float64), block[probs.index(c)])
+    return cols
+
+
+def numbers(col: Any, dtype: np.dtype, out: np.ndarray | None = None) -> np.ndarray:
+    """A pyarrow array or chunked array of fixed-width numbers of ``dtype``, without nulls,
+    as numpy: copied into ``out`` when given, else a read-only view of a single chunk, else
+    its chunks copied into one new array.
+
+    pyarrow's own ``to_numpy`` imports pandas the first time it is called (a quarter of a
+    second, more than reading 10^6 rows), so the values are read from the data buffers.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> col = pa.chunked_array([[1.0, 2.0], [3.0]]).slice(1)
+    >>> numbers(col, np.dtype(np.float64)).tolist()
+    [2.0, 3.0]
+    """
+    chunks = col.chunks if hasattr(col, "chunks") else [col]
+    if out is None and len(chunks) == 1:
+        return _buffer_view(chunks[0], dtype)
+    if out is None:
+        out = np.empty(len(col), dtype)
+    pos = 0
+    for chunk in chunks:
+        n = len(chunk)
+        out[pos:pos + n] = _buffer_view(chunk, dtype)
+        pos += n
+    return out
+
+
+def numpy_dtype(t: Any) -> np.dtype | None:
+    """The numpy dtype of a pyarrow integer or floating-point type (None for any other type:
+    those are not one fixed-width value per row).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> numpy_dtype(pa.uint16()), numpy_dtype(pa.float32()), numpy_dtype(pa.string())
+    (dtype('uint16'), dtype('float32'), None)
+    """
+    import pyarrow as pa
+
+    if pa.types.is_integer(t):
+        return np.dtype(f"{'i' if pa.types.is_signed_integer(t) else 'u'}{t.bit_width // 8}")
+    if pa.types.is_floating(t):
+        return np.dtype(f"f{t.bit_width // 8}")
+    return None
+
+
+def _buffer_view(a: Any, dtype: np.dtype) -> np.ndarray:
+    n = len(a)
+    if n == 0:
+        return np.empty(0, dtype)
+    return np.frombuffer(a.buffers()[1], dtype, n, a.offset * dtype.itemsize)
 
 
 def _coded(col: Any, limit: int | None = None) -> Coded:
@@ -408,10 +471,12 @@ def _coded(col: Any, limit: int | None = None) -> Coded:
             col = col.unify_dictionaries()
         chunks = col.chunks
         values = chunks[0].dictionary if chunks else pa.array([], pa.string())
-        indices = (np.concatenate([c.indices.to_numpy() for c in chunks]) if chunks
-                   else np.zeros(0, np.int32))
+        indices = pa.chunked_array([c.indices for c in chunks], col.type.index_type)
     else:
-        values, indices = col.dictionary, col.indices.to_numpy()
+        values, indices = col.dictionary, col.indices
+    dtype = numpy_dtype(col.type.index_type)
+    assert dtype is not None  # dictionary indices are integers
+    indices = numbers(indices, dtype)
     texts = values.to_pylist()
     if limit is not None and any(not v or len(v) > limit for v in texts):
         raise Reread
@@ -515,6 +580,9 @@ def _parquet_column(col: Any, label: bool) -> Any:
             return _coded(col)
         except Reread:  # an empty text: the object column names its row
             pass
+    dtype = numpy_dtype(col.type)
+    if dtype is not None and not col.null_count:
+        return numbers(col, dtype)
     return np.asarray(col.to_numpy(zero_copy_only=False))
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..calibration import CalibrationSummary
 from ..streaming import CalibrationAccumulator
-from .columns import Truth, as_prob, class_key, class_values
+from .columns import Truth, as_prob, class_key, class_values, stacked
 from .errors import CLIError, first_line
 
 __all__ = ["TopLabel"]
@@ -105,7 +105,7 @@ class TopLabel:
                     "(lengths differ)"
                 )
                 return
-        matrix = cols[0] if matrix_given else np.column_stack(cols)
+        matrix = cols[0] if matrix_given else stacked(cols)
         if self.names is None:
             self.pending.append((matrix, truth, row0))
         else:
