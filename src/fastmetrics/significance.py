@@ -17,7 +17,6 @@ import numpy as np
 from ._inputs import inconsistent_lengths, label_input, nonfinite_error
 from ._states import delong, ranking
 from ._states.delong import DeLongResult, DeLongTest
-from ._states.ranking import RankingState
 
 __all__ = ["DeLongResult", "DeLongTest", "delong_ci", "delong_test"]
 
@@ -69,6 +68,18 @@ def _multiclass(y_true, lab: ranking.Labels, *scores):
     return np.searchsorted(classes, a).astype(np.int64), classes
 
 
+def _positive_code(lab: ranking.Labels, pos_label):
+    """The kernel value of the positive class (None: the greater label), checked."""
+    if lab.classes.shape[0] < 2:
+        raise ValueError(delong.ONE_CLASS)
+    positive = lab.classes[-1] if pos_label is None else pos_label
+    ranking.check_ap_pos_label(lab.classes, positive)
+    code = lab.code(positive)
+    if code is None:  # a class of the labels always has a code
+        raise ValueError(f"pos_label={positive!r} is not a valid label")
+    return code[0]
+
+
 def _binary_scores(s: np.ndarray, n: int) -> None:
     if s.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {s.shape} instead.")
@@ -76,13 +87,13 @@ def _binary_scores(s: np.ndarray, n: int) -> None:
 
 
 def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_label=None,
-              multi_class="raise", average="macro", n_threads=None):
+              multi_class="raise", average="macro"):
     """ROC AUC with DeLong's variance, standard error and confidence interval.
 
     DeLong, DeLong & Clarke-Pearson (1988) with the fast algorithm of Sun & Xu (2014): the
-    structural components (placements) of every sample come from the sorted distinct-score
-    summary of the ranking kernel (one radix sort, O(N)); tied scores count one half, as in
-    ``roc_auc_score``. The AUC equals ``roc_auc_score(y_true, y_score)``; the interval is R
+    structural components (placements) of every sample come from one radix sort of the
+    scores and one walk over the runs of tied scores (:mod:`fastmetrics._kernels.delong`);
+    tied scores count one half, as in ``roc_auc_score``. The AUC equals ``roc_auc_score(y_true, y_score)``; the interval is R
     pROC's ``ci.auc`` (``method="delong"``). Mergeable: the accumulator method
     ``RankingAccumulator.delong_ci`` and ``fastmetrics.dask.delong_ci`` give the same numbers
     over chunks.
@@ -109,9 +120,6 @@ def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_lab
         variance is ``sum_r (sum_j c_j psi_j(r))**2`` over the rows, ``psi_j`` each row's
         centred DeLong component of class ``j`` (:mod:`fastmetrics._states.delong`), which
         counts the covariance between the classes' AUCs. Ignored for binary ``y_true``.
-    n_threads : int, default=None
-        Threads of the binary sort on inputs of 2**17 samples or more; the result is the
-        same for any value.
 
     Returns
     -------
@@ -146,22 +154,21 @@ def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_lab
         return delong.averaged(codes, s, classes, average, level, transform)
     n = lab.y.shape[0]
     _binary_scores(s, n)
-    w, has_w = ranking.weights(None, {"y_true": n, "y_score": n})
-    state = RankingState.from_labels(lab, s, w, has_w, n_threads)
-    return delong.ci(state, level, transform, multi_class, average, pos_label)
+    return delong.rows_ci(lab.y, _positive_code(lab, pos_label), s, level, transform)
 
 
 def delong_test(y_true, y_score_a, y_score_b, *, confidence_level=0.95,
                 alternative="two-sided", pos_label=None, multi_class="raise",
-                average="macro"):
+                average="macro", n_threads=None):
     """DeLong's paired test of two ROC AUCs scored on the same rows: is B better than A?
 
     The difference ``auc_b - auc_a`` has variance ``var_a + var_b - 2 cov``, the covariance
     from the two models' structural components row by row (DeLong, DeLong & Clarke-Pearson
     1988); ``z = difference / standard_error`` is referred to the normal law. Matches R
     pROC's ``roc.test(roc_b, roc_a, method="delong", paired=TRUE)``. Each score vector is
-    sorted once (``numpy.argsort``): O(N log N), no pairwise comparison. Not mergeable (the
-    covariance needs every row's components), so there is no accumulator or Dask form.
+    radix sorted once (the two on two threads) and every row's component written where the
+    row is: no pairwise comparison. Not mergeable (the covariance needs every row's
+    components), so there is no accumulator or Dask form.
 
     Parameters
     ----------
@@ -181,6 +188,9 @@ def delong_test(y_true, y_score_a, y_score_b, *, confidence_level=0.95,
         One-vs-rest: the paired test of the averaged AUCs (its variance from the per-row
         components of every class and both models, as in :func:`delong_ci`); each class's
         own test is in ``per_class``.
+    n_threads : int, default=None
+        Threads of the two sorts on inputs of 2**17 rows or more (None: what OpenMP allows).
+        The result is the same for any value.
 
     Returns
     -------
@@ -221,16 +231,11 @@ def delong_test(y_true, y_score_a, y_score_b, *, confidence_level=0.95,
     if _is_multiclass(lab, sa, multi_class, pos_label):
         codes, classes = _multiclass(y_true, lab, sa, sb)
         return delong.averaged(codes, sa, classes, average, level, s2d_b=sb,
-                               alternative=alternative)
+                               alternative=alternative, n_threads=n_threads)
     n = lab.y.shape[0]
     for s in (sa, sb):
         _binary_scores(s, n)
-        if not np.isfinite(s).all():
-            raise nonfinite_error(s, None)
-    if lab.classes.shape[0] < 2:
-        raise ValueError(delong.ONE_CLASS)
-    positive = lab.classes[-1] if pos_label is None else pos_label
-    ranking.check_ap_pos_label(lab.classes, positive)
-    auc_a, auc_b, psi_a, psi_b = delong.paired(lab.where(positive), sa, sb)
+    auc_a, auc_b, psi_a, psi_b = delong.paired(lab.y, _positive_code(lab, pos_label), sa, sb,
+                                               n_threads=n_threads)
     return delong.paired_result(auc_a, auc_b, np.sum(psi_a * psi_a), np.sum(psi_b * psi_b),
                                 np.sum(psi_a * psi_b), level, alternative)

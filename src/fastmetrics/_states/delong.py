@@ -17,9 +17,11 @@ count of each class at each score -- gives all of them with two cumulative sums:
 scores). :func:`ci` therefore derives from any ranking state, merged ones included
 (streaming, Dask).
 
-The covariance of two models needs the placements row by row, which no summary keeps:
-:func:`row_placements` sorts each score vector (``numpy.argsort``) and maps every row to its
-score's placement. Everything is then one formula: each AUC ``k`` has the per-row vector
+The one-shot :func:`fastmetrics.delong_ci` forms the same sums in one kernel call without
+building a state (:func:`rows_ci`, :mod:`fastmetrics._kernels.delong`). The covariance of two
+models needs the placements row by row, which no summary keeps: :func:`placements` radix
+sorts each score vector and writes every row's placement where the row is (the two models'
+sorts on two threads). Everything is then one formula: each AUC ``k`` has the per-row vector
 
     psi_k(r) = (placement_k(r) - AUC_k) / sqrt(m_k (m_k - 1))   r positive for problem k,
     psi_k(r) = (placement_k(r) - AUC_k) / sqrt(n_k (n_k - 1))   r negative,
@@ -39,6 +41,9 @@ from statistics import NormalDist
 
 import numpy as np
 
+from .._inputs import nonfinite_error
+from .._kernels import delong as kernel
+from .._threads import threads_for
 from .ranking import RankingState, check_ap_pos_label, check_average, check_multi_class
 from .ranking import pos_neg_summary
 
@@ -56,8 +61,9 @@ __all__ = [
     "interval",
     "paired",
     "paired_result",
+    "placements",
     "psi",
-    "row_placements",
+    "rows_ci",
 ]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -246,7 +252,7 @@ def _summary_placements(p: np.ndarray, q: np.ndarray):
     pos_above = np.cumsum(p) - p
     # twice the placements' numerators: integers, so the AUC's sum is exact below 2**53
     a2 = 2 * neg_below + q
-    auc = float(np.dot(p, a2)) / (2 * m * n)
+    auc = float(np.sum(p * a2)) / (2 * m * n)
     return auc, a2 / (2 * n), (2 * pos_above + p) / (2 * m), m, n
 
 
@@ -270,43 +276,57 @@ def ci(state: RankingState, confidence_level=0.95, transform=None, multi_class="
     _, p, q = pos_neg_summary(state, pos_label)
     auc, v10, v01, m, n = _summary_placements(p, q)
     check_sides(int(m), int(n))
-    s10 = float(np.dot(p, (v10 - auc) ** 2)) / (m - 1)
-    s01 = float(np.dot(q, (v01 - auc) ** 2)) / (n - 1)
+    # numpy's pairwise sums, not BLAS dot products: the same sums for any thread count
+    s10 = float(np.sum(p * (v10 - auc) ** 2)) / (m - 1)
+    s01 = float(np.sum(q * (v01 - auc) ** 2)) / (n - 1)
     return _result(auc, s10 / m + s01 / n, level, transform, int(m), int(n))
 
 
 # ----------------------------------------------------------------------------- row by row
 
 
-def row_placements(pos: np.ndarray, s: np.ndarray):
-    """``(auc, v, m, n)``: every row's placement -- V10 for a positive (``pos`` True), V01
-    for a negative -- from one sort of the scores ``s``."""
-    nrow = s.shape[0]
-    order = np.argsort(s)  # tied rows get their score's placement: their order is moot
-    ss = s[order]
-    ps = pos[order]
-    start = np.empty(nrow, dtype=bool)
-    start[:1] = True
-    np.not_equal(ss[1:], ss[:-1], out=start[1:])
-    first = np.flatnonzero(start)
-    # positives and negatives in each run of tied scores (scores increasing)
-    cum_pos = np.cumsum(ps, dtype=np.int64)
-    ends = np.append(first[1:], nrow) - 1
-    pos_through = cum_pos[ends]
-    npos_g = np.diff(pos_through, prepend=0).astype(np.float64)
-    nneg_g = np.diff(ends, prepend=-1) - npos_g
-    m, n = float(pos_through[-1]) if nrow else 0.0, float(nrow) - (
-        float(pos_through[-1]) if nrow else 0.0)
-    if m == 0 or n == 0:
-        return math.nan, np.zeros(nrow), m, n
-    a2 = 2 * (np.cumsum(nneg_g) - nneg_g) + nneg_g  # 2 x negatives below, ties halved
-    auc = float(np.dot(npos_g, a2)) / (2 * m * n)
-    b2 = 2 * (m - pos_through) + npos_g  # 2 x positives above, ties halved
-    gid = np.cumsum(start) - 1
-    v_sorted = np.where(ps, (a2 / (2 * n))[gid], (b2 / (2 * m))[gid])
-    v = np.empty(nrow)
-    v[order] = v_sorted
-    return auc, v, m, n
+def _scratch(nrow: int, k: int):
+    nk, nt, nh = kernel.scratch_sizes(nrow)
+    return np.empty((k, nk), np.uint64), np.empty((k, nt)), np.empty((k, nh), np.uint64)
+
+
+def rows_ci(y: np.ndarray, pos, s: np.ndarray, level: float, transform=None) -> DeLongResult:
+    """:class:`DeLongResult` of one binary problem from its rows (positive: ``y == pos``,
+    ``pos`` of ``y``'s dtype) in one kernel call: the sums :func:`ci` forms from a state,
+    without building one."""
+    keys, tags, hist = _scratch(s.shape[0], 1)
+    out = np.empty(5)
+    bad = kernel.variance(y, pos, s, keys[0], tags[0], hist[0], out)
+    if bad >= 0:
+        raise nonfinite_error(s, None)
+    m, n = int(out[0]), int(out[1])
+    check_sides(m, n)
+    auc = out[2] / (2.0 * m * n)
+    return _result(auc, out[3] / (m * (m - 1)) + out[4] / (n * (n - 1)), level, transform,
+                   m, n)
+
+
+def placements(y: np.ndarray, pos, s_a: np.ndarray, s_b=None, n_threads=None):
+    """``(m, n, (auc_a, v_a), (auc_b, v_b))``: every row's placement -- V10 for a positive
+    (``y == pos``), V01 for a negative -- of one or two score vectors (``s_b`` None: the
+    second pair is None), one radix sort each, the two on two threads."""
+    nrow = s_a.shape[0]
+    if s_b is not None and s_b.dtype != s_a.dtype:  # the kernel reads both in one dtype
+        s_a, s_b = s_a.astype(np.float64), s_b.astype(np.float64)
+    k = 1 if s_b is None else 2
+    keys, tags, hist = _scratch(nrow, k)
+    v_a = np.empty(nrow)
+    v_b = np.empty(nrow if k == 2 else 0)
+    out = np.empty(6, dtype=np.int64)
+    kernel.placements(y, pos, s_a, s_a[:0] if s_b is None else s_b, v_a, v_b, keys, tags,
+                      hist, out, threads_for("delong", 2 * nrow, n_threads) if k == 2 else 1)
+    for bad, s in ((out[4], s_a), (out[5], s_b)):
+        if bad >= 0:
+            raise nonfinite_error(s, None)
+    m, n = int(out[0]), int(out[1])
+    den = 2.0 * m * n
+    first = (out[2] / den if den else math.nan, v_a)
+    return m, n, first, None if s_b is None else (out[3] / den if den else math.nan, v_b)
 
 
 def psi(pos: np.ndarray, v: np.ndarray, auc: float, m: float, n: float) -> np.ndarray:
@@ -316,16 +336,17 @@ def psi(pos: np.ndarray, v: np.ndarray, auc: float, m: float, n: float) -> np.nd
     return (v - auc) * scale
 
 
-def paired(pos: np.ndarray, s_a: np.ndarray, s_b: np.ndarray, label=None):
-    """``(auc_a, auc_b, psi_a, psi_b)`` of two score vectors on the same rows."""
-    auc_a, v_a, m, n = row_placements(pos, s_a)
-    check_sides(int(m), int(n), label)
-    auc_b, v_b, _, _ = row_placements(pos, s_b)
-    return auc_a, auc_b, psi(pos, v_a, auc_a, m, n), psi(pos, v_b, auc_b, m, n)
+def paired(y: np.ndarray, pos, s_a: np.ndarray, s_b: np.ndarray, label=None, n_threads=None):
+    """``(auc_a, auc_b, psi_a, psi_b)`` of two score vectors on the same rows (positive:
+    ``y == pos``)."""
+    m, n, (auc_a, v_a), (auc_b, v_b) = placements(y, pos, s_a, s_b, n_threads)
+    check_sides(m, n, label)
+    mask = y == pos
+    return auc_a, auc_b, psi(mask, v_a, auc_a, m, n), psi(mask, v_b, auc_b, m, n)
 
 
 def averaged(codes: np.ndarray, s2d: np.ndarray, classes, average: str, level: float,
-             transform=None, s2d_b=None, alternative="two-sided"):
+             transform=None, s2d_b=None, alternative="two-sided", n_threads=None):
     """One-vs-rest: each class's DeLong result (or paired test, with ``s2d_b``) and those
     of the ``average`` of the classes' AUCs, their covariance from the per-row terms."""
     k = s2d.shape[1]
@@ -338,24 +359,22 @@ def averaged(codes: np.ndarray, s2d: np.ndarray, classes, average: str, level: f
     auc_b = np.empty(k)
     per = []
     for j in range(k):
-        pos = codes == j
-        m, n = int(counts[j]), int(codes.shape[0] - counts[j])
-        check_sides(m, n, labels[j])
+        check_sides(int(counts[j]), int(codes.shape[0] - counts[j]), labels[j])
         if s2d_b is None:
-            auc_a[j], v, _, _ = row_placements(pos, s2d[:, j])
-            p = psi(pos, v, auc_a[j], m, n)
+            m, n, (auc_a[j], v), _ = placements(codes, j, s2d[:, j])
+            p = psi(codes == j, v, auc_a[j], m, n)
             per.append(_result(auc_a[j], np.sum(p * p), level, transform, m, n))
             g_a += coef[j] * p
             continue
-        auc_a[j], auc_b[j], pa, pb = paired(pos, s2d[:, j], s2d_b[:, j], labels[j])
+        auc_a[j], auc_b[j], pa, pb = paired(codes, j, s2d[:, j], s2d_b[:, j], labels[j],
+                                            n_threads)
         per.append(paired_result(auc_a[j], auc_b[j], np.sum(pa * pa), np.sum(pb * pb),
                                  np.sum(pa * pb), level, alternative))
         g_a += coef[j] * pa
         g_b += coef[j] * pb
     if s2d_b is None:
-        return _result(np.dot(coef, auc_a), np.sum(g_a * g_a), level, transform,
+        return _result(np.sum(coef * auc_a), np.sum(g_a * g_a), level, transform,
                        per_class=tuple(per), classes=labels)
-    return paired_result(np.dot(coef, auc_a), np.dot(coef, auc_b), np.sum(g_a * g_a),
+    return paired_result(np.sum(coef * auc_a), np.sum(coef * auc_b), np.sum(g_a * g_a),
                          np.sum(g_b * g_b), np.sum(g_a * g_b), level, alternative,
                          tuple(per), labels)
-
