@@ -152,6 +152,7 @@ def test_same_for_any_thread_count():
     s2 = rng.random(1 << 18)
     results = {fm.delong_test(y, s, s2, n_threads=t) for t in (1, 2, 4)}
     assert len(results) == 1
+    assert len({fm.delong_ci(y, s2, n_threads=t) for t in (1, 2, 4)}) == 1
     one = fm.delong_ci(y, s)
     t = results.pop()
     rel([t.auc_a, t.auc_b], [one.auc, fm.roc_auc_score(y, s2)])

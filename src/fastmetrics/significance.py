@@ -87,13 +87,14 @@ def _binary_scores(s: np.ndarray, n: int) -> None:
 
 
 def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_label=None,
-              multi_class="raise", average="macro"):
+              multi_class="raise", average="macro", n_threads=None):
     """ROC AUC with DeLong's variance, standard error and confidence interval.
 
     DeLong, DeLong & Clarke-Pearson (1988) with the fast algorithm of Sun & Xu (2014): the
-    structural components (placements) of every sample come from one radix sort of the
-    scores and one walk over the runs of tied scores (:mod:`fastmetrics._kernels.delong`);
-    tied scores count one half, as in ``roc_auc_score``. The AUC equals ``roc_auc_score(y_true, y_score)``; the interval is R
+    structural components (placements) of every sample come from one radix sort of each
+    class's scores and one merging walk over the distinct scores
+    (:mod:`fastmetrics._kernels.delong`); tied scores count one half, as in
+    ``roc_auc_score``. The AUC equals ``roc_auc_score(y_true, y_score)``; the interval is R
     pROC's ``ci.auc`` (``method="delong"``). Mergeable: the accumulator method
     ``RankingAccumulator.delong_ci`` and ``fastmetrics.dask.delong_ci`` give the same numbers
     over chunks.
@@ -120,6 +121,10 @@ def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_lab
         variance is ``sum_r (sum_j c_j psi_j(r))**2`` over the rows, ``psi_j`` each row's
         centred DeLong component of class ``j`` (:mod:`fastmetrics._states.delong`), which
         counts the covariance between the classes' AUCs. Ignored for binary ``y_true``.
+    n_threads : int, default=None
+        Threads of the binary sort (the two classes' runs, one per thread) on inputs of
+        2**17 samples or more (None: what OpenMP allows). The result is the same for any
+        value.
 
     Returns
     -------
@@ -154,7 +159,8 @@ def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_lab
         return delong.averaged(codes, s, classes, average, level, transform)
     n = lab.y.shape[0]
     _binary_scores(s, n)
-    return delong.rows_ci(lab.y, _positive_code(lab, pos_label), s, level, transform)
+    return delong.rows_ci(lab.y, _positive_code(lab, pos_label), s, level, transform,
+                          n_threads)
 
 
 def delong_test(y_true, y_score_a, y_score_b, *, confidence_level=0.95,
@@ -189,7 +195,7 @@ def delong_test(y_true, y_score_a, y_score_b, *, confidence_level=0.95,
         components of every class and both models, as in :func:`delong_ci`); each class's
         own test is in ``per_class``.
     n_threads : int, default=None
-        Threads of the two sorts on inputs of 2**17 rows or more (None: what OpenMP allows).
+        Threads of the two sorts on inputs of 2**16 rows or more (None: what OpenMP allows).
         The result is the same for any value.
 
     Returns
@@ -235,7 +241,5 @@ def delong_test(y_true, y_score_a, y_score_b, *, confidence_level=0.95,
     n = lab.y.shape[0]
     for s in (sa, sb):
         _binary_scores(s, n)
-    auc_a, auc_b, psi_a, psi_b = delong.paired(lab.y, _positive_code(lab, pos_label), sa, sb,
-                                               n_threads=n_threads)
-    return delong.paired_result(auc_a, auc_b, np.sum(psi_a * psi_a), np.sum(psi_b * psi_b),
-                                np.sum(psi_a * psi_b), level, alternative)
+    return delong.paired_rows(lab.y, _positive_code(lab, pos_label), sa, sb, level,
+                              alternative, n_threads)

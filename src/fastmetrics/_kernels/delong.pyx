@@ -14,14 +14,16 @@ the placements of DeLong et al. (1988) as Sun & Xu (2014) derive them from midra
 the AUC's numerator, ``sum p (2 negatives below + q)``, is an integer: it is accumulated in
 int64, so the AUC is the correctly rounded ratio.
 
-``variance`` walks twice without writing per row (the AUC first, then the centred sums of
-squares); ``placements`` writes each row's placement where the row is (the paired test's
-covariance needs them row by row), and runs two score vectors on two threads.
+``variance`` needs no row: it keys the positives and the negatives into two runs (the run is
+the class: no payload), sorts them on two threads and walks them twice by key (the AUC
+first, then the centred sums of squares, compensated). ``placements`` writes each row's
+placement where the row is (the paired test's covariance needs them row by row), two score
+vectors on two threads; ``paired_sums`` then forms the paired sums in one pass.
 Non-finite scores stop the pass: the first such row is reported.
 """
 
 from libc.stdint cimport int64_t, uint64_t
-from libc.math cimport isfinite
+from libc.math cimport fabs, isfinite
 from cython.parallel cimport prange
 
 from .common cimport label_t
@@ -118,75 +120,142 @@ cdef inline void _add(double* acc, double x) noexcept nogil:
     acc[0] = t
 
 
-cdef void _sums(Sorted* st, Py_ssize_t nrow, double auc, double* out) noexcept nogil:
-    """``out[0]``, ``out[1]``: the sums of squares of the positives' and of the negatives'
-    placements about ``auc`` (runs in order: the same sums for any thread count)."""
-    cdef Py_ssize_t a = 0, b
-    cdef int64_t p, q, pos_above = 0, neg_seen = 0
-    cdef double d, dn = 2.0 * <double>st.n, dm = 2.0 * <double>st.m
+cdef inline void _add_signed(double* acc, double x) noexcept nogil:
+    """Compensated (Neumaier) addition of ``x`` of either sign: error kept in ``acc[1]``."""
+    cdef double t = acc[0] + x
+    if fabs(acc[0]) >= fabs(x):
+        acc[1] += (acc[0] - t) + x
+    else:
+        acc[1] += (x - t) + acc[0]
+    acc[0] = t
+
+
+cdef Py_ssize_t _split_sort(const label_t* y, Py_ssize_t ys, label_t pos, const score_t* s,
+                            Py_ssize_t ss, Py_ssize_t nrow, uint64_t* keys, uint64_t* hist,
+                            Py_ssize_t hsize, int nth, uint64_t** runs,
+                            int64_t* counts) noexcept nogil:
+    """Keys of the positives at the front of ``keys``, of the negatives at the back, each
+    run sorted (no payload: the run is the class), the two on two threads when ``nth`` is 2.
+    Returns -1, or the first row whose score is not finite."""
+    cdef Py_ssize_t i, np_ = 0, nn = 0, nstart
+    cdef uint64_t k, kor = 0, kand = ~(<uint64_t>0)
+    cdef double x
+    cdef bint p
+    for i in range(nrow):
+        x = <double>s[i * ss]
+        if not isfinite(x):
+            return i
+        k = fm_dkey_f64(x)
+        p = y[i * ys] == pos
+        # both free slots get the key and only the row's side advances: no branch on the
+        # (unpredictable) label
+        keys[np_] = k
+        keys[nrow - 1 - nn] = k
+        kor = kor | k
+        kand = kand & k
+        np_ += p
+        nn += not p
+    nstart = nrow - nn
+    counts[0] = np_
+    counts[1] = nn
+    cdef int r
+    for r in prange(2, num_threads=nth, schedule="static"):
+        if r == 0:
+            runs[0] = fm_sort_u64(keys, keys + nrow, NULL, NULL, np_, hist, kor ^ kand) \
+                if np_ else keys
+        else:
+            runs[1] = fm_sort_u64(keys + nstart, keys + nrow + nstart, NULL, NULL, nn,
+                                  hist + hsize, kor ^ kand) if nn else keys + nstart
+    return -1
+
+
+cdef int64_t _merge_walk(const uint64_t* pk, int64_t mp, const uint64_t* nk, int64_t mn,
+                         double auc, double* out) noexcept nogil:
+    """Walk the two sorted runs by key (decreasing scores). ``out`` NULL: returns twice the
+    AUC's numerator; else writes the compensated sums of squares of the positives' and the
+    negatives' placements about ``auc`` into ``out[0]``, ``out[1]``."""
+    cdef int64_t ip = 0, jn = 0, p, q, pos_above = 0, neg_seen = 0, auc2 = 0
+    cdef double d, dn = 2.0 * <double>mn, dm = 2.0 * <double>mp
     cdef double s10[2]
     cdef double s01[2]
-    s10[0] = s10[1] = s01[0] = s01[1] = 0.0
     cdef uint64_t k
-    while a < nrow:
-        k = st.keys[a]
-        b = a
-        p = 0
-        while b < nrow and st.keys[b] == k:
-            p += st.tags[b] > 0
-            b += 1
-        q = (b - a) - p
-        if p:
-            d = <double>(2 * (st.n - neg_seen - q) + q) / dn - auc
-            _add(s10, <double>p * d * d)
-        if q:
-            d = <double>(2 * pos_above + p) / dm - auc
-            _add(s01, <double>q * d * d)
+    s10[0] = s10[1] = s01[0] = s01[1] = 0.0
+    while ip < mp or jn < mn:
+        if ip < mp and (jn >= mn or pk[ip] <= nk[jn]):
+            k = pk[ip]
+        else:
+            k = nk[jn]
+        p = ip
+        while ip < mp and pk[ip] == k:
+            ip += 1
+        p = ip - p
+        q = jn
+        while jn < mn and nk[jn] == k:
+            jn += 1
+        q = jn - q
+        if out == NULL:
+            auc2 += p * (2 * (mn - neg_seen - q) + q)
+        else:
+            if p:
+                d = <double>(2 * (mn - neg_seen - q) + q) / dn - auc
+                _add(s10, <double>p * d * d)
+            if q:
+                d = <double>(2 * pos_above + p) / dm - auc
+                _add(s01, <double>q * d * d)
         pos_above += p
         neg_seen += q
-        a = b
-    out[0] = s10[0]
-    out[1] = s01[0]
+    if out != NULL:
+        out[0] = s10[0]
+        out[1] = s01[0]
+    return auc2
 
 
 def scratch_sizes(Py_ssize_t n):
     """``(keys, tags, hist)``: the lengths of the scratch arrays one score vector of n rows
-    needs (uint64, float64, uint64)."""
+    needs (uint64, float64, uint64; ``hist`` holds the histograms of two runs)."""
     cdef Py_ssize_t m = max(n, 1)
-    return 2 * m, 2 * m, fm_radix_hist_size(m)
+    return 2 * m, 2 * m, 2 * fm_radix_hist_size(m)
 
 
 def _check(Py_ssize_t n, uint64_t[::1] keys, double[::1] tags, uint64_t[::1] hist):
     if (keys.shape[0] < 2 * max(n, 1) or tags.shape[0] < 2 * max(n, 1)
-            or hist.shape[0] < fm_radix_hist_size(max(n, 1))):
+            or hist.shape[0] < 2 * fm_radix_hist_size(max(n, 1))):
         raise ValueError("scratch arrays too small")
 
 
 def variance(const label_t[:] y, label_t pos, const score_t[:] s, uint64_t[::1] keys,
-             double[::1] tags, uint64_t[::1] hist, double[::1] out):
+             uint64_t[::1] hist, double[::1] out, int n_threads=1):
     """DeLong's sums of one binary problem (positive: ``y == pos``) into ``out``:
     ``[m, n, auc2, ss10, ss01]`` -- the counts, twice the AUC's numerator and the sums of
-    squares of the placements about the AUC. Returns -1, or the first non-finite row."""
+    squares of the placements about the AUC -- from the two classes' sorted runs (two
+    threads when ``n_threads > 1``; the sums do not depend on it). Returns -1, or the first
+    non-finite row."""
     cdef Py_ssize_t nrow = s.shape[0]
-    cdef Sorted st
+    cdef Py_ssize_t hsize = fm_radix_hist_size(max(nrow, 1))
     cdef Py_ssize_t bad
     cdef int64_t auc2
+    cdef int64_t counts[2]
+    cdef uint64_t* runs[2]
     cdef double auc
+    cdef int nth = 2 if n_threads > 1 else 1
     if y.shape[0] != nrow or out.shape[0] < 5:
         raise ValueError("y and s differ in length, or out is too short")
-    _check(nrow, keys, tags, hist)
+    if keys.shape[0] < 2 * max(nrow, 1) or hist.shape[0] < 2 * hsize:
+        raise ValueError("scratch arrays too small")
+    out[0] = out[1] = out[2] = out[3] = out[4] = 0.0
     if nrow == 0:
-        out[0] = out[1] = out[2] = out[3] = out[4] = 0.0
         return -1
     with nogil:
-        bad = _sort(&y[0], y.strides[0] // sizeof(label_t), pos, &s[0],
-                    s.strides[0] // sizeof(score_t), nrow, &keys[0], &tags[0], &hist[0], &st)
+        bad = _split_sort(&y[0], y.strides[0] // sizeof(label_t), pos, &s[0],
+                          s.strides[0] // sizeof(score_t), nrow, &keys[0], &hist[0], hsize,
+                          nth, runs, counts)
         if bad < 0:
-            auc2 = _place(&st, nrow, NULL)
-            auc = <double>auc2 / (2.0 * <double>st.m * <double>st.n) if st.m and st.n else 0.0
-            _sums(&st, nrow, auc, &out[3])
-            out[0] = <double>st.m
-            out[1] = <double>st.n
+            auc2 = _merge_walk(runs[0], counts[0], runs[1], counts[1], 0.0, NULL)
+            if counts[0] and counts[1]:
+                auc = <double>auc2 / (2.0 * <double>counts[0] * <double>counts[1])
+                _merge_walk(runs[0], counts[0], runs[1], counts[1], auc, &out[3])
+            out[0] = <double>counts[0]
+            out[1] = <double>counts[1]
             out[2] = <double>auc2
     return bad
 
@@ -234,3 +303,29 @@ def placements(const label_t[:] y, label_t pos, const score_t[:] sa, const score
             o[2 + r] = _place(&st[r], nrow, vp[r])
     out[0] = st[0].m if out[4] < 0 else 0
     out[1] = st[0].n if out[4] < 0 else 0
+
+
+def paired_sums(const label_t[:] y, label_t pos, const double[:] va, const double[:] vb,
+                double auc_a, double auc_b, double[::1] out):
+    """The sums of DeLong's paired variances from every row's placements, in one pass:
+    ``out = [aa, bb, ab]`` over the positives (``y == pos``) then ``[aa, bb, ab]`` over the
+    negatives, ``aa = sum (va - auc_a)**2``, ``ab = sum (va - auc_a) (vb - auc_b)``... Rows
+    in order, compensated: the same sums for any thread count."""
+    cdef Py_ssize_t i, nrow = y.shape[0]
+    cdef double da, db
+    cdef double acc[12]
+    cdef int j, side
+    if va.shape[0] != nrow or vb.shape[0] != nrow or out.shape[0] < 6:
+        raise ValueError("inconsistent lengths of the rows or the output")
+    for j in range(12):
+        acc[j] = 0.0
+    with nogil:
+        for i in range(nrow):
+            da = va[i] - auc_a
+            db = vb[i] - auc_b
+            side = 0 if y[i] == pos else 6
+            _add(&acc[side], da * da)
+            _add(&acc[side + 2], db * db)
+            _add_signed(&acc[side + 4], da * db)
+    for j in range(6):
+        out[j] = acc[2 * j] + (acc[2 * j + 1] if j % 3 == 2 else 0.0)

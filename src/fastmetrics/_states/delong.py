@@ -61,6 +61,7 @@ __all__ = [
     "interval",
     "paired",
     "paired_result",
+    "paired_rows",
     "placements",
     "psi",
     "rows_ci",
@@ -290,13 +291,15 @@ def _scratch(nrow: int, k: int):
     return np.empty((k, nk), np.uint64), np.empty((k, nt)), np.empty((k, nh), np.uint64)
 
 
-def rows_ci(y: np.ndarray, pos, s: np.ndarray, level: float, transform=None) -> DeLongResult:
+def rows_ci(y: np.ndarray, pos, s: np.ndarray, level: float, transform=None,
+            n_threads=None) -> DeLongResult:
     """:class:`DeLongResult` of one binary problem from its rows (positive: ``y == pos``,
     ``pos`` of ``y``'s dtype) in one kernel call: the sums :func:`ci` forms from a state,
     without building one."""
-    keys, tags, hist = _scratch(s.shape[0], 1)
+    nk, _, nh = kernel.scratch_sizes(s.shape[0])
     out = np.empty(5)
-    bad = kernel.variance(y, pos, s, keys[0], tags[0], hist[0], out)
+    bad = kernel.variance(y, pos, s, np.empty(nk, np.uint64), np.empty(nh, np.uint64), out,
+                          threads_for("delong", s.shape[0], n_threads))
     if bad >= 0:
         raise nonfinite_error(s, None)
     m, n = int(out[0]), int(out[1])
@@ -343,6 +346,19 @@ def paired(y: np.ndarray, pos, s_a: np.ndarray, s_b: np.ndarray, label=None, n_t
     check_sides(m, n, label)
     mask = y == pos
     return auc_a, auc_b, psi(mask, v_a, auc_a, m, n), psi(mask, v_b, auc_b, m, n)
+
+
+def paired_rows(y: np.ndarray, pos, s_a: np.ndarray, s_b: np.ndarray, level: float,
+                alternative: str, n_threads=None) -> DeLongTest:
+    """:class:`DeLongTest` of one binary problem (positive: ``y == pos``) from its rows: the
+    placements of both models, then their sums of squares and products in one pass."""
+    m, n, (auc_a, v_a), (auc_b, v_b) = placements(y, pos, s_a, s_b, n_threads)
+    check_sides(m, n)
+    s = np.empty(6)
+    kernel.paired_sums(y, pos, v_a, v_b, auc_a, auc_b, s)
+    fp, fn = 1.0 / (m * (m - 1)), 1.0 / (n * (n - 1))
+    return paired_result(auc_a, auc_b, s[0] * fp + s[3] * fn, s[1] * fp + s[4] * fn,
+                         s[2] * fp + s[5] * fn, level, alternative)
 
 
 def averaged(codes: np.ndarray, s2d: np.ndarray, classes, average: str, level: float,
