@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import inconsistent_lengths, label_input, nonfinite_error
+from ._inputs import label_input, nonfinite_error
 from ._states import delong, ranking
 from ._states.delong import DeLongResult, DeLongTest
 
@@ -50,12 +50,7 @@ def _multiclass(y_true, lab: ranking.Labels, *scores):
     a = label_input(y_true, "y_true", encoded=False).reshape(-1)
     classes = lab.classes if lab.encoded else np.unique(a)
     for s in scores:
-        if s.ndim != 2:
-            raise ValueError(
-                "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` "
-                f"contains multiple classes. Got `y_score.shape={s.shape}`.")
-        if s.shape[0] != n:
-            raise inconsistent_lengths(y_true=n, y_score=s.shape[0])
+        ranking.scores_2d(s, n)  # roc_auc_score's shape and length errors
         if not np.isfinite(s).all():
             raise nonfinite_error(s, None)
         if len(classes) != s.shape[1]:
