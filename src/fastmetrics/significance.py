@@ -134,6 +134,11 @@ def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_lab
         One class only, fewer than two samples of a side, NaN or infinite scores, lengths
         that differ, 2-D scores for binary ``y_true``.
 
+    Notes
+    -----
+    Binary: 16 bytes of sort scratch per sample, nothing per sample kept. One-vs-rest: each
+    class's components row by row (about 100 bytes per sample while a class is done).
+
     Examples
     --------
     >>> import numpy as np
@@ -206,6 +211,11 @@ def delong_test(y_true, y_score_a, y_score_b, *, confidence_level=0.95,
     ValueError
         One class only, fewer than two samples of a side, NaN or infinite scores, lengths
         or shapes that differ, 2-D scores for binary ``y_true``.
+
+    Notes
+    -----
+    Memory: 80 bytes per row (each model's sort scratch, keys and row tags, and its
+    components).
 
     Examples
     --------
