@@ -46,6 +46,17 @@ cdef struct Sorted:
     int64_t n        # negatives
 
 
+cdef inline bint _key(double x, uint64_t* k, uint64_t* kor, uint64_t* kand) noexcept nogil:
+    """The descending key of ``x`` into ``k[0]``, folded into the masks of the bits that vary
+    (the sort skips the others); False, and nothing written, when ``x`` is not finite."""
+    if not isfinite(x):
+        return False
+    k[0] = fm_dkey_f64(x)
+    kor[0] = kor[0] | k[0]
+    kand[0] = kand[0] & k[0]
+    return True
+
+
 cdef Py_ssize_t _sort(const label_t* y, Py_ssize_t ys, label_t pos, const score_t* s,
                       Py_ssize_t ss, Py_ssize_t nrow, uint64_t* keys, double* tags,
                       uint64_t* hist, Sorted* out) noexcept nogil:
@@ -54,16 +65,11 @@ cdef Py_ssize_t _sort(const label_t* y, Py_ssize_t ys, label_t pos, const score_
     cdef Py_ssize_t i
     cdef uint64_t k, kor = 0, kand = ~(<uint64_t>0)
     cdef int64_t m = 0
-    cdef double x
     cdef bint p
     for i in range(nrow):
-        x = <double>s[i * ss]
-        if not isfinite(x):
+        if not _key(<double>s[i * ss], &k, &kor, &kand):
             return i
-        k = fm_dkey_f64(x)
         keys[i] = k
-        kor = kor | k
-        kand = kand & k
         p = y[i * ys] == pos
         m += p
         tags[i] = <double>(i + 1) if p else -<double>(i + 1)
@@ -139,20 +145,15 @@ cdef Py_ssize_t _split_sort(const label_t* y, Py_ssize_t ys, label_t pos, const 
     Returns -1, or the first row whose score is not finite."""
     cdef Py_ssize_t i, np_ = 0, nn = 0, nstart
     cdef uint64_t k, kor = 0, kand = ~(<uint64_t>0)
-    cdef double x
     cdef bint p
     for i in range(nrow):
-        x = <double>s[i * ss]
-        if not isfinite(x):
+        if not _key(<double>s[i * ss], &k, &kor, &kand):
             return i
-        k = fm_dkey_f64(x)
         p = y[i * ys] == pos
         # both free slots get the key and only the row's side advances: no branch on the
         # (unpredictable) label
         keys[np_] = k
         keys[nrow - 1 - nn] = k
-        kor = kor | k
-        kand = kand & k
         np_ += p
         nn += not p
     nstart = nrow - nn
