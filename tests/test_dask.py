@@ -420,8 +420,12 @@ def test_same_signatures_as_the_top_level_functions():
     for name in fmd.__all__:
         if name == "accumulate":
             continue
-        ours = inspect.signature(getattr(fmd, name)).parameters
-        theirs = inspect.signature(getattr(fm, name)).parameters
+        ours = dict(inspect.signature(getattr(fmd, name)).parameters)
+        theirs = dict(inspect.signature(getattr(fm, name)).parameters)
+        # **metric_kwargs (bootstrap, compare) stays last: compare the others in order
+        for params in (ours, theirs):
+            for k in [k for k, p in params.items() if p.kind is p.VAR_KEYWORD]:
+                assert params.pop(k).name == "metric_kwargs", name
         assert list(ours)[:len(theirs)] == list(theirs), name
         for p in theirs.values():
             same_default = ours[p.name].default is p.default or ours[p.name].default == p.default

@@ -207,6 +207,12 @@ def _every_report_object():
         # one-vs-rest: per-class results nested in the average's
         "DeLongResult": fm.delong_ci(y, np.eye(3)[p] * 0.5 + 0.5 / 3, multi_class="ovr"),
         "DeLongTest": fm.delong_test(y == 1, prob, p == 1),
+        "BootstrapResult": fm.bootstrap(fm.accuracy_score, y, p, n_resamples=20,
+                                        random_state=0),
+        "ComparisonResult": fm.compare(fm.accuracy_score, y, p, y, n_resamples=20,
+                                       random_state=0),
+        "ConfidenceInterval": fm.ConfidenceInterval(0.25, 0.75),
+        "McNemarResult": fm.mcnemar_test(y, p, y),
     }
 
 

@@ -40,6 +40,18 @@ def _labels(draw, n, dtype):
 
 
 @st.composite
+def paired_data(draw):
+    """(y_true, model A's labels, model B's labels), unweighted (the paired state counts)."""
+    n = draw(st.integers(1, 60))
+    dtype = draw(st.sampled_from([np.int8, np.int64, np.uint16, "str"]))
+    yt, ya = _labels(draw, n, np.int64 if dtype == "str" else dtype)
+    _, yb = _labels(draw, n, np.int64 if dtype == "str" else dtype)
+    if dtype == "str":
+        yt, ya, yb = yt.astype(str), ya.astype(str), yb.astype(str)
+    return (yt, ya, yb), None
+
+
+@st.composite
 def confusion_data(draw):
     n = draw(st.integers(1, 60))
     dtype = draw(st.sampled_from([np.int8, np.int64, np.uint16, "str"]))
@@ -172,6 +184,8 @@ _EDGES = np.linspace(0.1, 0.9, 9)
 # kind -> (data strategy, build(arrays, weights) -> State)
 CASES = {
     "confusion": (confusion_data(), lambda a, w: ConfusionState.from_arrays(*a, w)),
+    "paired_confusion": (paired_data(),
+                         lambda a, w: fm.states.PairedConfusionState.from_arrays(*a)),
     "multilabel": (multilabel_data(), lambda a, w: MultilabelState.from_arrays(*a, w)),
     "grouped_confusion": (grouped_data(), lambda a, w: GroupedConfusionState.from_arrays(*a)),
     "contingency": (contingency_data(), lambda a, w: fm.states.ContingencyState.from_arrays(*a)),

@@ -162,11 +162,32 @@ from .fairness import GroupMetrics, group_metrics
 from .parsing import ParsedPredictions, parse_failures
 from .robustness import RobustnessReport, consistency_rate, robustness_report, robustness_score
 from .stability import Stability, stability_summary
+from .uncertainty import (
+    BootstrapResult,
+    ComparisonResult,
+    ConfidenceInterval,
+    McNemarResult,
+    bootstrap,
+    bootstrap_state,
+    compare,
+    compare_state,
+    mcnemar_test,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "openmp_enabled",
+    # -- is B better than A? --
+    "BootstrapResult",
+    "ComparisonResult",
+    "ConfidenceInterval",
+    "McNemarResult",
+    "bootstrap",
+    "bootstrap_state",
+    "compare",
+    "compare_state",
+    "mcnemar_test",
     # -- classification / report card --
     "ClassificationMetrics",
     "PerClassMetrics",

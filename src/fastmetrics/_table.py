@@ -60,6 +60,10 @@ class Metric:
     dask : bool
         Whether :mod:`fastmetrics.dask` serves it (False where merging would need the data,
         e.g. a median).
+    batch : callable or None
+        ``batch(state, tables, ...)``: the metric of many bootstrap resamples of a
+        confusion state at once (``tables`` of shape (B, K, K)), with ``derive``'s
+        parameters; it returns None where the resamples must be scored one by one.
     """
 
     name: str
@@ -69,6 +73,7 @@ class Metric:
     config: tuple = ()
     dask: bool = True
     fixed: tuple = ()
+    batch: Callable | None = None
 
     @property
     def signature(self) -> inspect.Signature:
@@ -81,22 +86,23 @@ class Metric:
                 if p.name not in DATA and p.name not in self.config]
 
 
-def _report_card(state, labels=None, oos_label=None):
-    """``score``'s report card of a confusion state."""
-    return confusion.card(state, labels, oos_label).metrics
 
 
 METRICS: tuple[Metric, ...] = (
     Metric("confusion_matrix", "confusion", confusion.matrix, classification.confusion_matrix),
     Metric("multilabel_confusion_matrix", "confusion", confusion.mcm,
            classification.multilabel_confusion_matrix),
-    Metric("accuracy_score", "confusion", confusion.accuracy, classification.accuracy_score),
+    Metric("accuracy_score", "confusion", confusion.accuracy, classification.accuracy_score,
+           batch=confusion.accuracy_batch),
     Metric("precision_recall_fscore_support", "confusion", prf.prfs,
            classification.precision_recall_fscore_support),
-    Metric("fbeta_score", "confusion", prf.fbeta, classification.fbeta_score),
-    Metric("f1_score", "confusion", prf.f1, classification.f1_score),
-    Metric("precision_score", "confusion", prf.precision, classification.precision_score),
-    Metric("recall_score", "confusion", prf.recall, classification.recall_score),
+    Metric("fbeta_score", "confusion", prf.fbeta, classification.fbeta_score,
+           batch=prf.fbeta_batch),
+    Metric("f1_score", "confusion", prf.f1, classification.f1_score, batch=prf.f1_batch),
+    Metric("precision_score", "confusion", prf.precision, classification.precision_score,
+           batch=prf.precision_batch),
+    Metric("recall_score", "confusion", prf.recall, classification.recall_score,
+           batch=prf.recall_batch),
     Metric("matthews_corrcoef", "confusion", confusion.mcc, classification.matthews_corrcoef),
     Metric("balanced_accuracy_score", "confusion", confusion.balanced_accuracy,
            classification.balanced_accuracy_score),
@@ -115,7 +121,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("false_negative_rate", "confusion", onevsrest.fnr,
            classification.false_negative_rate),
     Metric("oos_precision_recall", "confusion", confusion.oos, report.oos_precision_recall),
-    Metric("score", "confusion", _report_card, report.score),
+    Metric("score", "confusion", report.card_with_intervals, report.score),
     Metric("mean_absolute_error", "regression", sums.mae, regression.mean_absolute_error),
     Metric("mean_squared_error", "regression", sums.mse, regression.mean_squared_error),
     Metric("root_mean_squared_error", "regression", sums.rmse,

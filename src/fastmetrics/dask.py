@@ -47,8 +47,10 @@ import inspect
 import numpy as np
 
 from . import _table
+from . import uncertainty as _uncertainty
 
 from .streaming import (
+    PairedConfusionAccumulator,
     CalibrationAccumulator,
     ConfusionAccumulator,
     ContingencyAccumulator,
@@ -62,7 +64,8 @@ from .streaming import (
     TweedieAccumulator,
 )
 
-__all__ = ["accumulate", *(row.name for row in _table.METRICS if row.dask)]
+__all__ = ["accumulate", "bootstrap", "compare",
+           *(row.name for row in _table.METRICS if row.dask)]
 
 _KINDS = {
     "confusion": ConfusionAccumulator,
@@ -76,6 +79,7 @@ _KINDS = {
     "pinball": PinballAccumulator,
     "tweedie": TweedieAccumulator,
     "squared_log": SquaredLogAccumulator,
+    "paired": PairedConfusionAccumulator,
 }
 _SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
            "ranking": "y_score", "contingency": "labels_pred", "proba": "y_proba",
@@ -386,3 +390,88 @@ def _function(row: _table.Metric):
 for _row in _table.METRICS:
     if _row.dask:
         globals()[_row.name] = _function(_row)
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+def _cell_row(metric) -> _table.Metric:
+    for row in _table.METRICS:
+        if (row.name == metric or row.function is metric) and row.family in (
+                "confusion", "ranking", "contingency"):
+            return row
+    raise ValueError(
+        f"{getattr(metric, '__name__', metric)!r} is not a confusion, ranking or clustering "
+        "metric: fastmetrics.dask.bootstrap draws its resamples from those states' cells "
+        "(other metrics need the rows)")
+
+
+def _acc_bootstrap(acc, metric, kw):
+    return acc.bootstrap(metric, **kw)
+
+
+def _acc_compare(acc, metric, kw):
+    return acc.compare(metric, **kw)
+
+
+def _interval_function(local, n_data: int):
+    """The Dask face of :func:`fastmetrics.bootstrap` (``n_data`` 2) or
+    :func:`fastmetrics.compare` (3): the chunks' states are merged in one graph run and
+    the resamples drawn from the merged state's cells on the client (O(cells) each; the
+    data is read once). Its signature is the local function's (``sample_weight`` must be
+    None: weighted resamples need the rows) plus ``compute`` and ``split_every``."""
+    sig = inspect.signature(local)
+    params = list(sig.parameters.values())
+    extra = [inspect.Parameter("compute", inspect.Parameter.KEYWORD_ONLY, default=True),
+             inspect.Parameter("split_every", inspect.Parameter.KEYWORD_ONLY, default=None)]
+    params = params[:-1] + extra + params[-1:]  # **metric_kwargs stays last
+    new_sig = sig.replace(parameters=params)
+
+    def fn(*args, **kwargs):
+        bound = new_sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        a = dict(bound.arguments)
+        metric_kwargs = a.pop("metric_kwargs", {})
+        metric = a.pop("metric")
+        data = [a.pop(p.name) for p in params[1:1 + n_data]]
+        compute, split_every, n_threads = a.pop("compute"), a.pop("split_every"), \
+            a.pop("n_threads")
+        if a.pop("sample_weight") is not None:
+            raise ValueError("fastmetrics.dask draws resamples from the merged state's cells, "
+                             "which needs unweighted data: weighted resamples need the rows "
+                             f"(call fastmetrics.{local.__name__} on the computed arrays)")
+        row = _cell_row(metric)
+        update_kw = {} if n_threads is None else {"n_threads": n_threads}
+        if n_data == 2:
+            config = {p: metric_kwargs[p] for p in row.config if p in metric_kwargs}
+            acc = _graph(row.family, {"y_true": data[0],
+                                      _SECOND.get(row.family, "y_pred"): data[1]},
+                         config, update_kw, split_every)
+            run = _acc_bootstrap
+        else:
+            if row.family != "confusion":
+                raise ValueError(f"{row.name} is not a confusion metric: "
+                                 "fastmetrics.dask.compare draws paired resamples from the "
+                                 "joint confusion table")
+            acc = _graph("paired", dict(zip(("y_true", "y_pred_a", "y_pred_b"), data)), {},
+                         update_kw, split_every)
+            run = _acc_compare
+        dask, _ = _dask()
+        out = dask.delayed(run, pure=False)(acc, metric, {**a, **metric_kwargs})
+        return out.compute() if compute else out
+
+    fn.__name__ = fn.__qualname__ = local.__name__
+    fn.__signature__ = new_sig  # type: ignore[attr-defined]
+    fn.__doc__ = (
+        f"As :func:`fastmetrics.{local.__name__}` over dask inputs, for confusion"
+        + (", ranking and clustering" if n_data == 2 else "")
+        + " metrics on unweighted data: the chunks' states are merged in one graph run and "
+        "the resamples are drawn from the merged state's cells (O(cells) each; the data is "
+        "read once). ``compute=False`` returns a Delayed of the result; ``split_every`` as "
+        "for the other functions."
+    )
+    return fn
+
+
+bootstrap = _interval_function(_uncertainty.bootstrap, 2)
+compare = _interval_function(_uncertainty.compare, 3)

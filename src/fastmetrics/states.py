@@ -20,6 +20,7 @@ from ._states.grouped import GroupedConfusionState
 from ._states.hinge import HingeState
 from ._states.labelrank import LabelRankingState
 from ._states.multilabel import MultilabelState
+from ._states.paired import PairedConfusionState
 from ._states.pinball import PinballState
 from ._states.proba import ProbabilityState
 from ._states.ranking import RankingState
@@ -36,6 +37,7 @@ __all__ = [
     "HingeState",
     "LabelRankingState",
     "MultilabelState",
+    "PairedConfusionState",
     "PinballState",
     "ProbabilityState",
     "RankingState",

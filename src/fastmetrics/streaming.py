@@ -65,6 +65,15 @@ from ._states.ranking import RankingResult, RankingState
 from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
 from ._states.deviance import SquaredLogState, TweedieState, check_power
+from ._states.paired import PairedConfusionState
+from .uncertainty import (
+    BootstrapResult,
+    ComparisonResult,
+    McNemarResult,
+    bootstrap_state,
+    compare_state,
+    mcnemar_from_counts,
+)
 
 __all__ = [
     "Accumulator",
@@ -74,6 +83,7 @@ __all__ = [
     "ProbabilityAccumulator",
     "HingeAccumulator",
     "LabelRankingAccumulator",
+    "PairedConfusionAccumulator",
     "PinballAccumulator",
     "QuantileAccumulator",
     "QuantileResult",
@@ -292,6 +302,30 @@ def _attach_metrics(cls: type[Accumulator]) -> type[Accumulator]:
     return cls
 
 
+def _bootstrap_method(self, metric, *, n_resamples=1000, confidence_level=0.95,
+                      method="percentile", random_state=None, **metric_kwargs) -> BootstrapResult:
+    """As :func:`fastmetrics.bootstrap` on every sample seen, the resamples drawn from the
+    state's cells (unweighted chunks only: weighted resamples need the rows). The
+    accumulator's settings (``pos_label``) apply as they do to its metric methods."""
+    rows = [r for r in _table.by_family(self.family)
+            if r.name == metric or r.function is metric]
+    if rows:
+        takes = inspect.signature(rows[0].derive).parameters
+        for p in rows[0].config:
+            v = getattr(self, p, None)
+            if p in takes and v is not None and p not in metric_kwargs:
+                metric_kwargs[p] = v
+    return bootstrap_state(self.require_state(), metric, n_resamples=n_resamples,
+                           confidence_level=confidence_level, method=method,
+                           random_state=random_state, **metric_kwargs)
+
+
+def _attach_bootstrap(cls: type[Accumulator]) -> type[Accumulator]:
+    m = _bootstrap_method
+    setattr(cls, "bootstrap", m)
+    return cls
+
+
 # --------------------------------------------------------------------------- confusion
 
 # the name of the running table in fastmetrics 0.1 pickles (unpickled, then left unread)
@@ -448,6 +482,7 @@ class ConfusionAccumulator(Accumulator):
 
 
 _attach_metrics(ConfusionAccumulator)
+_attach_bootstrap(ConfusionAccumulator)
 
 
 # --------------------------------------------------------------------------- calibration
@@ -1057,6 +1092,7 @@ class RankingAccumulator(Accumulator):
 
 
 _attach_metrics(RankingAccumulator)
+_attach_bootstrap(RankingAccumulator)
 
 
 # --------------------------------------------------------------------------- multilabel ranking
@@ -1157,6 +1193,7 @@ class ContingencyAccumulator(Accumulator):
 
 
 _attach_metrics(ContingencyAccumulator)
+_attach_bootstrap(ContingencyAccumulator)
 
 
 # --------------------------------------------------------------------------- quantiles
@@ -1319,3 +1356,58 @@ class QuantileAccumulator(Accumulator):
 
 
 _attach_metrics(QuantileAccumulator)
+
+
+# --------------------------------------------------------------------------- paired
+
+
+class PairedConfusionAccumulator(Accumulator):
+    """Streaming joint counts of two models' labels of the same rows: the paired
+    :func:`fastmetrics.compare` of any confusion metric and McNemar's test, from chunks.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import PairedConfusionAccumulator
+    >>> acc = PairedConfusionAccumulator().update([0, 1, 1, 0] * 25, [0, 1, 0, 0] * 25,
+    ...                                           [0, 1, 1, 0] * 25)
+    >>> acc.compare("accuracy_score", random_state=0).difference
+    0.25
+    >>> acc.mcnemar_test().b_only
+    25
+    """
+
+    family = "paired"
+
+    def __init__(self):
+        self._start()
+
+    @classmethod
+    def _state_type(cls) -> type[State]:
+        return PairedConfusionState
+
+    def update(self, y_true, y_pred_a, y_pred_b, *, n_threads=None):
+        """Count one chunk of (y_true, A's labels, B's labels). Returns ``self``
+        (``n_threads`` is accepted for the other accumulators' signature; the counts are
+        the same for any value)."""
+        st = PairedConfusionState.from_arrays(y_true, y_pred_a, y_pred_b)
+        self._add(st, False)
+        return self
+
+
+def _compare_method(self, metric, *, n_resamples=1000, confidence_level=0.95,
+                    method="percentile", random_state=None, **metric_kwargs) -> ComparisonResult:
+    """As :func:`fastmetrics.compare` on every row seen."""
+    return compare_state(self.require_state(), metric, n_resamples=n_resamples,
+                         confidence_level=confidence_level, method=method,
+                         random_state=random_state, **metric_kwargs)
+
+
+def _mcnemar_method(self, *, exact=True, correction=True) -> McNemarResult:
+    """As :func:`fastmetrics.mcnemar_test` on every row seen."""
+    a_only, b_only = self.require_state().disagreements()
+    return mcnemar_from_counts(a_only, b_only, exact=exact, correction=correction)
+
+
+# methods attached, not defined in the class: a public name has one ``def`` (the face's)
+setattr(PairedConfusionAccumulator, "compare", _compare_method)
+setattr(PairedConfusionAccumulator, "mcnemar_test", _mcnemar_method)

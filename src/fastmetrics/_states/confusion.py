@@ -54,6 +54,7 @@ __all__ = [
     "PairCounts",
     "PerClassMetrics",
     "accuracy",
+    "accuracy_batch",
     "balanced_accuracy",
     "card",
     "hamming",
@@ -808,6 +809,15 @@ def accuracy(state: ConfusionState, normalize=True) -> float:
     return float(correct / state.weight_sum)
 
 
+def accuracy_batch(state: ConfusionState, cms: np.ndarray, normalize=True):
+    """:func:`accuracy` of many unweighted tables over ``state``'s labels (``cms`` of shape
+    (B, K, K), each of ``state.n_samples`` samples): one value per table."""
+    if state.weighted:
+        return None
+    correct = np.trace(cms, axis1=1, axis2=2)
+    return correct / state.n_samples if normalize else correct.astype(np.float64)
+
+
 def zero_one(state: ConfusionState, normalize=True) -> float:
     """``zero_one_loss``: the fraction (or number, or weight) of wrong predictions."""
     score = accuracy(state, normalize)
@@ -1041,6 +1051,11 @@ class ClassificationMetrics:
         Out-of-scope (abstain label) recall and precision; None when no ``oos_label``.
         0.0 when their denominator is 0 (the reference harness's rule).
     n_examples : int
+    intervals : dict or None
+        With ``score(..., ci=...)``: headline name -> ``(low, high)`` bootstrap interval
+        (percentile, over the pinned labels); None otherwise.
+    confidence_level : float or None
+        The level of ``intervals``.
     """
 
     accuracy: float
@@ -1053,6 +1068,8 @@ class ClassificationMetrics:
     oos_recall: float | None = None
     oos_precision: float | None = None
     n_examples: int = 0
+    intervals: dict | None = None
+    confidence_level: float | None = None
 
     @property
     def per_class_f1(self) -> dict:
@@ -1073,7 +1090,20 @@ class ClassificationMetrics:
             "oos_recall": r(self.oos_recall),
             "oos_precision": r(self.oos_precision),
             "n_examples": int(self.n_examples),
+            **{f"{k}_ci_{end}": r(v) for k, (lo, hi) in (self.intervals or {}).items()
+               for end, v in (("low", lo), ("high", hi))},
         }
+
+    def shown(self, name: str, digits: int = 4) -> str:
+        """A headline number as the report prints it: ``0.8123``, with its interval when
+        there is one ``0.8123 [0.8051, 0.8196]``, ``N/A`` when not computed."""
+        v = getattr(self, name)
+        if v is None:
+            return "N/A"
+        ci = (self.intervals or {}).get(name)
+        if ci is None:
+            return f"{v:.{digits}f}"
+        return f"{v:.{digits}f} [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
 
     def to_flat_dict(self) -> dict:
         """Every number under a dot key: ``per_class.3.f1``, ``confusion_matrix.0.1``...
@@ -1094,6 +1124,10 @@ class ClassificationMetrics:
             "oos_precision": self.oos_precision,
             "n_examples": self.n_examples,
         }
+        for k, (lo, hi) in (self.intervals or {}).items():
+            out[f"ci.{k}.low"], out[f"ci.{k}.high"] = lo, hi
+        if self.intervals:
+            out["ci.confidence_level"] = self.confidence_level
         for lab, pc in self.per_class.items():
             for k in ("precision", "recall", "f1", "support"):
                 out[f"per_class.{lab}.{k}"] = getattr(pc, k)

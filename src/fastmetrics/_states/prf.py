@@ -17,8 +17,9 @@ import numpy as np
 
 from ..exceptions import warn, undefined_metric_warning
 
-__all__ = ["AVERAGES", "check_zero_division", "f1", "fbeta", "nanaverage", "precision",
-           "prf_divide", "prf_from_sums", "prfs", "recall", "report", "set_wise_labels"]
+__all__ = ["AVERAGES", "check_zero_division", "f1", "f1_batch", "fbeta", "fbeta_batch",
+           "nanaverage", "precision", "precision_batch", "prf_divide", "prf_from_sums", "prfs",
+           "prfs_batch", "recall", "recall_batch", "report", "set_wise_labels"]
 
 AVERAGES = (None, "micro", "macro", "weighted", "samples")
 
@@ -285,3 +286,97 @@ def render_report(rows, summary, digits: int) -> str:
         else:
             text += row_fmt.format(heading, *values, width=width, digits=digits)
     return text
+
+
+# ---------------------------------------------------------------------- many tables at once
+
+
+def _divide_all(num, den, zd) -> np.ndarray:
+    den = np.asarray(den)
+    zero = den == 0
+    if not zero.any():
+        return np.true_divide(num, den, dtype=np.float64)
+    out = np.asarray(num, dtype=np.float64) / np.where(zero, 1, den)
+    out[zero] = zd
+    return out
+
+
+def prfs_batch(state, cms, *, beta=1.0, labels=None, pos_label=1, average=None,
+               zero_division="warn"):
+    """``(precision, recall, f)`` of many confusion tables over ``state``'s labels (``cms``
+    of shape (B, K, K): bootstrap resamples of ``state``), one value per table, with the
+    floating-point steps of :func:`prfs`; None where the tables must go one by one (a
+    resample that lacks a label, given ``labels``, per-label or NaN ``zero_division``
+    results). ``state`` itself has been scored by :func:`prfs` (its checks and warnings)."""
+    if labels is not None or average not in ("micro", "macro", "weighted", "binary"):
+        return None
+    zd = check_zero_division(zero_division)
+    if zd != zd or getattr(state, "weighted", True) or state.target_type == "multilabel-indicator":
+        return None
+    rows, cols = cms.sum(axis=2), cms.sum(axis=1)
+    if not np.array_equal((rows != 0) | (cols != 0),
+                          np.broadcast_to(state.present, rows.shape)):
+        return None
+    if average == "binary":
+        values = state.values.tolist()
+        if state.target_type != "binary" or pos_label not in values:
+            return None
+        idx = np.array([values.index(pos_label)])
+    else:
+        idx = np.flatnonzero(state.present)
+    diag = np.diagonal(cms, axis1=1, axis2=2)
+    tp, pred, true = diag[:, idx], cols[:, idx], rows[:, idx]
+    if average == "micro":
+        tp, pred, true = (x.sum(axis=1, keepdims=True) for x in (tp, pred, true))
+    p = _divide_all(tp, pred, zd)
+    r = _divide_all(tp, true, zd)
+    if beta == np.inf:
+        f = r
+    elif beta == 0:
+        f = p
+    elif beta**2 == 1:
+        f = _divide_all(tp * 2.0, true + pred, zd)
+    else:
+        b2 = beta**2
+        f = _divide_all((1 + b2) * tp.astype(np.float64),
+                        b2 * true.astype(np.float64) + pred.astype(np.float64), zd)
+    if average == "weighted":
+        wsum = np.sum(true, axis=1, dtype=np.float64)
+        if np.any(wsum == 0):
+            return None
+        return tuple(np.multiply(v, true, dtype=np.float64).sum(axis=1) / wsum
+                     for v in (p, r, f))
+    n = tp.shape[1]
+    return tuple(np.add.reduce(v, axis=1) / n for v in (p, r, f))
+
+
+def f1_batch(state, cms, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+    """:func:`f1` of many tables (:func:`prfs_batch`)."""
+    out = prfs_batch(state, cms, labels=labels, pos_label=pos_label, average=average,
+                     zero_division=zero_division)
+    return None if out is None else out[2]
+
+
+def fbeta_batch(state, cms, *, beta, labels=None, pos_label=1, average="binary",
+                zero_division="warn"):
+    """:func:`fbeta` of many tables (:func:`prfs_batch`)."""
+    _check_beta(beta)
+    out = prfs_batch(state, cms, beta=beta, labels=labels, pos_label=pos_label,
+                     average=average, zero_division=zero_division)
+    return None if out is None else out[2]
+
+
+def precision_batch(state, cms, *, labels=None, pos_label=1, average="binary",
+                    zero_division="warn"):
+    """:func:`precision` of many tables (:func:`prfs_batch`)."""
+    out = prfs_batch(state, cms, labels=labels, pos_label=pos_label, average=average,
+                     zero_division=zero_division)
+    return None if out is None else out[0]
+
+
+def recall_batch(state, cms, *, labels=None, pos_label=1, average="binary",
+                 zero_division="warn"):
+    """:func:`recall` of many tables (:func:`prfs_batch`)."""
+    out = prfs_batch(state, cms, labels=labels, pos_label=pos_label, average=average,
+                     zero_division=zero_division)
+    return None if out is None else out[1]

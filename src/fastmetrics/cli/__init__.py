@@ -48,6 +48,17 @@ def _count(text: str) -> int:
     return int(v)
 
 
+def _level(text: str) -> float:
+    """A confidence level in (0, 1) (argparse's type for --ci)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"a confidence level lies in (0, 1), got {text}")
+    return v
+
+
 def _version() -> str:
     from .. import __version__
 
@@ -106,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--delimiter", metavar="D",
                    help="CSV field delimiter, one character, 'tab' for a tab (default: a tab "
                    "for .tsv, else a comma)")
+    r.add_argument("--ci", nargs="?", type=_level, const=0.95, default=None, metavar="LEVEL",
+                   help="bootstrap intervals of the headline numbers, shown as "
+                   "'0.8123 [0.8051, 0.8196]' (LEVEL default 0.95; resamples drawn from the "
+                   "confusion table's cells, so the data is read once)")
+    r.add_argument("--ci-resamples", type=_count, default=1000, metavar="N",
+                   help="resamples for --ci (default 1000)")
+    r.add_argument("--seed", type=int, default=None, help="seed of the --ci resampling")
     r.add_argument("--batch-rows", type=_count, default=None, metavar="N",
                    help="stream a CSV/TSV or Parquet file N rows at a time through the "
                    "streaming accumulators (memory bounded by the batch, same report); "

@@ -22,6 +22,7 @@ import numpy as np
 from .._states import confusion
 from .._states.confusion import ClassificationMetrics, ConfusionState
 from ..calibration import CalibrationSummary
+from ..report import card_with_intervals
 from ..streaming import ConfusionAccumulator
 from .columns import DEFAULT_CLASS_PREFIX, LabelCoder, class_name, label_values
 from .errors import CLIError, first_line
@@ -122,7 +123,11 @@ def report_card(args: argparse.Namespace) -> Card:
     if args.diagram and calibration is None:
         raise CLIError(DIAGRAM_NEEDS)
     rows, summary = _table(c, state)
-    return Card(source.name, oos, c.metrics, rows, summary, calibration,
+    metrics = c.metrics
+    if getattr(args, "ci", None) is not None:
+        metrics = card_with_intervals(state, labels, oos, ci=args.ci,
+                                      n_resamples=args.ci_resamples, random_state=args.seed)
+    return Card(source.name, oos, metrics, rows, summary, calibration,
                 None if cal is None else cal.source)
 
 

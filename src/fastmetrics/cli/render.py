@@ -43,10 +43,12 @@ def render_text(card: Card, digits: int = 4) -> str:
         + ("" if card.oos is None else f", out-of-scope label {card.oos!r}"),
         "",
     ]
-    for key, v in (("accuracy", m.accuracy), ("macro F1", m.macro_f1),
-                   ("weighted F1", m.weighted_f1), ("micro F1", m.micro_f1),
-                   ("OOS recall", m.oos_recall), ("OOS precision", m.oos_precision)):
-        out.append(f"  {key:<14} {_fmt(v, digits)}")
+    for key, name in (("accuracy", "accuracy"), ("macro F1", "macro_f1"),
+                      ("weighted F1", "weighted_f1"), ("micro F1", "micro_f1"),
+                      ("OOS recall", "oos_recall"), ("OOS precision", "oos_precision")):
+        out.append(f"  {key:<14} {m.shown(name, digits)}")
+    if m.intervals:
+        out.append(f"  ({m.confidence_level:.0%} bootstrap intervals, percentile)")
     out.append("")
     # classification_report's table, less the blank line under its column names: the report
     # card has always printed its rows right under them

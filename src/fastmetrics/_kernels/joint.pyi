@@ -1,0 +1,12 @@
+# Stubs for the joint-count kernel (fastmetrics/_kernels/joint.pyx).
+import numpy as np
+import numpy.typing as npt
+
+def count_triples(
+    t: npt.NDArray[np.integer],  # const label_t[:] true labels
+    a: npt.NDArray[np.integer],  # const label_t[:] model A's labels (same dtype)
+    b: npt.NDArray[np.integer],  # const label_t[:] model B's labels (same dtype)
+    lo: int,
+    k: int,
+    out: npt.NDArray[np.int64],  # int64_t[::1] (k**3,), added to
+) -> int: ...

@@ -1,0 +1,207 @@
+"""The paired confusion state: two models' predictions of the same rows, counted jointly.
+
+A comparison of model A and model B on the same samples needs more than their two
+confusion tables: a resample draws rows, and a row carries both predictions. The joint
+table of (true label, A's label, B's label) is enough: each model's confusion table is a
+margin of it, McNemar's test reads two of its sums, and a row resample is a multinomial
+draw of its cells (:mod:`.replicates`). The table is kept by its non-empty cells, at most
+one per sample, so it stays small for any number of classes.
+
+Examples
+--------
+>>> from fastmetrics.states import PairedConfusionState
+>>> s = PairedConfusionState.from_arrays([0, 1, 1, 0], [0, 1, 0, 0], [0, 1, 1, 1])
+>>> s.disagreements()
+(1, 1)
+>>> s.marginal("a").cm.tolist(), s.marginal("b").cm.tolist()
+([[2, 0], [1, 1]], [[1, 1], [0, 2]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._inputs import (
+    EMPTY,
+    encode_labels,
+    inconsistent_lengths,
+    label_column,
+    label_pair,
+    union_labels,
+)
+from .._kernels import joint as joint_kernel
+from . import base
+from .confusion import ConfusionState
+
+__all__ = ["PairedConfusionState"]
+
+# joint tables of at most this many cells are counted densely; more, by sorting the keys
+_DENSE_CELLS = 1 << 22
+
+
+class PairedConfusionState(base.State):
+    """The joint counts of (true label, model A's label, model B's label).
+
+    Attributes
+    ----------
+    values : ndarray (K,)
+        Sorted labels seen in any of the three columns.
+    keys : ndarray of int64 (nnz,)
+        The non-empty cells, increasing: ``(t * K + a) * K + b`` over label positions.
+    counts : ndarray of int64 (nnz,)
+        Samples in each cell (all > 0).
+    n_samples : int
+    """
+
+    kind = "paired_confusion"
+    n_samples: int  # a slot here, where State declares a read-only property
+    __slots__ = ("values", "keys", "counts", "n_samples")
+
+    def __init__(self, values, keys, counts, n_samples):
+        self.values = values
+        self.keys = keys
+        self.counts = counts
+        self.n_samples = n_samples
+
+    @classmethod
+    def from_arrays(cls, y_true, y_pred_a, y_pred_b) -> PairedConfusionState:
+        """Count the triples of labels (one hash pass per column, one counting pass).
+        Labels follow the confusion state's rules (integers of two dtypes, text, no mix)."""
+        yt = label_column(y_true, "y_true")
+        ya = label_column(y_pred_a, "y_pred_a")
+        yb = label_column(y_pred_b, "y_pred_b")
+        n = yt.shape[0]
+        if ya.shape[0] != n or yb.shape[0] != n:
+            raise inconsistent_lengths(y_true=n, y_pred_a=ya.shape[0], y_pred_b=yb.shape[0])
+        if n == 0:
+            raise ValueError(EMPTY)
+        at, aa, out_dtype, kind = label_pair(yt, ya)
+        bt, ab, out_b, _ = label_pair(yt, yb)
+        if kind == "int" and (aa.dtype != ab.dtype or at.dtype != bt.dtype):
+            dtype = np.promote_types(np.promote_types(at.dtype, aa.dtype), ab.dtype)
+            at, aa, ab = (x.astype(dtype, copy=False) for x in (at, aa, ab))
+        out = np.result_type(out_dtype, out_b)
+        if kind == "int":
+            st = cls._small_range(at, aa, ab, out)
+            if st is not None:
+                return st
+        (ct, ca, cb), values = encode_labels(at, aa, ab)
+        if kind == "int":
+            values = values.astype(out, copy=False)
+        k = values.shape[0]
+        flat = (ct.astype(np.int64) * k + ca) * k + cb
+        if k**3 <= _DENSE_CELLS:
+            dense = np.bincount(flat, minlength=k**3)
+            keys = np.flatnonzero(dense).astype(np.int64)
+            counts = dense[keys].astype(np.int64)
+        else:
+            keys, counts = np.unique(flat, return_counts=True)
+        return cls(values, keys.astype(np.int64), counts.astype(np.int64), n)
+
+    @classmethod
+    def _small_range(cls, t, a, b, out_dtype) -> PairedConfusionState | None:
+        """Integer labels of one dtype spanning a small range: counted in place by the
+        kernel into a dense table over the range (None: a wider range, encoded instead)."""
+        lo = min(int(t.min()), int(a.min()), int(b.min()))
+        hi = max(int(t.max()), int(a.max()), int(b.max()))
+        k = hi - lo + 1
+        if k**3 > _DENSE_CELLS or lo < -(2**63) or hi >= 2**63:
+            return None
+        dense = np.zeros(k**3, dtype=np.int64)
+        if joint_kernel.count_triples(t, a, b, lo, k, dense) != -1:  # pragma: no cover
+            raise RuntimeError("count_triples: a label outside the range just measured")
+        table = dense.reshape(k, k, k)
+        seen = (table.sum(axis=(1, 2)) != 0) | (table.sum(axis=(0, 2)) != 0) \
+            | (table.sum(axis=(0, 1)) != 0)
+        idx = np.flatnonzero(seen)
+        if idx.shape[0] < k:
+            table = table[np.ix_(idx, idx, idx)]
+        flat = table.reshape(-1)
+        keys = np.flatnonzero(flat).astype(np.int64)
+        values = (idx + lo).astype(out_dtype)
+        return cls(values, keys, flat[keys].astype(np.int64), int(t.shape[0]))
+
+    # ------------------------------------------------------------------ cells
+    @property
+    def k(self) -> int:
+        return int(self.values.shape[0])
+
+    def positions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(t, a, b)`` label positions of each non-empty cell."""
+        k = self.k
+        ta, b = np.divmod(self.keys, k)
+        t, a = np.divmod(ta, k)
+        return t, a, b
+
+    def marginal(self, model: str, counts: np.ndarray | None = None) -> ConfusionState:
+        """Model ``"a"``'s or ``"b"``'s confusion state (over the labels it or y_true
+        holds), of these cells or of resampled ``counts`` of them."""
+        if model not in ("a", "b"):
+            raise ValueError(f"model must be 'a' or 'b', got {model!r}")
+        t, a, b = self.positions()
+        return _confusion(self.values, t, a if model == "a" else b,
+                          self.counts if counts is None else counts)
+
+    def disagreements(self, counts: np.ndarray | None = None) -> tuple[int, int]:
+        """``(A right and B wrong, A wrong and B right)``: McNemar's two counts."""
+        t, a, b = self.positions()
+        c = self.counts if counts is None else counts
+        ra, rb = a == t, b == t
+        return int(c[ra & ~rb].sum()), int(c[~ra & rb].sum())
+
+    # ------------------------------------------------------------------ merge
+    def merge(self, other: PairedConfusionState) -> PairedConfusionState:
+        """The state of both inputs' rows (label sets are unioned)."""
+        self._check_mergeable(other)
+        values, ia, ib = union_labels(self.values, other.values)
+        k = values.shape[0]
+        keys = [_rekey(s, ix, k) for s, ix in ((self, ia), (other, ib))]
+        allk = np.concatenate(keys)
+        u, inv = np.unique(allk, return_inverse=True)
+        counts = np.bincount(inv.reshape(-1), weights=np.concatenate(
+            [self.counts, other.counts]), minlength=u.shape[0])
+        return PairedConfusionState(values, u.astype(np.int64), counts.astype(np.int64),
+                                    self.n_samples + other.n_samples)
+
+    # ------------------------------------------------------------------ export / load
+    def _export(self) -> dict:
+        if self.values.dtype.kind not in base.LABEL_KINDS:
+            raise TypeError(
+                f"labels of dtype {self.values.dtype} cannot be exported as plain arrays")
+        return {"values": self.values, "values_dtype": self.values.dtype.str,
+                "keys": self.keys, "counts": self.counts, "n_samples": int(self.n_samples)}
+
+    @classmethod
+    def _load(cls, d) -> PairedConfusionState:
+        values = base.labels(d, "values")
+        k = values.shape[0]
+        keys = base.field(d, "keys", kinds="iu", ndim=1, dtype=np.int64)
+        counts = base.field(d, "counts", kinds="iu", ndim=1, shape=keys.shape, dtype=np.int64)
+        n = base.integer(d, "n_samples")
+        if k > 1 and not np.all(values[1:] > values[:-1]):
+            raise base.StateError("the labels of a paired state must be sorted and unique")
+        if keys.shape[0] and (keys[0] < 0 or keys[-1] >= k**3 or np.any(np.diff(keys) <= 0)):
+            raise base.StateError("keys must be increasing cells of the K x K x K table")
+        if np.any(counts <= 0) or int(counts.sum()) != n:
+            raise base.StateError("counts must be positive and add up to n_samples")
+        return cls(values, keys.copy(), counts.copy(), n)
+
+
+def _rekey(s: PairedConfusionState, ix, k: int) -> np.ndarray:
+    if ix is None:
+        return s.keys
+    t, a, b = s.positions()
+    ix = np.asarray(ix, dtype=np.int64)
+    return (ix[t] * k + ix[a]) * k + ix[b]
+
+
+def _confusion(values, t, p, counts) -> ConfusionState:
+    k = values.shape[0]
+    cm = np.bincount(t * k + p, weights=counts, minlength=k * k).astype(np.int64).reshape(k, k)
+    rows, cols = cm.sum(axis=1) != 0, cm.sum(axis=0) != 0
+    present = rows | cols
+    if not present.all():
+        cm = cm[np.ix_(present, present)]
+        return ConfusionState(values[present], cm, np.ones(cm.shape[0], dtype=bool),
+                              int(counts.sum()), None, False, rows[present])
+    return ConfusionState(values, cm, present, int(counts.sum()), None, False, rows)
