@@ -204,6 +204,9 @@ def _every_report_object():
         "RobustnessReport": fm.robustness_report(y, p, y),
         "Stability": fm.stability_summary([0.5, 0.6]),
         "ParsedPredictions": fm.parse_failures(y, p),
+        # one-vs-rest: per-class results nested in the average's
+        "DeLongResult": fm.delong_ci(y, np.eye(3)[p] * 0.5 + 0.5 / 3, multi_class="ovr"),
+        "DeLongTest": fm.delong_test(y == 1, prob, p == 1),
         "BootstrapResult": fm.bootstrap(fm.accuracy_score, y, p, n_resamples=20,
                                         random_state=0),
         "ComparisonResult": fm.compare(fm.accuracy_score, y, p, y, n_resamples=20,
@@ -233,6 +236,9 @@ def test_flatten_covers_every_report_object():
     assert "run.CalibrationBins.state.0.0" not in flat   # raw states (repr=False) are left out
     assert flat["run.RegressionSummary.r2"] == objs["RegressionSummary"].r2
     assert flat["run.GroupMetrics.fairness_gap"] == objs["GroupMetrics"].gap
+    assert flat["run.DeLongResult.per_class.2.confidence_interval.1"] == objs[
+        "DeLongResult"].per_class[2].confidence_interval[1]
+    assert flat["run.DeLongTest.pvalue"] == objs["DeLongTest"].pvalue
     # objects with to_flat_dict keep their own keys
     for name in ("ClassificationMetrics", "ModelBenchmark", "CalibrationSummary", "GroupMetrics"):
         own = objs[name].to_flat_dict()

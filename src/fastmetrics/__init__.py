@@ -125,6 +125,9 @@ from .ranking import (
     roc_curve,
 )
 
+# -- ROC AUC significance (DeLong) --
+from .significance import DeLongResult, DeLongTest, delong_ci, delong_test
+
 # -- supervised clustering --
 from .cluster import (
     adjusted_mutual_info_score,
@@ -288,6 +291,11 @@ __all__ = [
     "label_ranking_average_precision_score",
     "label_ranking_loss",
     "mean_reciprocal_rank",
+    # -- ROC AUC significance (DeLong) --
+    "delong_ci",
+    "delong_test",
+    "DeLongResult",
+    "DeLongTest",
     # -- supervised clustering --
     "adjusted_mutual_info_score",
     "adjusted_rand_score",

@@ -19,9 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import calibration, classification, cluster, probabilities, regression, report
+from . import significance
 from . import ranking as ranking_face
-from ._states import (bins, confusion, contingency, deviance, hinge, labelrank, onevsrest,
-                      pinball, prf, proba, ranking, sums)
+from ._states import (bins, confusion, contingency, delong, deviance, hinge, labelrank,
+                      onevsrest, pinball, prf, proba, ranking, sums)
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -170,6 +171,8 @@ METRICS: tuple[Metric, ...] = (
     Metric("det_curve", "ranking", ranking.det, ranking_face.det_curve, config=("pos_label",)),
     Metric("confusion_matrix_at_thresholds", "ranking", ranking.confusion_at_thresholds,
            ranking_face.confusion_matrix_at_thresholds, config=("pos_label",)),
+    # DeLong's variance depends on the distinct-score summary only: it merges as the state
+    Metric("delong_ci", "ranking", delong.ci, significance.delong_ci, config=("pos_label",)),
     # multilabel ranking: weighted sums of per-sample values over (n, L) matrices
     Metric("coverage_error", "label_ranking", labelrank.coverage, ranking_face.coverage_error),
     Metric("label_ranking_average_precision_score", "label_ranking", labelrank.lrap,

@@ -50,6 +50,7 @@ MIN_PER_CALL = {
     "pinball": 1 << 19,     # pinball loss sums (target cells; the kernel's lanes are 2**18)
     "proba": 1 << 18,       # probability rows (the kernel's lanes are this long)
     "ranking": 1 << 17,     # the two sorted runs of a binary problem (one per thread)
+    "delong": 1 << 17,      # keys DeLong sorts in one call: two runs (classes or models)
     "labelrank": 1 << 18,   # label-score cells of the multilabel ranking sums
     "lm": 1 << 22,          # logits (~3 ms of work)
     "deviance": 1 << 17,    # Tweedie deviances / squared log errors (a pow or log per value)
