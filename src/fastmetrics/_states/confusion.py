@@ -197,7 +197,8 @@ class ConfusionState(base.State):
                     st = cls(values.astype(out_dtype, copy=False), cm, present, n,
                              _wsum(w), int_weights, in_true, margins)
                     return st._int_sums(at, ap, sample_weight) if int_weights else st
-        st = cls._encoded(at, ap, kind, out_dtype, w, int_weights, nt)
+        st = cls._encoded(at, ap, kind, out_dtype, w, int_weights, nt,
+                          threads_for("labels", n, n_threads))
         return st._int_sums(at, ap, sample_weight) if int_weights else st
 
     def _int_sums(self, at, ap, sample_weight) -> ConfusionState:
@@ -218,12 +219,13 @@ class ConfusionState(base.State):
                               True, self.in_true, self.margins)
 
     @classmethod
-    def _encoded(cls, at, ap, kind, out_dtype, w, int_weights, nt) -> ConfusionState:
+    def _encoded(cls, at, ap, kind, out_dtype, w, int_weights, nt,
+                 n_lanes: int = 1) -> ConfusionState:
         """Encode prepared labels (integers of one dtype, strings, or :class:`Encoded`) in
         one hash pass each (:func:`label_codes`), count the first-seen codes with the kernel
         and move the small table onto the sorted labels; numeric labels come back as
-        ``out_dtype``."""
-        (ct, cp), (wt, wp), values = label_codes(at, ap)
+        ``out_dtype``; ``n_lanes`` threads encode fixed-width labels."""
+        (ct, cp), (wt, wp), values = label_codes(at, ap, n_threads=n_lanes)
         k = len(values)
         kt, kp = int(wt.shape[0]), int(wp.shape[0])  # codes of each side (some maybe unused)
         kc = max(kt, kp)
