@@ -587,7 +587,9 @@ fm_vstore_slow(fm_vstore *v, const fm_vkey *x, uint64_t h, int64_t i)
 /* Encode n variable-length items (arrow strings: item i is the bytes
  * ``data[off[i] .. off[i + 1])`` of ``data_len`` bytes, offsets int64 ``off64`` or int32
  * ``off32``) the same way. Items of up to 16 bytes (most labels) are read as two words,
- * hashed and compared without a call. Returns 0, or -1 when out of memory. */
+ * hashed and compared without a call. The caller checks that the first and last offsets
+ * lie in the data; offsets that decrease are found here. Returns 0, -1 when out of memory,
+ * or -2 when the offsets decrease. */
 static __attribute__((unused)) int
 fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
                          const int32_t *off32, int64_t n, int32_t *codes32,
@@ -614,6 +616,12 @@ fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
         } else {
             start = off32[i];
             x.len = (int64_t)off32[i + 1] - start;
+        }
+        /* offsets that decrease (the caller's error); an item is then also checked to end
+         * inside the data, which the first and last offsets alone no longer ensure */
+        if (x.len < 0 || start + x.len > data_len) {
+            fm_vstore_free(&v);
+            return -2;
         }
         x.p = data + start;
         if (x.len <= 16) {

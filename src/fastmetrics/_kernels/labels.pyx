@@ -202,11 +202,10 @@ def encode_offsets(const offset_t[::1] offsets, const unsigned char[::1] data):
     cdef const int32_t* o32 = NULL
     if n < 0:
         raise ValueError("encode_offsets: offsets needs n + 1 values")
+    # arrow guarantees both; a bad buffer must not read out of bounds (the kernel finds
+    # offsets that decrease in its pass)
     if n and (offsets[0] < 0 or offsets[n] > data.shape[0]):
         raise ValueError("encode_offsets: offsets outside the data")
-    for i in range(n):  # arrow guarantees it; a bad buffer must not read out of bounds
-        if offsets[i + 1] < offsets[i]:
-            raise ValueError("encode_offsets: offsets decrease")
     if offset_t is int64_t:
         o64 = &offsets[0]
     else:
@@ -215,6 +214,8 @@ def encode_offsets(const offset_t[::1] offsets, const unsigned char[::1] data):
     try:
         with nogil:
             rc = fm_encode_var(pdata, data.shape[0], o64, o32, n, c32, c64, &t)
+        if rc == -2:
+            raise ValueError("encode_offsets: offsets decrease")
         if rc < 0:
             raise MemoryError()
         return codes, _first_array(&t)
@@ -378,25 +379,30 @@ def encode_range(const label_t[:] a, int64_t lo, int64_t hi, bint strict=True):
     ``hi - lo + 1`` entries: no hash, one load per item. Returns ``(codes, first)`` as
     :func:`encode_fixed`. A value outside the range raises ValueError, or, when not
     ``strict``, makes it return None (the caller then hashes)."""
-    cdef int64_t n = a.shape[0], span = hi - lo + 1, i, v, c, k = 0, bad = -1
-    cdef int64_t* lut
+    cdef int64_t n = a.shape[0], span = hi - lo + 1, i, v, k = 0, bad = -1
+    cdef int32_t c
+    cdef int32_t* lut
     cdef int32_t* c32
-    cdef int64_t* c64
     cdef int64_t* fp
     if span <= 0:
         raise ValueError("encode_range: hi < lo")
-    codes = np.empty(n, dtype=np.int32 if n < (<int64_t>1 << 31) else np.int64)
+    if n >= (<int64_t>1 << 31):  # int64 codes: the hash path writes them
+        res = encode_fixed(np.asarray(a))
+        codes, first = res
+        vals = np.asarray(a)[first]
+        if strict and first.shape[0] and (vals.min() < lo or vals.max() > hi):
+            raise ValueError("encode_range: a value outside lo .. hi")
+        return res
+    codes = np.empty(n, dtype=np.int32)
     first = np.empty(min(span, n), dtype=np.int64)
-    c32 = <int32_t*>cnp.PyArray_DATA(codes) if codes.dtype == np.int32 else NULL
-    c64 = <int64_t*>cnp.PyArray_DATA(codes) if c32 == NULL else NULL
+    c32 = <int32_t*>cnp.PyArray_DATA(codes)
     fp = <int64_t*>cnp.PyArray_DATA(first)
-    lut = <int64_t*>malloc(span * sizeof(int64_t))
+    lut = <int32_t*>malloc(span * sizeof(int32_t))
     if lut == NULL:
         raise MemoryError()
     try:
         with nogil:
-            for i in range(span):
-                lut[i] = -1
+            memset(lut, 0xFF, span * sizeof(int32_t))  # every entry -1
             for i in range(n):
                 # unsigned: a value below lo wraps above the span
                 v = <int64_t>(<uint64_t>(<int64_t>a[i] - lo))
@@ -405,14 +411,11 @@ def encode_range(const label_t[:] a, int64_t lo, int64_t hi, bint strict=True):
                     break
                 c = lut[v]
                 if c < 0:
-                    c = k
-                    lut[v] = k
+                    c = <int32_t>k
+                    lut[v] = c
                     fp[k] = i
                     k += 1
-                if c32 != NULL:
-                    c32[i] = <int32_t>c
-                else:
-                    c64[i] = c
+                c32[i] = c
         if bad >= 0:
             if strict:
                 raise ValueError("encode_range: a value outside lo .. hi")
