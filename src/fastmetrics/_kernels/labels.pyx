@@ -18,7 +18,7 @@ from cpython.unicode cimport (PyUnicode_Check, PyUnicode_DATA, PyUnicode_GET_LEN
                               PyUnicode_KIND)
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcmp, memset
+from libc.string cimport memset
 
 import numpy as np
 cimport numpy as cnp
@@ -55,6 +55,7 @@ cdef extern from "fm_hash.h" nogil:
     int fm_dmap_init(fm_dmap *m)
     void fm_dmap_free(fm_dmap *m)
     int fm_dmap_put(fm_dmap *m, int64_t c, uint64_t h)
+    bint fm_bytes_equal(const char *a, const char *b, int64_t n)
 
 cdef extern from "Python.h":
     # the hash a str caches in its header (-1 until first asked for)
@@ -234,7 +235,8 @@ cdef inline bint _same_str(PyObject* a, PyObject* b) noexcept:
     kind = PyUnicode_KIND(<object>a)
     if n != PyUnicode_GET_LENGTH(<object>b) or kind != PyUnicode_KIND(<object>b):
         return False
-    return memcmp(PyUnicode_DATA(<object>a), PyUnicode_DATA(<object>b), n * kind) == 0
+    return fm_bytes_equal(<const char*>PyUnicode_DATA(<object>a),
+                          <const char*>PyUnicode_DATA(<object>b), n * kind)
 
 
 def encode_str_objects(cnp.ndarray a):
