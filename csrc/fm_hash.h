@@ -108,6 +108,19 @@ static inline int fm_bytes_equal(const char *a, const char *b, int64_t n)
 }
 
 
+/* Make room for item ``n`` in the array ``arr`` of ``cap`` items of ``type`` (doubling it
+ * when full); runs ``FAIL`` when out of memory. */
+#define FM_RESERVE(arr, cap, n, type, FAIL)                                        \
+    do {                                                                           \
+        if ((n) >= (cap)) {                                                        \
+            type *r_ = (type *)realloc((arr), (size_t)(2 * (cap)) * sizeof(type)); \
+            if (!r_)                                                               \
+                FAIL;                                                              \
+            (arr) = r_;                                                            \
+            (cap) *= 2;                                                            \
+        }                                                                          \
+    } while (0)
+
 static inline int fm_htab_init(fm_htab *t, int64_t cap)
 {
     int64_t i;
@@ -169,13 +182,7 @@ static inline int fm_htab_grow(fm_htab *t)
 static inline int64_t fm_htab_add(fm_htab *t, int64_t s, uint64_t h, int64_t index)
 {
     int64_t c = t->k;
-    if (c == t->first_cap) {
-        int64_t *f = (int64_t *)realloc(t->first, (size_t)(2 * c) * sizeof(int64_t));
-        if (!f)
-            return -1;
-        t->first = f;
-        t->first_cap = 2 * c;
-    }
+    FM_RESERVE(t->first, t->first_cap, c, int64_t, return -1);
     t->first[c] = index;
     t->code[s] = c;
     t->hash[s] = h;
@@ -266,13 +273,7 @@ fm_dmap_put(fm_dmap *m, int64_t c, uint64_t h)
 {
     int64_t j, s, size;
     int clash;
-    if (c == m->kcap) {
-        uint64_t *k2 = (uint64_t *)realloc(m->khash, (size_t)(2 * c) * sizeof(uint64_t));
-        if (!k2)
-            return -1;
-        m->khash = k2;
-        m->kcap = 2 * c;
-    }
+    FM_RESERVE(m->khash, m->kcap, c, uint64_t, return -1);
     m->khash[c] = h;
     s = (int64_t)(h >> (64 - m->bits));
     if (m->slot[s] < 0) {
@@ -322,8 +323,8 @@ static inline int64_t fm_fixed_probe(const fm_htab *t, const char *keys, const c
 /* The slow path of item ``i`` at ``p``: its code from the table, a new one (its bytes
  * copied into ``*keys``) when it is new. Returns -1 when out of memory. */
 static __attribute__((unused, noinline)) int64_t
-fm_fixed_slow(fm_htab *t, fm_dmap *m, char **keys, int64_t *keys_cap,
-                             const char *p, uint64_t h, int64_t i, int64_t itemsize)
+fm_fixed_slow(fm_htab *t, fm_dmap *m, char **keys, int64_t *keys_cap, const char *p,
+              uint64_t h, int64_t i, int64_t itemsize)
 {
     int64_t c = fm_fixed_probe(t, *keys, p, h, itemsize), s;
     if (c >= 0)
@@ -426,7 +427,7 @@ done:
  * is given, else int64 ``codes64``). Returns 0, or -1 when out of memory. */
 static __attribute__((unused)) int
 fm_encode_fixed(const char *data, int64_t n, int64_t stride, int64_t itemsize,
-                           int32_t *codes32, int64_t *codes64, fm_htab *t)
+                int32_t *codes32, int64_t *codes64, fm_htab *t)
 {
     switch (itemsize) {
     case 1: return fm_encode_fixed_w(data, n, stride, 1, codes32, codes64, t);
@@ -557,6 +558,31 @@ static inline void fm_vstore_free(fm_vstore *v)
     fm_dmap_free(&v->m);
 }
 
+/* Start a store on table ``t`` and hand the encoding loop its fields as locals (see
+ * FM_VSTORE_CODE). Returns -1 when out of memory (nothing left to free). */
+static inline int fm_vstore_start(fm_vstore *v, fm_htab *t, const fm_vkey **keys,
+                                  const int64_t **slot, int *shift)
+{
+    if (fm_vstore_init(v, t) < 0) {
+        fm_vstore_free(v);
+        return -1;
+    }
+    *keys = v->keys;
+    *slot = v->m.slot;
+    *shift = 64 - v->m.bits;
+    return 0;
+}
+
+/* Make ``x`` the key of the long item of ``len`` bytes at ``p``; returns its hash. */
+static inline uint64_t fm_vkey_long(fm_vkey *x, const char *p, int64_t len)
+{
+    x->p = p;
+    x->len = len;
+    x->w0 = x->w1 = 0;
+    x->cmp = len;
+    return fm_hash_bytes(p, len);
+}
+
 /* The slow path of item ``i`` (key ``x``, hash ``h``): its code from the table, or a new
  * one. Returns -1 when out of memory. */
 static __attribute__((unused, noinline)) int64_t
@@ -572,13 +598,7 @@ fm_vstore_slow(fm_vstore *v, const fm_vkey *x, uint64_t h, int64_t i)
             return c;
         s = (s + 1) & mask;
     }
-    if (t->k == v->keys_cap) {
-        fm_vkey *k2 = (fm_vkey *)realloc(v->keys, (size_t)(2 * v->keys_cap) * sizeof(fm_vkey));
-        if (!k2)
-            return -1;
-        v->keys = k2;
-        v->keys_cap *= 2;
-    }
+    FM_RESERVE(v->keys, v->keys_cap, t->k, fm_vkey, return -1);
     v->keys[t->k] = *x;
     c = fm_htab_add(t, s, h, i);
     if (c < 0 || fm_dmap_put(&v->m, c, h) < 0)
@@ -613,8 +633,8 @@ fm_vstore_slow(fm_vstore *v, const fm_vkey *x, uint64_t h, int64_t i)
  * or -2 when the offsets decrease. */
 static __attribute__((unused)) int
 fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
-                         const int32_t *off32, int64_t n, int32_t *codes32,
-                         int64_t *codes64, fm_htab *t)
+              const int32_t *off32, int64_t n, int32_t *codes32, int64_t *codes64,
+              fm_htab *t)
 {
     int64_t i, c, start;
     uint64_t h, w[2];
@@ -623,13 +643,8 @@ fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
     const fm_vkey *keys;
     const int64_t *slot;
     int shift;
-    if (fm_vstore_init(&v, t) < 0) {
-        fm_vstore_free(&v);
+    if (fm_vstore_start(&v, t, &keys, &slot, &shift) < 0)
         return -1;
-    }
-    keys = v.keys;
-    slot = v.m.slot;
-    shift = 64 - v.m.bits;
     for (i = 0; i < n; i++) {
         if (off64) {
             start = off64[i];
@@ -652,9 +667,7 @@ fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
             x.cmp = 0;
             h = fm_hash_short(x.w0, x.w1, x.len);
         } else {
-            x.w0 = x.w1 = 0;
-            x.cmp = x.len;
-            h = fm_hash_bytes(x.p, x.len);
+            h = fm_vkey_long(&x, x.p, x.len);
         }
         FM_VSTORE_CODE(&v, x, h, i, c, keys, slot, shift);
         fm_put_code(codes32, codes64, i, c);
@@ -672,8 +685,8 @@ fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
  * (``*bad`` is then its index). */
 static __attribute__((unused)) int
 fm_encode_views(const char *views, int64_t n, const char *const *bufs,
-                           const int64_t *buf_len, int64_t nbufs, int32_t *codes32,
-                           int64_t *codes64, fm_htab *t, int64_t *bad)
+                const int64_t *buf_len, int64_t nbufs, int32_t *codes32, int64_t *codes64,
+                fm_htab *t, int64_t *bad)
 {
     int64_t i, c;
     int32_t len, idx, off;
@@ -685,13 +698,8 @@ fm_encode_views(const char *views, int64_t n, const char *const *bufs,
     const fm_vkey *keys;
     const int64_t *slot;
     int shift;
-    if (fm_vstore_init(&v, t) < 0) {
-        fm_vstore_free(&v);
+    if (fm_vstore_start(&v, t, &keys, &slot, &shift) < 0)
         return -1;
-    }
-    keys = v.keys;
-    slot = v.m.slot;
-    shift = 64 - v.m.bits;
     for (i = 0; i < n; i++) {
         vw = views + 16 * i;
         memcpy(&len, vw, 4);
@@ -729,10 +737,7 @@ fm_encode_views(const char *views, int64_t n, const char *const *bufs,
                 fm_vstore_free(&v);
                 return -2;
             }
-            x.p = bufs[idx] + off;
-            x.w0 = x.w1 = 0;
-            x.cmp = len;
-            h = fm_hash_bytes(x.p, len);
+            h = fm_vkey_long(&x, bufs[idx] + off, len);
         }
         FM_VSTORE_CODE(&v, x, h, i, c, keys, slot, shift);
         fm_put_code(codes32, codes64, i, c);
