@@ -550,7 +550,8 @@ def _arrow_chunk_codes(c) -> tuple[np.ndarray, np.ndarray]:
         bufs = c.buffers()
         views = (np.frombuffer(bufs[1], dtype=np.uint8)[16 * o:16 * (o + n)] if n
                  else np.zeros(0, dtype=np.uint8))
-        return label_kernel.encode_views(views, [b for b in bufs[2:] if b is not None])
+        # views name their data buffer by its index: keep every position
+        return label_kernel.encode_views(views, [b"" if b is None else b for b in bufs[2:]])
     _, off_buf, data_buf = c.buffers()
     off_type = np.int64 if pa.types.is_large_string(c.type) else np.int32
     offsets = np.frombuffer(off_buf, dtype=off_type)[o:o + n + 1] if n else (
