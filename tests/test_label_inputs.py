@@ -631,3 +631,63 @@ def test_encode_range():
     with pytest.raises(ValueError, match="outside"):
         label_kernel.encode_range(a, 5, 8)
     assert label_kernel.encode_range(np.zeros(0, dtype=np.int8), 0, 0)[0].shape == (0,)
+
+
+# ------------------------------------------------------------- categoricals of one table
+
+def test_codes_of_one_table_counted_as_they_are():
+    """Two columns whose codes index one table (the same categories, one polars cache,
+    equal first-seen tables) are counted by their codes: the same numbers, label order and
+    warnings as scikit-learn, whatever the table holds beyond the labels."""
+    t, p = _labels(3000, 6, seed=17)
+    cats = sorted(set(NAMES.tolist()) | {"unused-1", "aaa-unused"})
+    lst_t, lst_p = t.tolist(), p.tolist()
+    pairs = {
+        "pandas same categories": (pd.Categorical(t, categories=cats),
+                                   pd.Categorical(p, categories=cats)),
+        "pandas reversed categories": (pd.Categorical(t, categories=cats[::-1]),
+                                       pd.Categorical(p, categories=cats[::-1])),
+        "polars one cache": (pl.Series(lst_t, dtype=pl.Categorical),
+                             pl.Series(lst_p + [], dtype=pl.Categorical)),
+        # equal first-seen tables whose chunks repeat values (a table entry per chunk)
+        "arrow chunked, equal tables": (pa.chunked_array([pa.array(lst_t[:1500]),
+                                                          pa.array(lst_t[1500:])]),
+                                        pa.chunked_array([pa.array(lst_t[:1500]),
+                                                          pa.array(lst_t[1500:])])),
+    }
+    for name, (a, b) in pairs.items():
+        ea, eb = _inputs.label_column(a, "y_true"), _inputs.label_column(b, "y_pred")
+        assert _inputs.shared_table(ea, eb) is not None, name
+        want_t = t
+        want_p = t if "equal tables" in name else p
+        for fn, kw in [("confusion_matrix", {}), ("f1_score", {"average": None}),
+                       ("classification_report", {"output_dict": True})]:
+            got, w_got = _quiet(getattr(fm, fn), a, b, **kw)
+            want, w_want = _quiet(getattr(skm, fn), want_t, want_p, **kw)
+            if fn == "classification_report":
+                assert list(got) == list(want) and got == want, name
+            else:
+                np.testing.assert_array_equal(got, want, err_msg=name)
+            assert w_got == w_want, name
+
+
+def test_codes_of_one_cache_reaching_further():
+    # the second Series adds values to the polars cache: its table reaches further
+    a = pl.Series(["x-first", "y-first", "x-first"], dtype=pl.Categorical)
+    b = pl.Series(["y-first", "z-added-later", "x-first"], dtype=pl.Categorical)
+    ea, eb = _inputs.label_column(a, "y_true"), _inputs.label_column(b, "y_pred")
+    assert _inputs.shared_table(ea, eb) is not None
+    t, p = np.array(a.to_list()), np.array(b.to_list())
+    np.testing.assert_array_equal(fm.confusion_matrix(a, b), skm.confusion_matrix(t, p))
+    np.testing.assert_array_equal(fm.confusion_matrix(b, a), skm.confusion_matrix(p, t))
+
+
+@pytest.mark.parametrize("which", ["y_true", "y_pred"])
+def test_missing_value_in_codes_of_one_table(which):
+    good = ["a", "b", "b", "a"]
+    bad = ["a", "b", None, "a"]
+    for mk in (lambda x: pd.Series(x, dtype="category"),
+               lambda x: pl.Series(x, dtype=pl.Categorical)):
+        t, p = (bad, good) if which == "y_true" else (good, bad)
+        with pytest.raises(ValueError, match=rf"Input {which} contains NaN .*index 2"):
+            fm.f1_score(mk(t), mk(p), average="macro")

@@ -621,8 +621,9 @@ def frame_labels(y, name: str) -> Encoded | None:
 
 def _polars_categorical(y, name: str) -> Encoded | None:
     """A polars Categorical/Enum Series by its physical codes: an Enum's codes index its
-    categories; a Categorical's index a shared string cache, so they are encoded (first-seen
-    codes of the codes) and only the K codes that occur are looked up."""
+    categories; a Categorical's index a shared string cache, read as they are while the
+    cache is small (the table: its first values), else encoded (first-seen codes of the
+    codes) so that only the K codes that occur are looked up."""
     import polars as pl
 
     if y.null_count():
@@ -630,6 +631,11 @@ def _polars_categorical(y, name: str) -> Encoded | None:
     codes = y.to_physical().to_numpy()
     if isinstance(y.dtype, pl.Enum):
         table = _text_table(y.dtype.categories.to_list())
+    elif codes.shape[0] and int(codes.max()) < _CACHE_TABLE:
+        # a small cache: its codes as they are, into the cache's first values (labels of two
+        # Series of one cache are then counted by their codes, see shared_table)
+        ids = pl.Series(np.arange(int(codes.max()) + 1, dtype=codes.dtype))
+        table = _text_table(ids.cat.to(y.dtype).cast(pl.String).to_list())
     else:  # codes into a shared cache: first-seen codes of the codes, K values looked up
         # through a lookup table while the codes are small (the usual case), else hashed
         enc = label_kernel.encode_range(codes, 0, _CODE_SPAN - 1, False)
@@ -639,9 +645,44 @@ def _polars_categorical(y, name: str) -> Encoded | None:
     return None if table is None else Encoded(codes, table, name)
 
 
+#: a polars Categorical whose codes are all below this is read as codes into the first
+#: values of its category cache (that many Python strings at most); else it is encoded
+_CACHE_TABLE = 1 << 12
+
 #: polars Categorical codes below this are encoded through a lookup table of this many
 #: entries (0.5 MiB), which costs a load per item where the hash costs ~2 ns
 _CODE_SPAN = 1 << 16
+
+
+def shared_table(a, b) -> np.ndarray | None:
+    """The table the codes of two :class:`Encoded` label arrays both index, when they
+    share one (the same categories; the same polars category cache, whose tables differ
+    only in how far they reach): then their codes are counted as they are, as integer
+    labels, and only the values that occur are looked up and sorted. None otherwise."""
+    if not (isinstance(a, Encoded) and isinstance(b, Encoded)):
+        return None
+    ta, tb = a.table, b.table
+    long, short = (ta, tb) if ta.shape[0] >= tb.shape[0] else (tb, ta)
+    ca, cb = a.codes, b.codes
+    if (ca.dtype != cb.dtype or ca.dtype.char not in INT_CHARS or not ca.dtype.isnative
+            or not cb.dtype.isnative or long.dtype.kind != short.dtype.kind):
+        return None
+    if short is not long and not np.array_equal(long[:short.shape[0]], short):
+        return None
+    return long
+
+
+def table_values(table: np.ndarray, codes: np.ndarray, *arrays) -> np.ndarray:
+    """The labels of the sorted, distinct ``codes`` that occur in ``arrays`` (Encoded
+    sharing ``table``), as narrow as those values (the dtype :func:`label_codes` gives);
+    a code outside the table is a missing value and raises NaN labels' error."""
+    if codes.shape[0] and (codes[0] < 0 or codes[-1] >= table.shape[0]):
+        for a in arrays:
+            bad = np.flatnonzero((a.codes < 0) | (a.codes >= table.shape[0]))
+            if bad.shape[0]:
+                raise missing_label_error(a.name, int(bad[0]))
+    vals = table[codes]
+    return np.array(vals.tolist(), dtype=vals.dtype.kind) if vals.shape[0] else vals
 
 
 def label_column(y, name: str):

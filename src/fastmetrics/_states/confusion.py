@@ -39,6 +39,8 @@ from .._inputs import (
     nonfinite_error,
     plain_int_pair,
     sample_weight as check_weights,
+    shared_table,
+    table_values,
     union_labels,
 )
 from .._kernels import confusion as kernel
@@ -174,6 +176,10 @@ class ConfusionState(base.State):
             raise inconsistent_lengths(y_true=n, y_pred=yp.shape[0],
                                        sample_weight=w_len[0] if w_len else None)
         nt = threads_for("confusion", n, n_threads)
+        if sample_weight is None and n:
+            st = cls._shared_codes(yt, yp, nt)
+            if st is not None:
+                return st
         w, int_weights = check_weights(sample_weight, {"y_true": n, "y_pred": n},
                                        keep_int=True, check_values=False)
         if n == 0 and not allow_empty:
@@ -217,6 +223,33 @@ class ConfusionState(base.State):
             cm = full
         return ConfusionState(self.values, cm, self.present, self.n_samples, self.weight_sum,
                               True, self.in_true, self.margins)
+
+    @classmethod
+    def _shared_codes(cls, yt, yp, nt) -> ConfusionState | None:
+        """Categorical labels whose codes index one table (:func:`shared_table`), counted
+        by their codes as integer labels are; None for other labels."""
+        table = shared_table(yt, yp)
+        if table is None:
+            return None
+        res = kernel.dense_state(yt.codes, yp.codes, DENSE_MAX_RANGE, nt)
+        if res is None:
+            return None
+        codes, cm, in_true = res
+        vals = table_values(table, codes, yt, yp)
+        values, pos = np.unique(vals, return_inverse=True)
+        pos = pos.reshape(-1)
+        k = values.shape[0]
+        if k == codes.shape[0]:  # distinct values (a table may repeat one): a permutation
+            out = np.empty_like(cm)
+            out[np.ix_(pos, pos)] = cm
+            seen = np.empty(k, dtype=bool)
+            seen[pos] = in_true
+        else:
+            out = np.zeros((k, k), dtype=cm.dtype)
+            np.add.at(out, (pos[:, None], pos[None, :]), cm)
+            seen = np.zeros(k, dtype=bool)
+            seen[pos[in_true]] = True
+        return cls(values, out, _ALL_PRESENT[:k], yt.shape[0], None, False, seen)
 
     @classmethod
     def _encoded(cls, at, ap, kind, out_dtype, w, int_weights, nt,
