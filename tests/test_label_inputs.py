@@ -691,3 +691,21 @@ def test_missing_value_in_codes_of_one_table(which):
         t, p = (bad, good) if which == "y_true" else (good, bad)
         with pytest.raises(ValueError, match=rf"Input {which} contains NaN .*index 2"):
             fm.f1_score(mk(t), mk(p), average="macro")
+
+
+def test_polars_categorical_without_cat_to(monkeypatch):
+    """Where polars lacks ``Series.cat.to`` (an unstable API), Categorical codes are encoded
+    instead: the same results."""
+    t, p = _labels(500, 6, seed=4)
+    a, b = pl.Series(t.tolist(), dtype=pl.Categorical), pl.Series(p.tolist(),
+                                                                  dtype=pl.Categorical)
+    want = fm.confusion_matrix(a, b)
+
+    def missing(self, *args, **kw):
+        raise AttributeError("to")
+
+    monkeypatch.setattr(type(a.cat), "to", missing)
+    enc = _inputs.label_column(a, "y_true")
+    assert enc.complete  # encoded: first-seen codes
+    np.testing.assert_array_equal(fm.confusion_matrix(a, b), want)
+    np.testing.assert_array_equal(want, skm.confusion_matrix(t, p))

@@ -631,18 +631,23 @@ def _polars_categorical(y, name: str) -> Encoded | None:
     codes = y.to_physical().to_numpy()
     if isinstance(y.dtype, pl.Enum):
         table = _text_table(y.dtype.categories.to_list())
-    elif codes.shape[0] and int(codes.max()) < _CACHE_TABLE:
+        return None if table is None else Encoded(codes, table, name)
+    if codes.shape[0] and int(codes.max()) < _CACHE_TABLE:
         # a small cache: its codes as they are, into the cache's first values (labels of two
         # Series of one cache are then counted by their codes, see shared_table)
         ids = pl.Series(np.arange(int(codes.max()) + 1, dtype=codes.dtype))
-        table = _text_table(ids.cat.to(y.dtype).cast(pl.String).to_list())
-    else:  # codes into a shared cache: first-seen codes of the codes, K values looked up
-        # through a lookup table while the codes are small (the usual case), else hashed
-        enc = label_kernel.encode_range(codes, 0, _CODE_SPAN - 1, False)
-        codes, first = enc if enc is not None else label_kernel.encode_fixed(codes)
-        table = _text_table(y.gather(first).cast(pl.String).to_list())
-        return None if table is None else Encoded(codes, table, name, complete=True)
-    return None if table is None else Encoded(codes, table, name)
+        try:  # Series.cat.to is new (polars marks it unstable): else the codes are encoded
+            table = _text_table(ids.cat.to(y.dtype).cast(pl.String).to_list())
+        except (AttributeError, TypeError, ValueError, pl.exceptions.PolarsError):
+            table = None
+        if table is not None:
+            return Encoded(codes, table, name)
+    # codes into a large shared cache: first-seen codes of the codes (through a lookup
+    # table while the codes are small, else hashed), and the K values that occur looked up
+    enc = label_kernel.encode_range(codes, 0, _CODE_SPAN - 1, False)
+    codes, first = enc if enc is not None else label_kernel.encode_fixed(codes)
+    table = _text_table(y.gather(first).cast(pl.String).to_list())
+    return None if table is None else Encoded(codes, table, name, complete=True)
 
 
 #: a polars Categorical whose codes are all below this is read as codes into the first
