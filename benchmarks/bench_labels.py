@@ -1,19 +1,24 @@
-"""Text and categorical labels: ``f1_score(average="macro")``, 6 classes, each input type
-against the same labels as int64 (the goal: within 3x of the int64 time) and against
-scikit-learn, same data, same run.
+"""Text and categorical labels: ``f1_score(average="macro")``, 6 classes, one thread, each
+input type against the same labels as int64 (the goal: within 3x of the int64 time) and
+against scikit-learn, same data, same run; ``<U8`` also with two threads (two encoder
+lanes).
 
-The encoders themselves are timed against reading their input once (the physical floor: a
-``<U8`` label is 32 bytes against int64's 8, so a memory-bound encoder of ``<U8`` reads 4x
-the bytes of the int64 path): ``encode_fixed`` against ``np.bitwise_or.reduce`` of the
-array's words, ``encode_str_objects`` against the same over the array's pointers (the
-``str`` objects themselves are not read by that floor), ``encode_offsets`` against the
-offset and data buffers; shuffled labels and the same labels sorted (rows grouped by label,
-as real files often are).
+Each form is also timed against reading its input once (the physical floor of any pass over
+it: ``np.bitwise_or.reduce`` over the words of both columns' buffers -- the ``<U8`` array,
+the object array's pointers (the ``str`` objects themselves are not read by it), arrow's
+offsets and data, polars' 16-byte string views, categorical codes). A ``<U8`` label is 32
+bytes against int64's 8: a memory-bound encoder of ``<U8`` reads 4x the bytes of the int64
+path, so its floor alone is ~4x the int64 floor.
+
+The encoders themselves are timed against the same floor: ``encode_fixed`` (one and two
+lanes), ``encode_str_objects``, ``encode_offsets``, ``encode_views``; shuffled labels and
+the same labels sorted (rows grouped by label, as real files often are).
 
 Run: python -m pytest benchmarks/bench_labels.py --benchmark-only
      python benchmarks/bench_labels.py [n ...]   (interleaved rounds; prints medians, the
-                                                  ratio of each form to int64 and of each
-                                                  encoder to its read-once floor)
+                                                  ratio of each form to int64 and to its
+                                                  read-once floor, and of each encoder to
+                                                  its floor)
 """
 
 import ctypes
@@ -57,6 +62,35 @@ def _forms(n, seed=2024):
     }, (ua, ub)
 
 
+def _words(x) -> list:
+    """The buffers a form's column is read from, as uint64 (or uint8 for a tail) arrays."""
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind == "O":  # the pointers
+            return [np.ctypeslib.as_array(
+                (ctypes.c_uint64 * x.shape[0]).from_address(x.ctypes.data))]
+        return [x.view(np.uint64) if x.nbytes % 8 == 0 else x.view(np.uint8)]
+    if isinstance(x, pd.Series):
+        if isinstance(x.dtype, pd.CategoricalDtype):
+            return [np.asarray(x.cat.codes)]
+        return _words(pa.array(x.array))
+    if isinstance(x, pl.Series):
+        if x.dtype == pl.Categorical:
+            return [x.to_physical().to_numpy()]
+        return _words(x.to_arrow(compat_level=pl.CompatLevel.newest()))
+    if isinstance(x, pa.ChunkedArray):
+        return [w for c in x.chunks for w in _words(c)]
+    if pa.types.is_dictionary(x.type):
+        return [x.indices.to_numpy()]
+    return [np.frombuffer(b, dtype=np.uint64 if b.size % 8 == 0 else np.uint8)
+            for b in x.buffers()[1:] if b is not None]
+
+
+def _read_once(xs):
+    """A call that reads every buffer of the columns ``xs`` once."""
+    words = [w for x in xs for w in _words(x)]
+    return lambda: [np.bitwise_or.reduce(w) for w in words]
+
+
 SIZES = [10**3, 10**6, 10**7]
 FORMS = list(_forms(10)[0])
 
@@ -76,8 +110,24 @@ def test_f1_macro_form(benchmark, data, form):
     n, forms, _, _, ref = data
     benchmark.group = f"f1_score macro, 6 classes, n={n}"
     yt, yp = forms[form]
-    assert benchmark.pedantic(fm.f1_score, args=(yt, yp), kwargs={"average": "macro"},
+    assert benchmark.pedantic(fm.f1_score, args=(yt, yp),
+                              kwargs={"average": "macro", "n_threads": 1},
                               rounds=5 if n > 10**5 else 50, iterations=1) == ref
+
+
+def test_f1_macro_fixed_two_threads(benchmark, data):
+    n, forms, _, _, ref = data
+    benchmark.group = f"f1_score macro, 6 classes, n={n}"
+    assert benchmark.pedantic(fm.f1_score, args=forms["<U8"],
+                              kwargs={"average": "macro", "n_threads": 2},
+                              rounds=5 if n > 10**5 else 50, iterations=1) == ref
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_read_once_floor(benchmark, data, form):
+    n, forms, _, _, _ = data
+    benchmark.group = f"f1_score macro, 6 classes, n={n}"
+    benchmark.pedantic(_read_once(forms[form]), rounds=5 if n > 10**5 else 50, iterations=1)
 
 
 def test_f1_macro_sklearn_strings(benchmark, data):
@@ -98,24 +148,31 @@ def _encoders(n, order, seed=7):
     if order == "sorted":
         u = np.sort(u)
     o = u.astype(object)
-    ptrs = np.ctypeslib.as_array((ctypes.c_uint64 * n).from_address(o.ctypes.data))
     arr = pa.array(o.tolist())
     _, ob, db = arr.buffers()
     off = np.frombuffer(ob, dtype=np.int32)[: n + 1]
     dat = np.frombuffer(db, dtype=np.uint8)
-    words = u.view(np.uint64)
+    views = pa.array(o.tolist(), type=pa.string_view())
+    vb = views.buffers()
+    vw, vdata = np.frombuffer(vb[1], dtype=np.uint8)[:16 * n], list(vb[2:])
     return {
-        "encode_fixed <U8": (lambda: label_kernel.encode_fixed(u),
-                             lambda: np.bitwise_or.reduce(words), u),
-        "encode_str_objects": (lambda: label_kernel.encode_str_objects(o),
-                               lambda: np.bitwise_or.reduce(ptrs), u),
-        "encode_offsets": (lambda: label_kernel.encode_offsets(off, dat),
-                           lambda: (np.bitwise_or.reduce(off), np.bitwise_or.reduce(dat)), u),
+        "encode_fixed <U8": (lambda: label_kernel.encode_fixed(u), _read_once([u]), u),
+        "encode_fixed <U8 2 lanes": (lambda: label_kernel.encode_fixed(u, 2),
+                                     _read_once([u]), u),
+        "encode_str_objects": (lambda: label_kernel.encode_str_objects(o), _read_once([o]), u),
+        "encode_offsets": (lambda: label_kernel.encode_offsets(off, dat), _read_once([arr]),
+                           u),
+        "encode_views": (lambda: label_kernel.encode_views(vw, vdata), _read_once([views]),
+                         u),
     }
 
 
+ENCODERS = ["encode_fixed <U8", "encode_fixed <U8 2 lanes", "encode_str_objects",
+            "encode_offsets", "encode_views"]
+
+
 @pytest.mark.parametrize("order", ["shuffled", "sorted"])
-@pytest.mark.parametrize("which", ["encode_fixed <U8", "encode_str_objects", "encode_offsets"])
+@pytest.mark.parametrize("which", ENCODERS)
 @pytest.mark.parametrize("part", ["encoder", "read-once"])
 def test_encoder_against_read_once(benchmark, scaled, order, which, part):
     n = scaled(10**6)
@@ -128,6 +185,10 @@ def test_encoder_against_read_once(benchmark, scaled, order, which, part):
     assert np.array_equal(u[first][codes], u)
 
 
+def _median_ms(ts):
+    return float(np.median(ts)) * 1e3
+
+
 def encoder_ratios(n, rounds=7):
     """Print each encoder's median against its read-once floor, interleaved."""
     for order in ("shuffled", "sorted"):
@@ -138,31 +199,45 @@ def encoder_ratios(n, rounds=7):
                     t0 = time.perf_counter()
                     fn()
                     ts.append(time.perf_counter() - t0)
-            me, mf = np.median(te), np.median(tf)
-            print(f"  {name:20s} {order:8s} {me * 1e3:8.2f} ms   read once {mf * 1e3:6.2f} ms"
+            me, mf = _median_ms(te), _median_ms(tf)
+            print(f"  {name:25s} {order:8s} {me:8.2f} ms   read once {mf:6.2f} ms"
                   f"   {me / mf:5.2f}x")
 
 
-def main(sizes, rounds=5):
+def main(sizes, rounds=7):
     for n in sizes:
         forms, (ua, ub) = _forms(n)
         ref = fm.f1_score(*forms["int64"], average="macro")
-        calls = {k: (lambda x=x, y=y: fm.f1_score(x, y, average="macro"))
+        calls = {k: (lambda x=x, y=y: fm.f1_score(x, y, average="macro", n_threads=1))
                  for k, (x, y) in forms.items()}
+        calls["<U8, 2 threads"] = lambda: fm.f1_score(ua, ub, average="macro", n_threads=2)
         if n <= SKLEARN_MAX:
             calls["scikit-learn <U8"] = lambda: skm.f1_score(ua, ub, average="macro")
+        floors = {k: _read_once(xy) for k, xy in forms.items()}
         times = {k: [] for k in calls}
+        ftimes = {k: [] for k in floors}
         for _ in range(rounds):  # interleaved: each round times every contender once
             for k, fn in calls.items():
                 t0 = time.perf_counter()
                 got = fn()
                 times[k].append(time.perf_counter() - t0)
-                assert got == ref if k in forms else abs(got - ref) <= 1e-12 * abs(ref), k
-        base = np.median(times["int64"])
-        print(f"\nf1_score(average='macro'), n={n:.0e}, 6 classes, median of {rounds}")
+                assert got == ref if k in forms or "threads" in k else (
+                    abs(got - ref) <= 1e-12 * abs(ref)), k
+                if k in forms:
+                    t0 = time.perf_counter()
+                    floors[k]()
+                    ftimes[k].append(time.perf_counter() - t0)
+        base = _median_ms(times["int64"])
+        print(f"\nf1_score(average='macro'), n={n:.0e}, 6 classes, one thread unless said, "
+              f"median of {rounds}")
+        print(f"  {'':20s} {'time':>10s}   {'/int64':>7s}   {'read once':>9s}   "
+              f"{'/read once':>10s}")
         for k, ts in times.items():
-            m = np.median(ts)
-            print(f"  {k:20s} {m * 1e3:10.1f} ms   {m / base:6.2f}x int64")
+            m = _median_ms(ts)
+            fk = k if k in ftimes else ("<U8" if "threads" in k else None)  # same input
+            f = f"{_median_ms(ftimes[fk]):6.2f} ms   {m / _median_ms(ftimes[fk]):9.1f}x" \
+                if fk else ""
+            print(f"  {k:20s} {m:7.2f} ms   {m / base:6.2f}x   {f}")
         print(f"\nlabel encoders against reading their input once, n={n:.0e}")
         encoder_ratios(n)
 

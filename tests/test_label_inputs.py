@@ -461,3 +461,251 @@ def test_object_codes_repeated_and_equal_objects():
     np.testing.assert_array_equal(o[first][codes], o)
     o[15_000] = 7  # not a str after many cached objects: the general path is asked for
     assert label_kernel.encode_str_objects(o) == 15_000
+
+
+# ------------------------------------------------------------------ buffers read in place
+
+#: labels for the in-place readers: empty, non-ASCII (2- and 4-byte code points), a NUL
+#: inside, exactly 12 bytes (the longest a string view holds inline), 13 and 16 bytes,
+#: long ones sharing their first 4 bytes (a view's prefix)
+WORDS = ["", "a", "é", "ab\x00c", "twelve_bytes", "thirteen_byte", "exactly-16-bytes",
+         "positive_review_long", "positive_review_lonG", "\U0001F600 smile", "neutral",
+         "Ā" * 9]
+
+
+def _words(n, seed, k=len(WORDS)):
+    rng = np.random.default_rng(seed)
+    return np.array(WORDS[:k], dtype=object)[rng.integers(0, k, n)]
+
+
+def _check_same(got_t, got_p, t, p):
+    """Every counting metric of (got_t, got_p) equals the object-array path and
+    scikit-learn on (t, p)."""
+    for name, kw in [("confusion_matrix", {}), ("f1_score", {"average": "macro"}),
+                     ("f1_score", {"average": None})]:
+        got, w_got = _quiet(getattr(fm, name), got_t, got_p, **kw)
+        ref, _ = _quiet(getattr(fm, name), t, p, **kw)
+        want, w_want = _quiet(getattr(skm, name), t, p, **kw)
+        np.testing.assert_array_equal(got, ref, err_msg=name)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        assert w_got == w_want
+
+
+def _view_forms(t):
+    """String-view and string arrays of ``t`` (an object array of str): whole, chunked
+    (chunks of unequal lengths), sliced (offset != 0), polars in one chunk and in three."""
+    lst = t.tolist()
+    cut = [0, 1, len(lst) // 3, len(lst)]
+    return {
+        "view": pa.array(lst, type=pa.string_view()),
+        "view-chunked": pa.chunked_array(
+            [pa.array(lst[a:b], type=pa.string_view()) for a, b in zip(cut, cut[1:])],
+            pa.string_view()),
+        "view-sliced": pa.array(["pad", "pad2-long-string-x"] + lst,
+                                type=pa.string_view()).slice(2),
+        "string-chunked": pa.chunked_array([pa.array(lst[a:b], pa.string())
+                                            for a, b in zip(cut, cut[1:])],
+                                           pa.string()),
+        "large-string-sliced": pa.array(["pad"] + lst + ["tail"],
+                                        type=pa.large_string()).slice(1, len(lst)),
+        "polars": pl.Series(lst),
+        "polars-chunked": pl.concat([pl.Series(lst[a:b], dtype=pl.String)
+                                     for a, b in zip(cut, cut[1:])], rechunk=False),
+    }
+
+
+@pytest.mark.parametrize("n", [3, 500, 5000])
+def test_views_chunks_and_slices_equal_object_path_and_sklearn(n):
+    t, p = _words(n, seed=n), _words(n, seed=n + 1)
+    ft, fp = _view_forms(t), _view_forms(p)
+    assert ft["polars-chunked"].n_chunks() >= 2
+    for form in ft:
+        _check_same(ft[form], fp[form], t, p)
+    rep = fm.classification_report(ft["view-chunked"], fp["polars-chunked"], output_dict=True,
+                                   zero_division=0)
+    assert rep == skm.classification_report(t, p, output_dict=True, zero_division=0)
+
+
+def test_view_kernel_ignores_padding_and_checks_buffers():
+    lst = ["ab", "ab", "long-string-here", "long-string-here", "abc", ""]
+    arr = pa.array(lst, type=pa.string_view())
+    views = np.frombuffer(arr.buffers()[1], dtype=np.uint8)[:16 * len(lst)].copy()
+    data = [arr.buffers()[2]]
+    codes, first = label_kernel.encode_views(views, data)
+    assert codes.tolist() == [0, 0, 1, 1, 2, 3] and first.tolist() == [0, 2, 4, 5]
+    views[16 + 10] = 0x7F  # junk after "ab" in the second view: the same string
+    assert label_kernel.encode_views(views, data)[0].tolist() == codes.tolist()
+    bad = views.copy()
+    bad[16 * 2 + 12:16 * 2 + 16] = np.frombuffer(np.int32(10**6).tobytes(), dtype=np.uint8)
+    with pytest.raises(ValueError, match="view 2 points outside"):
+        label_kernel.encode_views(bad, data)
+    with pytest.raises(ValueError, match="view 2 points outside"):
+        label_kernel.encode_views(views, [])
+    assert label_kernel.encode_views(np.zeros(0, dtype=np.uint8), [])[0].shape == (0,)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: pa.chunked_array([pa.array(x[:2]), pa.array(x[2:])]),
+    lambda x: pa.chunked_array([pa.array(x[:2], pa.string_view()),
+                                pa.array(x[2:], pa.string_view())]),
+    lambda x: pl.concat([pl.Series(x[:2], dtype=pl.String), pl.Series(x[2:], dtype=pl.String)],
+                        rechunk=False),
+    lambda x: pa.array(["pad"] + x, pa.string_view()).slice(1),
+])
+def test_missing_values_in_later_chunks_and_slices(make):
+    x = ["a", "b", "a", None, "b"]  # the null is item 3: in the second chunk
+    with pytest.raises(ValueError, match=r"Input y_true contains NaN .*index 3"):
+        fm.f1_score(make(x), np.array(["a", "b", "b", "a", "a"]), average="macro")
+
+
+def test_many_distinct_labels_every_reader():
+    """Thousands of labels: the direct-mapped cache grows, then fills, and the table takes
+    the rest; every reader must still give numpy's codes."""
+    rng = np.random.default_rng(5)
+    vocab = np.array([f"label-{i}" + "x" * (i % 17) for i in range(6000)], dtype=object)
+    x = vocab[rng.integers(0, vocab.shape[0], 40_000)]
+    u, inv = np.unique(x.astype(str), return_inverse=True)
+    lst = x.tolist()
+    readers = {
+        "fixed": x.astype(str),
+        "objects": x,
+        "offsets": pa.array(lst),
+        "views": pa.array(lst, type=pa.string_view()),
+        "polars": pl.Series(lst),
+        "polars-categorical": pl.Series(lst, dtype=pl.Categorical),
+    }
+    for name, y in readers.items():
+        (codes,), values = _inputs.encode_labels(_inputs.label_column(y, "y"))
+        np.testing.assert_array_equal(values, u, err_msg=name)
+        np.testing.assert_array_equal(codes, inv, err_msg=name)
+
+
+def test_str_objects_by_content_whatever_the_object():
+    # equal text in distinct objects (hashes not yet computed), str subclasses, and the
+    # three storage kinds of CPython's str (the same length, different kinds)
+    class Label(str):
+        pass
+
+    parts = ["ab", "é", "\u0100", "\U0001F600"]
+    fresh = ["".join([p, "x"]) for p in parts for _ in range(3)]
+    o = np.array(fresh + [Label("abx"), "ab" + "x", "\u0101x"], dtype=object)
+    codes, first = label_kernel.encode_str_objects(o)
+    ref = {}
+    want = [ref.setdefault(str(v), len(ref)) for v in o.tolist()]
+    assert codes.tolist() == want
+    assert first.tolist() == [want.index(c) for c in range(len(ref))]
+
+
+@pytest.mark.parametrize("dtype", ["<U8", "S5", "<U40", np.int64])
+def test_fixed_lanes_give_one_lanes_codes(dtype):
+    rng = np.random.default_rng(9)
+    n = 200_003
+    base = rng.integers(0, 50, n)
+    base[n // 2:] += rng.integers(0, 2, n - n // 2) * 50  # labels first seen in lane 2
+    for order in ("shuffled", "sorted", "strided"):
+        v = np.sort(base) if order == "sorted" else base
+        a = (v * 7919).astype(dtype) if dtype is not np.int64 else v * 7919
+        if order == "strided":
+            a = np.repeat(a, 2)[::2]
+        c1, f1 = label_kernel.encode_fixed(a, 1)
+        np.testing.assert_array_equal(a[f1][c1], a)
+        for nt in (2, 3, 4):
+            c, f = label_kernel.encode_fixed(a, nt)
+            np.testing.assert_array_equal(c, c1)
+            np.testing.assert_array_equal(f, f1)
+
+
+def test_f1_score_same_for_any_thread_count_on_strings():
+    t, p = _labels(300_000, 7, seed=21)
+    one = fm.f1_score(t, p, average="macro", n_threads=1)
+    assert fm.f1_score(t, p, average="macro", n_threads=2) == one
+    assert one == pytest.approx(skm.f1_score(t, p, average="macro"), rel=1e-12)
+
+
+def test_encode_range():
+    a = np.array([7, 5, 7, 9, 5], dtype=np.uint32)
+    codes, first = label_kernel.encode_range(a, 5, 9)
+    assert codes.tolist() == [0, 1, 0, 2, 1] and first.tolist() == [0, 1, 3]
+    assert label_kernel.encode_range(a, 5, 8, False) is None
+    assert label_kernel.encode_range(a, 6, 9, False) is None  # below lo
+    with pytest.raises(ValueError, match="outside"):
+        label_kernel.encode_range(a, 5, 8)
+    assert label_kernel.encode_range(np.zeros(0, dtype=np.int8), 0, 0)[0].shape == (0,)
+
+
+# ------------------------------------------------------------- categoricals of one table
+
+def test_codes_of_one_table_counted_as_they_are():
+    """Two columns whose codes index one table (the same categories, one polars cache,
+    equal first-seen tables) are counted by their codes: the same numbers, label order and
+    warnings as scikit-learn, whatever the table holds beyond the labels."""
+    t, p = _labels(3000, 6, seed=17)
+    cats = sorted(set(NAMES.tolist()) | {"unused-1", "aaa-unused"})
+    lst_t, lst_p = t.tolist(), p.tolist()
+    pairs = {
+        "pandas same categories": (pd.Categorical(t, categories=cats),
+                                   pd.Categorical(p, categories=cats)),
+        "pandas reversed categories": (pd.Categorical(t, categories=cats[::-1]),
+                                       pd.Categorical(p, categories=cats[::-1])),
+        "polars one cache": (pl.Series(lst_t, dtype=pl.Categorical),
+                             pl.Series(lst_p + [], dtype=pl.Categorical)),
+        # equal first-seen tables whose chunks repeat values (a table entry per chunk)
+        "arrow chunked, equal tables": (pa.chunked_array([pa.array(lst_t[:1500]),
+                                                          pa.array(lst_t[1500:])]),
+                                        pa.chunked_array([pa.array(lst_t[:1500]),
+                                                          pa.array(lst_t[1500:])])),
+    }
+    for name, (a, b) in pairs.items():
+        ea, eb = _inputs.label_column(a, "y_true"), _inputs.label_column(b, "y_pred")
+        assert _inputs.shared_table(ea, eb) is not None, name
+        want_t = t
+        want_p = t if "equal tables" in name else p
+        for fn, kw in [("confusion_matrix", {}), ("f1_score", {"average": None}),
+                       ("classification_report", {"output_dict": True})]:
+            got, w_got = _quiet(getattr(fm, fn), a, b, **kw)
+            want, w_want = _quiet(getattr(skm, fn), want_t, want_p, **kw)
+            if fn == "classification_report":
+                assert list(got) == list(want) and got == want, name
+            else:
+                np.testing.assert_array_equal(got, want, err_msg=name)
+            assert w_got == w_want, name
+
+
+def test_codes_of_one_cache_reaching_further():
+    # the second Series adds values to the polars cache: its table reaches further
+    a = pl.Series(["x-first", "y-first", "x-first"], dtype=pl.Categorical)
+    b = pl.Series(["y-first", "z-added-later", "x-first"], dtype=pl.Categorical)
+    ea, eb = _inputs.label_column(a, "y_true"), _inputs.label_column(b, "y_pred")
+    assert _inputs.shared_table(ea, eb) is not None
+    t, p = np.array(a.to_list()), np.array(b.to_list())
+    np.testing.assert_array_equal(fm.confusion_matrix(a, b), skm.confusion_matrix(t, p))
+    np.testing.assert_array_equal(fm.confusion_matrix(b, a), skm.confusion_matrix(p, t))
+
+
+@pytest.mark.parametrize("which", ["y_true", "y_pred"])
+def test_missing_value_in_codes_of_one_table(which):
+    good = ["a", "b", "b", "a"]
+    bad = ["a", "b", None, "a"]
+    for mk in (lambda x: pd.Series(x, dtype="category"),
+               lambda x: pl.Series(x, dtype=pl.Categorical)):
+        t, p = (bad, good) if which == "y_true" else (good, bad)
+        with pytest.raises(ValueError, match=rf"Input {which} contains NaN .*index 2"):
+            fm.f1_score(mk(t), mk(p), average="macro")
+
+
+def test_polars_categorical_without_cat_to(monkeypatch):
+    """Where polars lacks ``Series.cat.to`` (an unstable API), Categorical codes are encoded
+    instead: the same results."""
+    t, p = _labels(500, 6, seed=4)
+    a, b = pl.Series(t.tolist(), dtype=pl.Categorical), pl.Series(p.tolist(),
+                                                                  dtype=pl.Categorical)
+    want = fm.confusion_matrix(a, b)
+
+    def missing(self, *args, **kw):
+        raise AttributeError("to")
+
+    monkeypatch.setattr(type(a.cat), "to", missing)
+    enc = _inputs.label_column(a, "y_true")
+    assert enc.complete  # encoded: first-seen codes
+    np.testing.assert_array_equal(fm.confusion_matrix(a, b), want)
+    np.testing.assert_array_equal(want, skm.confusion_matrix(t, p))

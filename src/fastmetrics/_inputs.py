@@ -394,13 +394,16 @@ class Encoded:
     """Labels given as integer ``codes`` into a ``table`` of values (a 1-D ``U``/``S``
     array): object arrays of ``str`` once hashed, categoricals and dictionary arrays as they
     come. Codes outside ``0 .. len(table) - 1`` are missing values; table entries no code
-    names are not labels of the data. Stands where a label array stands (``shape``,
-    ``dtype``, ``ndim``)."""
+    names are not labels of the data, and a value may stand in the table more than once
+    (chunks encoded apart). ``complete`` says the codes came from an encoder of this
+    library: every code indexes the table and every entry occurs, so nothing is left to
+    check. Stands where a label array stands (``shape``, ``dtype``, ``ndim``)."""
 
-    __slots__ = ("codes", "table", "name")
+    __slots__ = ("codes", "table", "name", "complete")
 
-    def __init__(self, codes: np.ndarray, table: np.ndarray, name: str = "y"):
-        self.codes, self.table, self.name = codes, table, name
+    def __init__(self, codes: np.ndarray, table: np.ndarray, name: str = "y",
+                 complete: bool = False):
+        self.codes, self.table, self.name, self.complete = codes, table, name, complete
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -459,11 +462,9 @@ def _text_table(values) -> np.ndarray | None:
 
 
 def _arrow_labels(arr, name: str) -> Encoded | None:
-    """A pyarrow Array/ChunkedArray of strings or of string dictionaries as codes into its
-    dictionary (strings are dictionary-encoded by pyarrow, from their buffers); None for
-    other types."""
+    """A pyarrow Array/ChunkedArray of strings (hash-encoded from their buffers) or of
+    string or integer dictionaries (codes into the dictionary); None for other types."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     t = arr.type
     if pa.types.is_dictionary(t):
@@ -476,12 +477,8 @@ def _arrow_labels(arr, name: str) -> Encoded | None:
     if not (pa.types.is_string(vt) or pa.types.is_large_string(vt)
             or pa.types.is_string_view(vt) or (vt is not t and pa.types.is_integer(vt))):
         return None
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
+    if not pa.types.is_dictionary(t):  # strings (offsets or views), read in place
         return _arrow_strings(arr, name)
-    if pa.types.is_string_view(t):  # one cast to offsets + data, then the same kernel
-        return _arrow_strings(arr.cast(pa.large_string()), name)
-    if not pa.types.is_dictionary(t):
-        arr = pc.dictionary_encode(arr)
     if isinstance(arr, pa.ChunkedArray):
         if arr.num_chunks == 0:
             return Encoded(np.zeros(0, dtype=np.int32), np.empty(0, dtype="<U1"), name)
@@ -508,24 +505,60 @@ def _arrow_labels(arr, name: str) -> Encoded | None:
 
 
 def _arrow_strings(arr, name: str) -> Encoded | None:
-    """An arrow string/large_string array hash-encoded from its offset and data buffers (no
-    Python objects but the K distinct values)."""
+    """An arrow string, large_string or string_view array (chunked too) hash-encoded from
+    its buffers, one chunk at a time (no copy, no Python objects but the K distinct values
+    of each chunk)."""
     import pyarrow as pa
 
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    if arr.null_count:
-        raise missing_label_error(name, int(np.flatnonzero(np.asarray(arr.is_null()))[0]))
-    n = len(arr)
-    _, off_buf, data_buf = arr.buffers()
-    off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    offsets = np.frombuffer(off_buf, dtype=off_type)[arr.offset:arr.offset + n + 1] if n else (
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    parts, tables, start = [], [], 0
+    for c in chunks:
+        if c.null_count:
+            raise missing_label_error(name, start + int(np.flatnonzero(
+                np.asarray(c.is_null()))[0]))
+        codes, first = _arrow_chunk_codes(c)
+        # pyarrow has no take for string views: the K values one by one
+        table = _text_table([c[i].as_py() for i in first.tolist()]
+                            if pa.types.is_string_view(c.type)
+                            else c.take(pa.array(first)).to_pylist())
+        if table is None:
+            return None
+        parts.append(codes)
+        tables.append(table)
+        start += len(c)
+    if len(parts) == 1:
+        return Encoded(parts[0], tables[0], name, complete=True)
+    # chunk j's codes follow the codes of the chunks before it: the table lists each chunk's
+    # values (a label may appear once per chunk; label_codes merges equal entries)
+    codes = np.empty(start, dtype=np.int32 if start < 2**31 else np.int64)
+    at = base = 0
+    for c, t in zip(parts, tables):
+        np.add(c, base, out=codes[at:at + c.shape[0]], casting="unsafe")
+        at += c.shape[0]
+        base += t.shape[0]
+    table = np.concatenate(tables) if tables else np.empty(0, dtype="<U1")
+    return Encoded(codes, table, name, complete=True)
+
+
+def _arrow_chunk_codes(c) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, first)`` of one arrow string array without nulls, read from its buffers
+    where its offset says (a slice shares its parent's buffers)."""
+    import pyarrow as pa
+
+    n, o = len(c), c.offset
+    if pa.types.is_string_view(c.type):  # 16-byte views; short strings inline
+        bufs = c.buffers()
+        views = (np.frombuffer(bufs[1], dtype=np.uint8)[16 * o:16 * (o + n)] if n
+                 else np.zeros(0, dtype=np.uint8))
+        # views name their data buffer by its index: keep every position
+        return label_kernel.encode_views(views, [b"" if b is None else b for b in bufs[2:]])
+    _, off_buf, data_buf = c.buffers()
+    off_type = np.int64 if pa.types.is_large_string(c.type) else np.int32
+    offsets = np.frombuffer(off_buf, dtype=off_type)[o:o + n + 1] if n else (
         np.zeros(1, dtype=off_type))
     data = (np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None
             else np.zeros(0, dtype=np.uint8))
-    codes, first = label_kernel.encode_offsets(offsets, data)
-    table = _text_table(arr.take(pa.array(first)).to_pylist())
-    return None if table is None else Encoded(codes, table, name)
+    return label_kernel.encode_offsets(offsets, data)
 
 
 def _pandas_labels(y, name: str) -> Encoded | None:
@@ -575,15 +608,22 @@ def frame_labels(y, name: str) -> Encoded | None:
         return None
     if isinstance(y.dtype, (pl.Categorical, pl.Enum)):
         return _polars_categorical(y, name)
-    if y.dtype == pl.String:  # exported as arrow string views without a copy
-        return _arrow_labels(y.to_arrow(compat_level=pl.CompatLevel.newest()), name)
+    if y.dtype == pl.String:  # exported as arrow string views without a copy, per chunk
+        level = pl.CompatLevel.newest()
+        if y.n_chunks() == 1:
+            return _arrow_labels(y.to_arrow(compat_level=level), name)
+        import pyarrow as pa
+
+        return _arrow_labels(pa.chunked_array(
+            [c.to_arrow(compat_level=level) for c in y.get_chunks()], pa.string_view()), name)
     return None
 
 
 def _polars_categorical(y, name: str) -> Encoded | None:
     """A polars Categorical/Enum Series by its physical codes: an Enum's codes index its
-    categories; a Categorical's index a shared string cache, so they are hash-encoded
-    (4-byte items) and only the K codes that occur are looked up."""
+    categories; a Categorical's index a shared string cache, read as they are while the
+    cache is small (the table: its first values), else encoded (first-seen codes of the
+    codes) so that only the K codes that occur are looked up."""
     import polars as pl
 
     if y.null_count():
@@ -591,10 +631,63 @@ def _polars_categorical(y, name: str) -> Encoded | None:
     codes = y.to_physical().to_numpy()
     if isinstance(y.dtype, pl.Enum):
         table = _text_table(y.dtype.categories.to_list())
-    else:  # codes into a shared cache: first-seen codes of the codes, K values looked up
-        codes, first = label_kernel.encode_fixed(codes)
-        table = _text_table(y.gather(first).cast(pl.String).to_list())
-    return None if table is None else Encoded(codes, table, name)
+        return None if table is None else Encoded(codes, table, name)
+    if codes.shape[0] and int(codes.max()) < _CACHE_TABLE:
+        # a small cache: its codes as they are, into the cache's first values (labels of two
+        # Series of one cache are then counted by their codes, see shared_table)
+        ids = pl.Series(np.arange(int(codes.max()) + 1, dtype=codes.dtype))
+        try:  # Series.cat.to is new (polars marks it unstable): else the codes are encoded
+            table = _text_table(ids.cat.to(y.dtype).cast(pl.String).to_list())
+        except (AttributeError, TypeError, ValueError, pl.exceptions.PolarsError):
+            table = None
+        if table is not None:
+            return Encoded(codes, table, name)
+    # codes into a large shared cache: first-seen codes of the codes (through a lookup
+    # table while the codes are small, else hashed), and the K values that occur looked up
+    enc = label_kernel.encode_range(codes, 0, _CODE_SPAN - 1, False)
+    codes, first = enc if enc is not None else label_kernel.encode_fixed(codes)
+    table = _text_table(y.gather(first).cast(pl.String).to_list())
+    return None if table is None else Encoded(codes, table, name, complete=True)
+
+
+#: a polars Categorical whose codes are all below this is read as codes into the first
+#: values of its category cache (that many Python strings at most); else it is encoded
+_CACHE_TABLE = 1 << 12
+
+#: polars Categorical codes below this are encoded through a lookup table of this many
+#: entries (0.5 MiB), which costs a load per item where the hash costs ~2 ns
+_CODE_SPAN = 1 << 16
+
+
+def shared_table(a, b) -> np.ndarray | None:
+    """The table the codes of two :class:`Encoded` label arrays both index, when they
+    share one (the same categories; the same polars category cache, whose tables differ
+    only in how far they reach): then their codes are counted as they are, as integer
+    labels, and only the values that occur are looked up and sorted. None otherwise."""
+    if not (isinstance(a, Encoded) and isinstance(b, Encoded)):
+        return None
+    ta, tb = a.table, b.table
+    long, short = (ta, tb) if ta.shape[0] >= tb.shape[0] else (tb, ta)
+    ca, cb = a.codes, b.codes
+    if (ca.dtype != cb.dtype or ca.dtype.char not in INT_CHARS or not ca.dtype.isnative
+            or not cb.dtype.isnative or long.dtype.kind != short.dtype.kind):
+        return None
+    if short is not long and not np.array_equal(long[:short.shape[0]], short):
+        return None
+    return long
+
+
+def table_values(table: np.ndarray, codes: np.ndarray, *arrays) -> np.ndarray:
+    """The labels of the sorted, distinct ``codes`` that occur in ``arrays`` (Encoded
+    sharing ``table``), as narrow as those values (the dtype :func:`label_codes` gives);
+    a code outside the table is a missing value and raises NaN labels' error."""
+    if codes.shape[0] and (codes[0] < 0 or codes[-1] >= table.shape[0]):
+        for a in arrays:
+            bad = np.flatnonzero((a.codes < 0) | (a.codes >= table.shape[0]))
+            if bad.shape[0]:
+                raise missing_label_error(a.name, int(bad[0]))
+    vals = table[codes]
+    return np.array(vals.tolist(), dtype=vals.dtype.kind) if vals.shape[0] else vals
 
 
 def label_column(y, name: str):
@@ -635,13 +728,16 @@ def str_objects(a: np.ndarray) -> Encoded | None:
     if isinstance(enc, int):
         return None
     codes, first = enc
-    return Encoded(codes, a[first].astype(str))
+    return Encoded(codes, a[first].astype(str), complete=True)
 
 
-def _distinct(a) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _distinct(a, n_threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(codes, table, used)`` of one label array: codes into ``table`` and, for encoded
-    input, which table entries occur (None: all of them)."""
+    input, which table entries occur (None: all of them). Fixed-width labels are encoded
+    by ``n_threads`` lanes (the same codes for any number)."""
     if isinstance(a, Encoded):
+        if a.complete:  # first-seen codes: every one in range, every entry used
+            return a.codes, a.table, None
         k = a.table.shape[0]
         flags = np.zeros(k + 1, dtype=bool)  # the last flag: a code out of range
         codes = native(a.codes)
@@ -657,11 +753,12 @@ def _distinct(a) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
             return enc[0], a[enc[1]], None
         table, codes = np.unique(a, return_inverse=True)  # other objects: numpy's rules
         return codes.reshape(-1), table, None
-    codes, first = label_kernel.encode_fixed(a)
+    codes, first = label_kernel.encode_fixed(a, n_threads)
     return codes, a[first], None
 
 
-def label_codes(*arrays) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+def label_codes(*arrays, n_threads: int = 1
+                ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     """The labels of several arrays encoded together, without sorting the data.
 
     Returns ``(codes, where, values)``: ``values`` is the sorted union of the labels that
@@ -669,8 +766,9 @@ def label_codes(*arrays) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray
     per array, ``codes`` are its first-seen (or categorical) codes as the kernel made them,
     and ``where[c]`` is the position in ``values`` of code ``c``. Counting kernels count the
     codes and permute their small table with ``where``; :func:`encode_labels` gathers.
+    ``n_threads``: lanes of the fixed-width encoder (results do not depend on it).
     """
-    found = [_distinct(a) for a in arrays]
+    found = [_distinct(a, n_threads) for a in arrays]
     uniq, inv = [], []
     for codes, table, used in found:
         t = table if used is None else table[used]

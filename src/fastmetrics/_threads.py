@@ -54,6 +54,7 @@ MIN_PER_CALL = {
     "labelrank": 1 << 18,   # label-score cells of the multilabel ranking sums
     "lm": 1 << 22,          # logits (~3 ms of work)
     "deviance": 1 << 17,    # Tweedie deviances / squared log errors (a pow or log per value)
+    "labels": 1 << 17,      # fixed-width labels hash-encoded (one table per lane, then merged)
 }
 
 

@@ -40,6 +40,8 @@ from .._inputs import (
     nonfinite_error,
     plain_int_pair,
     sample_weight as check_weights,
+    shared_table,
+    table_values,
     union_labels,
 )
 from .._kernels import confusion as kernel
@@ -176,6 +178,10 @@ class ConfusionState(base.State):
             raise inconsistent_lengths(y_true=n, y_pred=yp.shape[0],
                                        sample_weight=w_len[0] if w_len else None)
         nt = threads_for("confusion", n, n_threads)
+        if sample_weight is None and n:
+            st = cls._shared_codes(yt, yp, nt)
+            if st is not None:
+                return st
         w, int_weights = check_weights(sample_weight, {"y_true": n, "y_pred": n},
                                        keep_int=True, check_values=False)
         if n == 0 and not allow_empty:
@@ -199,7 +205,8 @@ class ConfusionState(base.State):
                     st = cls(values.astype(out_dtype, copy=False), cm, present, n,
                              _wsum(w), int_weights, in_true, margins)
                     return st._int_sums(at, ap, sample_weight) if int_weights else st
-        st = cls._encoded(at, ap, kind, out_dtype, w, int_weights, nt)
+        st = cls._encoded(at, ap, kind, out_dtype, w, int_weights, nt,
+                          threads_for("labels", n, n_threads))
         return st._int_sums(at, ap, sample_weight) if int_weights else st
 
     def _int_sums(self, at, ap, sample_weight) -> ConfusionState:
@@ -220,12 +227,40 @@ class ConfusionState(base.State):
                               True, self.in_true, self.margins)
 
     @classmethod
-    def _encoded(cls, at, ap, kind, out_dtype, w, int_weights, nt) -> ConfusionState:
+    def _shared_codes(cls, yt, yp, nt) -> ConfusionState | None:
+        """Categorical labels whose codes index one table (:func:`shared_table`), counted
+        by their codes as integer labels are; None for other labels."""
+        table = shared_table(yt, yp)
+        if table is None:
+            return None
+        res = kernel.dense_state(yt.codes, yp.codes, DENSE_MAX_RANGE, nt)
+        if res is None:
+            return None
+        codes, cm, in_true = res
+        vals = table_values(table, codes, yt, yp)
+        values, pos = np.unique(vals, return_inverse=True)
+        pos = pos.reshape(-1)
+        k = values.shape[0]
+        if k == codes.shape[0]:  # distinct values (a table may repeat one): a permutation
+            out = np.empty_like(cm)
+            out[np.ix_(pos, pos)] = cm
+            seen = np.empty(k, dtype=bool)
+            seen[pos] = in_true
+        else:
+            out = np.zeros((k, k), dtype=cm.dtype)
+            np.add.at(out, (pos[:, None], pos[None, :]), cm)
+            seen = np.zeros(k, dtype=bool)
+            seen[pos[in_true]] = True
+        return cls(values, out, _ALL_PRESENT[:k], yt.shape[0], None, False, seen)
+
+    @classmethod
+    def _encoded(cls, at, ap, kind, out_dtype, w, int_weights, nt,
+                 n_lanes: int = 1) -> ConfusionState:
         """Encode prepared labels (integers of one dtype, strings, or :class:`Encoded`) in
         one hash pass each (:func:`label_codes`), count the first-seen codes with the kernel
         and move the small table onto the sorted labels; numeric labels come back as
-        ``out_dtype``."""
-        (ct, cp), (wt, wp), values = label_codes(at, ap)
+        ``out_dtype``; ``n_lanes`` threads encode fixed-width labels."""
+        (ct, cp), (wt, wp), values = label_codes(at, ap, n_threads=n_lanes)
         k = len(values)
         kt, kp = int(wt.shape[0]), int(wp.shape[0])  # codes of each side (some maybe unused)
         kc = max(kt, kp)
