@@ -159,6 +159,8 @@ from .fairness import GroupMetrics, group_metrics
 from .parsing import ParsedPredictions, parse_failures
 from .robustness import RobustnessReport, consistency_rate, robustness_report, robustness_score
 from .stability import Stability, stability_summary
+# scikit-learn scorer objects on fastmetrics' functions (scikit-learn imported on first use)
+from .scorers import check_scoring, get_scorer, get_scorer_names, make_scorer, sklearn_scorers
 from .uncertainty import (
     BootstrapResult,
     ComparisonResult,
@@ -312,4 +314,9 @@ __all__ = [
     "parse_failures",
     "throughput_per_minute",
     "flatten",
+    "get_scorer",
+    "get_scorer_names",
+    "make_scorer",
+    "check_scoring",
+    "sklearn_scorers",
 ]
