@@ -175,6 +175,8 @@ from .energy import (
 )
 from .export import METRIC_KEYS, metrics_pivot, run_metrics
 from .llm_timing import parse_ollama_timings
+# scikit-learn scorer objects on fastmetrics' functions (scikit-learn imported on first use)
+from .scorers import check_scoring, get_scorer, get_scorer_names, make_scorer, sklearn_scorers
 from .uncertainty import (
     BootstrapResult,
     ComparisonResult,
@@ -348,4 +350,9 @@ __all__ = [
     "metrics_pivot",
     "run_metrics",
     "parse_ollama_timings",
+    "get_scorer",
+    "get_scorer_names",
+    "make_scorer",
+    "check_scoring",
+    "sklearn_scorers",
 ]

@@ -1,12 +1,14 @@
 """pytest-benchmark integration: put fastmetrics' latency percentiles in ``extra_info``.
 
 pytest-benchmark times a function over many rounds and reports min/mean/median; model
-comparisons usually also want tail latency, measured one query at a time. Enable the plugin
-in a ``conftest.py``::
+comparisons usually also want tail latency, measured one query at a time. An installed
+fastmetrics registers this module with pytest (a ``pytest11`` entry point named
+``fastmetrics.pytest_plugin``; ``-p no:fastmetrics.pytest_plugin`` turns it off), so no
+conftest line is needed; from a source checkout that is not installed, add one::
 
     pytest_plugins = ["fastmetrics.pytest_plugin"]
 
-and use the ``latency_benchmark`` fixture::
+Then use the ``latency_benchmark`` fixture::
 
     def test_model_latency(latency_benchmark, model, X_test):
         stats = latency_benchmark(model.predict, [X_test[i:i+1] for i in range(len(X_test))])
