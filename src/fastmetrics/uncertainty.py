@@ -496,13 +496,14 @@ def _joint_batch(row: _table.Metric, joint: PairedConfusionState, draws: np.ndar
     if row.batch is None or joint.counts.shape[0] * k * k > _JOINT_BATCH_CELLS:
         return None
     t, a, b = joint.positions()
+    counts = draws.astype(np.float64)  # one conversion for both products
     out = []
     for model, p in (("a", a), ("b", b)):
         margin = joint.marginal(model)
         onehot = np.zeros((joint.counts.shape[0], k * k))
         onehot[np.arange(joint.counts.shape[0]), t * k + p] = 1.0
         # integer sums below 2**53: the float product is exact
-        tables = np.rint(draws @ onehot).astype(np.int64).reshape(-1, k, k)
+        tables = np.rint(counts @ onehot).astype(np.int64).reshape(-1, k, k)
         keep = np.searchsorted(joint.values, margin.values)
         if keep.shape[0] < k:
             tables = tables[:, keep][:, :, keep]
