@@ -19,7 +19,7 @@ which pass no ``-j``, get the same parallel build as ``setup.py build_ext -j N``
   (wheels are stripped anyway; ``FASTMETRICS_CYTHON_DEBUG=1`` keeps it).
 
 Measured on the 2-core development machine: ``pip install .`` from a clean checkout went
-from 412 s to about 170 s of CPU (the README has the wall-clock times).
+from 424 s to 228 s of CPU (the README has the wall-clock times).
 
 Environment switches
 --------------------
