@@ -20,9 +20,9 @@ which pass no ``-j``, get the same parallel build as ``setup.py build_ext -j N``
 
 Measured on the 2-core development machine: ``pip install .`` from a clean checkout went
 from 424 s to about 200 s of CPU (the README has the wall-clock times). Most of what is left
-is fused-type specializations: bins, proba, ranking and confusion generate 32-64 copies of
-their functions (label dtype x probability dtype x weight dtype, or label x group dtype),
-about 60% of all generated C.
+is fused-type specializations: bins, proba, ranking and confusion, which generate 32-64 copies
+of their functions (label dtype x probability dtype x weight dtype, or label x group dtype),
+hold about 60% of all generated C.
 
 Environment switches
 --------------------
