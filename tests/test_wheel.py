@@ -78,6 +78,20 @@ def _run(cmd, cwd, **kw):
     return p
 
 
+def _check_metadata(text):
+    """Core metadata of the sdist (PKG-INFO) or wheel (METADATA): the SPDX license and its
+    file, the classifiers of pyproject.toml, no placeholder URL."""
+    import email.parser
+
+    msg = email.parser.Parser().parsestr(text)
+    assert msg["License-Expression"] == "BSD-3-Clause"
+    assert msg.get_all("License-File") == ["LICENSE"]
+    classifiers = msg.get_all("Classifier")
+    assert "Typing :: Typed" in classifiers
+    assert "Programming Language :: Python :: 3.14" in classifiers
+    assert not [u for u in msg.get_all("Project-URL") or [] if ".invalid" in u]
+
+
 @pytest.mark.slow
 def test_sdist_to_wheel_to_fresh_venv(tmp_path):
     """Build the sdist, build a wheel from it (with the setuptools, Cython and numpy of this
@@ -102,6 +116,12 @@ def test_sdist_to_wheel_to_fresh_venv(tmp_path):
     assert any("/csrc/" in n for n in names)
     assert any(n.endswith("/examples/llm_triage.py") for n in names)  # test_examples runs them
     assert not [n for n in names if "/src/fastmetrics/" in n and n.endswith(".c")], "generated C"
+    # the license travels with the sources, and the metadata names it
+    (license_,) = [n for n in names if n.count("/") == 1 and n.endswith("/LICENSE")]
+    with tarfile.open(sdist) as t:
+        assert t.extractfile(license_).read() == (REPO / "LICENSE").read_bytes()
+        (pkg_info,) = [n for n in names if n.count("/") == 1 and n.endswith("/PKG-INFO")]
+        _check_metadata(t.extractfile(pkg_info).read().decode())
 
     env = dict(os.environ, FASTMETRICS_BUILD_JOBS="2")
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", dist, sdist]
@@ -114,6 +134,11 @@ def test_sdist_to_wheel_to_fresh_venv(tmp_path):
     assert "fastmetrics/_kernels/confusion.pyi" in files
     assert _compiled(files) == _compiled(os.listdir(KERNELS))
     assert not [f for f in files if f.endswith((".pyx", ".pxd", ".c"))]
+    with zipfile.ZipFile(wheel) as z:
+        (license_,) = [f for f in files if f.endswith(".dist-info/licenses/LICENSE")]
+        assert z.read(license_) == (REPO / "LICENSE").read_bytes()
+        (meta,) = [f for f in files if f.endswith(".dist-info/METADATA")]
+        _check_metadata(z.read(meta).decode())
 
     venv = tmp_path / "venv"
     # numpy from this environment (offline); the wheel's own files come first on sys.path
