@@ -4,6 +4,7 @@ n_jobs=2 (loky worker processes) both ways, and the sklearn_scorers() swap (rest
 on error, nested, from threads)."""
 
 import pickle
+import sys
 import threading
 import warnings
 
@@ -284,13 +285,21 @@ def _module_of_string_scorer(name):
 def test_what_reaches_loky_workers():
     """A scorer object sent to a worker keeps fastmetrics' function; a string looked up in a
     worker is scikit-learn's (the swap is per process, as documented)."""
-    with fm.sklearn_scorers():
-        blob = pickle.dumps(skm.get_scorer("f1_macro"))
-        with joblib.parallel_config(backend="loky", n_jobs=2):
-            sent = joblib.Parallel()(joblib.delayed(_module_of_score_func)(blob)
-                                     for _ in range(2))
-            looked_up = joblib.Parallel()(joblib.delayed(_module_of_string_scorer)("f1_macro")
-                                          for _ in range(2))
+    import cloudpickle  # joblib's (a dependency of joblib)
+    # the two helpers travel by value: the workers cannot import this test module when the
+    # suite runs from outside the checkout (the installed-wheel run)
+    this = sys.modules[__name__]
+    cloudpickle.register_pickle_by_value(this)
+    try:
+        with fm.sklearn_scorers():
+            blob = pickle.dumps(skm.get_scorer("f1_macro"))
+            with joblib.parallel_config(backend="loky", n_jobs=2):
+                sent = joblib.Parallel()(joblib.delayed(_module_of_score_func)(blob)
+                                         for _ in range(2))
+                looked_up = joblib.Parallel()(
+                    joblib.delayed(_module_of_string_scorer)("f1_macro") for _ in range(2))
+    finally:
+        cloudpickle.unregister_pickle_by_value(this)
     assert all(m.startswith("fastmetrics.") for m in sent)
     assert all(m.startswith("sklearn.metrics") for m in looked_up)
 
