@@ -147,6 +147,16 @@ from .cluster import (
 # -- probabilistic classification scores --
 from .probabilities import d2_log_loss_score, hinge_loss, log_loss, top_k_accuracy_score
 
+# -- array API inputs (torch, DLPack) and scikit-learn's array_api_dispatch: every face
+# function above wrapped once, here, before the metric table (imported by streaming) keeps
+# references to them --
+from . import calibration, classification, cluster, fairness, lm, percentiles  # noqa: E402
+from . import probabilities, ranking, regression, report, significance  # noqa: E402
+from ._array_api import follow_namespaces  # noqa: E402
+
+follow_namespaces(globals(), classification, report, percentiles, calibration, regression,
+                  ranking, significance, cluster, probabilities, lm, fairness)
+
 # -- streaming accumulators and the state types: their own modules and __all__ --
 from . import cluster, states, streaming  # noqa: E402,F401
 

@@ -15,6 +15,9 @@
   data; only the K distinct values are sorted, so label order stays numpy's (scikit-learn's).
   Labels that arrive encoded (categoricals, dictionary arrays) are :class:`Encoded`: their
   codes are read in place and only the table of values is mapped.
+* Arrays of other libraries (torch tensors, array API arrays, anything with ``__dlpack__``)
+  become numpy arrays here (:func:`host_array`): a view of host memory where the layout
+  allows, one copy to the host for device arrays.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ __all__ = [
     "common_int",
     "Encoded",
     "float_values",
+    "foreign_array",
     "frame_labels",
     "encode_labels",
     "inconsistent_lengths",
@@ -46,6 +50,7 @@ __all__ = [
     "label_kind",
     "label_pair",
     "missing_label_error",
+    "host_array",
     "native",
     "nonfinite_error",
     "plain_int_pair",
@@ -70,6 +75,59 @@ def native(a: np.ndarray) -> np.ndarray:
     if a.dtype.isnative:
         return a
     return a.astype(a.dtype.newbyteorder("="))
+
+
+#: DLPack device types whose memory the CPU reads in place: CPU, CUDA pinned host memory,
+#: ROCm pinned host memory
+_HOST_DEVICES = frozenset({1, 3, 11})
+#: libraries whose arrays take their own paths (labels read by their codes, Dask graphs),
+#: even where they offer ``__dlpack__``
+_OWN_PATHS = ("pandas", "pyarrow", "polars", "dask", "numpy")
+_FOREIGN: dict[type, bool] = {}
+
+
+def foreign_array(x) -> bool:
+    """Whether ``x`` is an array of another library that :func:`host_array` converts: it
+    offers ``__dlpack__`` and is not a numpy array or scalar, nor one of the data-frame
+    and Dask types that have their own paths. Decided once per type."""
+    t = type(x)
+    known = _FOREIGN.get(t)
+    if known is None:
+        known = (hasattr(t, "__dlpack__") and not issubclass(t, (np.ndarray, np.generic))
+                 and t.__module__.partition(".")[0] not in _OWN_PATHS)
+        _FOREIGN[t] = known
+    return known
+
+
+def host_array(x, name: str = "input") -> np.ndarray:
+    """A numpy array of a :func:`foreign_array` (a torch tensor, an array API array, any
+    ``__dlpack__`` producer).
+
+    Host memory is read in place through DLPack: any strides, no copy (a torch tensor with
+    ``requires_grad`` is detached first: a view, the caller's graph untouched). Memory on
+    another device (a GPU) is copied to the host once, by the producer when it can export
+    to the CPU (DLPack's ``dl_device``), else through its own ``.cpu()``/``.get()``. A
+    dtype numpy lacks (``bfloat16``) raises ``TypeError`` naming it.
+    """
+    if getattr(x, "requires_grad", False) and hasattr(x, "detach"):
+        x = x.detach()
+    dev = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
+    try:
+        if int(dev) in _HOST_DEVICES:
+            return np.from_dlpack(x)
+        try:
+            return np.from_dlpack(x, device="cpu", copy=True)
+        except (BufferError, TypeError, ValueError, NotImplementedError):
+            # a producer that cannot export to another device: its own copy to the host
+            for move in ("cpu", "get"):
+                if callable(getattr(x, move, None)):
+                    return host_array(getattr(x, move)(), name)
+            raise
+    except (BufferError, RuntimeError, TypeError) as exc:
+        raise TypeError(
+            f"{name} of type {type(x).__module__}.{type(x).__name__} (dtype "
+            f"{getattr(x, 'dtype', '?')}) cannot be read as a numpy array: {exc}"
+        ) from None
 
 
 def value_dtype(y) -> np.dtype:

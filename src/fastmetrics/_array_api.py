@@ -1,0 +1,135 @@
+"""Array API inputs and outputs of the face functions, applied to them in one place.
+
+Every public function of the metric modules is wrapped once, when the package is imported
+(:func:`follow_namespaces`):
+
+* inputs: arguments that are arrays of another library (torch tensors, array API arrays,
+  anything with ``__dlpack__``) become numpy arrays through the input policy
+  (:func:`fastmetrics._inputs.host_array`: host memory read in place, device memory copied to
+  the host once) before the function runs; numpy arrays, lists, scalars and data-frame
+  columns pass through untouched, at the cost of one type look-up per argument;
+* outputs: with scikit-learn's ``array_api_dispatch`` on, the array results of the functions
+  scikit-learn returns in the input's namespace (:data:`NAMESPACE_RESULTS`) come back as
+  arrays of the first foreign input's namespace, on its device; scalars stay Python floats,
+  as scikit-learn's do. With dispatch off, or for other functions, results are numpy.
+
+scikit-learn is never imported here: the setting is read only when scikit-learn's
+configuration module is already loaded (it is the only way to turn dispatch on).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._inputs import foreign_array, host_array
+
+__all__ = ["NAMESPACE_RESULTS", "dispatch_enabled", "follow_namespaces", "to_namespace"]
+
+#: the functions whose array results scikit-learn 1.9 returns in the input's namespace with
+#: ``array_api_dispatch`` on (those its array API tests cover, plus the curves and counts
+#: built on them); the others give numpy arrays there too (``pair_confusion_matrix``)
+NAMESPACE_RESULTS = frozenset({
+    "confusion_matrix", "multilabel_confusion_matrix", "precision_recall_fscore_support",
+    "f1_score", "fbeta_score", "precision_score", "recall_score", "jaccard_score",
+    "roc_curve", "precision_recall_curve", "det_curve", "confusion_matrix_at_thresholds",
+    "explained_variance_score", "mean_absolute_error", "mean_pinball_loss",
+    "mean_squared_error", "mean_squared_log_error", "median_absolute_error", "r2_score",
+    "d2_absolute_error_score", "d2_pinball_score", "mean_absolute_percentage_error",
+    "root_mean_squared_error", "root_mean_squared_log_error",
+})
+
+#: argument types that are never foreign arrays: the check costs one set look-up
+_PLAIN = {np.ndarray, list, tuple, dict, int, float, bool, str, type(None)}
+
+
+def dispatch_enabled() -> bool:
+    """scikit-learn's ``array_api_dispatch`` setting (of this thread), False when
+    scikit-learn is not imported."""
+    config = sys.modules.get("sklearn._config")
+    return config is not None and bool(config.get_config().get("array_api_dispatch"))
+
+
+def to_namespace(result, like):
+    """``result`` with its numpy arrays (also inside tuples) as arrays of ``like``'s
+    namespace on ``like``'s device; other values as they are."""
+    if isinstance(result, np.ndarray):
+        from sklearn.externals import array_api_compat  # loaded: dispatch is on
+
+        xp = array_api_compat.array_namespace(like)
+        return xp.asarray(result, device=array_api_compat.device(like))
+    if isinstance(result, tuple):
+        items = [to_namespace(r, like) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    return result
+
+
+def _call(func: Callable, in_namespace: bool, args: tuple, kwargs: dict):
+    """``func`` on numpy copies of the foreign arrays among the arguments."""
+    like = None
+    values = list(args)
+    for i, a in enumerate(values):
+        if foreign_array(a):
+            like = a if like is None else like
+            values[i] = host_array(a, f"argument {i + 1}")
+    for k, a in kwargs.items():
+        if foreign_array(a):
+            like = a if like is None else like
+            kwargs[k] = host_array(a, k)
+    result = func(*values, **kwargs)
+    if in_namespace and like is not None and dispatch_enabled():
+        return to_namespace(result, like)
+    return result
+
+
+def _wrapper(func: Callable, in_namespace: bool) -> Callable:
+    # everything the wrapper reads is a closure variable: it runs with func's globals
+    plain, foreign, call = _PLAIN, foreign_array, _call
+
+    def face(*args, **kwargs):
+        for a in args:
+            if a.__class__ not in plain and foreign(a):
+                return call(func, in_namespace, args, kwargs)
+        for a in kwargs.values():
+            if a.__class__ not in plain and foreign(a):
+                return call(func, in_namespace, args, kwargs)
+        return func(*args, **kwargs)
+
+    return face
+
+
+def _face(func: types.FunctionType) -> types.FunctionType:
+    """The wrapper of one function, made a function of ``func``'s module (its globals):
+    doctest and documentation tools find a module's functions by their globals."""
+    inner = _wrapper(func, func.__name__ in NAMESPACE_RESULTS)
+    face = types.FunctionType(inner.__code__, func.__globals__, func.__name__, None,
+                              inner.__closure__)
+    functools.update_wrapper(face, func)
+    return face
+
+
+def follow_namespaces(package: dict[str, Any], *modules: types.ModuleType) -> None:
+    """Wrap the public functions (``__all__``) of ``modules`` in place, and rebind the
+    names ``package`` (the package's namespace) and the modules took from them, so that
+    ``fastmetrics.f1_score is fastmetrics.classification.f1_score`` stays true. Must run
+    before other modules keep references to the functions (the metric table)."""
+    done: dict[int, types.FunctionType] = {}
+    for module in modules:
+        for name in getattr(module, "__all__", ()):
+            func = getattr(module, name, None)
+            if not isinstance(func, types.FunctionType) or hasattr(func, "__wrapped__"):
+                continue
+            if func.__module__ != module.__name__:  # re-exported: wrapped where defined
+                continue
+            done[id(func)] = face = _face(func)
+            setattr(module, name, face)
+    # every other name bound to a wrapped function (the package's, aliases in the modules)
+    for namespace in (package, *(vars(m) for m in modules)):
+        for name, value in list(namespace.items()):
+            if id(value) in done:
+                namespace[name] = done[id(value)]
