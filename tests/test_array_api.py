@@ -23,7 +23,8 @@ import sklearn.metrics as skm
 import sklearn.metrics.cluster as skmc
 
 import fastmetrics as fm
-from fastmetrics import _array_api, _inputs
+import fastmetrics.streaming as fms
+from fastmetrics import _array_api, _inputs, _table
 
 if os.environ.get("FASTMETRICS_REQUIRE_TORCH") == "1":
     import array_api_strict as xps
@@ -320,6 +321,56 @@ def test_own_functions_take_foreign_arrays(name, args, kw, lib, on, monkeypatch)
             _same(got, REFERENCE[name](*args, **kw))
     _same(got, want)
     assert _shape(got) == _shape(want)  # numpy results: scikit-learn has no namespace rule
+
+
+#: update() arguments of each accumulator (the families of the metric table, and the two
+#: accumulators outside it), with the settings some need
+UPDATES = {
+    "confusion": ((ym, pm), {}), "calibration": ((yb, sc), {}), "regression": ((yr, pr), {}),
+    "pinball": ((yr, pr), {}), "ranking": ((yb, sc), {}), "label_ranking": ((Y2, S2), {}),
+    "contingency": ((ym, pm), {}), "proba": ((ym, proba), {}), "hinge": ((ym, dec), {}),
+    "tweedie": ((pos1, pos2), {}), "squared_log": ((pos1, pos2), {}),
+}
+
+
+#: metric parameters a row needs (as tests/test_architecture.py gives them)
+REQUIRED = {"fbeta_score": {"beta": 0.5, "average": "macro"}, "f1_score": {"average": "macro"},
+            "precision_score": {"average": "micro"}, "recall_score": {"average": "weighted"},
+            "oos_precision_recall": {"oos_label": 2}, "adjusted_r2_score": {"n_features": 2},
+            "jaccard_score": {"average": "weighted"}, "specificity_score": {"average": "macro"},
+            "false_positive_rate": {"average": None}, "false_negative_rate": {"average": "micro"}}
+
+
+@pytest.mark.parametrize("lib", sorted(LIBS))
+@pytest.mark.parametrize("row", _table.METRICS, ids=lambda r: r.name)
+def test_accumulators_take_foreign_arrays(row, lib):
+    args, _ = UPDATES[row.family]
+    if row.name == "class_likelihood_ratios":
+        args = (yb, pb)
+    kw = REQUIRED.get(row.name, {})
+    defaults = row.signature.parameters
+    config = {k: kw.get(k, defaults[k].default) for k in row.config if k in defaults}
+    config.update({"keep_values": True} if row.name == "median_absolute_error" else {})
+    config.update(dict(row.fixed))
+    metric_kw = {k: v for k, v in kw.items() if k not in row.config}
+    cls = next(c for c in vars(fms).values() if isinstance(c, type)
+               and issubclass(c, fms.Accumulator) and c.family == row.family)
+    targs = [LIBS[lib](a) for a in args]
+    if lib == "torch" and targs[-1].dtype.is_floating_point:
+        targs[-1].requires_grad_(True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = getattr(cls(**config).update(*args), row.name)(**metric_kw)
+        got = getattr(cls(**config).update(*targs), row.name)(**metric_kw)
+    _same(got, want)
+
+
+def test_the_other_accumulators_take_foreign_arrays():
+    q = fms.QuantileAccumulator().update(torch.tensor(yr, requires_grad=True))
+    _same(q.result(), fms.QuantileAccumulator().update(yr).result())
+    want = fms.PairedConfusionAccumulator().update(ym, pm, pb)
+    got = fms.PairedConfusionAccumulator().update(*(torch.tensor(a) for a in (ym, pm, pb)))
+    assert got.mcnemar_test() == want.mcnemar_test()
 
 
 def test_requires_grad_is_read_without_touching_the_graph(dispatch):

@@ -152,13 +152,15 @@ from .probabilities import d2_log_loss_score, hinge_loss, log_loss, top_k_accura
 # references to them --
 from . import calibration, classification, cluster, fairness, lm, percentiles  # noqa: E402
 from . import probabilities, ranking, regression, report, significance  # noqa: E402
-from ._array_api import follow_namespaces  # noqa: E402
+from ._array_api import accept_foreign_updates, follow_namespaces  # noqa: E402
 
 follow_namespaces(globals(), classification, report, percentiles, calibration, regression,
                   ranking, significance, cluster, probabilities, lm, fairness)
 
 # -- streaming accumulators and the state types: their own modules and __all__ --
 from . import cluster, states, streaming  # noqa: E402,F401
+
+accept_foreign_updates(streaming)  # the accumulators' update() reads torch and DLPack too
 
 # -- LM / groups / robustness --
 from .lm import (

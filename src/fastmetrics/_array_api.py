@@ -8,6 +8,8 @@ Every public function of the metric modules is wrapped once, when the package is
   (:func:`fastmetrics._inputs.host_array`: host memory read in place, device memory copied to
   the host once) before the function runs; numpy arrays, lists, scalars and data-frame
   columns pass through untouched, at the cost of one type look-up per argument;
+* the streaming accumulators' ``update`` methods read the same inputs
+  (:func:`accept_foreign_updates`);
 * outputs: with scikit-learn's ``array_api_dispatch`` on, the array results of the functions
   scikit-learn returns in the input's namespace (:data:`NAMESPACE_RESULTS`) come back as
   arrays of the first foreign input's namespace, on its device; scalars stay Python floats,
@@ -29,7 +31,8 @@ import numpy as np
 
 from ._inputs import foreign_array, host_array
 
-__all__ = ["NAMESPACE_RESULTS", "dispatch_enabled", "follow_namespaces", "to_namespace"]
+__all__ = ["NAMESPACE_RESULTS", "accept_foreign_updates", "dispatch_enabled",
+           "follow_namespaces", "to_namespace"]
 
 #: the functions whose array results scikit-learn 1.9 returns in the input's namespace with
 #: ``array_api_dispatch`` on (those its array API tests cover, plus the curves and counts
@@ -109,7 +112,8 @@ _FACE_CODE = _wrapper(len, False).__code__
 
 def _face(func: types.FunctionType) -> types.FunctionType:
     """The wrapper of one function, made a function of ``func``'s module (its globals):
-    doctest and documentation tools find a module's functions by their globals."""
+    doctest and documentation tools find a module's functions (and methods) by their
+    globals."""
     inner = _wrapper(func, func.__name__ in NAMESPACE_RESULTS)
     face = types.FunctionType(inner.__code__, func.__globals__, func.__name__, None,
                               inner.__closure__)
@@ -137,3 +141,14 @@ def follow_namespaces(package: dict[str, Any], *modules: types.ModuleType) -> No
         for name, value in list(namespace.items()):
             if id(value) in done:
                 namespace[name] = done[id(value)]
+
+
+def accept_foreign_updates(module: types.ModuleType) -> None:
+    """The ``update`` methods of the classes in ``module.__all__`` (the streaming
+    accumulators) read foreign arrays as the face functions do; they return the accumulator,
+    so there is no result to convert."""
+    for name in getattr(module, "__all__", ()):
+        cls = vars(module).get(name)
+        update = vars(cls).get("update") if isinstance(cls, type) else None
+        if isinstance(update, types.FunctionType) and update.__code__ is not _FACE_CODE:
+            setattr(cls, "update", _face(update))
