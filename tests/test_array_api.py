@@ -24,6 +24,7 @@ import sklearn.metrics.cluster as skmc
 
 import fastmetrics as fm
 import fastmetrics.streaming as fms
+from _parity import assert_same
 from fastmetrics import _array_api, _inputs, _table
 
 if os.environ.get("FASTMETRICS_REQUIRE_TORCH") == "1":
@@ -222,26 +223,22 @@ def _to_numpy(x):
     return x
 
 
+def _plain(r):
+    """``r`` with arrays of any namespace as numpy and result records as dicts, for
+    :func:`_parity.assert_same`."""
+    if dataclasses.is_dataclass(r) and not isinstance(r, type):
+        return {"type": type(r).__name__,
+                **{f.name: _plain(getattr(r, f.name)) for f in dataclasses.fields(r)}}
+    if isinstance(r, dict):
+        return {k: _plain(v) for k, v in r.items()}
+    if isinstance(r, (tuple, list)):
+        return [_plain(x) for x in r]
+    return _to_numpy(r)
+
+
 def _same(a, b):
-    if dataclasses.is_dataclass(a) and not isinstance(a, type):
-        assert type(a) is type(b)
-        for f in dataclasses.fields(a):
-            _same(getattr(a, f.name), getattr(b, f.name))
-    elif isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            _same(a[k], b[k])
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            _same(x, y)
-    elif isinstance(a, str) or a is None:
-        assert a == b
-    else:
-        a, b = _to_numpy(a), _to_numpy(b)
-        assert np.shape(a) == np.shape(b)
-        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
-                                   rtol=1e-12, atol=1e-14)
+    """Equal values: integers exactly, floats to 1e-12 relative, same structure."""
+    assert_same(_plain(a), _plain(b))
 
 
 def _all_cases(table):
