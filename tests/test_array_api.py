@@ -479,6 +479,12 @@ def test_device_arrays_are_copied_to_the_host_once():
     assert (yt.moves, yp.moves, yt.exports) == (1, 1, 0)
 
 
+def test_producers_of_no_namespace_give_numpy_with_dispatch_on(dispatch):
+    got = fm.confusion_matrix(FakeDeviceArray(ym), FakeDeviceArray(pm))
+    assert type(got) is np.ndarray
+    np.testing.assert_array_equal(got, skm.confusion_matrix(ym, pm))
+
+
 @pytest.mark.parametrize("func, args", [(fm.f1_score, (yb, pb)),
                                         (fm.mean_squared_error, (yr, pr)),
                                         (fm.roc_auc_score, (yb, sc))],

@@ -60,11 +60,15 @@ def dispatch_enabled() -> bool:
 
 def to_namespace(result, like):
     """``result`` with its numpy arrays (also inside tuples) as arrays of ``like``'s
-    namespace on ``like``'s device; other values as they are."""
+    namespace on ``like``'s device (numpy where array_api_compat knows no namespace for
+    it); other values as they are."""
     if isinstance(result, np.ndarray):
         from sklearn.externals import array_api_compat  # loaded: dispatch is on
 
-        xp = array_api_compat.array_namespace(like)
+        try:
+            xp = array_api_compat.array_namespace(like)
+        except TypeError:  # a DLPack producer of no array API namespace: numpy it is
+            return result
         return xp.asarray(result, device=array_api_compat.device(like))
     if isinstance(result, tuple):
         items = [to_namespace(r, like) for r in result]
