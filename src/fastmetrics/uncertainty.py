@@ -226,6 +226,11 @@ def _numeric(v, name: str) -> np.ndarray:
     if isinstance(v, (dict, str)):
         raise TypeError(f"{name} returns a {type(v).__name__}: a bootstrap needs a metric "
                         "whose value is a number or an array of numbers")
+    # a tuple of arrays is a curve (points and thresholds whose number varies between
+    # resamples); a tuple of numbers (homogeneity, completeness, V) is one value per item
+    if isinstance(v, tuple) and any(np.ndim(x) for x in v):
+        raise TypeError(f"{name} returns a tuple of arrays (a curve): a bootstrap needs a "
+                        "metric whose value is a number or an array of numbers")
     try:
         a = np.asarray(v, dtype=np.float64)
     except (TypeError, ValueError):
