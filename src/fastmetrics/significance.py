@@ -156,7 +156,8 @@ def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_lab
     s = ranking.scores(y_score)
     if _is_multiclass(lab, s, multi_class, pos_label):
         codes, classes = _multiclass(y_true, lab, s)
-        return delong.averaged(codes, s, classes, average, level, transform)
+        return delong.averaged(codes, s, classes, average, level, transform,
+                               n_threads=n_threads)
     n = lab.y.shape[0]
     _binary_scores(s, n)
     return delong.rows_ci(lab.y, _positive_code(lab, pos_label), s, level, transform,

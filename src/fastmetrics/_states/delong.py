@@ -321,8 +321,10 @@ def placements(y: np.ndarray, pos, s_a: np.ndarray, s_b=None, n_threads=None):
     v_a = np.empty(nrow)
     v_b = np.empty(nrow if k == 2 else 0)
     out = np.empty(6, dtype=np.int64)
+    # one score vector is one sort, on one thread; n_threads is still checked
+    threads = threads_for("delong", 2 * nrow, n_threads)
     kernel.placements(y, pos, s_a, s_a[:0] if s_b is None else s_b, v_a, v_b, keys, tags,
-                      hist, out, threads_for("delong", 2 * nrow, n_threads) if k == 2 else 1)
+                      hist, out, threads if k == 2 else 1)
     for bad, s in ((out[4], s_a), (out[5], s_b)):
         if bad >= 0:
             raise nonfinite_error(s, None)
@@ -377,7 +379,7 @@ def averaged(codes: np.ndarray, s2d: np.ndarray, classes, average: str, level: f
     for j in range(k):
         check_sides(int(counts[j]), int(codes.shape[0] - counts[j]), labels[j])
         if s2d_b is None:
-            m, n, (auc_a[j], v), _ = placements(codes, j, s2d[:, j])
+            m, n, (auc_a[j], v), _ = placements(codes, j, s2d[:, j], n_threads=n_threads)
             p = psi(codes == j, v, auc_a[j], m, n)
             per.append(_result(auc_a[j], np.sum(p * p), level, transform, m, n))
             g_a += coef[j] * p
