@@ -352,6 +352,9 @@ def metric_at_thresholds(y_true, y_score, metric_func, *, sample_weight=None,
     if w is not None:
         keep = w != 0
         y, s, w = y[keep], s[keep], w[keep]
+    if s.shape[0] == 0:  # no threshold to evaluate (scikit-learn fails with an IndexError)
+        raise ValueError("metric_at_thresholds needs at least one sample"
+                         + (" with a non-zero sample_weight" if w is not None else ""))
     # decreasing scores, ties in input order (a stable sort of the reversed array, reversed)
     order = s.shape[0] - 1 - np.argsort(s[::-1], kind="stable")[::-1]
     s, y = s[order], y[order]
