@@ -431,8 +431,9 @@ def metric_at_thresholds(y_true, y_score, metric_func, *, sample_weight=None,
 
     Returns
     -------
-    metric_values : ndarray of shape (n_thresholds,) or (n_thresholds, *n_outputs)
-        The value of ``metric_func`` at each threshold.
+    metric_values : ndarray of shape (n_thresholds,) or (n_thresholds, ...)
+        The value of ``metric_func`` at each threshold (its output's shape after the
+        first axis).
     thresholds : ndarray of shape (n_thresholds,)
         Decreasing distinct scores.
 

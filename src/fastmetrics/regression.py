@@ -86,6 +86,16 @@ __getattr__ = exceptions.lazy_warning_classes(__name__)
 
 
 #: The harness' story-point bins (inclusive ranges of ``y_true``) for :func:`mae_by_bin`.
+#:
+#: See Also
+#: --------
+#: mae_by_bin : The MAE of each range.
+#:
+#: Examples
+#: --------
+#: >>> from fastmetrics.regression import STORY_POINT_BINS
+#: >>> STORY_POINT_BINS["5-8"]
+#: (5, 8)
 STORY_POINT_BINS = {"1-3": (1, 3), "5-8": (5, 8), "13-21": (13, 21), "34+": (34, math.inf)}
 
 

@@ -892,7 +892,7 @@ class CalibrationBins:
 
     @property
     def ece(self) -> float:
-        """Expected calibration error: sum over bins of (W_b / W) * |freq_b - conf_b|.
+        """Expected calibration error: sum over bins of ``(W_b / W) * |freq_b - conf_b|``.
 
         See Also
         --------
@@ -908,7 +908,7 @@ class CalibrationBins:
 
     @property
     def mce(self) -> float:
-        """Maximum calibration error: the largest |freq_b - conf_b| over non-empty bins.
+        """Maximum calibration error: the largest ``|freq_b - conf_b|`` over non-empty bins.
 
         See Also
         --------
