@@ -212,14 +212,33 @@ window.addEventListener("load", () => {
 </script>"""
 
 
-def test_page_in_headless_chromium(tmp_path, capsys):
+def _chromium_or_skip() -> str:
+    """The browser; where there is none, a skip with its reason printed, or a failure when
+    FASTMETRICS_REQUIRE_BROWSER=1 (CI, where a skip would hide that the page went untested)."""
     exe = _chromium()
-    if exe is None:
-        reason = "no Chromium installed (apt-get install chromium)"
-        if os.environ.get("FASTMETRICS_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"the browser test must run here: {reason}")
-        print(f"SKIP test_page_in_headless_chromium: {reason}", file=sys.__stderr__)
-        pytest.skip(reason)
+    if exe is not None:
+        return exe
+    reason = "no Chromium installed (apt-get install chromium)"
+    if os.environ.get("FASTMETRICS_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"the browser test must run here (FASTMETRICS_REQUIRE_BROWSER=1): {reason}")
+    print(f"SKIP test_page_in_headless_chromium: {reason}", file=sys.__stderr__)
+    pytest.skip(reason)
+
+
+def test_missing_browser_skips_or_fails_under_ci(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(sys, "__stderr__", io.StringIO())  # the printed reason
+    monkeypatch.delenv("FASTMETRICS_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no Chromium installed"):
+        _chromium_or_skip()
+    assert "SKIP test_page_in_headless_chromium: no Chromium" in sys.__stderr__.getvalue()
+    monkeypatch.setenv("FASTMETRICS_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match="must run here"):
+        _chromium_or_skip()
+
+
+def test_page_in_headless_chromium(tmp_path, capsys):
+    exe = _chromium_or_skip()
     page = _report(tmp_path, "--oos-label", "oos", "--ci", "--seed", "0")
     capsys.readouterr()
     path = tmp_path / "report.html"
