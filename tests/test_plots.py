@@ -5,6 +5,7 @@ scikit-learn is missing."""
 from __future__ import annotations
 
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -165,6 +166,27 @@ def test_curve_bad_input_errors(fn, sk):
         fn([0, 1, 1], [0.1, 0.2])
     with pytest.raises(ValueError):
         fn([0, 1, 1], [0.1, np.nan, 0.3])
+
+
+@pytest.mark.parametrize("fn, sk", [
+    (fm.plot_roc_curve, skm.RocCurveDisplay),
+    (fm.plot_precision_recall_curve, skm.PrecisionRecallDisplay),
+    (fm.plot_det_curve, skm.DetCurveDisplay),
+])
+@pytest.mark.parametrize("y", [[0, 0, 0], [1, 1, 1]])
+def test_one_class_warns_or_raises_as_sklearn(fn, sk, y):
+    s = [0.1, 0.2, 0.3]
+    outcomes = []
+    for f in (sk.from_predictions, fn):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                f(y, s)
+                error = None
+            except ValueError as exc:
+                error = str(exc)
+        outcomes.append((error, [(w.category, str(w.message)) for w in caught]))
+    assert outcomes[1] == outcomes[0]
 
 
 def test_confusion_matrix_bad_input_errors():

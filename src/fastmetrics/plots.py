@@ -59,7 +59,7 @@ def plot_roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
                    drop_intermediate=True, name=None, ax=None, curve_kwargs=None,
                    plot_chance_level=False, chance_level_kw=None, despine=False,
                    n_threads=None):
-    """Plot a ROC curve computed by fastmetrics, drawn by scikit-learn's RocCurveDisplay.
+    """Plot a ROC curve computed by fastmetrics in scikit-learn's RocCurveDisplay.
 
     The curve comes from :func:`~fastmetrics.roc_curve` and its area from
     :func:`~fastmetrics.auc` over that curve, as ``RocCurveDisplay.from_predictions``
@@ -109,6 +109,11 @@ def plot_roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
         If ``y_true`` has more than two classes, if ``pos_label`` is None and the labels are
         not {0, 1} or {-1, 1}, if the lengths differ, or if a score is not finite.
 
+    Warns
+    -----
+    UndefinedMetricWarning
+        If ``y_true`` has no positive sample or no negative sample (a rate is then 0/0).
+
     See Also
     --------
     sklearn.metrics.RocCurveDisplay.from_predictions : scikit-learn's one-call plot.
@@ -141,8 +146,7 @@ def plot_precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weigh
                                 drop_intermediate=False, name=None, ax=None,
                                 curve_kwargs=None, plot_chance_level=False,
                                 chance_level_kw=None, despine=False, n_threads=None):
-    """Plot a precision-recall curve computed by fastmetrics, drawn by scikit-learn's
-    PrecisionRecallDisplay.
+    """Plot a precision-recall curve computed by fastmetrics in a PrecisionRecallDisplay.
 
     The curve comes from :func:`~fastmetrics.precision_recall_curve`, the average
     precision from :func:`~fastmetrics.average_precision_score` and the chance level from
@@ -192,6 +196,12 @@ def plot_precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weigh
         If ``y_true`` has more than two classes, if ``pos_label`` is None and the labels are
         not {0, 1} or {-1, 1}, if the lengths differ, or if a score is not finite.
 
+    Warns
+    -----
+    UserWarning
+        If ``y_true`` has no positive sample (recall is then set to 1), as scikit-learn
+        warns.
+
     See Also
     --------
     sklearn.metrics.PrecisionRecallDisplay.from_predictions : scikit-learn's one-call plot.
@@ -227,8 +237,7 @@ def plot_precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weigh
 
 def plot_det_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
                    drop_intermediate=True, name=None, ax=None, n_threads=None, **kwargs):
-    """Plot a detection error tradeoff (DET) curve computed by fastmetrics, drawn by
-    scikit-learn's DetCurveDisplay.
+    """Plot a detection error tradeoff curve computed by fastmetrics in a DetCurveDisplay.
 
     The curve comes from :func:`~fastmetrics.det_curve`; the display draws both error
     rates on normal-deviate scales.
@@ -269,7 +278,8 @@ def plot_det_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
         If matplotlib or scikit-learn is not installed.
     ValueError
         If ``y_true`` has more than two classes, if ``pos_label`` is None and the labels are
-        not {0, 1} or {-1, 1}, if the lengths differ, or if a score is not finite.
+        not {0, 1} or {-1, 1}, if the lengths differ, if a score is not finite, or if
+        ``y_true`` holds one class only (the curve is then not defined).
 
     See Also
     --------
@@ -300,8 +310,7 @@ def plot_confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, no
                           display_labels=None, include_values=True,
                           xticks_rotation="horizontal", values_format=None, cmap="viridis",
                           ax=None, colorbar=True, im_kw=None, text_kw=None, n_threads=None):
-    """Plot a confusion matrix counted by fastmetrics, drawn by scikit-learn's
-    ConfusionMatrixDisplay.
+    """Plot a confusion matrix counted by fastmetrics in a ConfusionMatrixDisplay.
 
     One counting pass gives both the matrix (as :func:`~fastmetrics.confusion_matrix`)
     and, when ``labels`` is None, the sorted labels present that name its rows and columns.
