@@ -154,6 +154,15 @@ def test_one_class_column_is_left_out_with_a_note(tmp_path, capsys):
     assert "warning" not in capsys.readouterr().err
 
 
+def test_json_output_stays_json_with_html(tmp_path, capsys):
+    import json
+
+    rc = main(["report", "--format", "json", "--html", str(tmp_path / "r.html")])
+    assert rc == 0
+    assert json.loads(capsys.readouterr().out)["n_examples"] == 3000
+    assert (tmp_path / "r.html").stat().st_size > 10_000
+
+
 def _one_line_error(capsys, rc):
     out, err = capsys.readouterr()
     assert rc == 2 and out == ""
@@ -191,7 +200,9 @@ def _chromium() -> str | None:
 
 def _browse(exe: str, url: str, *extra: str) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory() as profile:
-        cmd = [exe, "--headless", "--disable-gpu", f"--user-data-dir={profile}",
+        # --disable-dev-shm-usage: containers often give /dev/shm 64 MB, too little for it
+        cmd = [exe, "--headless", "--disable-gpu", "--disable-dev-shm-usage",
+               f"--user-data-dir={profile}",
                "--no-first-run", "--enable-logging=stderr", "--v=0", "--hide-scrollbars",
                *extra, url]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
