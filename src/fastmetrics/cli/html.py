@@ -84,9 +84,14 @@ def _confusion_figure(card: Card) -> str:
     k = len(names)
     side = min(max(4.5, 0.55 * k + 2.5), 16.0)
     fig, ax = _new_figure(side + 1.0, side)
+    slanted = max((len(n) for n in names), default=0) * k > 40
     ConfusionMatrixDisplay(confusion_matrix=cm, display_labels=names).plot(
         ax=ax, cmap="Blues", include_values=k <= 25,
-        xticks_rotation=45 if max((len(n) for n in names), default=0) * k > 40 else "horizontal")
+        xticks_rotation=45 if slanted else "horizontal")
+    if slanted:  # each slanted name ends under its column, not centred across the next one
+        for tick in ax.get_xticklabels():
+            tick.set_horizontalalignment("right")
+            tick.set_rotation_mode("anchor")
     return _png(fig)
 
 
