@@ -800,7 +800,10 @@ def _top_brier(sums: np.ndarray) -> float:
 class CalibrationBins:
     """Per-bin calibration state and the statistics derived from it.
 
-    Attributes
+    What :func:`fastmetrics.calibration_bins` returns. Bins with the same edges merge by
+    adding their per-bin sums (:meth:`merge`).
+
+    Parameters
     ----------
     edges : ndarray of shape (n_bins + 1,)
         Bin edges; bin b is ``(edges[b], edges[b + 1]]`` (the first bin also holds ``edges[0]``).
@@ -816,6 +819,18 @@ class CalibrationBins:
         The per-bin sums (W, sum w*conf, sum w*correct, Brier numerator, count: the columns
         of :attr:`fastmetrics.states.CalibrationState.sums`); sums of two chunks with the
         same edges add.
+
+    See Also
+    --------
+    fastmetrics.calibration_bins : The function that returns these bins.
+    fastmetrics.reliability_diagram : A picture of them.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> b = fm.calibration_bins([0, 0, 1, 1], [0.1, 0.3, 0.3, 0.9], n_bins=2)
+    >>> b.n_bins, b.counts.tolist()
+    (2, [3, 1])
     """
 
     edges: np.ndarray
@@ -827,7 +842,32 @@ class CalibrationBins:
 
     @classmethod
     def from_state(cls, state: np.ndarray, edges: np.ndarray) -> CalibrationBins:
-        """The bins of per-bin sums ``state`` (n_bins, 5) over ``edges``."""
+        """The bins of per-bin sums ``state`` (n_bins, 5) over ``edges``.
+
+        Parameters
+        ----------
+        state : ndarray of shape (n_bins, 5)
+            Per-bin sums, in the column order of :attr:`CalibrationBins.state`.
+        edges : ndarray of shape (n_bins + 1,)
+            The bin edges.
+
+        Returns
+        -------
+        bins : CalibrationBins
+            Counts, weights, mean confidence and observed frequency derived from the sums.
+
+        See Also
+        --------
+        CalibrationBins.merge : Adds two bins' sums and calls this.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> from fastmetrics.calibration import CalibrationBins
+        >>> b = fm.calibration_bins([0, 1], [0.2, 0.8], n_bins=2)
+        >>> CalibrationBins.from_state(b.state, b.edges).counts.tolist()
+        [1, 1]
+        """
         W = state[:, kernel.W]
         with np.errstate(invalid="ignore", divide="ignore"):
             conf = np.where(W != 0, state[:, kernel.SP] / W, np.nan)
@@ -836,25 +876,98 @@ class CalibrationBins:
 
     @property
     def n_bins(self) -> int:
+        """Number of bins.
+
+        See Also
+        --------
+        CalibrationBins.edges : The ``n_bins + 1`` edges.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_bins([0, 1], [0.2, 0.8], n_bins=4).n_bins
+        4
+        """
         return int(self.counts.shape[0])
 
     @property
     def ece(self) -> float:
-        """Expected calibration error: sum over bins of (W_b / W) * |freq_b - conf_b|."""
+        """Expected calibration error: sum over bins of ``(W_b / W) * |freq_b - conf_b|``.
+
+        See Also
+        --------
+        fastmetrics.expected_calibration_error : The same number from arrays.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_bins([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).ece
+        0.3125
+        """
         return _ece_mce(self.state)[0]
 
     @property
     def mce(self) -> float:
-        """Maximum calibration error: the largest |freq_b - conf_b| over non-empty bins."""
+        """Maximum calibration error: the largest ``|freq_b - conf_b|`` over non-empty bins.
+
+        See Also
+        --------
+        fastmetrics.max_calibration_error : The same number from arrays.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_bins([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).mce
+        0.5
+        """
         return _ece_mce(self.state)[1]
 
     @property
     def brier(self) -> float:
-        """Brier score of the confidences: mean (conf - correct)**2 (binary: (p - y)**2)."""
+        """Brier score of the confidences: mean (conf - correct)**2 (binary: (p - y)**2).
+
+        See Also
+        --------
+        fastmetrics.brier_score_loss : scikit-learn's Brier score (equal for binary input).
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_bins([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).brier
+        0.140625
+        """
         return _top_brier(self.state)
 
     def merge(self, other: CalibrationBins) -> CalibrationBins:
-        """The bins of both inputs together (same edges required)."""
+        """The bins of both inputs together (same edges required).
+
+        Parameters
+        ----------
+        other : CalibrationBins
+            Bins of another chunk, over the same edges.
+
+        Returns
+        -------
+        merged : CalibrationBins
+            The bins of both chunks' samples (per-bin sums added).
+
+        Raises
+        ------
+        ValueError
+            If the two bins' edges differ.
+
+        See Also
+        --------
+        fastmetrics.streaming.CalibrationAccumulator : Merges chunks as they arrive.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> a = fm.calibration_bins([0, 1], [0.2, 0.8], n_bins=2)
+        >>> b = fm.calibration_bins([1, 1], [0.9, 0.4], n_bins=2)
+        >>> a.merge(b).counts.tolist()
+        [2, 2]
+        """
         if not np.array_equal(self.edges, other.edges):
             raise ValueError("cannot merge calibration bins with different edges")
         return CalibrationBins.from_state(self.state + other.state, self.edges)
@@ -862,7 +975,34 @@ class CalibrationBins:
 
 @dataclass(frozen=True)
 class CalibrationSummary:
-    """ECE, MCE and Brier score from one binning pass, with the bins they came from."""
+    """ECE, MCE and Brier score from one binning pass, with the bins they came from.
+
+    What :func:`fastmetrics.calibration_summary` returns (frozen).
+
+    Parameters
+    ----------
+    ece : float
+        Expected calibration error.
+    mce : float
+        Maximum calibration error.
+    brier : float
+        Brier score of the (top-label) confidences.
+    n_bins : int
+        Number of bins.
+    bins : CalibrationBins
+        The bins the three values came from.
+
+    See Also
+    --------
+    fastmetrics.calibration_summary : The function that returns this record.
+    CalibrationBins : The bins.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.calibration_summary([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).ece
+    0.3125
+    """
 
     ece: float
     mce: float
@@ -871,11 +1011,45 @@ class CalibrationSummary:
     bins: CalibrationBins = dc_field(repr=False)
 
     def as_row(self) -> dict[str, float]:
-        """The scalar metrics as a flat dict (one table row)."""
+        """The scalar metrics as a flat dict (one table row).
+
+        Returns
+        -------
+        row : dict[str, float]
+            ``ece``, ``mce``, ``brier`` and ``n_bins``.
+
+        See Also
+        --------
+        CalibrationSummary.to_flat_dict : The same plus per-bin values.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_summary([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).as_row()
+        {'ece': 0.3125, 'mce': 0.5, 'brier': 0.140625, 'n_bins': 2}
+        """
         return {"ece": self.ece, "mce": self.mce, "brier": self.brier, "n_bins": self.n_bins}
 
     def to_flat_dict(self) -> dict[str, float]:
-        """Scalars plus per-bin values under dot keys (``bins.3.count``, ...)."""
+        """Scalars plus per-bin values under dot keys (``bins.3.count``, ...).
+
+        Returns
+        -------
+        values : dict[str, float]
+            The row of :meth:`as_row` plus ``bins.<i>.lower``, ``.upper``, ``.count``,
+            ``.confidence`` and ``.accuracy`` for every bin.
+
+        See Also
+        --------
+        CalibrationSummary.as_row : The scalars only.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> s = fm.calibration_summary([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2)
+        >>> s.to_flat_dict()["bins.1.count"]
+        2
+        """
         out: dict[str, float] = dict(self.as_row())
         b = self.bins
         for i in range(b.n_bins):

@@ -592,7 +592,33 @@ def _weights_or_ones(st: RegressionState) -> tuple:
 
 @dataclass(frozen=True)
 class RegressionSummary:
-    """MAE, MSE, RMSE and R² of one pass, with the number of samples."""
+    """MAE, MSE, RMSE and R² of one pass, with the number of samples.
+
+    The record :func:`fastmetrics.regression_summary` returns (frozen).
+
+    Parameters
+    ----------
+    mae : float
+        Mean absolute error.
+    mse : float
+        Mean squared error.
+    rmse : float
+        Root mean squared error (for several outputs, the mean of per-output RMSEs).
+    r2 : float
+        R² with ``force_finite=True``; NaN for fewer than two samples.
+    n_samples : int
+        Number of samples read.
+
+    See Also
+    --------
+    fastmetrics.regression_summary : The function that returns this record.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.regression_summary([1, 2, 3], [1, 2, 4]).mae
+    0.3333333333333333
+    """
 
     mae: float
     mse: float
@@ -601,6 +627,23 @@ class RegressionSummary:
     n_samples: int
 
     def as_row(self) -> dict[str, float]:
+        """The record as a dict, one key per field.
+
+        Returns
+        -------
+        row : dict[str, float]
+            ``{"mae": ..., "mse": ..., "rmse": ..., "r2": ..., "n_samples": ...}``.
+
+        See Also
+        --------
+        fastmetrics.regression_summary : The function that returns the record.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.regression_summary([1, 2, 3], [1, 2, 3]).as_row()["r2"]
+        1.0
+        """
         return {"mae": self.mae, "mse": self.mse, "rmse": self.rmse, "r2": self.r2,
                 "n_samples": self.n_samples}
 

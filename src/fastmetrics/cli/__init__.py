@@ -11,7 +11,8 @@ The package: :mod:`~fastmetrics.cli.readers` (files -> batches of columns),
 :mod:`~fastmetrics.cli.columns` (columns -> labels and probabilities, the labels' type),
 :mod:`~fastmetrics.cli.toplabel` (calibration over batches), :mod:`~fastmetrics.cli.card`
 (the one pipeline: batches -> accumulators -> state -> report card),
-:mod:`~fastmetrics.cli.render` (text, markdown, JSON), :mod:`~fastmetrics.cli.progress` and
+:mod:`~fastmetrics.cli.render` (text, markdown, JSON), :mod:`~fastmetrics.cli.html` (the
+``--html`` page), :mod:`~fastmetrics.cli.progress` and
 :mod:`~fastmetrics.cli.bench` (the ``bench`` command).
 """
 
@@ -117,6 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--n-bins", type=int, default=10, help="calibration bins (default 10)")
     r.add_argument("--diagram", metavar="OUT.png",
                    help="write a reliability diagram (needs matplotlib)")
+    r.add_argument("--html", metavar="OUT.html",
+                   help="also write the report as one self-contained HTML page: card, "
+                   "per-class table, confusion-matrix heatmap and, with probabilities, the "
+                   "reliability diagram and ROC/PR curves (needs the plot extra; keeps the "
+                   "probabilities in memory, 8 bytes per column and row)")
     r.add_argument("--delimiter", metavar="D",
                    help="CSV field delimiter, one character, 'tab' for a tab (default: a tab "
                    "for .tsv, else a comma)")
@@ -163,11 +169,17 @@ def run_report(args: argparse.Namespace) -> int:
         card = report_card(args)
         if args.diagram:
             write_diagram(card, args.diagram)
+        if getattr(args, "html", None):
+            from .html import write_html
+
+            write_html(card, args.html)
     for msg in dict.fromkeys(first_line(w.message) for w in caught):
         print(f"fastmetrics: warning: {msg}", file=sys.stderr)
     print(render(card, args.format, args.name, args.header))
     if args.diagram and args.format == "text":
         print(f"\nreliability diagram written to {args.diagram}")
+    if getattr(args, "html", None) and args.format == "text":
+        print(f"\nHTML report written to {args.html}")
     return 0
 
 
