@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pickle
 import subprocess
 import sys
 import types
@@ -261,6 +262,8 @@ def test_the_cases_cover_the_api():
     assert with_sklearn <= set(CASES), with_sklearn - set(CASES)
     assert wrapped - with_sklearn <= set(OWN) | NO_ARRAYS, wrapped - with_sklearn - set(OWN)
     assert "f1_score" in wrapped and fm.f1_score is fm.classification.f1_score
+    # pickled by reference (scorers sent to worker processes)
+    assert pickle.loads(pickle.dumps(fm.f1_score)) is fm.f1_score
     # every function whose arrays come back in the input's namespace has a case
     assert _array_api.NAMESPACE_RESULTS <= set(CASES)
 

@@ -58,7 +58,7 @@ def dispatch_enabled() -> bool:
     return config is not None and bool(config.get_config().get("array_api_dispatch"))
 
 
-def to_namespace(result, like):
+def to_namespace(result: Any, like: Any) -> Any:
     """``result`` with its numpy arrays (also inside tuples) as arrays of ``like``'s
     namespace on ``like``'s device (numpy where array_api_compat knows no namespace for
     it); other values as they are."""
@@ -76,8 +76,10 @@ def to_namespace(result, like):
     return result
 
 
-def _call(func: Callable, in_namespace: bool, args: tuple, kwargs: dict):
-    """``func`` on numpy copies of the foreign arrays among the arguments."""
+def _call(func: Callable[..., Any], in_namespace: bool, args: tuple[Any, ...],
+          kwargs: dict[str, Any]) -> Any:
+    """``func`` with the foreign arrays among the arguments as numpy arrays (views of host
+    memory, host copies of device memory), its result in their namespace where asked."""
     like = None
     values = list(args)
     for i, a in enumerate(values):
@@ -94,11 +96,11 @@ def _call(func: Callable, in_namespace: bool, args: tuple, kwargs: dict):
     return result
 
 
-def _wrapper(func: Callable, in_namespace: bool) -> Callable:
+def _wrapper(func: Callable[..., Any], in_namespace: bool) -> Callable[..., Any]:
     # everything the wrapper reads is a closure variable: it runs with func's globals
     plain, foreign, call = _PLAIN, foreign_array, _call
 
-    def face(*args, **kwargs):
+    def face(*args: Any, **kwargs: Any) -> Any:
         for a in args:
             if a.__class__ not in plain and foreign(a):
                 return call(func, in_namespace, args, kwargs)
@@ -119,6 +121,7 @@ def _face(func: types.FunctionType) -> types.FunctionType:
     doctest and documentation tools find a module's functions (and methods) by their
     globals."""
     inner = _wrapper(func, func.__name__ in NAMESPACE_RESULTS)
+    assert isinstance(inner, types.FunctionType)
     face = types.FunctionType(inner.__code__, func.__globals__, func.__name__, None,
                               inner.__closure__)
     functools.update_wrapper(face, func)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,7 @@ _OWN_PATHS = ("pandas", "pyarrow", "polars", "dask", "numpy")
 _FOREIGN: dict[type, bool] = {}
 
 
-def foreign_array(x) -> bool:
+def foreign_array(x: object) -> bool:
     """Whether ``x`` is an array of another library that :func:`host_array` converts: it
     offers ``__dlpack__`` and is not a numpy array or scalar, nor one of the data-frame
     and Dask types that have their own paths. Decided once per type."""
@@ -99,7 +100,7 @@ def foreign_array(x) -> bool:
     return known
 
 
-def host_array(x, name: str = "input") -> np.ndarray:
+def host_array(x: Any, name: str = "input") -> np.ndarray:
     """A numpy array of a :func:`foreign_array` (a torch tensor, an array API array, any
     ``__dlpack__`` producer).
 
