@@ -373,6 +373,46 @@ def test_the_other_accumulators_take_foreign_arrays():
     assert got.mcnemar_test() == want.mcnemar_test()
 
 
+@pytest.mark.parametrize("name", ["confusion_matrix", "multilabel_confusion_matrix",
+                                  "confusion_matrix_at_thresholds", "roc_curve"])
+def test_mixed_namespaces_follow_the_predictions(name, dispatch):
+    """As scikit-learn: y_true (and weights) follow y_pred / y_score; numpy predictions give
+    numpy results."""
+    y, p = (yb, sc) if "thresholds" in name or "curve" in name else (ym, pm)
+    t = torch.asarray
+    got = getattr(fm, name)(t(y), xps.asarray(p), sample_weight=t(w))
+    want = getattr(skm, name)(y, p, sample_weight=w)
+    _same(got, want)
+    assert {r for r in str(_shape(got)).split("'") if r in LIBS or r == "numpy"} == \
+        {"array_api_strict"}
+    got = getattr(fm, name)(t(y), p)
+    assert "torch" not in str(_shape(got))
+    got = getattr(fm, name)(y_true=y, **({"y_score": t(p)} if y is yb else {"y_pred": t(p)}))
+    assert "numpy" not in str(_shape(got))
+
+
+def test_float32_weights_of_indicator_matrices():
+    """float32 weights with multilabel indicators (scikit-learn's array API tests use
+    them) are widened to float64 once, as scikit-learn computes."""
+    Y = R.integers(0, 2, (N, 3)).astype(np.float32)
+    P = R.integers(0, 2, (N, 3)).astype(np.float32)
+    w32 = w.astype(np.float32)
+    for name, kw in [("accuracy_score", {}), ("f1_score", {"average": "micro"}),
+                     ("multilabel_confusion_matrix", {}), ("hamming_loss", {})]:
+        want = getattr(skm, name)(Y, P, sample_weight=w32, **kw)
+        got = getattr(fm, name)(Y, P, sample_weight=w32, **kw)
+        got_torch = getattr(fm, name)(torch.asarray(Y), torch.asarray(P),
+                                      sample_weight=torch.asarray(w32), **kw)
+        _same(got_torch, got)
+        if name in ("multilabel_confusion_matrix", "hamming_loss"):
+            # scikit-learn sums float32 weights in float32 here (its true negatives are
+            # sample_weight.sum() - tp - fp - fn; its hamming_loss is an np.float32): equal
+            # to float32 precision; ours are float64 sums
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+        else:
+            _same(got, want)
+
+
 def test_requires_grad_is_read_without_touching_the_graph(dispatch):
     y = torch.tensor(yr, requires_grad=True)
     p = torch.tensor(pr, requires_grad=True)

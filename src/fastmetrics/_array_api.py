@@ -12,7 +12,8 @@ Every public function of the metric modules is wrapped once, when the package is
   (:func:`accept_foreign_updates`);
 * outputs: with scikit-learn's ``array_api_dispatch`` on, the array results of the functions
   scikit-learn returns in the input's namespace (:data:`NAMESPACE_RESULTS`) come back as
-  arrays of the first foreign input's namespace, on its device; scalars stay Python floats,
+  arrays of the predictions' (``y_pred``, ``y_score``) namespace, on their device, as
+  scikit-learn's do (numpy when the predictions are numpy); scalars stay Python floats,
   as scikit-learn's do. With dispatch off, or for other functions, results are numpy.
 
 scikit-learn is never imported here: the setting is read only when scikit-learn's
@@ -47,6 +48,9 @@ NAMESPACE_RESULTS = frozenset({
     "root_mean_squared_error", "root_mean_squared_log_error",
 })
 
+#: the names of the predictions argument, whose namespace the results follow
+_PREDICTIONS = ("y_pred", "y_score", "y_prob", "y_proba", "pred_decision", "labels_pred")
+
 #: argument types that are never foreign arrays: the check costs one set look-up
 _PLAIN = {np.ndarray, list, tuple, dict, int, float, bool, str, type(None)}
 
@@ -76,24 +80,39 @@ def to_namespace(result: Any, like: Any) -> Any:
     return result
 
 
+def _predictions(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool, Any]:
+    """``(given, value)`` of the predictions argument (the second positional one, or one
+    named as scikit-learn names it): the one whose namespace the results follow."""
+    if len(args) > 1:
+        return True, args[1]
+    for name in _PREDICTIONS:
+        if name in kwargs:
+            return True, kwargs[name]
+    return False, None
+
+
 def _call(func: Callable[..., Any], in_namespace: bool, args: tuple[Any, ...],
           kwargs: dict[str, Any]) -> Any:
     """``func`` with the foreign arrays among the arguments as numpy arrays (views of host
     memory, host copies of device memory), its result in their namespace where asked."""
-    like = None
+    given, pred = _predictions(args, kwargs)  # before kwargs are converted in place
+    first = None
     values = list(args)
     for i, a in enumerate(values):
         if foreign_array(a):
-            like = a if like is None else like
+            first = a if first is None else first
             values[i] = host_array(a, f"argument {i + 1}")
     for k, a in kwargs.items():
         if foreign_array(a):
-            like = a if like is None else like
+            first = a if first is None else first
             kwargs[k] = host_array(a, k)
+    if not (in_namespace and dispatch_enabled()):
+        return func(*values, **kwargs)
+    # as scikit-learn: results in the namespace (and on the device) of y_pred / y_score,
+    # the other inputs following it; numpy when that one is numpy
+    like = (pred if foreign_array(pred) else None) if given else first
     result = func(*values, **kwargs)
-    if in_namespace and like is not None and dispatch_enabled():
-        return to_namespace(result, like)
-    return result
+    return result if like is None else to_namespace(result, like)
 
 
 def _wrapper(func: Callable[..., Any], in_namespace: bool) -> Callable[..., Any]:

@@ -121,6 +121,8 @@ class MultilabelState(base.State):
             yt, yp = yt.astype(common), yp.astype(common)
         w, int_weights = sample_weight(sample_weight_, {"y_true": n, "y_pred": n},
                                        keep_int=True)
+        if w is not None and w.dtype != np.float64:  # the kernel sums float64 weights
+            w = w.astype(np.float64)
         return cls._count(yt, yp, w, int_weights)
 
     @classmethod
