@@ -548,8 +548,10 @@ def test_bad_inputs_fail_as_numpy_inputs_do(func, args, bad):
 
 
 def test_unreadable_dtypes_and_layouts_raise_type_error():
-    with pytest.raises(TypeError, match="bfloat16"):
+    with pytest.raises(TypeError, match="^y_true of type torch.Tensor .*bfloat16"):
         fm.mean_squared_error(torch.ones(3, dtype=torch.bfloat16), torch.ones(3))
+    with pytest.raises(TypeError, match="^y_pred of type torch.Tensor .*bfloat16"):
+        fm.mean_squared_error(torch.ones(3), y_pred=torch.ones(3, dtype=torch.bfloat16))
     with pytest.raises(TypeError, match="sparse|cannot be read"):
         fm.accuracy_score(torch.eye(3).to_sparse(), torch.eye(3).to_sparse())
 

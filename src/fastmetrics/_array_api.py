@@ -91,8 +91,8 @@ def _predictions(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool, A
     return False, None
 
 
-def _call(func: Callable[..., Any], in_namespace: bool, args: tuple[Any, ...],
-          kwargs: dict[str, Any]) -> Any:
+def _call(func: Callable[..., Any], in_namespace: bool, names: tuple[str, ...],
+          args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``func`` with the foreign arrays among the arguments as numpy arrays (views of host
     memory, host copies of device memory), its result in their namespace where asked."""
     given, pred = _predictions(args, kwargs)  # before kwargs are converted in place
@@ -101,7 +101,7 @@ def _call(func: Callable[..., Any], in_namespace: bool, args: tuple[Any, ...],
     for i, a in enumerate(values):
         if foreign_array(a):
             first = a if first is None else first
-            values[i] = host_array(a, f"argument {i + 1}")
+            values[i] = host_array(a, names[i] if i < len(names) else f"argument {i + 1}")
     for k, a in kwargs.items():
         if foreign_array(a):
             first = a if first is None else first
@@ -118,14 +118,16 @@ def _call(func: Callable[..., Any], in_namespace: bool, args: tuple[Any, ...],
 def _wrapper(func: Callable[..., Any], in_namespace: bool) -> Callable[..., Any]:
     # everything the wrapper reads is a closure variable: it runs with func's globals
     plain, foreign, call = _PLAIN, foreign_array, _call
+    code = getattr(func, "__code__", None)  # positional parameter names, for messages
+    names = tuple(code.co_varnames[:code.co_argcount]) if code is not None else ()
 
     def face(*args: Any, **kwargs: Any) -> Any:
         for a in args:
             if a.__class__ not in plain and foreign(a):
-                return call(func, in_namespace, args, kwargs)
+                return call(func, in_namespace, names, args, kwargs)
         for a in kwargs.values():
             if a.__class__ not in plain and foreign(a):
-                return call(func, in_namespace, args, kwargs)
+                return call(func, in_namespace, names, args, kwargs)
         return func(*args, **kwargs)
 
     return face
