@@ -50,7 +50,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from . import _table
+from . import _docstrings, _table
 from ._states import bins as calibration
 from ._states import confusion, contingency, ranking, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
@@ -285,11 +285,6 @@ def _metric_method(row: _table.Metric):
     method.__name__ = row.name
     # inspect.signature reads __signature__, which typeshed does not declare on functions
     method.__signature__ = sig  # type: ignore[attr-defined]
-    method.__doc__ = (
-        f"As :func:`fastmetrics.{row.name}` on every sample seen (same keyword arguments, "
-        "less the data" + (", and " + ", ".join(row.config) + " from the accumulator"
-        if row.config else "") + ")."
-    )
     return method
 
 
@@ -298,6 +293,7 @@ def _attach_metrics(cls: type[Accumulator]) -> type[Accumulator]:
     for row in _table.by_family(cls.family):
         m = _metric_method(row)
         m.__qualname__ = f"{cls.__name__}.{row.name}"
+        m.__doc__ = _docstrings.accumulator_method_doc(row, cls.__name__)
         setattr(cls, row.name, m)
     return cls
 
