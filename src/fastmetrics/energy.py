@@ -281,7 +281,7 @@ class EmissionsReport:
 
         See Also
         --------
-        fastmetrics.timing.ModelBenchmark.to_flat_dict : A benchmark's flat row, which
+        fastmetrics.ModelBenchmark.to_flat_dict : A benchmark's flat row, which
             includes these keys.
 
         Examples

@@ -2220,9 +2220,10 @@ class QuantileAccumulator(Accumulator):
 
     @property
     def state(self):
-        """The accumulated state (None before data): an :class:`~fastmetrics.states.
-        ExactQuantileState` or a snapshot of the running sketch as a
-        :class:`~fastmetrics.states.SketchState`.
+        """The accumulated state (None before data).
+
+        An :class:`~fastmetrics.states.ExactQuantileState`, or a snapshot of the running
+        sketch as a :class:`~fastmetrics.states.SketchState`.
 
         See Also
         --------

@@ -97,7 +97,7 @@ class LatencyStats:
 
         See Also
         --------
-        fastmetrics.timing.BatchStats.as_row : The same for a batch timing.
+        fastmetrics.BatchStats.as_row : The same for a batch timing.
 
         Examples
         --------
@@ -151,7 +151,7 @@ class BatchStats:
 
         See Also
         --------
-        fastmetrics.timing.LatencyStats.as_row : The same for a latency summary.
+        fastmetrics.LatencyStats.as_row : The same for a latency summary.
 
         Examples
         --------
@@ -228,7 +228,7 @@ class ModelBenchmark:
 
         See Also
         --------
-        fastmetrics.timing.ModelBenchmark.accuracy : The other headline number.
+        fastmetrics.ModelBenchmark.accuracy : The other headline number.
 
         Examples
         --------
