@@ -121,7 +121,7 @@ def render(summary: str, extended: str = "", sections: tuple = ()) -> str:
     return "\n".join(body) + "\n" + _INDENT
 
 
-def _wrap(lines: list[str], width: int = 88) -> list[str]:
+def _wrap(lines: list[str], width: int = 96) -> list[str]:
     """Long prose lines broken at ``width`` (entry heads, which cannot break, are kept)."""
     out: list[str] = []
     for line in lines:
