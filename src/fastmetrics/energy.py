@@ -189,7 +189,7 @@ class EmissionsReport:
 
         See Also
         --------
-        fastmetrics.energy.EmissionsReport.gco2_per_f1_point : Grams per F1 point.
+        fastmetrics.EmissionsReport.gco2_per_f1_point : Grams per F1 point.
 
         Examples
         --------
@@ -257,7 +257,7 @@ class EmissionsReport:
 
         See Also
         --------
-        fastmetrics.energy.EmissionsReport.gco2_per_f1_point : The ratio it enables.
+        fastmetrics.EmissionsReport.gco2_per_f1_point : The ratio it enables.
 
         Examples
         --------

@@ -32,8 +32,9 @@ def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
     groups : array-like of shape (n_samples,)
         The group of each sample (ints, strings, bools...).
     metric : str, default="accuracy"
-        One of :data:`GROUP_METRICS`: "accuracy", "balanced_accuracy", "f1_macro",
-        "f1_weighted", "f1_micro", "precision_macro", "recall_macro".
+        One of :data:`fastmetrics.fairness.GROUP_METRICS`: "accuracy",
+        "balanced_accuracy", "f1_macro", "f1_weighted", "f1_micro", "precision_macro",
+        "recall_macro".
     n_threads : int or None, default=None
         Threads of the counting pass over large inputs (None: what OpenMP allows, honouring
         ``OMP_NUM_THREADS``); the result is the same for any value.

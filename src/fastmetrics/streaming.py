@@ -108,10 +108,10 @@ def _no_data(what: str) -> ValueError:
 class Accumulator:
     """Base of the accumulators: one state, updated chunk by chunk, merged with others.
 
-    A subclass names its ``family`` (its metrics come from the table of
-    :mod:`fastmetrics._table` as methods), its constructor arguments (``_config``: compared
-    on merge, exported by :meth:`to_dict`) and builds the state of one chunk in ``update``,
-    which it hands to :meth:`_add`. Mixing weighted and unweighted chunks raises.
+    A subclass names its ``family`` (its metrics come from the table of mergeable metrics
+    as methods), its constructor arguments (``_config``: compared on merge, exported by
+    :meth:`to_dict`) and builds the state of one chunk in ``update``, which it hands to
+    ``_add``. Mixing weighted and unweighted chunks raises.
 
     Every accumulator updates in place and returns itself from ``update``, merges into a new
     accumulator (``merge``, ``a + b``, ``sum(accumulators)``), exports its configuration

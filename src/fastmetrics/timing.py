@@ -207,11 +207,11 @@ class ModelBenchmark:
     # (format_metrics_row / append_results); None for what the task does not compute
     @property
     def accuracy(self) -> float | None:
-        """The accuracy in :attr:`metrics` (None for regression).
+        """The accuracy in ``metrics`` (None for regression).
 
         See Also
         --------
-        fastmetrics.timing.ModelBenchmark.macro_f1 : The other headline number.
+        fastmetrics.ModelBenchmark.macro_f1 : The other headline number.
 
         Examples
         --------
@@ -224,7 +224,7 @@ class ModelBenchmark:
 
     @property
     def macro_f1(self) -> float | None:
-        """The macro F1 in :attr:`metrics` (None for regression).
+        """The macro F1 in ``metrics`` (None for regression).
 
         See Also
         --------
@@ -241,7 +241,7 @@ class ModelBenchmark:
 
     @property
     def oos_recall(self) -> float | None:
-        """The out-of-scope recall in :attr:`metrics` (None: the benchmark computes none).
+        """The out-of-scope recall in ``metrics`` (None: the benchmark computes none).
 
         See Also
         --------
@@ -722,7 +722,7 @@ def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classifica
 def append_results(path, name, metrics, latency=None, cost_per_1k=None, params=None) -> str:
     """Append one markdown row for a run to the results log at ``path`` (e.g. RESULTS.md).
 
-    The row is :func:`fastmetrics.report.format_metrics_row`'s (``metrics``: a report
+    The row is :func:`fastmetrics.format_metrics_row`'s (``metrics``: a report
     card, a :class:`ModelBenchmark`, a dict or an object with ``accuracy`` and
     ``macro_f1``; missing values render as N/A). When the file is new or empty the header
     (:func:`~fastmetrics.results_header`) is written first, with the ``cost_per_1k`` and
