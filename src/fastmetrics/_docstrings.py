@@ -302,6 +302,13 @@ EXAMPLES: dict[str, tuple[str | None, str, str, str]] = {
 }
 
 
+#: family -> what its generated faces add to the one-shot function's description
+NOTES = {
+    "ranking": "The state is binary (two classes over all the chunks): the one-shot "
+               "function's multiclass and multilabel options do not apply.",
+}
+
+
 def _example_parts(row) -> tuple[str, str, str, str, str, tuple[list, list]] | None:
     """``(accumulator, settings, kwargs, shown, value, data)`` of a row's example."""
     if row.family not in FAMILIES or row.name not in EXAMPLES:
@@ -380,6 +387,8 @@ def accumulator_method_doc(row, owner: str) -> str:
         + (" and " + ", ".join(f"``{p}``" for p in held) + ", which the accumulator holds"
            if held else "")
         + ".")
+    if row.family in NOTES:
+        extended += " " + NOTES[row.family]
     if row.fixed:
         extended += " The accumulator must be built with " + ", ".join(
             f"``{k}={v!r}``" for k, v in row.fixed) + "."
@@ -478,6 +487,8 @@ def dask_function_doc(row, accumulator: str) -> str:
         f"counted where it lives into a :class:`~fastmetrics.streaming.{accumulator}`; "
         "only these small states travel, merged in a tree, and the metric is taken from "
         "the merged state. Inputs of other chunkings are rechunked to the first's.")
+    if row.family in NOTES:
+        extended += " " + NOTES[row.family]
     if row.family in ("proba", "hinge") and "labels" in row.signature.parameters:
         extended += (" Without ``labels``, the classes of ``y_true`` are found first, in one "
                      "more pass over it.")
