@@ -1444,6 +1444,12 @@ class ProbabilityAccumulator(Accumulator):
     ValueError
         If ``k`` is not an integer >= 1.
 
+    Warns
+    -----
+    UserWarning
+        If ``labels`` are not given sorted (without ``k``), as scikit-learn's ``log_loss``
+        warns: the columns of ``y_proba`` are the sorted classes.
+
     See Also
     --------
     fastmetrics.log_loss : The loss in one pass over arrays.
@@ -2013,6 +2019,12 @@ class ContingencyAccumulator(Accumulator):
         ValueError
             If the chunk's arrays differ in length or shape, a label is NaN, or labels of
             text and numbers mix.
+
+        Warns
+        -----
+        UserWarning
+            If labels are floats that are not integers (scikit-learn's "Clustering metrics
+            expects discrete values" warning); they are counted by value all the same.
 
         See Also
         --------
