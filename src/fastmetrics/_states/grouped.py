@@ -230,9 +230,10 @@ class GroupedConfusionState(base.State):
 class GroupMetrics:
     """One metric per group, over all samples, and how far apart the groups are.
 
-    Attributes
+    Parameters
     ----------
     metric : str
+        The metric's name (one of ``GROUP_METRICS``).
     per_group : dict group -> float
         In sorted group order. Groups are the distinct values of ``groups``, so each has at
         least one sample: there is no empty group (a group that should be there but has no
@@ -242,6 +243,7 @@ class GroupMetrics:
     worst_group : group label
         The group with the lowest value (the first in sorted order on ties).
     best_group : group label
+        The group with the highest value (the first in sorted order on ties).
     gap : float
         ``max(per_group) - min(per_group)``; 0 = every group scores the same.
     disparities : dict group -> float
@@ -253,6 +255,17 @@ class GroupMetrics:
         ``labels[i]`` predicted ``labels[j]``.
     labels : ndarray (K,)
         Sorted labels present in ``y_true`` or ``y_pred`` (in any group).
+
+    See Also
+    --------
+    fastmetrics.group_metrics : What builds it.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> r = fm.group_metrics([1, 1, 0, 0], [1, 0, 0, 0], ["a", "a", "b", "b"])
+    >>> r.per_group, r.worst_group, r.gap
+    ({'a': 0.5, 'b': 1.0}, 'a', 0.5)
     """
 
     metric: str
@@ -269,6 +282,15 @@ class GroupMetrics:
     def to_flat_dict(self) -> dict:
         """The reference harness's keys: ``per_group.<g>.<metric>``, ``per_group.<g>.n``,
         ``global_metric``, ``worst_group``, ``fairness_gap``, ``disparities.<g>``.
+
+        Returns
+        -------
+        dict
+            Those keys (and ``metric``, ``best_group``) to scalars.
+
+        See Also
+        --------
+        fastmetrics.run_metrics : A run's metrics, which include these keys.
 
         Examples
         --------

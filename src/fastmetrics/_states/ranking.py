@@ -863,7 +863,7 @@ def det(state: RankingState, pos_label=None, drop_intermediate=False):
 class RankingResult:
     """ROC AUC and average precision of a :class:`~fastmetrics.streaming.RankingAccumulator`.
 
-    Attributes
+    Parameters
     ----------
     roc_auc, average_precision : float
         The scores. Exact mode: scikit-learn's values on all the data. Binned mode: the
@@ -874,8 +874,20 @@ class RankingResult:
     n_positive, n_negative : int
         Samples seen of each class.
     mode : {"exact", "binned"}
+        The accumulator's mode.
     guarantee : str
         What the numbers promise, in words.
+
+    See Also
+    --------
+    fastmetrics.streaming.RankingAccumulator.result : What builds it.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import RankingAccumulator
+    >>> r = RankingAccumulator().update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]).result()
+    >>> r.roc_auc, r.n_positive, r.mode
+    (0.75, 2, 'exact')
     """
 
     roc_auc: float

@@ -465,7 +465,7 @@ class ExactQuantileState(base.State):
 class QuantileResult:
     """Quantiles from a :class:`QuantileAccumulator`.
 
-    Attributes
+    Parameters
     ----------
     q : ndarray
         The probabilities asked for, in [0, 1].
@@ -474,13 +474,26 @@ class QuantileResult:
     method : str
         numpy's ``method`` they follow.
     mode : {"exact", "sketch"}
+        Whether the values are exact or a sketch's estimates.
     relative_accuracy : float or None
         Sketch mode: the guaranteed relative error ``alpha`` (None when exact).
     n_samples : int
+        Number of values seen.
     min, max : float
         Exact smallest and largest values seen.
     guarantee : str
         What the numbers promise, in words.
+
+    See Also
+    --------
+    fastmetrics.streaming.QuantileAccumulator.result : What builds it.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import QuantileAccumulator
+    >>> r = QuantileAccumulator(mode="exact").update([1.0, 2.0, 3.0]).result([0.5])
+    >>> r.values.tolist(), r.mode, r.min, r.max
+    ([2.0], 'exact', 1.0, 3.0)
     """
 
     q: np.ndarray
@@ -494,7 +507,23 @@ class QuantileResult:
     guarantee: str
 
     def as_dict(self) -> dict[float, float]:
-        """``{q: value}``."""
+        """``{q: value}``.
+
+        Returns
+        -------
+        dict
+            Each probability asked for -> its quantile, as Python floats.
+
+        See Also
+        --------
+        fastmetrics.streaming.QuantileAccumulator.result : The quantiles' source.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import QuantileAccumulator
+        >>> QuantileAccumulator(mode="exact").update([1.0, 3.0]).result([0.5, 1.0]).as_dict()
+        {0.5: 2.0, 1.0: 3.0}
+        """
         return {float(a): float(b) for a, b in zip(self.q, self.values)}
 
 
