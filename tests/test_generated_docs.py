@@ -1,9 +1,14 @@
 """The docstrings generated for the accumulator methods and the Dask functions."""
 
 import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+import fastmetrics
 from fastmetrics import _docstrings, _table, streaming
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate")
@@ -45,3 +50,16 @@ def test_no_docstring_gives_no_sections():
     # python -OO strips the one-shot docstrings: the generated ones still build
     doc = _docstrings.Sections(None)
     assert doc.summary() == "" and doc.entries("Parameters") == []
+
+
+def test_imports_and_computes_with_docstrings_stripped():
+    # python -OO: every module that edits or generates docstrings at import must cope with
+    # None (ranking's shared multilabel parameters crashed the import)
+    code = ("import fastmetrics, fastmetrics.streaming, fastmetrics.states, fastmetrics.scorers; "
+            "assert fastmetrics.f1_score.__doc__ is None; "
+            "print(fastmetrics.coverage_error([[1, 0]], [[0.8, 0.2]]))")
+    out = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
+                              "PYTHONPATH": str(Path(fastmetrics.__file__).parents[1])}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "1.0"
