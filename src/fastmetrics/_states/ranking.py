@@ -35,6 +35,7 @@ samples, labelled by its upper edge: derivations take the samples of a bin as ti
 
 from __future__ import annotations
 
+import math
 import numbers
 import threading
 from dataclasses import dataclass
@@ -927,13 +928,13 @@ def bounds(state: RankingState, pos_label=None):
     p, q, npos, nneg = _split(state, _positive(state, pos_label))
     st = _summary_stats(p, q, npos, nneg)
     P, N = st[kernel.P], st[kernel.N]
-    auc = st[kernel.AUC2] / (2.0 * P * N) if P > 0 and N > 0 else np.nan
-    ap = max(0.0, st[kernel.AP] / P) if P > 0 else 0.0
+    auc = float(st[kernel.AUC2] / (2.0 * P * N)) if P > 0 and N > 0 else math.nan
+    ap = float(max(0.0, st[kernel.AP] / P)) if P > 0 else 0.0
     if not state.binned:
         return (auc, auc), (ap, ap)
     if P > 0 and N > 0:
         half = 0.5 * float(np.dot(p, q)) / (P * N)
-        auc_b = (max(0.0, auc - half), min(1.0, auc + half))
+        auc_b = (float(max(0.0, auc - half)), float(min(1.0, auc + half)))
     else:
         auc_b = (auc, auc)
     return auc_b, (_ap_bounds(p, q, P) if P > 0 else (ap, ap))
