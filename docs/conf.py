@@ -81,6 +81,16 @@ _DOCSTRINGS_PENDING = {
     "fastmetrics.stability",  # docs3
 }
 numpydoc_validation_exclude |= set(reference.names_from_modules(_DOCSTRINGS_PENDING))
+# cross-references in those modules' current docstrings that do not resolve (short names of
+# objects documented under another module, private modules)
+_PENDING_XREFS = [
+    ("py:func", "mae_by_bin"), ("py:data", "STORY_POINT_BINS"), ("py:func", "mcnemar_test"),
+    ("py:data", "GROUP_METRICS"), ("py:func", "fastmetrics.report.format_metrics_row"),
+    ("py:mod", "fastmetrics._states.delong"), ("py:mod", "fastmetrics._kernels.delong"),
+    ("py:mod", "fastmetrics._table"), ("py:meth", "_add"),
+]
+# a role broken over two lines in fastmetrics.streaming (QuantileAccumulator.state)
+nitpick_ignore_regex = [("py:class", r"fastmetrics\.states\.\s+ExactQuantileState")]
 # ---- end TEMPORARY ----
 
 # -- intersphinx --
@@ -104,7 +114,8 @@ myst_heading_anchors = 3
 suppress_warnings = ["myst.header"]
 
 # names outside the three offline inventories (dask's documentation is not among them)
-nitpick_ignore = [("py:class", "dask.delayed.Delayed"), ("py:class", "dask.array.Array")]
+nitpick_ignore = [("py:class", "dask.delayed.Delayed"), ("py:class", "dask.array.Array"),
+                  *_PENDING_XREFS]  # _PENDING_XREFS: TEMPORARY, above
 
 
 def _check_reference(app) -> None:

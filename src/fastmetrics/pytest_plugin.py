@@ -41,7 +41,7 @@ __all__ = ["record_latency", "percentiles_from_benchmark", "latency_benchmark"]
 def record_latency(benchmark, stats, *, prefix: str = "") -> LatencyStats:
     """Store a latency summary in ``benchmark.extra_info`` (keys ``{prefix}p50_ms`` ...).
 
-    ``stats`` is a :class:`LatencyStats` or a sequence of durations in nanoseconds. Values
+    ``stats`` is a :class:`~fastmetrics.LatencyStats` or a sequence of durations in nanoseconds. Values
     are stored unrounded (sub-microsecond calls would round to 0 ms).
     """
     if not isinstance(stats, LatencyStats):

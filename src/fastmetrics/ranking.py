@@ -319,7 +319,7 @@ def metric_at_thresholds(y_true, y_score, metric_func, *, sample_weight=None,
 
     Returns
     -------
-    metric_values : ndarray of shape (n_thresholds,) or (n_thresholds, *n_outputs)
+    metric_values : ndarray of shape (n_thresholds,) or (n_thresholds, ``*n_outputs``)
     thresholds : ndarray of shape (n_thresholds,)
         Decreasing distinct scores.
 

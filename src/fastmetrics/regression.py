@@ -112,6 +112,7 @@ def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="unif
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     float or ndarray
@@ -136,6 +137,7 @@ def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="unifo
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     float or ndarray
@@ -160,6 +162,7 @@ def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     float or ndarray
@@ -185,6 +188,7 @@ def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     float or ndarray
@@ -223,6 +227,7 @@ def explained_variance_score(y_true, y_pred, *, sample_weight=None,
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     float or ndarray
@@ -251,6 +256,7 @@ def max_error(y_true, y_pred, *, n_threads=None) -> float:
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     float
@@ -291,6 +297,7 @@ def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None, n_threads=None)
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     float
@@ -329,6 +336,7 @@ def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     float or ndarray
@@ -365,6 +373,7 @@ def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_f
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     float
@@ -533,6 +542,7 @@ def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) ->
     n_threads : int, default=None
         Threads for the kernel pass over large inputs. None: the OpenMP default (honours
         ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+
     Returns
     -------
     RegressionSummary

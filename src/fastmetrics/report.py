@@ -122,7 +122,7 @@ def card_with_intervals(state, labels=None, oos_label=None, ci=None, n_resamples
 RESULTS_COLUMNS = ("name", "accuracy", "macro_f1", "oos_recall", "p50_ms", "p95_ms")
 """The columns of every results-log row, in order."""
 OPTIONAL_RESULTS_COLUMNS = ("cost_per_1k", "params")
-"""Columns a results log has after :data:`RESULTS_COLUMNS` when its runs give them, in order."""
+"""Columns a results log has after :data:`~fastmetrics.report.RESULTS_COLUMNS` when its runs give them, in order."""
 
 
 def results_header(cost_per_1k: bool = False, params: bool = False) -> str:
@@ -148,7 +148,7 @@ RESULTS_HEADER = results_header()
 
 def results_columns(header_line: str) -> tuple:
     """The columns named by the first line of a results-log header; ValueError when it is
-    not one (:data:`RESULTS_COLUMNS`, then some of :data:`OPTIONAL_RESULTS_COLUMNS` in
+    not one (:data:`~fastmetrics.report.RESULTS_COLUMNS`, then some of :data:`~fastmetrics.report.OPTIONAL_RESULTS_COLUMNS` in
     order).
 
     Examples
@@ -212,7 +212,7 @@ def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=Non
                        columns=None) -> str:
     """One markdown table row for an append-only results log (``RESULTS.md``).
 
-    Columns (:data:`RESULTS_COLUMNS`): name, accuracy, macro F1, OOS recall (4 decimals;
+    Columns (:data:`~fastmetrics.report.RESULTS_COLUMNS`): name, accuracy, macro F1, OOS recall (4 decimals;
     with their intervals, ``0.8123 [0.8051, 0.8196]``, from ``score(..., ci=...)``), p50
     and p95 latency in ms (1 decimal); then ``cost_per_1k`` (4 decimals) and ``params``
     (``1,200,000``) when given, the columns :func:`results_header` adds for them. A value
@@ -231,7 +231,7 @@ def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=Non
     params : int or str, default=None
     columns : sequence of str, default=None
         The columns of the row (a log's header, :func:`results_columns`): an optional column
-        without a value prints N/A. Default: :data:`RESULTS_COLUMNS` and the optional
+        without a value prints N/A. Default: :data:`~fastmetrics.report.RESULTS_COLUMNS` and the optional
         columns given a value.
 
     Raises

@@ -20,7 +20,7 @@ Modes
   and (n, K) probabilities): no bins, only scikit-learn's Brier sum.
 
 Each sample adds its weight, weighted confidence, weighted correctness and Brier term to its
-bin (the columns :data:`fastmetrics._kernels.bins.W` ... ``N`` of :attr:`CalibrationState.sums`),
+bin (the columns ``fastmetrics._kernels.bins.W`` ... ``N`` of ``CalibrationState.sums``),
 so states over the same edges and mode merge by addition.
 """
 
@@ -309,7 +309,7 @@ class CalibrationState(base.State):
     sums : ndarray (n_bins, N_COLS), float64
         Columns ``bins.W`` (sum of weights), ``SP`` (of weight x confidence), ``SY`` (of
         weight x correctness), ``SQ`` (of weight x two-column Brier term; only the column's
-        total is meaningful) and ``N`` (number of samples) of :mod:`fastmetrics._kernels.bins`.
+        total is meaningful) and ``N`` (number of samples) of ``fastmetrics._kernels.bins``.
     mode : {"binary", "top_label", "multilabel"}
     n_classes : int
         K, the columns of the probability matrix (0 for binary).
@@ -814,7 +814,7 @@ class CalibrationBins:
         Weighted fraction of positives (binary) or of correct top labels, NaN for empty bins.
     state : ndarray of shape (n_bins, 5)
         The per-bin sums (W, sum w*conf, sum w*correct, Brier numerator, count: the columns
-        of :attr:`fastmetrics.states.CalibrationState.sums`); sums of two chunks with the
+        of ``CalibrationState.sums``); sums of two chunks with the
         same edges add.
     """
 
@@ -840,12 +840,12 @@ class CalibrationBins:
 
     @property
     def ece(self) -> float:
-        """Expected calibration error: sum over bins of (W_b / W) * |freq_b - conf_b|."""
+        """Expected calibration error: sum over bins of (W_b / W) * ``|freq_b - conf_b|``."""
         return _ece_mce(self.state)[0]
 
     @property
     def mce(self) -> float:
-        """Maximum calibration error: the largest |freq_b - conf_b| over non-empty bins."""
+        """Maximum calibration error: the largest ``|freq_b - conf_b|`` over non-empty bins."""
         return _ece_mce(self.state)[1]
 
     @property

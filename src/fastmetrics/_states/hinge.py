@@ -12,7 +12,7 @@ holds at most two: the first class +1, the others -1), the loss ``max(0, 1 - y *
 
 Sums
 ----
-``sums`` holds the slots of :mod:`fastmetrics._kernels.proba` used here (``W`` the weight
+``sums`` holds the slots of ``fastmetrics._kernels.proba`` used here (``W`` the weight
 total, ``LOSS`` the weighted loss summed in sample order, ``N`` samples, ``NAN``, ``MAXP``,
 ``MINP`` the checks of the pass). ``per_class``
 (3, K) holds per class of ``y_true`` its sample count and, binary, the weighted loss of its

@@ -13,7 +13,7 @@ cannot tell which column is missing).
 
 Sums
 ----
-``sums`` holds the slots of :mod:`fastmetrics._kernels.proba` (``W`` weight total, ``LOSS``
+``sums`` holds the slots of ``fastmetrics._kernels.proba`` (``W`` weight total, ``LOSS``
 the weighted sum of ``-log(clip(p[true class], eps, 1 - eps))`` with eps of the
 probabilities' dtype, ``N`` samples, ``UNNORMED`` rows that do not sum to one, and the
 checks ``NAN`` / ``MAXP`` / ``MINP`` of the pass), ``class_weight`` the weight of each
@@ -172,7 +172,7 @@ class ProbabilityState(base.State):
     classes : ndarray (K,)
         The sorted classes: the columns of the probability matrices.
     sums : ndarray (proba.N_SUMS,), float64
-        The slots of :mod:`fastmetrics._kernels.proba` (``W``, ``LOSS``, ``N``,
+        The slots of ``fastmetrics._kernels.proba`` (``W``, ``LOSS``, ``N``,
         ``UNNORMED``, ``NAN``, ``MAXP``, ``MINP``).
     class_weight : ndarray (K,), float64
         The weight (count when unweighted) of each class of ``y_true``.

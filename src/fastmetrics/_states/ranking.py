@@ -418,7 +418,7 @@ class RankingState(base.State):
 
     @classmethod
     def from_labels(cls, lab: Labels, s, w, has_w, n_threads=None, edges=None) -> RankingState:
-        """The state of validated inputs (:class:`Labels` of at most two classes)."""
+        """The state of validated inputs (labels of at most two classes)."""
         classes = lab.classes
         k, n = classes.shape[0], s.shape[0]
         if edges is not None:
