@@ -1064,7 +1064,31 @@ def oos(state: ConfusionState, oos_label) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class PerClassMetrics:
-    """Precision, recall, F1 and support of one class."""
+    """Precision, recall, F1 and support of one class.
+
+    Parameters
+    ----------
+    precision : float
+        ``tp / (tp + fp)`` of the class (0.0 when undefined).
+    recall : float
+        ``tp / (tp + fn)`` of the class (0.0 when undefined).
+    f1 : float
+        Harmonic mean of ``precision`` and ``recall``.
+    support : int or float
+        Number of samples of the class in ``y_true`` (their total weight, a float, with
+        float weights).
+
+    See Also
+    --------
+    ClassificationMetrics : The report card holding one per class.
+    fastmetrics.precision_recall_fscore_support : The same numbers as arrays.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.score([0, 1, 1], [0, 1, 0]).per_class[0]
+    PerClassMetrics(precision=0.5, recall=1.0, f1=0.6666666666666666, support=1)
+    """
 
     precision: float
     recall: float
@@ -1075,6 +1099,42 @@ class PerClassMetrics:
 @dataclass
 class ClassificationMetrics:
     """Quality report card of a classifier on one evaluation set.
+
+    :func:`~fastmetrics.score` builds it from one counting pass; the reference harness builds
+    it by hand, which also works:
+    ``ClassificationMetrics(acc, f1, per_class_f1={...}, oos_recall=..., n_examples=n)``.
+
+    Parameters
+    ----------
+    accuracy : float
+        Fraction of samples predicted correctly.
+    macro_f1 : float
+        Unweighted mean of the per-class F1 scores (``zero_division=0``, over ``labels``).
+    weighted_f1 : float, default=0.0
+        Mean of the per-class F1 scores weighted by support.
+    micro_f1 : float, default=0.0
+        F1 of the pooled counts.
+    per_class : dict, default={}
+        ``label -> PerClassMetrics``.
+    labels : list, default=[]
+        The pinned label vocabulary: the order of ``confusion_matrix``'s rows and columns.
+    confusion_matrix : ndarray of shape (n_labels, n_labels) or None, default=None
+        Counts (or weights) of true label ``i`` predicted as ``j``.
+    oos_recall : float or None, default=None
+        Out-of-scope (abstain label) recall; None without an ``oos_label``, 0.0 when its
+        denominator is 0 (the reference harness's rule).
+    oos_precision : float or None, default=None
+        Out-of-scope precision, as ``oos_recall``.
+    n_examples : int, default=0
+        Number of samples scored.
+    intervals : dict or None, default=None
+        With ``score(..., ci=...)``: headline name -> ``(low, high)`` bootstrap interval
+        (percentile method, over the pinned labels); None otherwise.
+    confidence_level : float or None, default=None
+        The level of ``intervals``.
+    per_class_f1 : dict, default={}
+        ``label -> F1``, the reference harness's field: derived from ``per_class`` when empty;
+        given alone it stands for the per-class numbers.
 
     Attributes
     ----------
@@ -1096,6 +1156,29 @@ class ClassificationMetrics:
         The F1 of each class (the reference harness's field): derived from ``per_class``,
         or given alone, by keyword, as the reference harness builds its report card
         (``ClassificationMetrics(acc, f1, per_class_f1={...}, oos_recall=..., n_examples=n)``).
+
+    Raises
+    ------
+    TypeError
+        If ``weighted_f1`` is a dict (a per-class F1 dict passed by position: give it as
+        ``per_class_f1=``).
+    ValueError
+        If ``per_class_f1`` disagrees with the F1 scores of ``per_class``.
+
+    See Also
+    --------
+    fastmetrics.score : Builds the card.
+    PerClassMetrics : The per-class entries.
+    sklearn.metrics.classification_report : scikit-learn's per-class table.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> card = fm.score([0, 1, 1, 2], [0, 1, 2, 2])
+    >>> card.accuracy, card.labels
+    (0.75, [0, 1, 2])
+    >>> card.per_class[1]
+    PerClassMetrics(precision=1.0, recall=0.5, f1=0.6666666666666666, support=2)
     """
 
     accuracy: float
@@ -1127,7 +1210,31 @@ class ClassificationMetrics:
             self.per_class_f1 = dict(self.per_class_f1)
 
     def as_row(self, digits: int = 4) -> dict:
-        """Flat dict of the headline numbers, rounded (for CSV / tables / dashboards)."""
+        """Flat dict of the headline numbers, rounded (for CSV / tables / dashboards).
+
+        Parameters
+        ----------
+        digits : int, default=4
+            Decimal places of the rounded numbers.
+
+        Returns
+        -------
+        row : dict
+            ``accuracy``, ``macro_f1``, ``weighted_f1``, ``micro_f1``, ``oos_recall``,
+            ``oos_precision`` (rounded, None when not computed), ``n_examples`` and, with
+            intervals, ``<name>_ci_low`` / ``<name>_ci_high``.
+
+        See Also
+        --------
+        ClassificationMetrics.to_flat_dict : Every number, unrounded.
+        fastmetrics.format_metrics_row : A markdown row of the headline numbers.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.score([0, 1, 1], [0, 1, 0]).as_row(digits=2)["macro_f1"]
+        0.67
+        """
 
         def r(v):
             return None if v is None else round(float(v), digits)
@@ -1146,7 +1253,31 @@ class ClassificationMetrics:
 
     def shown(self, name: str, digits: int = 4) -> str:
         """A headline number as the report prints it: ``0.8123``, with its interval when
-        there is one ``0.8123 [0.8051, 0.8196]``, ``N/A`` when not computed."""
+        there is one ``0.8123 [0.8051, 0.8196]``, ``N/A`` when not computed.
+
+        Parameters
+        ----------
+        name : str
+            A headline field: ``"accuracy"``, ``"macro_f1"``, ``"oos_recall"``...
+        digits : int, default=4
+            Decimal places.
+
+        Returns
+        -------
+        text : str
+            ``0.8123``; ``0.8123 [0.8051, 0.8196]`` when the card has its interval; ``N/A`` when
+            the value was not computed.
+
+        See Also
+        --------
+        fastmetrics.format_metrics_row : Prints the headline numbers this way.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.score([0, 1, 1], [0, 1, 0]).shown("accuracy")
+        '0.6667'
+        """
         v = getattr(self, name)
         if v is None:
             return "N/A"
@@ -1157,6 +1288,17 @@ class ClassificationMetrics:
 
     def to_flat_dict(self) -> dict:
         """Every number under a dot key: ``per_class.3.f1``, ``confusion_matrix.0.1``...
+
+        Returns
+        -------
+        flat : dict
+            ``{dot.key: value}``: the headline numbers, ``per_class.<label>.<metric>``,
+            ``confusion_matrix.<i>.<j>`` and, with intervals, ``ci.<name>.low`` / ``.high``.
+
+        See Also
+        --------
+        fastmetrics.flatten : The same for any result object.
+        ClassificationMetrics.as_row : The headline numbers, rounded.
 
         Examples
         --------
