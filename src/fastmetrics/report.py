@@ -315,7 +315,8 @@ def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=Non
 
     Columns (:data:`~fastmetrics.report.RESULTS_COLUMNS`): name, accuracy, macro F1, OOS
     recall (4 decimals; with their intervals, ``0.8123 [0.8051, 0.8196]``, from
-    ``score(..., ci=...)``), p50 and p95 latency in ms (1 decimal); then ``cost_per_1k`` (4 decimals) and ``params``
+    ``score(..., ci=...)``), p50 and p95 latency in ms (1 decimal); then ``cost_per_1k``
+    (4 decimals) and ``params``
     (``1,200,000``) when given, the columns :func:`results_header` adds for them. A value
     that was not computed prints as ``N/A``.
 
