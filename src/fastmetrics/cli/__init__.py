@@ -68,6 +68,17 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The ``fastmetrics`` argument parser (commands ``report`` and ``bench``).
 
+    Returns
+    -------
+    parser : argparse.ArgumentParser
+        The parser of ``fastmetrics [report|bench] ...``; usage errors print one line on
+        stderr and exit with status 2.
+
+    See Also
+    --------
+    main : Parses and runs a command line.
+    run_report : Runs parsed ``report`` arguments.
+
     Examples
     --------
     >>> build_parser().parse_args(["report", "preds.csv", "--oos-label", "oos"]).oos_label
@@ -149,8 +160,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    """Print the report card for parsed ``report`` arguments (warnings, one line each, on
-    stderr); return the exit status 0, or raise CLIError.
+    """Print the report card for parsed ``report`` arguments.
+
+    Warnings are printed on stderr, one line each.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The ``report`` command's arguments, from :func:`build_parser`.
+
+    Returns
+    -------
+    status : int
+        The exit status, 0.
+
+    Raises
+    ------
+    fastmetrics.cli.errors.CLIError
+        For bad input (missing file, unknown column, mismatched lengths...); :func:`main`
+        prints it as one line and returns 2.
+
+    See Also
+    --------
+    main : The command line's entry point.
+    fastmetrics.score : The report card of arrays.
 
     Examples
     --------
@@ -185,6 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0 on success, 2 for bad usage or bad input (after one line
         ``fastmetrics: error: ...`` on stderr), 1 when ``bench`` finds a result that differs
         from scikit-learn's.
+
+    See Also
+    --------
+    build_parser : The argument parser.
+    run_report : The ``report`` command.
 
     Examples
     --------
