@@ -91,7 +91,7 @@ def py_value(v):
 class ConfusionState(base.State):
     """A K x K confusion table over sorted label ``values``.
 
-    Attributes
+    Parameters
     ----------
     values : ndarray (K,)
         Sorted label values: those present in y_true or y_pred, plus requested labels.
@@ -112,6 +112,13 @@ class ConfusionState(base.State):
         Weighted only: per-label weight sums over y_true (row 0) and y_pred (row 1), added
         in input order like ``np.bincount(..., weights=)`` (equal to the row/column sums of
         ``cm`` up to rounding).
+
+    See Also
+    --------
+    ConfusionState.from_arrays : The state of one pass over data.
+    fastmetrics.states.MultilabelState : The state of indicator matrices.
+    fastmetrics.streaming.ConfusionAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.confusion_matrix : A metric derived from it.
 
     Examples
     --------
@@ -148,6 +155,46 @@ class ConfusionState(base.State):
         The state holds the labels that occur in the data (:meth:`select` extends it with
         requested labels). Raises ``ValueError``/``TypeError`` naming the argument for bad
         input; empty input is an error unless ``allow_empty``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels (any dtype the classification functions take).
+        y_pred : array-like of shape (n_samples,)
+            Predicted labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+
+        Returns
+        -------
+        state : ConfusionState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input (lengths, NaN or infinity, multilabel or multioutput targets, a bad
+            ``n_threads``), naming the argument, and for empty input unless ``allow_empty``.
+        TypeError
+            For labels of text and numbers mixed, or weights that are not numbers.
+
+        See Also
+        --------
+        ConfusionState.merge : The state of two chunks.
+        fastmetrics.streaming.ConfusionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.confusion_matrix : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> a = ConfusionState.from_arrays([0, 1, 1], [0, 1, 0])
+        >>> a.n_samples
+        3
         """
         # Hot paths (the common call: two native 1-D integer arrays of one dtype, unweighted):
         # straight to a kernel. Small calls (per group, per resample: thousands of them) get
@@ -323,7 +370,32 @@ class ConfusionState(base.State):
     def merge(self, other: ConfusionState) -> ConfusionState:
         """The state of both inputs (label sets are unioned; labels of two integer dtypes
         are compared exactly, and labels of text and numbers never mix). An empty state is
-        the identity."""
+        the identity.
+
+        Parameters
+        ----------
+        other : ConfusionState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : ConfusionState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        ConfusionState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.ConfusionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.confusion_matrix : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> a = ConfusionState.from_arrays([0, 1, 1], [0, 1, 0])
+        >>> b = ConfusionState.from_arrays([2], [2])
+        >>> a.merge(b).values
+        array([0, 1, 2])
+        """
         self._check_mergeable(other)
         if other.n_samples == 0 and other.values.shape[0] == 0:
             return self
@@ -362,7 +434,43 @@ class ConfusionState(base.State):
         """The state of ``(2**shift)**2`` pair counts over the label offsets from ``lo``
         (``counts[(a << shift) | b]``: true label ``lo + a`` predicted ``lo + b``): over
         the sorted label ``values`` when given (every count must lie on them), else over
-        the labels that occur, in ``dtype``."""
+        the labels that occur, in ``dtype``.
+
+        Parameters
+        ----------
+        counts : ndarray of int64 of shape (4 ** shift,)
+            ``counts[(a << shift) | b]``: the samples of true label ``lo + a`` predicted ``lo + b``.
+        lo : int
+            The smallest label.
+        shift : int
+            Bits of a label offset.
+        n_samples : int
+            The total of ``counts``.
+        values : ndarray or None, default=None
+            The sorted labels of the state (every count must lie on them); None: the labels that
+            occur.
+        dtype : numpy dtype or None, default=None
+            The dtype of the label values (None: int64).
+
+        Returns
+        -------
+        state : ConfusionState
+            The state of these counts.
+
+        See Also
+        --------
+        ConfusionState.from_arrays : The state of label arrays.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import ConfusionState
+        >>> counts = np.zeros(4, dtype=np.int64)
+        >>> counts[[0b00, 0b11, 0b10]] = 1  # (0, 0), (1, 1), (1, 0)
+        >>> ConfusionState.from_pair_counts(counts, 0, 1, 3).cm
+        array([[1, 0],
+               [1, 1]])
+        """
         k = 1 << shift
         table = counts.reshape(k, k)
         if values is None:
@@ -376,7 +484,36 @@ class ConfusionState(base.State):
 
     def over(self, values: np.ndarray) -> ConfusionState:
         """This state over exactly the sorted label ``values`` (zero rows for those it has
-        not seen); ``ValueError`` naming its labels that are not among them."""
+        not seen); ``ValueError`` naming its labels that are not among them.
+
+        Parameters
+        ----------
+        values : ndarray
+            Sorted label values, holding every label this state has seen.
+
+        Returns
+        -------
+        state : ConfusionState
+            This state's table over ``values`` (zero rows and columns for those it has not seen).
+
+        Raises
+        ------
+        ValueError
+            If some label of this state is not among ``values``.
+
+        See Also
+        --------
+        ConfusionState.select : Extends the table by requested labels.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import ConfusionState
+        >>> ConfusionState.from_arrays([0, 2], [0, 0]).over(np.array([0, 1, 2])).cm
+        array([[1, 0, 0],
+               [0, 0, 0],
+               [1, 0, 0]])
+        """
         if self.values.shape[0] and label_kind(self.values) != label_kind(values):
             raise ValueError(
                 f"y_true/y_pred hold labels of another type ({self.values.dtype}) than the "
@@ -406,7 +543,32 @@ class ConfusionState(base.State):
 
     def relabel(self, values: np.ndarray) -> ConfusionState:
         """This state with its label values replaced, one for one, by ``values`` (labels
-        that become equal are merged, and the labels sorted again)."""
+        that become equal are merged, and the labels sorted again).
+
+        Parameters
+        ----------
+        values : ndarray of shape (n_labels,)
+            The new value of each label, in the order of ``self.values``.
+
+        Returns
+        -------
+        state : ConfusionState
+            The state with its labels renamed (labels that become equal are merged, the labels
+            sorted again).
+
+        See Also
+        --------
+        ConfusionState.over : The same table over more labels.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import ConfusionState
+        >>> s = ConfusionState.from_arrays([0, 1, 2], [0, 2, 1])
+        >>> s.relabel(np.array([0, 1, 1])).cm
+        array([[1, 0],
+               [0, 2]])
+        """
         u, inv = np.unique(values, return_inverse=True)
         k = u.shape[0]
         cm = np.zeros((k, k), dtype=self.cm.dtype)
@@ -434,6 +596,31 @@ class ConfusionState(base.State):
         ``cohen_kappa_score``): compared by Python equality, labels of another type (the
         string "0" against the integer 0) get empty rows, and of duplicate labels only the
         last takes the data's counts (the others get an empty row, position -1).
+
+        Parameters
+        ----------
+        labels : array-like
+            The requested labels.
+        rule : {"numpy", "python"}, default="numpy"
+            How requested labels are compared with the data's (see above).
+
+        Returns
+        -------
+        state : ConfusionState
+            This state with a zero row and column for every requested label it has not seen.
+        positions : ndarray of int64
+            The position of each requested label in ``state.values`` (-1 for an empty row).
+
+        See Also
+        --------
+        ConfusionState.over : The table over given label values.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> s, pos = ConfusionState.from_arrays([0, 1], [0, 0]).select([1, 5])
+        >>> s.values, pos
+        (array([0, 1, 5]), array([1, 2]))
         """
         lab = labels if type(labels) is np.ndarray else np.asarray(labels)
         lab = lab.reshape(-1)
@@ -504,7 +691,37 @@ class ConfusionState(base.State):
     def label_sums(self, labels, average=None):
         """Per-label ``(tp, pred_sum, true_sum, None)`` for ``labels`` (default: present
         labels), with scikit-learn's dtypes: int64 unweighted, float64 weighted, and its
-        float64 quirk when no sample at all is correctly predicted."""
+        float64 quirk when no sample at all is correctly predicted.
+
+        Parameters
+        ----------
+        labels : array-like or None
+            The labels to sum (None: the labels that occur).
+        average : str or None, default=None
+            The average asked for (scikit-learn's dtype quirk depends on it).
+
+        Returns
+        -------
+        tp_sum : ndarray
+            True positives of each label.
+        pred_sum : ndarray
+            Predictions of each label.
+        true_sum : ndarray
+            True samples of each label.
+        sample_weights : None
+            Always None (the multilabel state's per-sample weights take this place).
+
+        See Also
+        --------
+        fastmetrics.precision_recall_fscore_support : Derived from these sums.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> tp, pred, true, _ = ConfusionState.from_arrays([0, 1, 1], [0, 1, 0]).label_sums(None)
+        >>> tp, pred, true
+        (array([1, 1]), array([2, 1]), array([1, 2]))
+        """
         if labels is None:
             st, idx = self, None if self.all_present() else np.flatnonzero(self.present)
         else:
@@ -529,14 +746,50 @@ class ConfusionState(base.State):
         return tp, pred, true, None
 
     def present_cm(self) -> np.ndarray:
-        """The table over the labels that occur (scikit-learn's default label set)."""
+        """The table over the labels that occur (scikit-learn's default label set).
+
+        Returns
+        -------
+        cm : ndarray of shape (n_present, n_present)
+            The table over the labels that occur in the data.
+
+        See Also
+        --------
+        fastmetrics.confusion_matrix : Returns this table by default.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import ConfusionState
+        >>> s, _ = ConfusionState.from_arrays([0, 1], [0, 0]).select([7])
+        >>> s.present_cm()
+        array([[1, 0],
+               [1, 0]])
+        """
         if self.all_present():
             return self.cm
         return self.cm[np.ix_(self.present, self.present)]
 
     def all_present(self) -> bool:
         """Every label of the table occurs (a view of the shared all-true mask says so
-        without a reduction: small calls feel every microsecond)."""
+        without a reduction: small calls feel every microsecond).
+
+        Returns
+        -------
+        all_present : bool
+            True when the table holds no requested-only label.
+
+        See Also
+        --------
+        ConfusionState.present_cm : The table over the labels that occur.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> s = ConfusionState.from_arrays([0, 1], [0, 0])
+        >>> s.all_present(), s.select([7])[0].all_present()
+        (True, False)
+        """
         return self.present.base is _ALL_PRESENT or bool(self.present.all())
 
     # ------------------------------------------------------------------ export / load
