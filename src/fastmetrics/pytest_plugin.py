@@ -90,7 +90,7 @@ def percentiles_from_benchmark(benchmark, *, prefix: str = "round_") -> LatencyS
     ----------
     benchmark : pytest_benchmark.fixture.BenchmarkFixture
         pytest-benchmark's ``benchmark`` fixture, after it has run.
-    prefix : str, default="round_"
+    prefix : str, default="round\\_"
         Prepended to the keys stored in ``extra_info``.
 
     Returns

@@ -465,7 +465,7 @@ class SquaredLogState(base.OutputSums):
 
         See Also
         --------
-        SquaredLogState.merge : The state of two chunks.
+        State.merge : The state of two chunks (``a + b``).
         fastmetrics.streaming.SquaredLogAccumulator : Holds one, updated chunk by chunk.
         fastmetrics.mean_squared_log_error : A metric derived from it.
 

@@ -130,7 +130,7 @@ class PinballState(base.OutputSums):
 
         See Also
         --------
-        PinballState.merge : The state of two chunks.
+        State.merge : The state of two chunks (``a + b``).
         fastmetrics.streaming.PinballAccumulator : Holds one, updated chunk by chunk.
         fastmetrics.mean_pinball_loss : A metric derived from it.
 

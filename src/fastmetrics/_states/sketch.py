@@ -360,7 +360,7 @@ class SketchState(base.State):
 
         See Also
         --------
-        SketchState.from_dict : The current exported form.
+        State.from_dict : The current exported form.
 
         Examples
         --------

@@ -435,7 +435,7 @@ class RegressionState(base.OutputSums):
 
         See Also
         --------
-        RegressionState.from_dict : The current exported form.
+        State.from_dict : The current exported form.
 
         Examples
         --------
