@@ -18,8 +18,8 @@ def openmp_enabled():
 
     Examples
     --------
-    >>> import fastmetrics as fm
-    >>> isinstance(fm.openmp_enabled(), bool)
+    >>> from fastmetrics import openmp_enabled
+    >>> isinstance(openmp_enabled(), bool)
     True
     """
     return bool(fm_omp_enabled())
