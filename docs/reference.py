@@ -1,12 +1,13 @@
 """What the API reference must list, and what it does list.
 
 The public names are every name in ``fastmetrics.__all__`` and in the ``__all__`` of every
-public module of the package (no leading underscore, found by walking the package, so a new module is
-covered without editing this file). An object exported under several names (``f1_score`` from
-``fastmetrics`` and ``fastmetrics.classification``) is listed once; the reference lists it
-under its shortest public name. ``conf.py`` fails the build (a warning under ``-W``) when the
-``autosummary`` lists of ``docs/api/*.rst`` miss a public object or name something that is not
-public; ``tests/test_docs.py`` runs the same comparison without Sphinx.
+public module of the package (no leading underscore, found by walking the package, so a new
+module is covered without editing this file). An object exported under several names
+(``f1_score`` from ``fastmetrics`` and ``fastmetrics.classification``) is listed once, under
+any of them (the reference uses the shortest). ``conf.py`` fails the build (a warning under
+``-W``) when the ``autosummary`` lists of ``docs/api/*.rst`` miss a public object, list one
+twice or name something that is not public; ``tests/test_docs.py`` runs the same comparison
+without Sphinx.
 """
 
 from __future__ import annotations
