@@ -119,6 +119,7 @@ class State:
 
     @property
     def n_samples(self) -> int:  # pragma: no cover - every state type defines it
+        """The number of samples the state summarises (every state type defines it)."""
         raise NotImplementedError
 
     def _check_mergeable(self, other) -> None:

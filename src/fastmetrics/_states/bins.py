@@ -360,10 +360,12 @@ class CalibrationState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.sums[:, kernel.N].sum())
 
     @property
     def n_bins(self) -> int:
+        """The number of bins."""
         return int(self.sums.shape[0])
 
     def __repr__(self) -> str:

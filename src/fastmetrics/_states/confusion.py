@@ -350,10 +350,12 @@ class ConfusionState(base.State):
     # ------------------------------------------------------------------ properties
     @property
     def weighted(self) -> bool:
+        """Whether sample weights were given."""
         return self.weight_sum is not None
 
     @property
     def present_labels(self) -> np.ndarray:
+        """The labels that occur in the data (not the requested-only ones)."""
         return self.values[self.present]
 
     @property

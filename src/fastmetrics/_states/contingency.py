@@ -314,6 +314,7 @@ class ContingencyState(base.State):
     # ------------------------------------------------------------------ shape
     @property
     def shape(self) -> tuple[int, int]:
+        """``(K_true, K_pred)``: the dense table's shape."""
         return self.true_values.shape[0], self.pred_values.shape[0]
 
     def margins(self) -> tuple[np.ndarray, np.ndarray]:

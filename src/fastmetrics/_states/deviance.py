@@ -238,6 +238,7 @@ class TweedieState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.sums[kernel.N])
 
     def merge(self, other: TweedieState) -> TweedieState:

@@ -236,6 +236,7 @@ class GroupedConfusionState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.table.sum())
 
     def group_state(self, i: int | None) -> ConfusionState:

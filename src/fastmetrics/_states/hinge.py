@@ -126,6 +126,7 @@ class HingeState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.sums[kernel.N])
 
     def __repr__(self) -> str:

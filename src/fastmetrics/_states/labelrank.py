@@ -138,6 +138,7 @@ class LabelRankingState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return self.n
 
     @classmethod

@@ -213,22 +213,27 @@ class MultilabelState(base.State):
     # ------------------------------------------------------------------ properties
     @property
     def n_labels(self) -> int:
+        """The number of columns (labels)."""
         return self.tp.shape[0]
 
     @property
     def weighted(self) -> bool:
+        """Whether sample weights were given."""
         return self.weight_sum is not None
 
     @property
     def target_type(self) -> str:
+        """``"multilabel-indicator"``, scikit-learn's name of the target type."""
         return "multilabel-indicator"
 
     @property
     def present_labels(self) -> np.ndarray:
+        """Every column index: all labels of an indicator matrix count."""
         return np.arange(self.n_labels)
 
     @property
     def total(self):
+        """The weight total (the number of rows when unweighted)."""
         return self.weight_sum if self.weighted else self.n_samples
 
     # ------------------------------------------------------------------ merge

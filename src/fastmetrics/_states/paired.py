@@ -172,6 +172,7 @@ class PairedConfusionState(base.State):
     # ------------------------------------------------------------------ cells
     @property
     def k(self) -> int:
+        """The number of labels, ``len(values)``."""
         return int(self.values.shape[0])
 
     def positions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

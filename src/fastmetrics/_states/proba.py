@@ -218,10 +218,12 @@ class ProbabilityState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.sums[kernel.N])
 
     @property
     def n_classes(self) -> int:
+        """The number of classes (columns)."""
         return int(self.classes.shape[0])
 
     def __repr__(self) -> str:

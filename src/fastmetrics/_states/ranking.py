@@ -401,10 +401,12 @@ class RankingState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return sum(self.counts.tolist())  # at most two counts: no numpy reduction
 
     @property
     def binned(self) -> bool:
+        """Whether the state is binned (fixed ``edges``) rather than exact."""
         return self.edges is not None
 
     # ------------------------------------------------------------------ construction

@@ -247,10 +247,12 @@ class SketchState(base.State):
     # ------------------------------------------------------------------ properties
     @property
     def max_buckets(self) -> int:
+        """Buckets per sign before the lowest are collapsed."""
         return int(self.pos.shape[0])
 
     @property
     def gamma(self) -> float:
+        """The bucket ratio ``(1 + alpha) / (1 - alpha)``."""
         return _gamma(self.relative_accuracy)
 
     @property

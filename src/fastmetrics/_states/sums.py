@@ -460,6 +460,7 @@ class RegressionState(base.OutputSums):
     # ------------------------------------------------------------------ properties
     @property
     def keeps_values(self) -> bool:
+        """Whether the absolute errors are kept (``keep_values=True``)."""
         return self.kept is not None
 
     @property
