@@ -1391,27 +1391,6 @@ class ClassificationMetrics:
         ``label -> F1``, the reference harness's field: derived from ``per_class`` when empty;
         given alone it stands for the per-class numbers.
 
-    Attributes
-    ----------
-    accuracy, macro_f1, weighted_f1, micro_f1 : float
-    per_class : dict label -> PerClassMetrics
-    labels : list
-        The pinned label vocabulary (order of ``confusion_matrix`` rows and columns).
-    confusion_matrix : ndarray (K, K)
-    oos_recall, oos_precision : float or None
-        Out-of-scope (abstain label) recall and precision; None when no ``oos_label``.
-        0.0 when their denominator is 0 (the reference harness's rule).
-    n_examples : int
-    intervals : dict or None
-        With ``score(..., ci=...)``: headline name -> ``(low, high)`` bootstrap interval
-        (percentile, over the pinned labels); None otherwise.
-    confidence_level : float or None
-        The level of ``intervals``.
-    per_class_f1 : dict label -> float
-        The F1 of each class (the reference harness's field): derived from ``per_class``,
-        or given alone, by keyword, as the reference harness builds its report card
-        (``ClassificationMetrics(acc, f1, per_class_f1={...}, oos_recall=..., n_examples=n)``).
-
     Raises
     ------
     TypeError

@@ -115,21 +115,6 @@ class SketchState(base.State):
     n_samples : int
         Values counted.
 
-    Attributes
-    ----------
-    pos, neg : ndarray of int64 (max_buckets,)
-        Counts of the positive and negative values' buckets: slot ``k`` of a store is the
-        bucket ``hi - max_buckets + 1 + k`` (its slot 0 also holds the collapsed buckets).
-    meta : ndarray of int64 (``kernel.N_META``,)
-        Per store its highest bucket, its count and its lowest bucket ever seen (slots
-        ``kernel.POS_HI``, ``POS_N``, ``POS_LO``, ``NEG_HI``...), and the zero count
-        (``kernel.ZEROS``); 0 for the buckets of an empty store.
-    min, max : float
-        The exact smallest and largest value (0.0 when empty).
-    relative_accuracy : float
-        ``alpha``; ``gamma = (1 + alpha) / (1 - alpha)``.
-    n_samples : int
-
     See Also
     --------
     SketchState.from_arrays : The state of one pass over data.
