@@ -8,9 +8,13 @@ Build (from the repository root, with fastmetrics installed or its kernels built
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 from pathlib import Path
+
+from sphinx.errors import PycodeError
+from sphinx.pycode import ModuleAnalyzer
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # reference.py, beside this file
@@ -127,5 +131,28 @@ def _check_reference(app) -> None:
         logger.warning(problem)
 
 
+def _constant_docstring(app, what, name, obj, options, lines) -> None:
+    """A constant documented under a module that re-exports it (``fastmetrics.METRIC_KEYS``)
+    has no docstring there, and autodoc falls back to its type's (``tuple``'s): use the
+    docstring written where it is defined, or none."""
+    if what != "data" or not lines or obj is None:
+        return
+    if "\n".join(lines).strip() != inspect.cleandoc(type(obj).__doc__ or ""):
+        return
+    short = name.rpartition(".")[2]
+    lines[:] = []
+    for modname, module in list(sys.modules.items()):
+        if modname.startswith("fastmetrics") and getattr(module, short, None) is obj:
+            try:
+                docs = ModuleAnalyzer.for_module(modname).find_attr_docs()
+            except PycodeError:  # compiled modules have no source to read
+                continue
+            if ("", short) in docs:
+                lines[:] = list(docs[("", short)])
+                return
+
+
 def setup(app) -> None:
     app.connect("builder-inited", _check_reference)
+    # before numpydoc's handler (priority 500), which formats the lines
+    app.connect("autodoc-process-docstring", _constant_docstring, priority=400)
