@@ -178,10 +178,12 @@ class ConfusionState(base.State):
         Raises
         ------
         ValueError
-            For bad input (lengths, NaN or infinity, multilabel or multioutput targets, a bad
-            ``n_threads``), naming the argument, and for empty input unless ``allow_empty``.
+            For bad input (lengths, NaN or infinity, multilabel or multioutput targets, labels
+            of text and numbers mixed, weights that are not numbers, ``n_threads < 1``),
+            naming the argument, and for empty input unless ``allow_empty``.
         TypeError
-            For labels of text and numbers mixed, or weights that are not numbers.
+            If ``n_threads`` is not an int or None, or ``sample_weight`` is a scalar
+            (scikit-learn's ``InvalidParameterError``, also a ``ValueError``).
 
         See Also
         --------
