@@ -106,7 +106,9 @@ def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normali
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
         or infinity, the targets are multilabel indicator matrices or multiclass-multioutput, or
-        ``n_threads`` is not a positive integer.
+        ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
     ValueError
         If ``labels`` is empty, holds none of the labels of ``y_true``, or ``normalize`` is not
         one of its values.
@@ -173,8 +175,9 @@ def multilabel_confusion_matrix(y_true, y_pred, *, sample_weight=None, labels=No
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is not a positive
-        integer.
+        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
     ValueError
         If ``samplewise=True`` with 1-D targets.
 
@@ -232,8 +235,9 @@ def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, n_thre
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is not a positive
-        integer.
+        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     See Also
     --------
@@ -307,9 +311,11 @@ def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, po
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, ``n_threads`` is not a positive
-        integer, ``average`` is not one of its values, ``average="binary"`` is used with
-        multiclass targets, or ``pos_label`` is not a present label.
+        or infinity, the targets are multiclass-multioutput, ``n_threads`` is below 1,
+        ``average`` is not one of its values, ``average="binary"`` is used with multiclass
+        targets, or ``pos_label`` is not a present label.
+    TypeError
+        If ``n_threads`` is not an int or None.
     ValueError
         If ``beta`` is negative.
 
@@ -385,9 +391,11 @@ def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="bina
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, ``n_threads`` is not a positive
-        integer, ``average`` is not one of its values, ``average="binary"`` is used with
-        multiclass targets, or ``pos_label`` is not a present label.
+        or infinity, the targets are multiclass-multioutput, ``n_threads`` is below 1,
+        ``average`` is not one of its values, ``average="binary"`` is used with multiclass
+        targets, or ``pos_label`` is not a present label.
+    TypeError
+        If ``n_threads`` is not an int or None.
     ValueError
         If ``beta`` is negative.
 
@@ -457,9 +465,11 @@ def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, ``n_threads`` is not a positive
-        integer, ``average`` is not one of its values, ``average="binary"`` is used with
-        multiclass targets, or ``pos_label`` is not a present label.
+        or infinity, the targets are multiclass-multioutput, ``n_threads`` is below 1,
+        ``average`` is not one of its values, ``average="binary"`` is used with multiclass
+        targets, or ``pos_label`` is not a present label.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     Warns
     -----
@@ -527,9 +537,11 @@ def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, ``n_threads`` is not a positive
-        integer, ``average`` is not one of its values, ``average="binary"`` is used with
-        multiclass targets, or ``pos_label`` is not a present label.
+        or infinity, the targets are multiclass-multioutput, ``n_threads`` is below 1,
+        ``average`` is not one of its values, ``average="binary"`` is used with multiclass
+        targets, or ``pos_label`` is not a present label.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     Warns
     -----
@@ -596,9 +608,11 @@ def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, ``n_threads`` is not a positive
-        integer, ``average`` is not one of its values, ``average="binary"`` is used with
-        multiclass targets, or ``pos_label`` is not a present label.
+        or infinity, the targets are multiclass-multioutput, ``n_threads`` is below 1,
+        ``average`` is not one of its values, ``average="binary"`` is used with multiclass
+        targets, or ``pos_label`` is not a present label.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     Warns
     -----
@@ -650,7 +664,9 @@ def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, n_threads=None):
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
         or infinity, the targets are multilabel indicator matrices or multiclass-multioutput, or
-        ``n_threads`` is not a positive integer.
+        ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     Warns
     -----
@@ -703,7 +719,9 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
         or infinity, the targets are multilabel indicator matrices or multiclass-multioutput, or
-        ``n_threads`` is not a positive integer.
+        ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     Warns
     -----
@@ -763,7 +781,9 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
         or infinity, the targets are multilabel indicator matrices or multiclass-multioutput, or
-        ``n_threads`` is not a positive integer.
+        ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
     ValueError
         If ``weights`` is not one of its values.
 
@@ -833,8 +853,9 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is not a positive
-        integer.
+        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
     ValueError
         If ``target_names`` does not have one name per label and ``labels`` is not given.
 
@@ -905,8 +926,9 @@ def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, n_threa
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is not a positive
-        integer.
+        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     See Also
     --------
@@ -956,8 +978,9 @@ def hamming_loss(y_true, y_pred, *, sample_weight=None, n_threads=None):
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is not a positive
-        integer.
+        or infinity, the targets are multiclass-multioutput, or ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     See Also
     --------
@@ -1021,9 +1044,11 @@ def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, ``n_threads`` is not a positive
-        integer, ``average`` is not one of its values, ``average="binary"`` is used with
-        multiclass targets, or ``pos_label`` is not a present label.
+        or infinity, the targets are multiclass-multioutput, ``n_threads`` is below 1,
+        ``average`` is not one of its values, ``average="binary"`` is used with multiclass
+        targets, or ``pos_label`` is not a present label.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     Warns
     -----
@@ -1083,7 +1108,9 @@ def class_likelihood_ratios(y_true, y_pred, *, labels=None, sample_weight=None,
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
         or infinity, the targets are multilabel indicator matrices or multiclass-multioutput, or
-        ``n_threads`` is not a positive integer.
+        ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
     ValueError
         If the targets are not binary, or ``replace_undefined_by`` is not one of its values.
 
@@ -1164,9 +1191,11 @@ def specificity_score(y_true, y_pred, *, labels=None, pos_label=1, average="bina
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, ``n_threads`` is not a positive
-        integer, ``average`` is not one of its values, ``average="binary"`` is used with
-        multiclass targets, or ``pos_label`` is not a present label.
+        or infinity, the targets are multiclass-multioutput, ``n_threads`` is below 1,
+        ``average`` is not one of its values, ``average="binary"`` is used with multiclass
+        targets, or ``pos_label`` is not a present label.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     Warns
     -----
@@ -1235,9 +1264,11 @@ def false_positive_rate(y_true, y_pred, *, labels=None, pos_label=1, average="bi
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, ``n_threads`` is not a positive
-        integer, ``average`` is not one of its values, ``average="binary"`` is used with
-        multiclass targets, or ``pos_label`` is not a present label.
+        or infinity, the targets are multiclass-multioutput, ``n_threads`` is below 1,
+        ``average`` is not one of its values, ``average="binary"`` is used with multiclass
+        targets, or ``pos_label`` is not a present label.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     Warns
     -----
@@ -1306,9 +1337,11 @@ def false_negative_rate(y_true, y_pred, *, labels=None, pos_label=1, average="bi
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, the targets are multiclass-multioutput, ``n_threads`` is not a positive
-        integer, ``average`` is not one of its values, ``average="binary"`` is used with
-        multiclass targets, or ``pos_label`` is not a present label.
+        or infinity, the targets are multiclass-multioutput, ``n_threads`` is below 1,
+        ``average`` is not one of its values, ``average="binary"`` is used with multiclass
+        targets, or ``pos_label`` is not a present label.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     Warns
     -----

@@ -61,7 +61,9 @@ def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None, n_thr
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, or ``n_threads`` is not a positive integer.
+        or infinity, or ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
 
     See Also
     --------
@@ -125,10 +127,11 @@ def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_
     ------
     ValueError
         If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
-        or infinity, ``n_threads`` is not a positive integer, ``ci`` is a number outside
-        (0, 1), or ``n_resamples`` is not a positive integer.
+        or infinity, ``n_threads`` is below 1, ``ci`` is a number outside (0, 1), or
+        ``n_resamples`` is not a positive integer.
     TypeError
-        If ``ci`` is neither a bool, a number nor None.
+        If ``n_threads`` is not an int or None, or ``ci`` is neither a bool, a number nor
+        None.
 
     See Also
     --------
