@@ -251,8 +251,8 @@ def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_
 
     Parameters
     ----------
-    kind : {"confusion", "calibration", "regression", "pinball", "ranking",
-            "label_ranking", "contingency", "proba", "hinge", "tweedie", "squared_log"}
+    kind : {"confusion", "calibration", "regression", "pinball", "ranking", \
+"label_ranking", "contingency", "proba", "hinge", "tweedie", "squared_log"}
         :class:`~fastmetrics.streaming.ConfusionAccumulator`,
         :class:`~fastmetrics.streaming.CalibrationAccumulator`,
         :class:`~fastmetrics.streaming.RegressionAccumulator`,
