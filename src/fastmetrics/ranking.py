@@ -1254,4 +1254,5 @@ def _dense(y_true):
 
 
 for _f in (coverage_error, label_ranking_average_precision_score, label_ranking_loss):
-    _f.__doc__ = (_f.__doc__ or "") % _MULTILABEL_PARAMS
+    if _f.__doc__:  # None under python -OO
+        _f.__doc__ = _f.__doc__ % _MULTILABEL_PARAMS

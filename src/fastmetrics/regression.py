@@ -85,11 +85,11 @@ __all__ = [
 __getattr__ = exceptions.lazy_warning_classes(__name__)
 
 
-#: The harness' story-point bins (inclusive ranges of ``y_true``) for :func:`mae_by_bin`.
+#: The harness' story-point bins (inclusive ranges of ``y_true``) for :func:`fastmetrics.mae_by_bin`.
 #:
 #: See Also
 #: --------
-#: mae_by_bin : The MAE of each range.
+#: fastmetrics.mae_by_bin : The MAE of each range.
 #:
 #: Examples
 #: --------
@@ -971,7 +971,7 @@ def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) ->
     See Also
     --------
     sklearn.metrics.r2_score : scikit-learn computes each of the four metrics separately.
-    RegressionSummary : The record returned.
+    fastmetrics.regression.RegressionSummary : The record returned.
 
     Examples
     --------
@@ -999,7 +999,7 @@ def mae_by_bin(y_true, y_pred, bins, *, sample_weight=None) -> dict[str, float]:
         Estimated target values.
     bins : dict[str, tuple[float, float]]
         Name -> inclusive ``(low, high)`` range of ``y_true`` (``high`` may be ``math.inf``);
-        ranges may overlap. :data:`STORY_POINT_BINS` holds the harness' story-point bins.
+        ranges may overlap. :data:`~fastmetrics.regression.STORY_POINT_BINS` holds the harness' story-point bins.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights; None weighs every sample 1.
 

@@ -3,7 +3,7 @@
 :func:`delong_ci` gives the AUC of one model with DeLong's variance and interval;
 :func:`delong_test` compares two models scored on the same rows. Both are binary (the greater
 label positive, or ``pos_label``) or one-vs-rest (``multi_class="ovr"``, each class and the
-macro or weighted average). :mod:`fastmetrics._states.delong` holds the algebra and says how
+macro or weighted average). ``fastmetrics._states.delong`` holds the algebra and says how
 the average's variance is formed.
 
 Samples are unweighted: DeLong's variance counts samples, and a weighted version is no
@@ -88,7 +88,7 @@ def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_lab
     Not in scikit-learn. DeLong, DeLong & Clarke-Pearson (1988) with the fast algorithm of
     Sun & Xu (2014): the structural components (placements) of every sample come from one
     radix sort of each class's scores and one merging walk over the distinct scores
-    (:mod:`fastmetrics._kernels.delong`); tied scores count one half, as in
+    (``fastmetrics._kernels.delong``); tied scores count one half, as in
     ``roc_auc_score``. The AUC equals ``roc_auc_score(y_true, y_score)``; the interval is R
     pROC's ``ci.auc`` (``method="delong"``). Mergeable: the accumulator method
     ``RankingAccumulator.delong_ci`` and ``fastmetrics.dask.delong_ci`` give the same numbers
@@ -115,7 +115,7 @@ def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_lab
     average : {"macro", "weighted"}, default="macro"
         One-vs-rest: the average of the classes' AUCs (weighted: by their prevalence). Its
         variance is ``sum_r (sum_j c_j psi_j(r))**2`` over the rows, ``psi_j`` each row's
-        centred DeLong component of class ``j`` (:mod:`fastmetrics._states.delong`), which
+        centred DeLong component of class ``j`` (``fastmetrics._states.delong``), which
         counts the covariance between the classes' AUCs. Ignored for binary ``y_true``.
     n_threads : int or None, default=None
         Threads of the binary sort (the two classes' runs, one per thread) on inputs of

@@ -2,7 +2,7 @@
 
 :func:`bootstrap` gives a metric's value with a confidence interval and standard error;
 :func:`compare` the paired difference of two models on the same rows with its interval
-and a p-value; :func:`mcnemar_test` McNemar's test of two classifiers' accuracies.
+and a p-value; :func:`~fastmetrics.mcnemar_test` McNemar's test of two classifiers' accuracies.
 
 How the resamples are drawn
 ---------------------------
@@ -236,7 +236,7 @@ class ComparisonResult:
 class McNemarResult:
     """McNemar's test of two classifiers on the same rows.
 
-    What :func:`mcnemar_test` and :func:`mcnemar_from_counts` return (frozen).
+    What :func:`~fastmetrics.mcnemar_test` and :func:`~fastmetrics.uncertainty.mcnemar_from_counts` return (frozen).
 
     Parameters
     ----------
@@ -253,8 +253,8 @@ class McNemarResult:
 
     See Also
     --------
-    mcnemar_test : The test from labels.
-    mcnemar_from_counts : The test from the two counts.
+    fastmetrics.mcnemar_test : The test from labels.
+    fastmetrics.uncertainty.mcnemar_from_counts : The test from the two counts.
 
     Examples
     --------
@@ -804,7 +804,7 @@ def compare_state(state, metric, *, n_resamples=1000, confidence_level=0.95,
     --------
     scipy.stats.bootstrap : scipy's bootstrap of one statistic.
     compare : The same from the data.
-    mcnemar_test : An exact test of two accuracies.
+    fastmetrics.mcnemar_test : An exact test of two accuracies.
 
     Examples
     --------
@@ -913,7 +913,7 @@ def compare(metric, y_true, y_pred_a, y_pred_b, *, n_resamples=1000, confidence_
     See Also
     --------
     scipy.stats.bootstrap : scipy's bootstrap of one statistic.
-    mcnemar_test : An exact test of two accuracies.
+    fastmetrics.mcnemar_test : An exact test of two accuracies.
     fastmetrics.delong_test : DeLong's paired test of two ROC AUCs.
 
     Examples
@@ -1013,7 +1013,7 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, exact=True, correction=True) -> 
     See Also
     --------
     statsmodels.stats.contingency_tables.mcnemar : The statsmodels test it matches.
-    mcnemar_from_counts : The test from the two counts.
+    fastmetrics.uncertainty.mcnemar_from_counts : The test from the two counts.
     compare : A bootstrap interval for the difference of any metric.
 
     Examples
@@ -1036,7 +1036,7 @@ def _check_flags(exact, correction) -> None:
 
 
 def mcnemar_from_counts(a_only: int, b_only: int, *, exact=True, correction=True) -> McNemarResult:
-    """McNemar's test from the two disagreement counts (see :func:`mcnemar_test`).
+    """McNemar's test from the two disagreement counts (see :func:`~fastmetrics.mcnemar_test`).
 
     The exact p-value is a sum of binomial coefficients (in logarithms above 20,000
     disagreements); the chi-square p-value is the survival function with one degree of
@@ -1069,7 +1069,7 @@ def mcnemar_from_counts(a_only: int, b_only: int, *, exact=True, correction=True
     See Also
     --------
     statsmodels.stats.contingency_tables.mcnemar : The statsmodels test it matches.
-    mcnemar_test : The test from labels.
+    fastmetrics.mcnemar_test : The test from labels.
 
     Examples
     --------
