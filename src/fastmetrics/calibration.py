@@ -41,6 +41,13 @@ from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._inputs import inconsistent_lengths
 from .percentiles import percentile
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pathlib
+    from typing import Literal
+    from ._typing import ArrayLike, FloatArray, Label
+
 __all__ = [
     "CalibrationBins",
     "CalibrationSummary",
@@ -135,8 +142,9 @@ def calibration_bins(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_we
     return bins.binned(state)
 
 
-def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uniform",
-                      n_threads=None):
+def calibration_curve(y_true: ArrayLike, y_prob: ArrayLike, *, pos_label: Label | None = None,
+                      n_bins: int = 5, strategy: Literal["uniform", "quantile"] = "uniform",
+                      n_threads: int | None = None) -> tuple[FloatArray, FloatArray]:
     """True and predicted probabilities for a calibration curve (scikit-learn's).
 
     Parameters
@@ -465,8 +473,11 @@ def class_confidence_from_logprobs(logprobs, label_tokens) -> dict[str, float]:
     return {label: v / total for label, v in probs.items()}
 
 
-def reliability_diagram(bins_or_arrays, path, output_path=None, n_bins=10, *,
-                        strategy="uniform", title=None):
+def reliability_diagram(bins_or_arrays: CalibrationBins | tuple[ArrayLike, ArrayLike],
+                        path: str | os.PathLike[str] | ArrayLike,
+                        output_path: str | os.PathLike[str] | None = None, n_bins: int = 10, *,
+                        strategy: Literal["uniform", "quantile"] = "uniform",
+                        title: str | None = None) -> pathlib.Path:
     """Save a reliability diagram as a PNG: bars = observed frequency (accuracy) per bin,
     dashed diagonal = perfect calibration. Needs matplotlib (``pip install
     fastmetrics-kernels[plot]``).

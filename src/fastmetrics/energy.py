@@ -23,6 +23,11 @@ import math
 import os
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = [
     "EmissionsReport",
     "EmissionsRun",
@@ -199,7 +204,7 @@ class EmissionsRun:
     :class:`EmissionsReport` once the block has ended (None inside it); ``run.tracker`` is
     CodeCarbon's tracker."""
 
-    def __init__(self, tracker, country_iso_code):
+    def __init__(self, tracker: Any, country_iso_code: str | None) -> None:
         self.tracker = tracker
         self.country_iso_code = country_iso_code
         self.report: EmissionsReport | None = None

@@ -26,6 +26,12 @@ from .robustness import RobustnessReport
 from .stability import Stability
 from .timing import BatchStats, LatencyStats, ModelBenchmark
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
 __all__ = ["METRIC_KEYS", "metrics_pivot", "run_metrics"]
 
 METRIC_KEYS = (
@@ -244,7 +250,7 @@ def _same(a, b) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
 
 
-def metrics_pivot(runs, *, as_frame=None):
+def metrics_pivot(runs: Iterable[Any], *, as_frame: bool | None = None) -> Any:
     """Many runs' metrics as one run x metric table (the harness' ``metrics_pivot``).
 
     Parameters

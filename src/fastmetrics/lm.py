@@ -45,6 +45,12 @@ from ._kernels import lm as _lm
 from ._inputs import native
 from ._threads import threads_for
 
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from typing import Literal
+    from ._typing import ArrayLike, FloatArray, NDArray
+
 __all__ = [
     "ContinuationBatch",
     "Window",
@@ -188,7 +194,23 @@ def token_logprobs(logits, targets, *, mask=None, n_threads=None) -> np.ndarray:
     return out[0] if single else out
 
 
-def sequence_loglik(logits, targets, *, mask=None, return_greedy=False, n_threads=None):
+@overload
+def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = ...,
+                    return_greedy: Literal[False] = ...,
+                    n_threads: int | None = ...) -> float | FloatArray: ...
+
+
+@overload
+def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = ...,
+                    return_greedy: Literal[True],
+                    n_threads: int | None = ...
+                   ) -> tuple[float | FloatArray, bool | NDArray[np.bool_]]: ...
+
+
+def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = None,
+                    return_greedy: bool = False,
+                    n_threads: int | None = None
+                   ) -> float | FloatArray | tuple[float | FloatArray, bool | NDArray[np.bool_]]:
     """Log-likelihood of each sequence's continuation: the sum over selected positions of the
     targets' log-probabilities (``LogLik(x, y) = sum_t log P(y_t | x, y_<t)``).
 
@@ -266,7 +288,21 @@ def perplexity(logits, targets, *, mask=None, n_threads=None) -> float:
     return math.exp(-float(out.sum()) / n)
 
 
-def multiple_choice_accuracy(loglik, gold, *, lengths=None, return_stderr=False, ddof=0):
+@overload
+def multiple_choice_accuracy(loglik: ArrayLike, gold: ArrayLike, *,
+                             lengths: ArrayLike | None = ..., return_stderr: Literal[False] = ...,
+                             ddof: int = ...) -> float: ...
+
+
+@overload
+def multiple_choice_accuracy(loglik: ArrayLike, gold: ArrayLike, *,
+                             lengths: ArrayLike | None = ..., return_stderr: Literal[True],
+                             ddof: int = ...) -> tuple[float, float]: ...
+
+
+def multiple_choice_accuracy(loglik: ArrayLike, gold: ArrayLike, *,
+                             lengths: ArrayLike | None = None, return_stderr: bool = False,
+                             ddof: int = 0) -> float | tuple[float, float]:
     """Accuracy of picking, per question, the choice with the highest log-likelihood.
 
     Parameters

@@ -17,6 +17,13 @@ import numpy as np
 from . import _order
 from ._order import METHODS
 
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+    from ._typing import ArrayLike, NDArray, QuantileMethod, Quantiles
+
 __all__ = ["METHODS", "median", "percentile", "quantile"]
 
 
@@ -62,7 +69,24 @@ def _check_q(q, scale_name):
 _RANGES = {"Percentiles": "[0, 100]", "Quantiles": "[0, 1]"}
 
 
-def quantile(a, q, axis=None, *, method="linear"):
+@overload
+def quantile(a: ArrayLike, q: float, axis: None = ..., *,
+             method: QuantileMethod = ...) -> np.floating[Any]: ...
+
+
+@overload
+def quantile(a: ArrayLike, q: float, axis: int | tuple[int, ...], *,
+             method: QuantileMethod = ...) -> NDArray[Any]: ...
+
+
+@overload
+def quantile(a: ArrayLike, q: Sequence[float] | NDArray[Any],
+             axis: int | tuple[int, ...] | None = ..., *,
+             method: QuantileMethod = ...) -> NDArray[Any]: ...
+
+
+def quantile(a: ArrayLike, q: Quantiles, axis: int | tuple[int, ...] | None = None, *,
+             method: QuantileMethod = "linear") -> Any:
     """Compute the q-th quantile of the data, exactly as :func:`numpy.quantile` does.
 
     The input is read in place (never copied or modified) and the selection runs in O(N) with
@@ -124,7 +148,24 @@ def quantile(a, q, axis=None, *, method="linear"):
     return _order.quantiles(arr, qa, method, weak_q)
 
 
-def percentile(a, q, axis=None, *, method="linear"):
+@overload
+def percentile(a: ArrayLike, q: float, axis: None = ..., *,
+               method: QuantileMethod = ...) -> np.floating[Any]: ...
+
+
+@overload
+def percentile(a: ArrayLike, q: float, axis: int | tuple[int, ...], *,
+               method: QuantileMethod = ...) -> NDArray[Any]: ...
+
+
+@overload
+def percentile(a: ArrayLike, q: Sequence[float] | NDArray[Any],
+               axis: int | tuple[int, ...] | None = ..., *,
+               method: QuantileMethod = ...) -> NDArray[Any]: ...
+
+
+def percentile(a: ArrayLike, q: Quantiles, axis: int | tuple[int, ...] | None = None, *,
+               method: QuantileMethod = "linear") -> Any:
     """Compute the q-th percentile of the data, exactly as :func:`numpy.percentile` does.
 
     The input is read in place (never copied or modified) and the selection runs in O(N) with
@@ -174,7 +215,7 @@ def percentile(a, q, axis=None, *, method="linear"):
     return _order.quantiles(arr, qa, method, weak_q)
 
 
-def median(a):
+def median(a: ArrayLike) -> np.floating[Any]:
     """The median of 1-D ``a``, exactly as :func:`numpy.median` computes it.
 
     numpy averages the two middle order statistics with ``np.mean`` (not the ``lerp`` of

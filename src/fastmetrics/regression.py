@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import math
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -51,6 +52,8 @@ from . import exceptions
 
 if TYPE_CHECKING:  # the name ``__getattr__`` below gives, for type checkers and linters
     from sklearn.exceptions import UndefinedMetricWarning  # noqa: F401
+
+    from ._typing import ArrayLike, FloatArray, MultiOutput, MultiOutputAverage
 
 __all__ = [
     "STORY_POINT_BINS",
@@ -93,8 +96,23 @@ STORY_POINT_BINS = {"1-3": (1, 3), "5-8": (5, 8), "13-21": (13, 21), "34+": (34,
 # public metrics
 
 
-def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-                        n_threads=None):
+@overload
+def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = ..., multioutput: Literal["raw_values"],
+                        n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = ...,
+                        multioutput: MultiOutputAverage = ...,
+                        n_threads: int | None = ...) -> float: ...
+
+
+def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = None,
+                        multioutput: MultiOutput = "uniform_average",
+                        n_threads: int | None = None) -> float | FloatArray:
     """Mean absolute error regression loss.
 
     Parameters
@@ -127,8 +145,23 @@ def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="unif
     return sums.mae(state, multioutput)
 
 
-def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-                       n_threads=None):
+@overload
+def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = ..., multioutput: Literal["raw_values"],
+                       n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = ...,
+                       multioutput: MultiOutputAverage = ...,
+                       n_threads: int | None = ...) -> float: ...
+
+
+def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = None,
+                       multioutput: MultiOutput = "uniform_average",
+                       n_threads: int | None = None) -> float | FloatArray:
     """Mean squared error regression loss.
 
     Parameters as :func:`mean_absolute_error`.
@@ -151,8 +184,24 @@ def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="unifo
     return sums.mse(state, multioutput)
 
 
-def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
-                            multioutput="uniform_average", n_threads=None):
+@overload
+def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ...,
+                            multioutput: Literal["raw_values"],
+                            n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ...,
+                            multioutput: MultiOutputAverage = ...,
+                            n_threads: int | None = ...) -> float: ...
+
+
+def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = None,
+                            multioutput: MultiOutput = "uniform_average",
+                            n_threads: int | None = None) -> float | FloatArray:
     """Root mean squared error regression loss.
 
     Parameters as :func:`mean_absolute_error`.
@@ -175,8 +224,24 @@ def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
     return sums.rmse(state, multioutput)
 
 
-def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
-                                   multioutput="uniform_average", n_threads=None):
+@overload
+def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                   sample_weight: ArrayLike | None = ...,
+                                   multioutput: Literal["raw_values"],
+                                   n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                   sample_weight: ArrayLike | None = ...,
+                                   multioutput: MultiOutputAverage = ...,
+                                   n_threads: int | None = ...) -> float: ...
+
+
+def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                   sample_weight: ArrayLike | None = None,
+                                   multioutput: MultiOutput = "uniform_average",
+                                   n_threads: int | None = None) -> float | FloatArray:
     """Mean absolute percentage error, as a fraction: ``mean(|e| / max(|y_true|, eps))``.
 
     Like scikit-learn, ``eps`` is float64's machine epsilon, so a zero ``y_true`` gives a
@@ -201,8 +266,25 @@ def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
     return sums.mape(state, multioutput)
 
 
-def explained_variance_score(y_true, y_pred, *, sample_weight=None,
-                             multioutput="uniform_average", force_finite=True, n_threads=None):
+@overload
+def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                             sample_weight: ArrayLike | None = ...,
+                             multioutput: Literal["raw_values"], force_finite: bool = ...,
+                             n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                             sample_weight: ArrayLike | None = ...,
+                             multioutput: MultiOutputAverage = ..., force_finite: bool = ...,
+                             n_threads: int | None = ...) -> float: ...
+
+
+def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                             sample_weight: ArrayLike | None = None,
+                             multioutput: MultiOutput = "uniform_average",
+                             force_finite: bool = True,
+                             n_threads: int | None = None) -> float | FloatArray:
     """Explained variance regression score: ``1 - Var(y_true - y_pred) / Var(y_true)``.
 
     Parameters
@@ -240,7 +322,7 @@ def explained_variance_score(y_true, y_pred, *, sample_weight=None,
     return sums.explained_variance(state, multioutput, force_finite)
 
 
-def max_error(y_true, y_pred, *, n_threads=None) -> float:
+def max_error(y_true: ArrayLike, y_pred: ArrayLike, *, n_threads: int | None = None) -> float:
     """The maximum residual error: the largest ``|y_true - y_pred|`` of any sample.
 
     Parameters
@@ -276,7 +358,8 @@ def max_error(y_true, y_pred, *, n_threads=None) -> float:
     return value
 
 
-def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None, n_threads=None) -> float:
+def huber_loss(y_true: ArrayLike, y_pred: ArrayLike, *, delta: float = 1.0,
+               sample_weight: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """Mean Huber loss: ``e**2 / 2`` for ``|e| <= delta``, ``delta * (|e| - delta / 2)`` above.
 
     Parameters
@@ -307,8 +390,21 @@ def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None, n_threads=None)
     return sums.huber(state)
 
 
-def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-             force_finite=True, n_threads=None):
+@overload
+def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
+             multioutput: Literal["raw_values"], force_finite: bool = ...,
+             n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
+             multioutput: MultiOutputAverage = ..., force_finite: bool = ...,
+             n_threads: int | None = ...) -> float: ...
+
+
+def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None,
+             multioutput: MultiOutput = "uniform_average", force_finite: bool = True,
+             n_threads: int | None = None) -> float | FloatArray:
     """R² (coefficient of determination) regression score.
 
     Parameters
@@ -347,8 +443,9 @@ def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average
     return sums.r2(state, multioutput, force_finite)
 
 
-def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_finite=True,
-                      n_threads=None):
+def adjusted_r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, n_features: int,
+                      sample_weight: ArrayLike | None = None, force_finite: bool = True,
+                      n_threads: int | None = None) -> float:
     """Adjusted R²: ``1 - (1 - R²) (n - 1) / (n - n_features - 1)``.
 
     Parameters
@@ -381,7 +478,21 @@ def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_f
     return sums.adjusted_r2(state, n_features, force_finite)
 
 
-def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average", sample_weight=None):
+@overload
+def median_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          multioutput: Literal["raw_values"],
+                          sample_weight: ArrayLike | None = ...) -> FloatArray: ...
+
+
+@overload
+def median_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          multioutput: MultiOutputAverage = ...,
+                          sample_weight: ArrayLike | None = ...) -> float: ...
+
+
+def median_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          multioutput: MultiOutput = "uniform_average",
+                          sample_weight: ArrayLike | None = None) -> float | FloatArray:
     """Median absolute error regression loss.
 
     Unweighted: ``median(|y_pred - y_true|)`` computed in the inputs' common dtype, as
@@ -410,8 +521,24 @@ def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average", samp
 # pinball (quantile) losses: their own kernel pass (sums of both signs of the residual)
 
 
-def mean_pinball_loss(y_true, y_pred, *, sample_weight=None, alpha=0.5,
-                      multioutput="uniform_average", n_threads=None):
+@overload
+def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
+                      sample_weight: ArrayLike | None = ..., alpha: float = ...,
+                      multioutput: Literal["raw_values"],
+                      n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
+                      sample_weight: ArrayLike | None = ..., alpha: float = ...,
+                      multioutput: MultiOutputAverage = ...,
+                      n_threads: int | None = ...) -> float: ...
+
+
+def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
+                      sample_weight: ArrayLike | None = None, alpha: float = 0.5,
+                      multioutput: MultiOutput = "uniform_average",
+                      n_threads: int | None = None) -> float | FloatArray:
     """Pinball loss for quantile regression.
 
     ``alpha * (y_true - y_pred)`` where ``y_true >= y_pred``, ``(1 - alpha) * (y_pred -
@@ -454,8 +581,24 @@ def mean_pinball_loss(y_true, y_pred, *, sample_weight=None, alpha=0.5,
     return pinball.loss(state, alpha, multioutput)
 
 
-def d2_pinball_score(y_true, y_pred, *, sample_weight=None, alpha=0.5,
-                     multioutput="uniform_average", n_threads=None):
+@overload
+def d2_pinball_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = ..., alpha: float = ...,
+                     multioutput: Literal["raw_values"],
+                     n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def d2_pinball_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = ..., alpha: float = ...,
+                     multioutput: MultiOutputAverage = ...,
+                     n_threads: int | None = ...) -> float: ...
+
+
+def d2_pinball_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = None, alpha: float = 0.5,
+                     multioutput: MultiOutput = "uniform_average",
+                     n_threads: int | None = None) -> float | FloatArray:
     """D² regression score with the pinball loss: the fraction of pinball loss explained.
 
     ``1 - loss(y_true, y_pred) / loss(y_true, q)`` where ``q`` is the (weighted)
@@ -497,8 +640,24 @@ def d2_pinball_score(y_true, y_pred, *, sample_weight=None, alpha=0.5,
                             "d2_pinball_score")
 
 
-def d2_absolute_error_score(y_true, y_pred, *, sample_weight=None,
-                            multioutput="uniform_average", n_threads=None):
+@overload
+def d2_absolute_error_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ...,
+                            multioutput: Literal["raw_values"],
+                            n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def d2_absolute_error_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ...,
+                            multioutput: MultiOutputAverage = ...,
+                            n_threads: int | None = ...) -> float: ...
+
+
+def d2_absolute_error_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = None,
+                            multioutput: MultiOutput = "uniform_average",
+                            n_threads: int | None = None) -> float | FloatArray:
     """D² regression score with the absolute error: :func:`d2_pinball_score` with
     ``alpha=0.5`` (the baseline is the median of ``y_true``).
 
@@ -520,7 +679,9 @@ def d2_absolute_error_score(y_true, y_pred, *, sample_weight=None,
                             "d2_absolute_error_score")
 
 
-def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) -> RegressionSummary:
+def regression_summary(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = None,
+                       n_threads: int | None = None) -> RegressionSummary:
     """MAE, MSE, RMSE and R² (``force_finite=True``) together, from one kernel pass.
 
     Parameters
@@ -549,7 +710,8 @@ def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) ->
     return sums.summary(state)
 
 
-def mae_by_bin(y_true, y_pred, bins, *, sample_weight=None) -> dict[str, float]:
+def mae_by_bin(y_true: ArrayLike, y_pred: ArrayLike, bins: Mapping[str, tuple[float, float]], *,
+               sample_weight: ArrayLike | None = None) -> dict[str, float]:
     """MAE restricted to ranges of ``y_true``, one pass for all ranges.
 
     Parameters
@@ -604,7 +766,9 @@ def mae_by_bin(y_true, y_pred, bins, *, sample_weight=None) -> dict[str, float]:
 # float32: agreement to float32 precision, as for the other regression metrics).
 
 
-def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, n_threads=None):
+def mean_tweedie_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          sample_weight: ArrayLike | None = None, power: float = 0,
+                          n_threads: int | None = None) -> float:
     """Mean Tweedie deviance regression loss.
 
     Parameters
@@ -639,7 +803,9 @@ def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, n_thre
     return deviance.tweedie_deviance(state)
 
 
-def mean_poisson_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None):
+def mean_poisson_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          sample_weight: ArrayLike | None = None,
+                          n_threads: int | None = None) -> float:
     """Mean Poisson deviance: the Tweedie deviance of power 1 (y_true >= 0, y_pred > 0).
 
     Parameters as :func:`mean_tweedie_deviance`.
@@ -660,7 +826,9 @@ def mean_poisson_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None)
     return deviance.poisson_deviance(state)
 
 
-def mean_gamma_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None):
+def mean_gamma_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = None,
+                        n_threads: int | None = None) -> float:
     """Mean Gamma deviance: the Tweedie deviance of power 2 (y_true > 0, y_pred > 0).
 
     Parameters as :func:`mean_tweedie_deviance`.
@@ -681,7 +849,9 @@ def mean_gamma_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None):
     return deviance.gamma_deviance(state)
 
 
-def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, n_threads=None):
+def d2_tweedie_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = None, power: float = 0,
+                     n_threads: int | None = None) -> float:
     """D² score: the fraction of the Tweedie deviance explained (best 1.0, may be negative).
 
     The deviance of the constant prediction ``mean(y_true)`` comes from sums of the same
@@ -708,8 +878,24 @@ def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, n_threads=N
     return deviance.d2_tweedie(state)
 
 
-def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
-                           multioutput="uniform_average", n_threads=None):
+@overload
+def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                           sample_weight: ArrayLike | None = ...,
+                           multioutput: Literal["raw_values"],
+                           n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                           sample_weight: ArrayLike | None = ...,
+                           multioutput: MultiOutputAverage = ...,
+                           n_threads: int | None = ...) -> float: ...
+
+
+def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                           sample_weight: ArrayLike | None = None,
+                           multioutput: MultiOutput = "uniform_average",
+                           n_threads: int | None = None) -> float | FloatArray:
     """Mean squared logarithmic error: the weighted mean of
     ``(log1p(y_true) - log1p(y_pred))**2`` (values must be > -1).
 
@@ -730,8 +916,24 @@ def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
     return deviance.msle(state, multioutput)
 
 
-def root_mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
-                                multioutput="uniform_average", n_threads=None):
+@overload
+def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sample_weight: ArrayLike | None = ...,
+                                multioutput: Literal["raw_values"],
+                                n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sample_weight: ArrayLike | None = ...,
+                                multioutput: MultiOutputAverage = ...,
+                                n_threads: int | None = ...) -> float: ...
+
+
+def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sample_weight: ArrayLike | None = None,
+                                multioutput: MultiOutput = "uniform_average",
+                                n_threads: int | None = None) -> float | FloatArray:
     """Root mean squared logarithmic error (per output, then averaged).
 
     Parameters as :func:`mean_absolute_error` (1-D or (n, m) targets, values > -1).

@@ -15,6 +15,11 @@ from ._intervals import check_resamples, ci_level, generator
 from ._states import confusion, replicates
 from ._states.confusion import ClassificationMetrics, ConfusionState, PerClassMetrics, py_value
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, Label, RandomState
+
 __all__ = [
     "OPTIONAL_RESULTS_COLUMNS",
     "RESULTS_COLUMNS",
@@ -30,7 +35,9 @@ __all__ = [
 ]
 
 
-def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None, n_threads=None):
+def oos_precision_recall(y_true: ArrayLike, y_pred: ArrayLike, oos_label: Label, *,
+                         sample_weight: ArrayLike | None = None,
+                         n_threads: int | None = None) -> tuple[float, float]:
     """Out-of-scope (abstain label) precision and recall, 0.0 when undefined.
 
     Returns
@@ -47,8 +54,10 @@ def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None, n_thr
                          oos_label)
 
 
-def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_threads=None,
-          ci=None, n_resamples=1000, random_state=None):
+def score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = None,
+          oos_label: Label | None = None, sample_weight: ArrayLike | None = None,
+          n_threads: int | None = None, ci: float | None = None, n_resamples: int = 1000,
+          random_state: RandomState = None) -> ClassificationMetrics:
     """The harness report card of a classifier, from one counting pass.
 
     Per-class metrics use ``zero_division=0`` over the pinned ``labels`` (default: every

@@ -24,9 +24,14 @@ import contextlib
 import importlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import calibration, classification, cluster, probabilities, ranking, regression
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ._typing import Scoring
 
 __all__ = [
     "get_scorer",
@@ -150,7 +155,7 @@ def get_scorer_names() -> list[str]:
     return sorted(_SPECS)
 
 
-def get_scorer(scoring):
+def get_scorer(scoring: str | Callable[..., Any] | None) -> Any:
     """A scikit-learn scorer object, by name, that computes with fastmetrics.
 
     Parameters
@@ -204,7 +209,9 @@ def _fastmetrics_counterpart(func):
     return ours if callable(ours) else None
 
 
-def make_scorer(score_func, *, response_method="predict", greater_is_better=True, **kwargs):
+def make_scorer(score_func: Callable[..., Any], *,
+                response_method: str | Sequence[str] | None = "predict",
+                greater_is_better: bool = True, **kwargs: Any) -> Any:
     """Make a scikit-learn scorer from a metric, using fastmetrics' function where it has one.
 
     The signature and result are those of :func:`sklearn.metrics.make_scorer`. A
@@ -269,7 +276,9 @@ def _resolve(scoring):
     return scoring
 
 
-def check_scoring(estimator=None, scoring=None, *, allow_none=False, raise_exc=True):
+def check_scoring(estimator: Any = None,
+                  scoring: Scoring = None,
+                  *, allow_none: bool = False, raise_exc: bool = True) -> Any:
     """Determine a scorer from user options, as :func:`sklearn.metrics.check_scoring` does.
 
     Scorer names (a string, a list/tuple/set of strings, or strings as dict values) give

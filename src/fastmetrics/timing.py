@@ -21,6 +21,11 @@ from ._kernels import select as _select
 from .energy import tracks_emissions
 from .report import RESULTS_HEADER, format_metrics_row, results_columns, results_header
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = [
     "LatencyStats",
     "BatchStats",
@@ -184,7 +189,9 @@ def chosen_indices(n_inputs: int, n_iters: int, seed=0) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n_inputs, size=n_iters)
 
 
-def measure_latency(fn, inputs, *, warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0):
+def measure_latency(fn: Callable[[Any], object], inputs: Any, *,
+                    warmup: int = DEFAULT_WARMUP, n_iters: int = DEFAULT_N_ITERS,
+                    seed: int | None = 0) -> LatencyStats:
     """Time ``fn`` one input at a time and summarise the per-call latency.
 
     ``n_iters`` inputs are drawn from ``inputs`` with ``np.random.default_rng(seed)``; the
