@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -40,8 +40,6 @@ from ._states import bins, proba
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._inputs import inconsistent_lengths
 from .percentiles import percentile
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pathlib
@@ -95,8 +93,11 @@ def _state(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels, n
                                         n_threads=n_threads)
 
 
-def calibration_bins(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None,
-                     pos_label=None, labels=None, n_threads=None) -> CalibrationBins:
+def calibration_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                     strategy: Literal["uniform", "quantile"] = "uniform",
+                     sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                     labels: ArrayLike | None = None,
+                     n_threads: int | None = None) -> CalibrationBins:
     """Bin probabilities and count, in one pass, what every calibration metric needs.
 
     Parameters
@@ -187,9 +188,11 @@ def calibration_curve(y_true: ArrayLike, y_prob: ArrayLike, *, pos_label: Label 
     return bins.curve(state)
 
 
-def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                               sample_weight=None, pos_label=None, labels=None,
-                               n_threads=None) -> float:
+def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                               strategy: Literal["uniform", "quantile"] = "uniform",
+                               sample_weight: ArrayLike | None = None,
+                               pos_label: Label | None = None, labels: ArrayLike | None = None,
+                               n_threads: int | None = None) -> float:
     """Expected calibration error: ``sum_b (W_b / W) * |observed_b - confidence_b|``.
 
     Binary ``y_prob`` (1-D) compares the fraction of positives to the mean probability per
@@ -212,9 +215,10 @@ def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     return bins.ece(state)
 
 
-def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                          sample_weight=None, pos_label=None, labels=None,
-                          n_threads=None) -> float:
+def max_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                          strategy: Literal["uniform", "quantile"] = "uniform",
+                          sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                          labels: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """Maximum calibration error: the largest ``|observed_b - confidence_b|`` over non-empty
     bins. Parameters as :func:`calibration_bins`.
 
@@ -234,8 +238,11 @@ def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     return bins.mce(state)
 
 
-def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
-                     scale_by_half="auto", n_threads=None) -> float:
+def brier_score_loss(y_true: ArrayLike, y_proba: ArrayLike, *,
+                     sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                     labels: ArrayLike | None = None,
+                     scale_by_half: bool | Literal["auto"] = "auto",
+                     n_threads: int | None = None) -> float:
     """Brier score loss (scikit-learn's), binary, multiclass or multilabel.
 
     The weighted mean over samples of ``sum_k (y_k - p_k)**2`` over the two columns of a
@@ -282,8 +289,9 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     return bins.brier(state, scale_by_half)
 
 
-def d2_brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
-                   n_threads=None) -> float:
+def d2_brier_score(y_true: ArrayLike, y_proba: ArrayLike, *,
+                   sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                   labels: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """D^2 score for the Brier score (scikit-learn's): the fraction of Brier score explained.
 
     ``1 - brier(y, p) / brier(y, q)``, where the null model ``q`` predicts every class's
@@ -341,8 +349,10 @@ def _first_dim(a) -> int:
 # report card
 
 
-def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_label=None,
-                        labels=None, n_threads=None) -> CalibrationSummary:
+def calibration_summary(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                        sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                        labels: ArrayLike | None = None,
+                        n_threads: int | None = None) -> CalibrationSummary:
     """ECE, MCE and Brier score (10 equal-width bins by default) from one kernel pass.
 
     For a probability matrix all three are top-label: Brier is ``mean((conf - correct)**2)``
@@ -473,8 +483,21 @@ def class_confidence_from_logprobs(logprobs, label_tokens) -> dict[str, float]:
     return {label: v / total for label, v in probs.items()}
 
 
-def reliability_diagram(bins_or_arrays: CalibrationBins | tuple[ArrayLike, ArrayLike],
-                        path: str | os.PathLike[str] | ArrayLike,
+@overload
+def reliability_diagram(bins_or_arrays: CalibrationBins | ArrayLike,
+                        path: str | os.PathLike[str], output_path: None = ...,
+                        n_bins: int = ..., *, strategy: Literal["uniform", "quantile"] = ...,
+                        title: str | None = ...) -> pathlib.Path: ...
+
+
+@overload
+def reliability_diagram(bins_or_arrays: ArrayLike, path: ArrayLike,
+                        output_path: str | os.PathLike[str], n_bins: int = ..., *,
+                        strategy: Literal["uniform", "quantile"] = ...,
+                        title: str | None = ...) -> pathlib.Path: ...
+
+
+def reliability_diagram(bins_or_arrays: Any, path: Any,
                         output_path: str | os.PathLike[str] | None = None, n_bins: int = 10, *,
                         strategy: Literal["uniform", "quantile"] = "uniform",
                         title: str | None = None) -> pathlib.Path:

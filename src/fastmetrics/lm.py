@@ -37,15 +37,13 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
 from ._kernels import lm as _lm
 from ._inputs import native
 from ._threads import threads_for
-
-from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
     from typing import Literal

@@ -13,15 +13,13 @@ import math
 import os
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._kernels import select as _select
 from .energy import tracks_emissions
 from .report import RESULTS_HEADER, format_metrics_row, results_columns, results_header
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
