@@ -43,6 +43,7 @@ Examples
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -387,9 +388,12 @@ def _function(row: _table.Metric):
     return fn
 
 
-for _row in _table.METRICS:
-    if _row.dask:
-        globals()[_row.name] = _function(_row)
+if TYPE_CHECKING:  # the static signatures of the functions generated below
+    from ._dask_signatures import *  # noqa: F401,F403
+else:
+    for _row in _table.METRICS:
+        if _row.dask:
+            globals()[_row.name] = _function(_row)
 
 
 # --------------------------------------------------------------------------- intervals
@@ -473,5 +477,6 @@ def _interval_function(local, n_data: int):
     return fn
 
 
-bootstrap = _interval_function(_uncertainty.bootstrap, 2)
-compare = _interval_function(_uncertainty.compare, 3)
+if not TYPE_CHECKING:  # declared by ._dask_signatures
+    bootstrap = _interval_function(_uncertainty.bootstrap, 2)
+    compare = _interval_function(_uncertainty.compare, 3)
