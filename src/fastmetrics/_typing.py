@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = ["ArrayLike", "NDArray", "FloatArray", "IntArray", "PRFSArrays", "PRFSFloats",
            "Label", "Average", "RankingAverage", "AverageMethod", "Scoring", "ZeroDivision",
            "Normalize", "MultiOutput", "MultiOutputAverage", "QuantileMethod", "Quantiles",
-           "Weights", "RandomState"]
+           "Weights", "RandomState", "AccumulatorKind"]
 
 #: results
 FloatArray = NDArray[np.float64]
@@ -33,6 +33,10 @@ RankingAverage = Literal["micro", "macro", "samples", "weighted"]
 AverageMethod = Literal["min", "geometric", "arithmetic", "max"]
 #: ``scoring`` of check_scoring: a name, a callable, or several of either
 Scoring = Union[str, Callable[..., Any], Sequence[str], Mapping[str, Any], None]
+#: ``kind`` of fastmetrics.dask.accumulate: an accumulator family
+AccumulatorKind = Literal["confusion", "calibration", "regression", "ranking", "contingency",
+                          "proba", "hinge", "label_ranking", "pinball", "tweedie",
+                          "squared_log", "paired"]
 #: ``normalize`` of confusion_matrix
 Normalize = Literal["true", "pred", "all"]
 #: ``multioutput`` of the regression metrics: a name or per-output weights

@@ -41,6 +41,7 @@ from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._inputs import inconsistent_lengths
 from .percentiles import percentile
 
+
 if TYPE_CHECKING:
     import pathlib
     from typing import Literal
@@ -389,7 +390,8 @@ class ProbabilityReport:
         return out
 
 
-def score_probabilities(y_true, y_pred, y_prob, *, n_bins=10, **score_kwargs) -> ProbabilityReport:
+def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike, *,
+                        n_bins: int = 10, **score_kwargs: Any) -> ProbabilityReport:
     """``fastmetrics.score(y_true, y_pred, **score_kwargs)`` plus ECE, MCE and Brier score of
     ``y_prob`` (binary probabilities, or an (n, K) matrix for top-label calibration).
 
@@ -434,7 +436,7 @@ def _candidates(logprobs) -> list[tuple[str, float]]:
     return out
 
 
-def class_confidence_from_logprobs(logprobs, label_tokens) -> dict[str, float]:
+def class_confidence_from_logprobs(logprobs: Any, label_tokens: Any) -> dict[str, float]:
     """Class probabilities from the log-probabilities of candidate tokens.
 
     A stable softmax (``exp(lp - max lp)``) over the candidates, the probabilities of all

@@ -65,6 +65,12 @@ from .streaming import (
     TweedieAccumulator,
 )
 
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._typing import AccumulatorKind
+
 __all__ = ["accumulate", "bootstrap", "compare",
            *(row.name for row in _table.METRICS if row.dask)]
 
@@ -243,8 +249,8 @@ def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
     return level[0]
 
 
-def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_every=None,
-               n_threads=None, **params):
+def accumulate(kind: AccumulatorKind, y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+               compute: bool = True, split_every: int | None = None, n_threads: int | None = None, **params: Any) -> Any:
     """The merged :mod:`fastmetrics.streaming` accumulator of dask inputs.
 
     One graph execution gives every metric of the accumulator: ask it for several without

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from types import TracebackType
     from typing import Any
 
 __all__ = [
@@ -63,7 +64,7 @@ def _check_amount(value, name: str, upper=None) -> float:
     return v
 
 
-def gco2_per_f1_point(co2_kg, f1) -> float:
+def gco2_per_f1_point(co2_kg: float, f1: float | None) -> float:
     """Grams of CO2-equivalent per F1 point: ``co2_kg * 1000 / (f1 * 100)`` (F1 in [0, 1]).
 
     ``inf`` when F1 is 0 and something was emitted, NaN when both are 0.
@@ -77,7 +78,7 @@ def gco2_per_f1_point(co2_kg, f1) -> float:
     return _ratio(_check_amount(co2_kg, "co2_kg"), _check_amount(f1, "f1", 1.0) * 100.0)
 
 
-def gco2_per_mae_unit(co2_kg, mae) -> float:
+def gco2_per_mae_unit(co2_kg: float, mae: float | None) -> float:
     """Grams of CO2-equivalent per unit of MAE: ``co2_kg * 1000 / mae``.
 
     ``inf`` when the MAE is 0 and something was emitted, NaN when both are 0.
@@ -144,7 +145,8 @@ class EmissionsReport:
                                                     "an F1.")
     gco2_per_mae_unit = property(_per_mae_unit, doc="``co2_g / mae``; None without an MAE.")
 
-    def with_quality(self, *, f1=None, mae=None) -> EmissionsReport:
+    def with_quality(self, *, f1: float | None = None,
+                     mae: float | None = None) -> EmissionsReport:
         """A copy that knows the run's F1 (in [0, 1]) and/or MAE, for the ratio metrics."""
         return dataclasses.replace(
             self, f1=self.f1 if f1 is None else _check_amount(f1, "f1", 1.0),
@@ -213,7 +215,8 @@ class EmissionsRun:
         self.tracker.start()
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         # stopped whatever happened in the block: its measuring thread must not outlive it
         self.tracker.stop()
         if exc_type is None:
@@ -241,9 +244,10 @@ class EmissionsRun:
         )
 
 
-def track_emissions(country_iso_code=None, *, project_name="fastmetrics",
-                    measure_power_secs=15, log_level="error", output_dir=None,
-                    **tracker_kwargs) -> EmissionsRun:
+def track_emissions(country_iso_code: str | None = None, *, project_name: str = "fastmetrics",
+                    measure_power_secs: float = 15, log_level: str = "error",
+                    output_dir: str | os.PathLike[str] | None = None,
+                    **tracker_kwargs: Any) -> EmissionsRun:
     """Track the energy and CO2 of a block with CodeCarbon's offline tracker.
 
     Parameters

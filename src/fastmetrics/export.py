@@ -150,7 +150,7 @@ def _values(values: Mapping) -> dict:
     return out
 
 
-def run_metrics(*results, **values) -> dict:
+def run_metrics(*results: object, **values: object) -> dict[str, Any]:
     """One run's metrics under the harness' metric keys (:data:`METRIC_KEYS`).
 
     Each result object gives its keys:

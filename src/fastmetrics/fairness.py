@@ -18,11 +18,16 @@ from __future__ import annotations
 from ._states import grouped
 from ._states.grouped import GROUP_METRICS, GroupedConfusionState, GroupMetrics
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike
+
 __all__ = ["GROUP_METRICS", "GroupMetrics", "group_metrics"]
 
 
-def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
-                  n_threads=None) -> GroupMetrics:
+def group_metrics(y_true: ArrayLike, y_pred: ArrayLike, groups: ArrayLike,
+                  metric: str = "accuracy", *, n_threads: int | None = None) -> GroupMetrics:
     """A classification metric within each group of samples, and the gaps between groups.
 
     Parameters

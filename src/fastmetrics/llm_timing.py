@@ -7,6 +7,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["parse_ollama_timings"]
 
 _NS_PER_MS = 1e6
@@ -41,7 +46,7 @@ def _rate(count, duration_ns) -> float:
     return count / (duration_ns / _NS_PER_S)
 
 
-def parse_ollama_timings(response) -> dict:
+def parse_ollama_timings(response: Mapping[str, Any]) -> dict[str, Any]:
     """Milliseconds and generation speed from an Ollama-style response.
 
     ``total_ms = total_duration / 1e6``, ``load_ms = load_duration / 1e6``,

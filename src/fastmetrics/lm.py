@@ -45,7 +45,9 @@ from ._kernels import lm as _lm
 from ._inputs import native
 from ._threads import threads_for
 
+
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import Literal
     from ._typing import ArrayLike, FloatArray, NDArray
 
@@ -151,7 +153,8 @@ def _run(logits, targets, mask, n_threads):
     return out, greedy, m, single
 
 
-def token_logprobs(logits, targets, *, mask=None, n_threads=None) -> np.ndarray:
+def token_logprobs(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = None,
+                   n_threads: int | None = None) -> np.ndarray:
     """Log-probability of each target token: ``log_softmax(logits, -1)`` gathered at
     ``targets``, without forming the (B, T, V) log-softmax.
 
@@ -250,7 +253,8 @@ def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | 
     return ll, (bool(g[0]) if single else g)
 
 
-def perplexity(logits, targets, *, mask=None, n_threads=None) -> float:
+def perplexity(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = None,
+               n_threads: int | None = None) -> float:
     """Perplexity of the selected tokens, pooled over the batch:
     ``exp(-sum(log P(target)) / n_tokens)``.
 
@@ -402,8 +406,8 @@ def _token_ids(seq, what: str) -> np.ndarray:
     return a.astype(np.int64)
 
 
-def continuation_batch(pairs, *, max_length: int, pad_id: int = 0,
-                       prefix_id: int | None = None,
+def continuation_batch(pairs: Iterable[tuple[Sequence[int], Sequence[int]]], *, max_length: int,
+                       pad_id: int = 0, prefix_id: int | None = None,
                        padding_side: str = "right") -> ContinuationBatch:
     """Build the model input, shifted targets and continuation mask for a batch of
     (context, continuation) token pairs, as lm-evaluation-harness's log-likelihood requests.
@@ -607,9 +611,9 @@ def _window_logits(logits_fn, seg, batched: bool) -> np.ndarray:
     return logits
 
 
-def rolling_loglik(tokens, logits_fn: Callable[[np.ndarray], np.ndarray], *, max_length: int,
-                   stride: int | None = None, batch_size: int | None = None,
-                   n_threads=None) -> float:
+def rolling_loglik(tokens: ArrayLike, logits_fn: Callable[[np.ndarray], np.ndarray], *,
+                   max_length: int, stride: int | None = None, batch_size: int | None = None,
+                   n_threads: int | None = None) -> float:
     """Log-likelihood of a long token sequence, scored in :func:`rolling_windows`.
 
     Parameters

@@ -9,6 +9,12 @@ import numpy as np
 
 from ._inputs import column
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+    from ._typing import ArrayLike
+
 __all__ = ["ParsedPredictions", "parse_failures"]
 
 
@@ -46,7 +52,7 @@ class ParsedPredictions:
     keep: np.ndarray = field(repr=False)
     failed: np.ndarray = field(repr=False)
 
-    def select(self, *arrays):
+    def select(self, *arrays: ArrayLike) -> Any:
         """The rows of other per-row arrays that the metrics see (``a[keep]`` for each),
         aligned with ``y_true`` and ``y_pred``: one array for one argument, else a tuple.
 
@@ -99,8 +105,8 @@ def _plain(a: np.ndarray) -> np.ndarray:
     return conv
 
 
-def parse_failures(y_true, y_pred, *, missing=None, policy: str = "exclude",
-                   fill_label=None) -> ParsedPredictions:
+def parse_failures(y_true: ArrayLike, y_pred: ArrayLike, *, missing: object = None,
+                   policy: str = "exclude", fill_label: object = None) -> ParsedPredictions:
     """Count the predictions that failed to parse and apply a rule to them.
 
     A prediction is a parse failure when it is ``None`` or NaN, or equal to ``missing``

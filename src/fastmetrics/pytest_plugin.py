@@ -35,10 +35,19 @@ import pytest
 
 from .timing import DEFAULT_N_ITERS, DEFAULT_WARMUP, LatencyStats, latency_stats, measure_latency
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["record_latency", "percentiles_from_benchmark", "latency_benchmark"]
 
 
-def record_latency(benchmark, stats, *, prefix: str = "") -> LatencyStats:
+def record_latency(benchmark: Any, stats: LatencyStats | ArrayLike, *,
+                   prefix: str = "") -> LatencyStats:
     """Store a latency summary in ``benchmark.extra_info`` (keys ``{prefix}p50_ms`` ...).
 
     ``stats`` is a :class:`LatencyStats` or a sequence of durations in nanoseconds. Values
@@ -51,7 +60,7 @@ def record_latency(benchmark, stats, *, prefix: str = "") -> LatencyStats:
     return stats
 
 
-def percentiles_from_benchmark(benchmark, *, prefix: str = "round_") -> LatencyStats | None:
+def percentiles_from_benchmark(benchmark: Any, *, prefix: str = "round_") -> LatencyStats | None:
     """Latency percentiles of the rounds pytest-benchmark has timed (None when disabled).
 
     Each round's time is divided by its iteration count, so this is the per-call time. The
@@ -66,7 +75,7 @@ def percentiles_from_benchmark(benchmark, *, prefix: str = "round_") -> LatencyS
 
 
 @pytest.fixture
-def latency_benchmark(benchmark):
+def latency_benchmark(benchmark: Any) -> Callable[..., LatencyStats]:
     """``latency_benchmark(fn, inputs, *, warmup=10, n_iters=200, seed=0) -> LatencyStats``."""
 
     def run(fn, inputs, *, warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0):

@@ -17,7 +17,10 @@ from ._states.confusion import ClassificationMetrics, ConfusionState, PerClassMe
 
 from typing import TYPE_CHECKING
 
+
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
     from ._typing import ArrayLike, Label, RandomState
 
 __all__ = [
@@ -217,8 +220,9 @@ def _latency(latency, key: str) -> str:
     return _number(v, key, 1)
 
 
-def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=None, *,
-                       columns=None) -> str:
+def format_metrics_row(name: str, metrics: Any, latency: Any = None,
+                       cost_per_1k: float | None = None, params: Any = None, *,
+                       columns: Sequence[str] | None = None) -> str:
     """One markdown table row for an append-only results log (``RESULTS.md``).
 
     Columns (:data:`RESULTS_COLUMNS`): name, accuracy, macro F1, OOS recall (4 decimals;
@@ -286,7 +290,7 @@ def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=Non
     return "| " + " | ".join(cells[c] for c in columns) + " |"
 
 
-def flatten(obj, prefix: str = "") -> dict:
+def flatten(obj: object, prefix: str = "") -> dict[str, Any]:
     """Every number of a report object under one flat ``name -> value`` dict with dot keys,
     ready for a metrics table (``run_id, metric_name, value``).
 

@@ -14,10 +14,15 @@ from ._inputs import column
 from ._states.confusion import ConfusionState
 from ._states.grouped import metric_fn
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike
+
 __all__ = ["RobustnessReport", "consistency_rate", "robustness_report", "robustness_score"]
 
 
-def consistency_rate(pred_orig, pred_perturbed) -> float:
+def consistency_rate(pred_orig: ArrayLike, pred_perturbed: ArrayLike) -> float:
     """Fraction of samples whose prediction is the same on the original and the perturbed
     input.
 
@@ -114,8 +119,9 @@ def _one(fn, metric, y_true, pred_orig, orig, n, pred_perturbed, n_threads):
     return RobustnessReport(metric, orig, pert, robustness_score(orig, pert), rate, n)
 
 
-def robustness_report(y_true, pred_orig, pred_perturbed, *, metric: str = "accuracy",
-                      n_threads=None) -> RobustnessReport:
+def robustness_report(y_true: ArrayLike, pred_orig: ArrayLike,
+                      pred_perturbed: ArrayLike | Mapping[str, ArrayLike], *,
+                      metric: str = "accuracy", n_threads: int | None = None) -> RobustnessReport:
     """Metric on the original and the perturbed predictions (one counting pass each),
     robustness score and consistency rate; for one perturbation or several named ones.
 

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import calibration, classification, cluster, probabilities, ranking, regression
 
+
 if TYPE_CHECKING:
+    from ._typing import ArrayLike
     from collections.abc import Sequence
 
     from ._typing import Scoring
@@ -48,12 +50,12 @@ __all__ = [
 UNCOVERED_SKLEARN_SCORERS: tuple[str, ...] = ()
 
 
-def positive_likelihood_ratio(y_true, y_pred) -> float:
+def positive_likelihood_ratio(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """LR+ with undefined values replaced by 1.0, as scikit-learn's scorer computes it."""
     return classification.class_likelihood_ratios(y_true, y_pred, replace_undefined_by=1.0)[0]
 
 
-def negative_likelihood_ratio(y_true, y_pred) -> float:
+def negative_likelihood_ratio(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """LR- with undefined values replaced by 1.0, as scikit-learn's scorer computes it."""
     return classification.class_likelihood_ratios(y_true, y_pred, replace_undefined_by=1.0)[1]
 

@@ -21,7 +21,10 @@ from ._kernels import select as _select
 from .energy import tracks_emissions
 from .report import RESULTS_HEADER, format_metrics_row, results_columns, results_header
 
+
 if TYPE_CHECKING:
+    from typing import Literal
+    from ._typing import ArrayLike
     from collections.abc import Callable
 
 __all__ = [
@@ -115,7 +118,7 @@ class ModelBenchmark:
         return out
 
 
-def latency_stats(samples_ns, *, unit="ns") -> LatencyStats:
+def latency_stats(samples_ns: ArrayLike, *, unit: Literal["ns", "ms"] = "ns") -> LatencyStats:
     """Summarise per-call durations given in nanoseconds (or milliseconds).
 
     Parameters
@@ -242,7 +245,7 @@ def measure_latency(fn: Callable[[Any], object], inputs: Any, *,
     return latency_stats(np.array(samples, dtype=np.int64))
 
 
-def throughput_per_minute(n_instances, duration_s) -> float:
+def throughput_per_minute(n_instances: float, duration_s: float) -> float:
     """Instances per minute: ``n_instances / duration_s * 60`` (the reference harness's
     ``throughput``); ``inf`` for a duration of 0 with instances, 0.0 with none.
 
@@ -267,7 +270,8 @@ def throughput_per_minute(n_instances, duration_s) -> float:
     return n / d * 60.0
 
 
-def measure_batch(fn, X, *, warmup=DEFAULT_BATCH_WARMUP) -> BatchStats:
+def measure_batch(fn: Callable[[Any], object], X: Any, *,
+                  warmup: int = DEFAULT_BATCH_WARMUP) -> BatchStats:
     """Time one call ``fn(X)`` on a whole batch, after a small warm-up call.
 
     The warm-up calls ``fn`` on the first ``warmup`` rows (skipped when ``warmup`` is 0).
@@ -381,10 +385,11 @@ def _regression_metrics(y_true, y_pred) -> dict:
 
 
 @tracks_emissions
-def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classification",
-                    warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0,
-                    batch_warmup=DEFAULT_BATCH_WARMUP, classes=None,
-                    emissions=None) -> ModelBenchmark:
+def benchmark_model(model: Any, X_train: Any, y_train: Any, X_test: Any, y_test: Any, *,
+                    task: Literal["classification", "regression"] = "classification",
+                    warmup: int = DEFAULT_WARMUP, n_iters: int = DEFAULT_N_ITERS,
+                    seed: int | None = 0, batch_warmup: int = DEFAULT_BATCH_WARMUP,
+                    classes: ArrayLike | None = None, emissions: Any = None) -> ModelBenchmark:
     """Fit a model, then measure fit time, batch inference, single-sample latency and quality.
 
     The reference procedure: wall-clock ``fit`` time; one timed ``predict`` over ``X_test``
@@ -467,7 +472,8 @@ def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classifica
     return ModelBenchmark(task, fit_seconds, batch, latency, metrics)
 
 
-def append_results(path, name, metrics, latency=None, cost_per_1k=None, params=None) -> str:
+def append_results(path: str | os.PathLike[str], name: str, metrics: Any, latency: Any = None,
+                   cost_per_1k: float | None = None, params: Any = None) -> str:
     """Append one markdown row for a run to the results log at ``path`` (e.g. RESULTS.md).
 
     The row is :func:`fastmetrics.report.format_metrics_row`'s (``metrics``: a report

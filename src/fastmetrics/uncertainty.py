@@ -611,8 +611,8 @@ def bootstrap_state(state: State, metric: str | Callable[..., Any], *, n_resampl
                            "cells")
 
 
-def compare_state(state: PairedConfusionState, metric: str | Callable[..., Any], *, n_resamples: int = 1000,
-                  confidence_level: float = 0.95,
+def compare_state(state: PairedConfusionState, metric: str | Callable[..., Any], *,
+                  n_resamples: int = 1000, confidence_level: float = 0.95,
                   method: str = "percentile",
                   random_state: RandomState = None, **metric_kwargs: Any) -> ComparisonResult:
     """:func:`compare` of a confusion metric from a
@@ -757,7 +757,8 @@ def _joint_state(row, y_true, a, b, kwargs, sample_weight) -> PairedConfusionSta
 # --------------------------------------------------------------------------- McNemar
 
 
-def mcnemar_test(y_true, y_pred_a, y_pred_b, *, exact=True, correction=True) -> McNemarResult:
+def mcnemar_test(y_true: ArrayLike, y_pred_a: ArrayLike, y_pred_b: ArrayLike, *,
+                 exact: bool = True, correction: bool = True) -> McNemarResult:
     """McNemar's test that two classifiers have the same accuracy on the same rows.
 
     Only the rows where exactly one model is right count: ``a_only`` (A right, B wrong) and
@@ -799,7 +800,8 @@ def _check_flags(exact, correction) -> None:
             raise TypeError(f"{name} must be a bool, got {v!r}")
 
 
-def mcnemar_from_counts(a_only: int, b_only: int, *, exact=True, correction=True) -> McNemarResult:
+def mcnemar_from_counts(a_only: int, b_only: int, *, exact: bool = True,
+                        correction: bool = True) -> McNemarResult:
     """McNemar's test from the two disagreement counts (see :func:`mcnemar_test`)."""
     _check_flags(exact, correction)
     for name, v in (("a_only", a_only), ("b_only", b_only)):
