@@ -26,8 +26,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import TracebackType
-    from typing import Any
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "EmissionsReport",
@@ -308,7 +311,7 @@ def track_emissions(country_iso_code: str | None = None, *, project_name: str = 
     return EmissionsRun(tracker_class(**kwargs), code)
 
 
-def tracks_emissions(benchmark):
+def tracks_emissions(benchmark: F) -> F:
     """Decorator of ``benchmark_model``: its ``emissions=`` argument (True, or a dict of
     :func:`track_emissions` arguments) runs the whole benchmark (fit and every prediction)
     inside a tracker and puts the report, with the run's macro F1 or MAE, in the result's
@@ -332,4 +335,5 @@ def tracks_emissions(benchmark):
         report = run.report.with_quality(f1=metrics.get("macro_f1"), mae=metrics.get("mae"))
         return dataclasses.replace(result, emissions=report)
 
-    return tracked
+    # functools.wraps keeps the benchmark's signature for callers; mypy cannot see that
+    return tracked  # type: ignore[return-value]

@@ -37,8 +37,11 @@ from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from typing import Any, Literal
-    from ._typing import RankingAverage, ArrayLike, FloatArray, Label, NDArray, Weights
+    from typing import Any, Literal, TypeVar
+
+    from ._typing import ArrayLike, FloatArray, Label, NDArray, RankingAverage, Weights
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "roc_auc_score",
@@ -232,7 +235,7 @@ def det_curve(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label | None = N
     return ranking.det(state, pos_label, drop_intermediate)
 
 
-def _positional_deprecated(fn):
+def _positional_deprecated(fn: F) -> F:
     """scikit-learn 1.9's ``_deprecate_positional_args(version="1.11")``: keyword-only
     parameters given by position still work, with its FutureWarning."""
     params = inspect.signature(fn).parameters
@@ -252,7 +255,8 @@ def _positional_deprecated(fn):
             args = args[:n_pos]
         return fn(*args, **kwargs)
 
-    return with_positional
+    # functools.wraps keeps fn's signature for callers; mypy cannot see that
+    return with_positional  # type: ignore[return-value]
 
 
 @_positional_deprecated
