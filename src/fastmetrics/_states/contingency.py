@@ -47,6 +47,11 @@ from .. import exceptions
 from ..exceptions import invalid_parameter
 from . import base
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
+
 __all__ = [
     "AVERAGE_METHODS",
     "CELL_BUDGET",
@@ -157,8 +162,8 @@ class ContingencyState(base.State):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_arrays(cls, labels_true, labels_pred, n_threads=None, *,
-                    warn: bool = True) -> ContingencyState:
+    def from_arrays(cls, labels_true: ArrayLike, labels_pred: ArrayLike,
+                    n_threads: int | None = None, *, warn: bool = True) -> ContingencyState:
         """Count the pairs of labels (one kernel pass); ``warn``: scikit-learn's warning
         for continuous values (its ``contingency_matrix`` does not warn)."""
         at, ap = check_clusterings(labels_true, labels_pred, warn=warn)

@@ -21,6 +21,11 @@ from .._kernels import labelrank as kernel
 from .._threads import threads_for
 from . import base
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
+
 __all__ = ["LabelRankingState", "coverage", "coverage_of", "lrap", "ranking_loss", "target_kind"]
 
 _NO_W = np.empty(0, dtype=np.float64)
@@ -135,7 +140,8 @@ class LabelRankingState(base.State):
         return self.n
 
     @classmethod
-    def from_arrays(cls, y_true, y_score, sample_weight=None, n_threads=None, *,
+    def from_arrays(cls, y_true: ArrayLike, y_score: ArrayLike,
+                    sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
                     allow_empty: bool = False) -> LabelRankingState:
         """The state of an (n, L) 0/1 label matrix and an (n, L) score matrix (one kernel
         pass). ``ValueError`` for other shapes, labels other than 0/1, non-finite scores,

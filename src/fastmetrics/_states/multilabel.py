@@ -16,6 +16,11 @@ from .._inputs import EMPTY, INT_CHARS, inconsistent_lengths, native, sample_wei
 from .._kernels import multilabel as kernel
 from . import base
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
+
 __all__ = ["MultilabelState", "accuracy", "hamming", "is_multilabel_pair", "mcm",
            "zero_one"]
 
@@ -103,7 +108,8 @@ class MultilabelState(base.State):
         self.int_weights = int_weights
 
     @classmethod
-    def from_arrays(cls, y_true, y_pred, sample_weight_=None) -> MultilabelState:
+    def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
+                    sample_weight_: ArrayLike | None = None) -> MultilabelState:
         """Count two (n, L) indicator matrices (one kernel pass)."""
         yt = _as_indicator(y_true, "y_true")
         yp = _as_indicator(y_pred, "y_pred")

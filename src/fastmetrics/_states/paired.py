@@ -33,6 +33,11 @@ from .._kernels import joint as joint_kernel
 from . import base
 from .confusion import ConfusionState
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
+
 __all__ = ["PairedConfusionState"]
 
 # joint tables of at most this many cells are counted densely; more, by sorting the keys
@@ -64,7 +69,8 @@ class PairedConfusionState(base.State):
         self.n_samples = n_samples
 
     @classmethod
-    def from_arrays(cls, y_true, y_pred_a, y_pred_b) -> PairedConfusionState:
+    def from_arrays(cls, y_true: ArrayLike, y_pred_a: ArrayLike,
+                    y_pred_b: ArrayLike) -> PairedConfusionState:
         """Count the triples of labels (one hash pass per column, one counting pass).
         Labels follow the confusion state's rules (integers of two dtypes, text, no mix)."""
         yt = label_column(y_true, "y_true")

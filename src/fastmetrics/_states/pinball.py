@@ -35,6 +35,11 @@ from . import base
 from .sums import (average, check_multioutput, explained_fractions, n_outputs, nonfinite_input,
                    out, targets)
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
+
 __all__ = ["PinballState", "check_alpha", "check_pinball_multioutput", "d2_score", "loss",
            "quantiles"]
 
@@ -88,7 +93,8 @@ class PinballState(base.OutputSums):
     __slots__ = ()
 
     @classmethod
-    def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *,
+    def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
+                    sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
                     allow_empty: bool = False, allow_zero_sum: bool = False) -> PinballState:
         """The sums of one kernel pass. Raises scikit-learn's errors for bad input (lengths,
         NaN / infinity, weights that sum to zero unless ``allow_zero_sum``, empty input

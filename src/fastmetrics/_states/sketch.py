@@ -27,6 +27,11 @@ from .._kernels import sketch as kernel
 from .. import _order
 from . import base
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
+
 __all__ = [
     "METHODS",
     "ExactQuantileState",
@@ -135,7 +140,8 @@ class SketchState(base.State):
         self.n_samples = n_samples
 
     @classmethod
-    def from_arrays(cls, values, relative_accuracy=0.01, max_buckets=2048) -> SketchState:
+    def from_arrays(cls, values: ArrayLike, relative_accuracy: float = 0.01,
+                    max_buckets: int = 2048) -> SketchState:
         """Count ``values`` (any real dtype, raveled) in one kernel pass. NaN or infinity
         raises ``ValueError``."""
         alpha, cap = settings(relative_accuracy, max_buckets)
@@ -418,7 +424,7 @@ class ExactQuantileState(base.State):
         self.n_samples = n_samples
 
     @classmethod
-    def from_arrays(cls, values) -> ExactQuantileState:
+    def from_arrays(cls, values: ArrayLike) -> ExactQuantileState:
         """A copy of ``values`` (any real dtype, raveled). NaN or infinity raises
         ``ValueError``."""
         a = real_values(values)
