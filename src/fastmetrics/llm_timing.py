@@ -18,7 +18,7 @@ _NS_PER_MS = 1e6
 _NS_PER_S = 1e9
 
 
-def _field(response, name: str, required: bool):
+def _field(response: Any, name: str, required: bool) -> Any:
     if isinstance(response, Mapping):
         value = response.get(name)
     else:  # a client's response object (attributes)
@@ -40,7 +40,7 @@ def _field(response, name: str, required: bool):
     return value
 
 
-def _rate(count, duration_ns) -> float:
+def _rate(count: float, duration_ns: float) -> float:
     if duration_ns == 0:
         return math.inf if count > 0 else 0.0
     return count / (duration_ns / _NS_PER_S)

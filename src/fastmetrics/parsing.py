@@ -74,12 +74,12 @@ class ParsedPredictions:
             out.append(arr[self.keep])
         return out[0] if len(out) == 1 else tuple(out)
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         return {"parse_failure_rate": self.parse_failure_rate,
                 "n_predictions": self.n_predictions, "n_failures": self.n_failures}
 
 
-def _missing_mask(yp: np.ndarray, missing) -> np.ndarray:
+def _missing_mask(yp: np.ndarray, missing: object) -> np.ndarray:
     if yp.dtype.kind == "O":
         miss = np.fromiter((v is None or (isinstance(v, float) and v != v) for v in yp.tolist()),
                            dtype=bool, count=yp.shape[0])

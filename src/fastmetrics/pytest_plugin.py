@@ -78,7 +78,8 @@ def percentiles_from_benchmark(benchmark: Any, *, prefix: str = "round_") -> Lat
 def latency_benchmark(benchmark: Any) -> Callable[..., LatencyStats]:
     """``latency_benchmark(fn, inputs, *, warmup=10, n_iters=200, seed=0) -> LatencyStats``."""
 
-    def run(fn, inputs, *, warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0):
+    def run(fn: Callable[[Any], object], inputs: Any, *, warmup: int = DEFAULT_WARMUP,
+            n_iters: int = DEFAULT_N_ITERS, seed: int | None = 0) -> LatencyStats:
         stats = measure_latency(fn, inputs, warmup=warmup, n_iters=n_iters, seed=seed)
         record_latency(benchmark, stats)
         benchmark(fn, inputs[0])  # under --benchmark-disable: one plain call

@@ -17,6 +17,8 @@ from ._states.grouped import metric_fn
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ._typing import ArrayLike
 
 __all__ = ["RobustnessReport", "consistency_rate", "robustness_report", "robustness_score"]
@@ -96,10 +98,10 @@ class RobustnessReport:
     robustness_score: float
     consistency_rate: float
     n_samples: int
-    perturbations: dict = field(default_factory=dict)
+    perturbations: dict[str, RobustnessReport] = field(default_factory=dict)
     worst_perturbation: Any = None
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         out = {"metric": self.metric, f"{self.metric}.original": self.original,
                f"{self.metric}.perturbed": self.perturbed,
                "robustness_score": self.robustness_score,
@@ -113,7 +115,9 @@ class RobustnessReport:
         return out
 
 
-def _one(fn, metric, y_true, pred_orig, orig, n, pred_perturbed, n_threads):
+def _one(fn: Callable[[ConfusionState], float], metric: str, y_true: ArrayLike,
+         pred_orig: ArrayLike, orig: float, n: int, pred_perturbed: ArrayLike,
+         n_threads: int | None) -> RobustnessReport:
     rate = consistency_rate(pred_orig, pred_perturbed)
     pert = float(fn(ConfusionState.from_arrays(y_true, pred_perturbed, n_threads=n_threads)))
     return RobustnessReport(metric, orig, pert, robustness_score(orig, pert), rate, n)

@@ -11,6 +11,8 @@ import numpy as np
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._typing import ArrayLike
 
 __all__ = ["Stability", "stability_summary"]
@@ -26,7 +28,7 @@ class Stability:
     stability_score: float
     n_seeds: int
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         """The reference harness's keys: ``stability_score``, ``stability.mean``, ..."""
         return {"stability_score": self.stability_score, "stability.mean": self.mean,
                 "stability.stddev": self.stddev, "stability.cv": self.cv,
