@@ -37,7 +37,8 @@ from ._states.proba import ProbabilityState
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Any, Literal
+
     from ._typing import ArrayLike
 
 __all__ = ["d2_log_loss_score", "hinge_loss", "log_loss", "top_k_accuracy_score"]
@@ -47,7 +48,7 @@ _RENAMED = ("`y_pred` was renamed to `y_proba` in version 1.9 and will be remove
             "Use `y_proba` instead.")
 
 
-def _proba_argument(y_proba, y_pred):
+def _proba_argument(y_proba: ArrayLike | None, y_pred: ArrayLike) -> ArrayLike:
     """scikit-learn 1.9's deprecated ``y_pred=`` spelling of ``y_proba``."""
     if isinstance(y_pred, str) and y_pred == "deprecated":
         if y_proba is None:
@@ -248,7 +249,7 @@ def hinge_loss(y_true: ArrayLike, pred_decision: ArrayLike, *, labels: ArrayLike
     return hinge.hinge(state)
 
 
-def _n_rows(a) -> int:
+def _n_rows(a: Any) -> int:
     shape = getattr(a, "shape", None)
     if shape is None:
         try:
