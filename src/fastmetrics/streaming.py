@@ -196,7 +196,7 @@ class Accumulator:
             self._state = st if self._state is None else self._state.merge(st)
 
     # ------------------------------------------------------------------ merging
-    def config(self) -> dict:
+    def config(self) -> dict[str, Any]:
         """The constructor arguments of this accumulator."""
         return {k: getattr(self, k) for k in self._config}
 
@@ -251,7 +251,7 @@ class Accumulator:
         return f"{type(self).__name__}({self._describe()}, n_samples={self.n_samples})"
 
     # ------------------------------------------------------------------ export / load
-    def to_dict(self, *, as_lists: bool = False) -> dict:
+    def to_dict(self, *, as_lists: bool = False) -> dict[str, Any]:
         """The accumulator as plain values: its configuration and its state's
         :meth:`~fastmetrics.states.State.to_dict` (None before any sample)."""
         st = self.state
@@ -314,7 +314,7 @@ def _metric_method(row: _table.Metric) -> Callable[..., Any]:
     config = tuple(p for p in row.config if p in takes)
     derive = row.derive
 
-    def method(self, *args, **kwargs):
+    def method(self: Accumulator, *args: Any, **kwargs: Any) -> Any:
         bound = sig.bind(self, *args, **kwargs).arguments
         del bound["self"]
         for p in config:  # the accumulator's setting; None leaves the derivation's default
@@ -1243,7 +1243,7 @@ class ContingencyAccumulator(Accumulator, ContingencyAccumulatorMethods):
             self._add(st, False)
         return self
 
-    def result(self) -> tuple:
+    def result(self) -> tuple[float, float, float]:
         """``homogeneity_completeness_v_measure()`` of everything seen."""
         return contingency.homogeneity_completeness_v(self.require_state())
 
