@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["METHODS", "median", "percentile", "quantile"]
 
 
-def _as_data(a, axis):
+def _as_data(a: ArrayLike, axis: int | tuple[int, ...] | None) -> NDArray[Any]:
     arr = np.asarray(a)
     if arr.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
@@ -54,7 +54,7 @@ def _as_data(a, axis):
     return arr
 
 
-def _check_q(q, scale_name):
+def _check_q(q: NDArray[Any], scale_name: str) -> None:
     # numpy's _quantile_is_valid, with the NaN named in the message
     if q.ndim > 2:
         raise ValueError("q must be a scalar or 1d")

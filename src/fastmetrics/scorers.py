@@ -30,10 +30,9 @@ from . import calibration, classification, cluster, probabilities, ranking, regr
 
 
 if TYPE_CHECKING:
-    from ._typing import ArrayLike
     from collections.abc import Sequence
 
-    from ._typing import Scoring
+    from ._typing import ArrayLike, Scoring
 
 __all__ = [
     "get_scorer",
@@ -129,7 +128,7 @@ for _prefix, _func in [
             _func, kwargs={"pos_label": None, "average": _average})
 
 
-def _sklearn_metrics():
+def _sklearn_metrics() -> Any:
     try:
         return importlib.import_module("sklearn.metrics")
     except ImportError as exc:
@@ -201,7 +200,7 @@ def get_scorer(scoring: str | Callable[..., Any] | None) -> Any:
     return skm.get_scorer(scoring)
 
 
-def _fastmetrics_counterpart(func):
+def _fastmetrics_counterpart(func: Callable[..., Any]) -> Callable[..., Any] | None:
     """fastmetrics' function of the same name as a scikit-learn metric function, or None."""
     module = getattr(func, "__module__", None) or ""
     if not module.startswith("sklearn.metrics"):
@@ -255,7 +254,7 @@ def make_scorer(score_func: Callable[..., Any], *,
                            greater_is_better=greater_is_better, **kwargs)
 
 
-def _resolve(scoring):
+def _resolve(scoring: Scoring) -> Any:
     """Scorer names (alone, in a list/tuple/set, or as dict values) -> fastmetrics scorers."""
     if isinstance(scoring, str) and scoring in _SPECS:
         return get_scorer(scoring)
