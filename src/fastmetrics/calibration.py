@@ -64,8 +64,9 @@ __all__ = [
 ]
 
 
-def _state(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels, n_threads,
-           *, binary: bool = False) -> CalibrationState:
+def _state(y_true: ArrayLike, y_prob: ArrayLike, n_bins: int, strategy: str,
+           sample_weight: ArrayLike | None, pos_label: Label | None, labels: ArrayLike | None,
+           n_threads: int | None, *, binary: bool = False) -> CalibrationState:
     """Validate and bin: the one pass every function here reads (``binary``: 1-D ``y_prob``
     only, as ``calibration_curve``)."""
     if strategy == "uniform":
@@ -341,7 +342,7 @@ def d2_brier_score(y_true: ArrayLike, y_proba: ArrayLike, *,
     return bins.d2_brier(state)
 
 
-def _first_dim(a) -> int:
+def _first_dim(a: ArrayLike) -> int:
     shape = np.shape(a)
     return int(shape[0]) if shape else 1
 
@@ -379,12 +380,12 @@ class ProbabilityReport:
     classification: Any  # a ClassificationMetrics
     calibration: CalibrationSummary
 
-    def as_row(self) -> dict:
+    def as_row(self) -> dict[str, Any]:
         row = dict(self.classification.as_row())
         row.update({f"calibration.{k}": v for k, v in self.calibration.as_row().items()})
         return row
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         out = dict(self.classification.to_flat_dict())
         out.update({f"calibration.{k}": v for k, v in self.calibration.to_flat_dict().items()})
         return out
@@ -410,7 +411,7 @@ def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike,
 # log-probabilities and plots
 
 
-def _candidates(logprobs) -> list[tuple[str, float]]:
+def _candidates(logprobs: Any) -> list[tuple[str, float]]:
     """(token, logprob) pairs from a mapping, pairs, dicts or objects with token/logprob;
     a first entry with ``top_logprobs`` means: the candidates of the first generated token."""
     if isinstance(logprobs, dict):
@@ -419,7 +420,7 @@ def _candidates(logprobs) -> list[tuple[str, float]]:
     if not items:
         return []
 
-    def get(x, key):
+    def get(x: Any, key: str) -> Any:
         return x.get(key) if isinstance(x, dict) else getattr(x, key, None)
 
     first = items[0]
