@@ -18,12 +18,12 @@ are out of scope: they need the samples' features, not a table of counts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 import numpy as np
 
 from ._states import contingency as st
 from ._states.contingency import ContingencyState
-
-from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
     from typing import Any, Literal

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,8 +26,6 @@ from .report import ClassificationMetrics, flatten
 from .robustness import RobustnessReport
 from .stability import Stability
 from .timing import BatchStats, LatencyStats, ModelBenchmark
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -15,10 +15,10 @@ converted to int64), and strings do not mix with numbers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._states import grouped
 from ._states.grouped import GROUP_METRICS, GroupedConfusionState, GroupMetrics
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike

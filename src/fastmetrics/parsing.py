@@ -4,12 +4,11 @@ sentinel), counted and handled by an explicit rule before any metric is computed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._inputs import column
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

@@ -11,13 +11,12 @@ handful of values with numpy's own formulas, so the results match numpy's bit fo
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
 from . import _order
 from ._order import METHODS
-
-from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

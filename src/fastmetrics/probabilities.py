@@ -29,12 +29,11 @@ Conventions
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 from ._states import hinge, proba
 from ._states.hinge import HingeState
 from ._states.proba import ProbabilityState
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any, Literal

@@ -29,13 +29,12 @@ Without the fixture, :func:`record_latency` stores any :class:`~fastmetrics.Late
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from .timing import DEFAULT_N_ITERS, DEFAULT_WARMUP, LatencyStats, latency_stats, measure_latency
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -19,6 +19,7 @@ import functools
 import inspect
 import numbers
 import warnings
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -32,8 +33,6 @@ from ._inputs import (
 from ._states import labelrank, ranking
 from ._states.labelrank import LabelRankingState
 from ._states.ranking import RankingState
-
-from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._intervals import check_resamples, ci_level, generator
 from ._states import confusion, replicates
 from ._states.confusion import ClassificationMetrics, ConfusionState, PerClassMetrics, py_value
-
-from typing import TYPE_CHECKING
 
 
 if TYPE_CHECKING:

@@ -7,14 +7,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._inputs import column
 from ._states.confusion import ConfusionState
 from ._states.grouped import metric_fn
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -12,13 +12,13 @@ standard method, so neither function takes ``sample_weight``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._inputs import label_input, nonfinite_error
 from ._states import delong, ranking
 from ._states.delong import DeLongResult, DeLongTest
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Literal

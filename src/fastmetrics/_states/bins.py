@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field as dc_field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,8 +50,6 @@ from .._kernels import bins as kernel
 from .._threads import threads_for
 from ..exceptions import warn
 from . import base, proba
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike, Label

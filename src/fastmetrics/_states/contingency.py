@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 import numpy as np
 
 from .._inputs import (
@@ -46,8 +47,6 @@ from .._threads import threads_for
 from .. import exceptions
 from ..exceptions import invalid_parameter
 from . import base
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,8 +51,6 @@ from .._threads import threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 from .sums import average, check_multioutput, n_outputs, nonfinite_input, out, targets
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike

@@ -27,6 +27,7 @@ of a single pass); multiclass states merge over the same columns.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,8 +44,6 @@ from .._kernels import proba as kernel
 from .._threads import threads_for
 from . import base
 from .proba import STREAMED, encode, label_table, undeclared
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike

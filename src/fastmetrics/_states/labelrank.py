@@ -13,6 +13,8 @@ buffer; ``coverage_error`` takes a pass of its own that sorts nothing
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._inputs import float_values, inconsistent_lengths, native, nonfinite_error
@@ -20,8 +22,6 @@ from .._inputs import INT_CHARS, sample_weight as check_weights
 from .._kernels import labelrank as kernel
 from .._threads import threads_for
 from . import base
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike

@@ -10,13 +10,13 @@ rows are stacked) but its memory is O(n * L), unlike the other states.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._inputs import EMPTY, INT_CHARS, inconsistent_lengths, native, sample_weight
 from .._kernels import multilabel as kernel
 from . import base
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike

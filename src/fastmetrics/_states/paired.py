@@ -19,6 +19,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._inputs import (
@@ -32,8 +34,6 @@ from .._inputs import (
 from .._kernels import joint as joint_kernel
 from . import base
 from .confusion import ConfusionState
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike

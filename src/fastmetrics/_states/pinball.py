@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,8 +35,6 @@ from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 from .sums import (average, check_multioutput, explained_fractions, n_outputs, nonfinite_input,
                    out, targets)
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,8 +47,6 @@ from .._kernels import proba as kernel
 from .._threads import threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike

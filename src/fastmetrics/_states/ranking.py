@@ -39,6 +39,7 @@ import numbers
 import threading
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -58,8 +59,6 @@ from .._kernels import ranking as kernel
 from .._threads import resolve_n_threads, threads_for
 from ..exceptions import warn, undefined_metric_warning
 from . import base
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike

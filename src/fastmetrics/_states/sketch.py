@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,8 +27,6 @@ from .._inputs import native, nonfinite_error
 from .._kernels import sketch as kernel
 from .. import _order
 from . import base
-
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._typing import ArrayLike
