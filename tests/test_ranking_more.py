@@ -201,6 +201,10 @@ def test_metric_at_thresholds_bad_inputs():
         fm.metric_at_thresholds([0, 1], [0.1, np.nan], skm.accuracy_score)
     with pytest.raises(ValueError, match="inconsistent"):
         fm.metric_at_thresholds([0, 1, 0], [0.1, 0.2], skm.accuracy_score)
+    with pytest.raises(ValueError, match="at least one sample"):
+        fm.metric_at_thresholds([], [], skm.accuracy_score)
+    with pytest.raises(ValueError, match="non-zero sample_weight"):
+        fm.metric_at_thresholds([0, 1], [0.1, 0.2], skm.accuracy_score, sample_weight=[0, 0])
 
 
 @given(hnp.arrays(np.float64, st.integers(0, 12), elements=st.floats(-5, 5)),

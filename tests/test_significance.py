@@ -138,6 +138,18 @@ def test_ci_degenerate_scores():
     assert (r.auc, r.variance, r.confidence_interval) == (1.0, 0.0, (1.0, 1.0))
 
 
+def test_one_vs_rest_checks_n_threads():
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 3, 300)
+    p = rng.dirichlet(np.ones(3), 300)
+    for bad, err in ((0, ValueError), ("2", TypeError), (1.5, TypeError)):
+        with pytest.raises(err, match="n_threads"):
+            fm.delong_ci(y, p, multi_class="ovr", n_threads=bad)
+        with pytest.raises(err, match="n_threads"):
+            fm.delong_test(y, p, p[::-1].copy(), multi_class="ovr", n_threads=bad)
+    assert len({fm.delong_ci(y, p, multi_class="ovr", n_threads=t) for t in (1, 2)}) == 1
+
+
 def test_ci_float32_and_lists():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 2, 200)

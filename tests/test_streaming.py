@@ -728,6 +728,9 @@ def test_ranking_binned_bounds_hold(d, data):
     auc, ap = fm.roc_auc_score(y, s), fm.average_precision_score(y, s)
     lo, hi = r.roc_auc_bounds
     assert lo - 1e-12 <= auc <= hi + 1e-12 and lo - 1e-12 <= r.roc_auc <= hi + 1e-12
+    # plain floats, as the record declares (np.float64 leaked into some bounds)
+    assert {type(v) for v in (r.roc_auc, *r.roc_auc_bounds, *r.average_precision_bounds)} \
+        == {float}
     lo, hi = r.average_precision_bounds
     assert lo - 1e-12 <= ap <= hi + 1e-12 and lo - 1e-12 <= r.average_precision <= hi + 1e-12
     # with one threshold per distinct score, every bin holds one score: the result is exact

@@ -327,6 +327,16 @@ def test_bad_metrics_and_data():
     with pytest.raises(TypeError, match="number or an array"):
         fm.bootstrap(fm.classification_report, [0, 1, 1], [0, 1, 0], output_dict=True,
                      n_resamples=5)
+    # a curve: scores on a coarse grid give every resample the same number of points, so
+    # only its type can tell it from a metric
+    y = np.tile([0, 1, 1, 0], 50)
+    s = np.tile([0.2, 0.8, 0.4, 0.6], 50)
+    for curve in (fm.roc_curve, fm.precision_recall_curve, fm.det_curve):
+        with pytest.raises(TypeError, match="a curve"):
+            fm.bootstrap(curve, y, s, n_resamples=5)
+    hcv = fm.bootstrap(fm.homogeneity_completeness_v_measure, y, y[::-1].copy(),
+                       n_resamples=5, random_state=0)
+    assert np.shape(hcv.value) == (3,)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         fm.bootstrap(fm.f1_score, [0, 1, 1], [0, 1])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):

@@ -177,6 +177,8 @@ from .export import METRIC_KEYS, metrics_pivot, run_metrics
 from .llm_timing import parse_ollama_timings
 # scikit-learn scorer objects on fastmetrics' functions (scikit-learn imported on first use)
 from .scorers import check_scoring, get_scorer, get_scorer_names, make_scorer, sklearn_scorers
+# plots drawn by scikit-learn's displays (matplotlib and scikit-learn imported on first use)
+from .plots import plot_confusion_matrix, plot_det_curve, plot_precision_recall_curve, plot_roc_curve
 from .uncertainty import (
     BootstrapResult,
     ComparisonResult,
@@ -231,6 +233,11 @@ __all__ = [
     # -- percentiles / timing --
     "median",
     "percentile",
+    # -- plots (the `plot` extra) --
+    "plot_confusion_matrix",
+    "plot_det_curve",
+    "plot_precision_recall_curve",
+    "plot_roc_curve",
     "quantile",
     "LatencyStats",
     "BatchStats",

@@ -45,6 +45,8 @@ Method = Literal[
     "nearest",
 ]
 METHODS: tuple[str, ...] = get_args(Method)
+"""The names of numpy's 13 percentile methods, in numpy's order (``method=`` of
+:func:`~fastmetrics.percentile` and :func:`~fastmetrics.quantile`)."""
 
 # Methods whose virtual index is already an integer index: no interpolation.
 _DISCRETE = frozenset({"inverted_cdf", "closest_observation", "lower", "higher", "nearest"})

@@ -102,34 +102,66 @@ def calibration_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
                      n_threads: int | None = None) -> CalibrationBins:
     """Bin probabilities and count, in one pass, what every calibration metric needs.
 
+    Not in scikit-learn: the bins behind :func:`calibration_curve`, the ECE, the MCE and the
+    Brier score, returned whole. Bins are scikit-learn's (closed on the right, 0 in the
+    first). Bins with the same edges merge by adding their sums
+    (:meth:`CalibrationBins.merge`; the streaming accumulator and the Dask function do it).
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         Binary labels (with 1-D ``y_prob``) or class indices ``0..K-1`` (with an (n, K)
         ``y_prob``; see ``labels``).
-    y_prob : array-like of shape (n_samples,) or (n_samples, K)
-        Probability of the positive class, or a probability matrix (top-label binning).
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Probability of the positive class, or a probability matrix (top-label binning:
+        confidence is the row maximum, correctness ``argmax == y_true``).
     n_bins : int, default=10
-        Number of bins.
+        Number of bins (>= 1).
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width bins on [0, 1], or edges at the percentiles of the (top-label)
         probabilities.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     pos_label : int, float, bool or str, default=None
         Positive class of binary ``y_true``; None means 1 for labels in {0, 1} or {-1, 1}.
-    labels : array-like of shape (K,), default=None
-        Class values of the columns of a probability matrix, in column order.
-    n_threads : int, default=None
-        Threads for the binary pass over large inputs (the top-label pass uses one). None:
-        the OpenMP default (honours ``OMP_NUM_THREADS`` and threadpoolctl limits). The
-        result is the same for any value.
+    labels : array-like of shape (n_classes,), default=None
+        Class values of the columns of a probability matrix, in column order; None means
+        ``y_true`` holds column indices.
+    n_threads : int or None, default=None
+        Threads for the binary pass over large inputs (the top-label pass uses one). None
+        uses what OpenMP allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the
+        CPUs no other process is running on; an int >= 1 sets the count. The result is the
+        same for any value.
 
     Returns
     -------
-    CalibrationBins
+    bins : CalibrationBins
         Edges, counts, weights, mean confidence and observed frequency per bin, with
         ``ece``, ``mce`` and ``brier`` properties.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_prob`` differ in length or are empty; if ``y_prob`` holds NaN
+        or values outside [0, 1]; if 1-D ``y_prob`` comes with more than two classes, or
+        labels other than {0, 1} / {-1, 1} without a ``pos_label``; if a class index is
+        outside ``0..K-1`` or ``labels`` does not list K classes; if ``n_bins`` is not an
+        int >= 1 or ``strategy`` is unknown; if ``sample_weight`` has the wrong length or
+        holds NaN or infinity; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UserWarning
+        If a row of a probability matrix does not sum to 1.
+
+    See Also
+    --------
+    sklearn.calibration.calibration_curve : scikit-learn's per-bin frequencies, without
+        counts or weights.
+    calibration_curve : The non-empty bins' frequencies, as scikit-learn returns them.
+    reliability_diagram : A picture of these bins.
 
     Examples
     --------
@@ -150,6 +182,9 @@ def calibration_curve(y_true: ArrayLike, y_prob: ArrayLike, *, pos_label: Label 
                       n_threads: int | None = None) -> tuple[FloatArray, FloatArray]:
     """True and predicted probabilities for a calibration curve (scikit-learn's).
 
+    Binary only. The bins come from one mergeable pass (streaming and Dask faces give the
+    same curve). Unlike scikit-learn, NaN probabilities are refused rather than binned.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -159,19 +194,38 @@ def calibration_curve(y_true: ArrayLike, y_prob: ArrayLike, *, pos_label: Label 
     pos_label : int, float, bool or str, default=None
         The positive label; None means 1 for labels in {0, 1} or {-1, 1}.
     n_bins : int, default=5
-        Number of bins.
+        Number of bins (>= 1).
     strategy : {"uniform", "quantile"}, default="uniform"
-        Equal-width bins, or bins with the same number of samples.
-    n_threads : int, default=None
-        Threads for the binning pass over large inputs (None: the OpenMP default); the
+        Equal-width bins on [0, 1], or edges at the percentiles of ``y_prob`` (bins with
+        about the same number of samples).
+    n_threads : int or None, default=None
+        Threads for the binning pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
         result is the same for any value.
 
     Returns
     -------
-    prob_true : ndarray
+    prob_true : ndarray of shape (n_nonempty_bins,)
         Fraction of positives in each non-empty bin.
-    prob_pred : ndarray
+    prob_pred : ndarray of shape (n_nonempty_bins,)
         Mean predicted probability in each non-empty bin.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_prob`` differ in length or are empty; if ``y_prob`` is not
+        1-D, holds NaN or values outside [0, 1]; if ``y_true`` has more than two classes,
+        or labels other than {0, 1} / {-1, 1} without a ``pos_label``; if ``n_bins`` is
+        not an int >= 1 or ``strategy`` is unknown; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.calibration.calibration_curve : The scikit-learn function this one matches.
+    calibration_bins : Every bin, with counts and weights.
+    expected_calibration_error : One number from the same bins.
 
     Examples
     --------
@@ -197,14 +251,61 @@ def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: 
                                n_threads: int | None = None) -> float:
     """Expected calibration error: ``sum_b (W_b / W) * |observed_b - confidence_b|``.
 
-    Binary ``y_prob`` (1-D) compares the fraction of positives to the mean probability per
-    bin; an (n, K) matrix compares top-label accuracy to top-label confidence. Parameters as
-    :func:`calibration_bins`.
+    Not in scikit-learn. Binary ``y_prob`` (1-D) compares the fraction of positives to the
+    mean probability per bin; an (n, K) matrix compares top-label accuracy to top-label
+    confidence. One binning pass, mergeable over chunks.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels (with 1-D ``y_prob``) or class indices ``0..K-1`` (with an (n, K)
+        ``y_prob``; see ``labels``).
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Probability of the positive class, or a probability matrix (top-label).
+    n_bins : int, default=10
+        Number of bins (>= 1).
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Equal-width bins on [0, 1], or edges at the percentiles of the (top-label)
+        probabilities.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    pos_label : int, float, bool or str, default=None
+        Positive class of binary ``y_true``; None means 1 for labels in {0, 1} or {-1, 1}.
+    labels : array-like of shape (n_classes,), default=None
+        Class values of the columns of a probability matrix, in column order.
+    n_threads : int or None, default=None
+        Threads for the binary pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. The result is the same for any value.
 
     Returns
     -------
-    float
+    ece : float
         The ECE, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_prob`` differ in length or are empty; if ``y_prob`` holds NaN
+        or values outside [0, 1]; if 1-D ``y_prob`` comes with more than two classes, or
+        labels other than {0, 1} / {-1, 1} without a ``pos_label``; if a class index is
+        outside ``0..K-1`` or ``labels`` does not list K classes; if ``n_bins`` is not an
+        int >= 1 or ``strategy`` is unknown; if ``sample_weight`` has the wrong length,
+        holds NaN or infinity, or sums to zero; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UserWarning
+        If a row of a probability matrix does not sum to 1.
+
+    See Also
+    --------
+    sklearn.calibration.calibration_curve : scikit-learn's per-bin frequencies this
+        summarises.
+    max_calibration_error : The largest per-bin gap instead of the weighted mean.
+    calibration_summary : ECE, MCE and Brier score together.
 
     Examples
     --------
@@ -222,12 +323,61 @@ def max_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int =
                           sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
                           labels: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """Maximum calibration error: the largest ``|observed_b - confidence_b|`` over non-empty
-    bins. Parameters as :func:`calibration_bins`.
+    bins.
+
+    Not in scikit-learn. Binary or top-label, as :func:`expected_calibration_error`; one
+    binning pass, mergeable over chunks.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels (with 1-D ``y_prob``) or class indices ``0..K-1`` (with an (n, K)
+        ``y_prob``; see ``labels``).
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Probability of the positive class, or a probability matrix (top-label).
+    n_bins : int, default=10
+        Number of bins (>= 1).
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Equal-width bins on [0, 1], or edges at the percentiles of the (top-label)
+        probabilities.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    pos_label : int, float, bool or str, default=None
+        Positive class of binary ``y_true``; None means 1 for labels in {0, 1} or {-1, 1}.
+    labels : array-like of shape (n_classes,), default=None
+        Class values of the columns of a probability matrix, in column order.
+    n_threads : int or None, default=None
+        Threads for the binary pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. The result is the same for any value.
 
     Returns
     -------
-    float
+    mce : float
         The MCE, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_prob`` differ in length or are empty; if ``y_prob`` holds NaN
+        or values outside [0, 1]; if 1-D ``y_prob`` comes with more than two classes, or
+        labels other than {0, 1} / {-1, 1} without a ``pos_label``; if a class index is
+        outside ``0..K-1`` or ``labels`` does not list K classes; if ``n_bins`` is not an
+        int >= 1 or ``strategy`` is unknown; if ``sample_weight`` has the wrong length,
+        holds NaN or infinity, or sums to zero; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UserWarning
+        If a row of a probability matrix does not sum to 1.
+
+    See Also
+    --------
+    sklearn.calibration.calibration_curve : scikit-learn's per-bin frequencies this
+        summarises.
+    expected_calibration_error : The weighted mean per-bin gap.
 
     Examples
     --------
@@ -249,7 +399,8 @@ def brier_score_loss(y_true: ArrayLike, y_proba: ArrayLike, *,
 
     The weighted mean over samples of ``sum_k (y_k - p_k)**2`` over the two columns of a
     binary problem, the K classes (one-hot ``y``) of a multiclass one or the K columns of a
-    multilabel indicator matrix.
+    multilabel indicator matrix. The binary state merges over chunks (streaming, Dask); the
+    multiclass and multilabel ones are one-shot.
 
     Parameters
     ----------
@@ -258,21 +409,50 @@ def brier_score_loss(y_true: ArrayLike, y_proba: ArrayLike, *,
     y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
         Probability of the positive class, or one column per class in sorted label order.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     pos_label : int, float, bool or str, default=None
         Positive label for 1-D ``y_proba``; None: 1 for labels in {0, 1} / {-1, 1}, else the
         greater label (non-string labels).
-    labels : array-like, default=None
+    labels : array-like of shape (n_classes,), default=None
         Class labels of the columns of a 2-D ``y_proba``, taken in sorted order (a
         ``UserWarning`` when given in another, as scikit-learn); inferred from ``y_true`` if
         None.
     scale_by_half : bool or "auto", default="auto"
         Halve the score (range [0, 1]); "auto" halves for 1-D or two-column ``y_proba``.
+    n_threads : int or None, default=None
+        Threads for the pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
-        The Brier score loss.
+    loss : float
+        The Brier score loss (best 0.0).
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_proba`` differ in length or are empty; if ``y_proba`` holds
+        NaN or values outside [0, 1]; if 1-D ``y_proba`` comes with a multiclass
+        ``y_true``, or string labels other than {0, 1} / {-1, 1} without a ``pos_label``;
+        if the number of classes differs from the number of columns, or ``y_true`` holds a
+        value not in ``labels``; if ``scale_by_half`` is neither a bool nor "auto"; if
+        ``sample_weight`` has the wrong length, holds NaN or is all zero; if ``n_threads``
+        < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UserWarning
+        If a row of ``y_proba`` does not sum to 1, or ``labels`` is not in sorted order.
+
+    See Also
+    --------
+    sklearn.metrics.brier_score_loss : The scikit-learn function this one matches.
+    d2_brier_score : The fraction of the Brier score explained.
+    log_loss : The logarithmic loss of the same probabilities.
 
     Examples
     --------
@@ -300,9 +480,7 @@ def d2_brier_score(y_true: ArrayLike, y_proba: ArrayLike, *,
     weighted frequency in ``y_true``; its Brier score is ``sum_k q_k (1 - q_k)``, so the
     state of :func:`brier_score_loss` plus the weight of each class gives both. Binary
     states merge (streaming, Dask); the multiclass and multilabel ones are one-shot, as for
-    :func:`brier_score_loss`. Fewer than two samples: nan with scikit-learn's
-    ``UndefinedMetricWarning``; a constant ``y_true`` (zero baseline): -inf (nan for a
-    perfect score) with numpy's ``RuntimeWarning``, as scikit-learn.
+    :func:`brier_score_loss`.
 
     Parameters
     ----------
@@ -311,18 +489,52 @@ def d2_brier_score(y_true: ArrayLike, y_proba: ArrayLike, *,
     y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
         Probability of the positive class, or one column per class in sorted label order.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     pos_label : int, float, bool or str, default=None
         Positive label for 1-D ``y_proba``; None: 1 for labels in {0, 1} / {-1, 1}, else the
         greater label (non-string labels).
-    labels : array-like, default=None
+    labels : array-like of shape (n_classes,), default=None
         Class labels of the columns of a 2-D ``y_proba`` (sorted order); inferred from
         ``y_true`` if None.
+    n_threads : int or None, default=None
+        Threads for the pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
-        The D^2 score (1 is best; 0 is the null model's; it can be negative).
+    score : float
+        The D^2 score (1 is best; 0 is the null model's; it can be negative). NaN for fewer
+        than two samples; for a constant ``y_true`` (zero baseline) -inf, or NaN for a
+        perfect score, as scikit-learn.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_proba`` differ in length; if ``y_proba`` holds NaN or values
+        outside [0, 1]; if 1-D ``y_proba`` comes with a multiclass ``y_true``, or string
+        labels other than {0, 1} / {-1, 1} without a ``pos_label``; if the number of
+        classes differs from the number of columns, or ``y_true`` holds a value not in
+        ``labels``; if ``sample_weight`` has the wrong length, holds NaN or is all zero; if
+        ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For fewer than two samples (the score is NaN).
+    RuntimeWarning
+        For a constant ``y_true`` (numpy's division by a zero baseline).
+    UserWarning
+        If a row of ``y_proba`` does not sum to 1.
+
+    See Also
+    --------
+    sklearn.metrics.d2_brier_score : The scikit-learn function this one matches.
+    brier_score_loss : The loss itself.
+    d2_log_loss_score : The same fraction for the log loss.
 
     Examples
     --------
@@ -357,9 +569,57 @@ def calibration_summary(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 1
                         n_threads: int | None = None) -> CalibrationSummary:
     """ECE, MCE and Brier score (10 equal-width bins by default) from one kernel pass.
 
-    For a probability matrix all three are top-label: Brier is ``mean((conf - correct)**2)``
-    (the harness' definition), not scikit-learn's multiclass Brier. For binary probabilities
-    it equals ``brier_score_loss``.
+    Not in scikit-learn. For a probability matrix all three are top-label: Brier is
+    ``mean((conf - correct)**2)`` (the harness' definition), not scikit-learn's multiclass
+    Brier. For binary probabilities it equals ``brier_score_loss``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels (with 1-D ``y_prob``) or class indices ``0..K-1`` (with an (n, K)
+        ``y_prob``; see ``labels``).
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Probability of the positive class, or a probability matrix (top-label).
+    n_bins : int, default=10
+        Number of equal-width bins (>= 1).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    pos_label : int, float, bool or str, default=None
+        Positive class of binary ``y_true``; None means 1 for labels in {0, 1} or {-1, 1}.
+    labels : array-like of shape (n_classes,), default=None
+        Class values of the columns of a probability matrix, in column order.
+    n_threads : int or None, default=None
+        Threads for the binary pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. The result is the same for any value.
+
+    Returns
+    -------
+    summary : CalibrationSummary
+        ``ece``, ``mce``, ``brier``, ``n_bins`` and the bins they came from.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_prob`` differ in length or are empty; if ``y_prob`` holds NaN
+        or values outside [0, 1]; if 1-D ``y_prob`` comes with more than two classes, or
+        labels other than {0, 1} / {-1, 1} without a ``pos_label``; if a class index is
+        outside ``0..K-1`` or ``labels`` does not list K classes; if ``n_bins`` is not an
+        int >= 1; if ``sample_weight`` has the wrong length, holds NaN or infinity, or sums
+        to zero; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UserWarning
+        If a row of a probability matrix does not sum to 1.
+
+    See Also
+    --------
+    sklearn.metrics.brier_score_loss : scikit-learn's Brier score (binary case equal).
+    expected_calibration_error : The ECE alone.
+    score_probabilities : The report card plus this summary.
 
     Examples
     --------
@@ -375,17 +635,75 @@ def calibration_summary(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 1
 
 @dataclass(frozen=True)
 class ProbabilityReport:
-    """A classification report card plus the calibration of the probabilities."""
+    """A classification report card plus the calibration of the probabilities.
+
+    The record :func:`score_probabilities` returns (frozen).
+
+    Parameters
+    ----------
+    classification : ClassificationMetrics
+        The report card of ``fastmetrics.score`` for the predicted labels.
+    calibration : CalibrationSummary
+        ECE, MCE and Brier score of the probabilities.
+
+    See Also
+    --------
+    score_probabilities : The function that returns this record.
+    fastmetrics.score : The report card alone.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> r = fm.score_probabilities([0, 1, 1, 0], [0, 1, 0, 0], [0.2, 0.9, 0.4, 0.1], n_bins=2)
+    >>> r.calibration.n_bins
+    2
+    """
 
     classification: Any  # a ClassificationMetrics
     calibration: CalibrationSummary
 
     def as_row(self) -> dict[str, Any]:
+        """The report card's row plus the calibration scalars under ``calibration.`` keys.
+
+        Returns
+        -------
+        row : dict
+            The scalar metrics as one flat table row.
+
+        See Also
+        --------
+        ProbabilityReport.to_flat_dict : The same with per-class and per-bin values.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> r = fm.score_probabilities([0, 1, 1, 0], [0, 1, 0, 0], [0.2, 0.9, 0.4, 0.1], n_bins=2)
+        >>> r.as_row()["calibration.n_bins"]
+        2
+        """
         row = dict(self.classification.as_row())
         row.update({f"calibration.{k}": v for k, v in self.calibration.as_row().items()})
         return row
 
     def to_flat_dict(self) -> dict[str, Any]:
+        """Every value of the report card and of the calibration under dot keys.
+
+        Returns
+        -------
+        values : dict
+            The report card's flat dict plus ``calibration.*`` keys (per-bin values included).
+
+        See Also
+        --------
+        ProbabilityReport.as_row : The scalar metrics only.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> r = fm.score_probabilities([0, 1, 1, 0], [0, 1, 0, 0], [0.2, 0.9, 0.4, 0.1], n_bins=2)
+        >>> r.to_flat_dict()["calibration.bins.0.count"]
+        3
+        """
         out = dict(self.classification.to_flat_dict())
         out.update({f"calibration.{k}": v for k, v in self.calibration.to_flat_dict().items()})
         return out
@@ -396,7 +714,48 @@ def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike,
     """``fastmetrics.score(y_true, y_pred, **score_kwargs)`` plus ECE, MCE and Brier score of
     ``y_prob`` (binary probabilities, or an (n, K) matrix for top-label calibration).
 
-    The calibration uses the same ``sample_weight`` and ``labels`` as the report card.
+    Not in scikit-learn. The calibration uses the same ``sample_weight`` and ``labels`` (for a
+    probability matrix) as the report card, with equal-width bins.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels (class indices ``0..K-1`` with an (n, K) ``y_prob`` unless ``labels``
+        is given).
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Probability of the positive class, or a probability matrix.
+    n_bins : int, default=10
+        Number of equal-width calibration bins (>= 1).
+    **score_kwargs : dict
+        Keyword arguments of ``fastmetrics.score`` (``sample_weight``, ``labels``, ...).
+
+    Returns
+    -------
+    report : ProbabilityReport
+        The report card and the calibration summary.
+
+    Raises
+    ------
+    ValueError
+        For the inputs ``fastmetrics.score`` or :func:`calibration_summary` refuse (lengths
+        that differ, probabilities outside [0, 1] or NaN, a bad ``n_bins``, ...).
+    TypeError
+        If ``score_kwargs`` holds a keyword ``fastmetrics.score`` does not take.
+
+    See Also
+    --------
+    sklearn.metrics.classification_report : scikit-learn's per-class text report.
+    calibration_summary : The calibration part alone.
+    fastmetrics.score : The report card alone.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> r = fm.score_probabilities([0, 1, 1, 0], [0, 1, 0, 0], [0.2, 0.9, 0.4, 0.1], n_bins=2)
+    >>> r.classification.accuracy
+    0.75
     """
     from .report import score  # lazily: the report card is a separate module
 
@@ -440,9 +799,10 @@ def _candidates(logprobs: Any) -> list[tuple[str, float]]:
 def class_confidence_from_logprobs(logprobs: Any, label_tokens: Any) -> dict[str, float]:
     """Class probabilities from the log-probabilities of candidate tokens.
 
-    A stable softmax (``exp(lp - max lp)``) over the candidates, the probabilities of all
-    token variants of each label summed, then normalised to sum to 1 over the labels. When no
-    variant of any label is among the candidates, every label gets ``1 / n_labels``.
+    Not in scikit-learn. A stable softmax (``exp(lp - max lp)``) over the candidates, the
+    probabilities of all token variants of each label summed, then normalised to sum to 1
+    over the labels. When no variant of any label is among the candidates, every label gets
+    ``1 / n_labels``.
 
     Parameters
     ----------
@@ -454,8 +814,21 @@ def class_confidence_from_logprobs(logprobs: Any, label_tokens: Any) -> dict[str
 
     Returns
     -------
-    dict[str, float]
+    probabilities : dict[str, float]
         Probability of each label, in the order of ``label_tokens``.
+
+    Raises
+    ------
+    ValueError
+        If ``label_tokens`` is empty, a log-probability is NaN or not a number.
+    TypeError
+        If a candidate entry has no ``token`` / ``logprob`` (its log-probability is then
+        None).
+
+    See Also
+    --------
+    sklearn.utils.extmath.softmax : scikit-learn's softmax of a score matrix.
+    expected_calibration_error : Calibration of the probabilities this gives.
 
     Examples
     --------
@@ -519,19 +892,45 @@ def reliability_diagram(bins_or_arrays: Any, path: Any,
     Parameters
     ----------
     bins_or_arrays : CalibrationBins, tuple (y_true, y_prob), or array-like of confidences
+        What to draw: computed bins, a pair to bin, or (harness' call) the confidences.
     path : str or os.PathLike, or array-like of corrects
         Where to write the PNG; with ``output_path``, the corrects.
     output_path : str or os.PathLike, default=None
         Where to write the PNG in the harness' call.
-    n_bins, strategy
-        Binning when arrays are given.
+    n_bins : int, default=10
+        Number of bins when arrays are given.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Binning when arrays are given, as in :func:`calibration_bins`.
     title : str, default=None
-        Figure title (default: the ECE).
+        Figure title; None shows the ECE.
 
     Returns
     -------
-    pathlib.Path
+    path : pathlib.Path
         The path written.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    TypeError
+        If no path is given where one is needed, the corrects of the harness' call are a
+        path, or ``bins_or_arrays`` is neither bins nor a pair.
+    ValueError
+        For inputs :func:`calibration_bins` refuses.
+
+    See Also
+    --------
+    sklearn.calibration.CalibrationDisplay : scikit-learn's calibration curve plot.
+    calibration_bins : The bins drawn.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import fastmetrics as fm
+    >>> out = os.path.join(tempfile.mkdtemp(), "reliability.png")
+    >>> fm.reliability_diagram(([0, 0, 1, 1], [0.1, 0.3, 0.6, 0.9]), out).name
+    'reliability.png'
     """
     import pathlib
 

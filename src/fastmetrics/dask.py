@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import _table
+from . import _docstrings, _table
 from . import uncertainty as _uncertainty
 
 from .streaming import (
@@ -258,8 +258,8 @@ def accumulate(kind: AccumulatorKind, y_true: Any, y_pred: Any, *, sample_weight
 
     Parameters
     ----------
-    kind : {"confusion", "calibration", "regression", "pinball", "ranking",
-            "label_ranking", "contingency", "proba", "hinge", "tweedie", "squared_log"}
+    kind : {"confusion", "calibration", "regression", "pinball", "ranking", \
+"label_ranking", "contingency", "proba", "hinge", "tweedie", "squared_log"}
         :class:`~fastmetrics.streaming.ConfusionAccumulator`,
         :class:`~fastmetrics.streaming.CalibrationAccumulator`,
         :class:`~fastmetrics.streaming.RegressionAccumulator`,
@@ -291,7 +291,29 @@ def accumulate(kind: AccumulatorKind, y_true: Any, y_pred: Any, *, sample_weight
 
     Returns
     -------
-    accumulator or Delayed
+    Accumulator or Delayed
+        The accumulator of ``kind`` holding every sample (its metric methods, ``result()``
+        and ``to_dict()`` then need no more graph runs), or a
+        :class:`dask.delayed.Delayed` of it with ``compute=False``.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is not one of the kinds above, the inputs have different numbers of
+        samples (or a pair of dataframe partitions differs in length), ``split_every`` is
+        not an integer >= 2, or the accumulator refuses ``params`` or a chunk.
+    TypeError
+        If an input is a dask collection other than an array or a dataframe column, or
+        ``params`` holds an argument the accumulator does not take.
+    ImportError
+        If dask is not installed (the ``dask`` extra).
+
+    See Also
+    --------
+    fastmetrics.streaming.ConfusionAccumulator : The accumulator of ``kind="confusion"``;
+        the other kinds are listed above.
+    fastmetrics.dask.f1_score : One metric of dask inputs in one call (every mergeable
+        metric has such a function).
 
     Examples
     --------
@@ -385,12 +407,7 @@ def _function(row: _table.Metric):
     fn.__module__ = __name__
     # inspect.signature reads __signature__, which typeshed does not declare on functions
     fn.__signature__ = sig  # type: ignore[attr-defined]
-    fn.__doc__ = (
-        f":func:`fastmetrics.{row.name}` of dask inputs: the same arguments (numpy arrays, "
-        "dask arrays or dask dataframe columns), plus ``compute`` (False: a "
-        ":class:`dask.delayed.Delayed` of the result) and ``split_every`` (the fan-in of "
-        "the merge tree, default 8)."
-    )
+    fn.__doc__ = _docstrings.dask_function_doc(row, _KINDS[row.family].__name__)
     return fn
 
 
@@ -422,6 +439,33 @@ def _acc_bootstrap(acc, metric, kw):
 
 def _acc_compare(acc, metric, kw):
     return acc.compare(metric, **kw)
+
+
+_INTERVAL_EXAMPLES = {
+    2: [">>> import numpy as np",
+        ">>> import dask",
+        ">>> import dask.array as da",
+        ">>> import fastmetrics.dask as fmd",
+        ">>> y_true = da.from_array(np.array([0, 1, 1, 0, 1, 0, 1, 1] * 25), chunks=64)",
+        ">>> y_pred = da.from_array(np.array([0, 1, 0, 0, 1, 1, 1, 0] * 25), chunks=64)",
+        '>>> with dask.config.set(scheduler="synchronous"):',
+        '...     r = fmd.bootstrap("accuracy_score", y_true, y_pred, n_resamples=200,',
+        "...                       random_state=0)",
+        ">>> r.value, r.resampled",
+        "(0.625, 'cells')"],
+    3: [">>> import numpy as np",
+        ">>> import dask",
+        ">>> import dask.array as da",
+        ">>> import fastmetrics.dask as fmd",
+        ">>> y_true = da.from_array(np.array([0, 1, 1, 0] * 25), chunks=32)",
+        ">>> a = da.from_array(np.array([0, 1, 0, 0] * 25), chunks=32)",
+        ">>> b = da.from_array(np.array([0, 1, 1, 0] * 25), chunks=32)",
+        '>>> with dask.config.set(scheduler="synchronous"):',
+        '...     r = fmd.compare("accuracy_score", y_true, a, b, n_resamples=200,',
+        "...                     random_state=0)",
+        ">>> r.difference, r.resampled",
+        "(0.25, 'cells')"],
+}
 
 
 def _interval_function(local, n_data: int):
@@ -472,14 +516,9 @@ def _interval_function(local, n_data: int):
 
     fn.__name__ = fn.__qualname__ = local.__name__
     fn.__signature__ = new_sig  # type: ignore[attr-defined]
-    fn.__doc__ = (
-        f"As :func:`fastmetrics.{local.__name__}` over dask inputs, for confusion"
-        + (", ranking and clustering" if n_data == 2 else "")
-        + " metrics on unweighted data: the chunks' states are merged in one graph run and "
-        "the resamples are drawn from the merged state's cells (O(cells) each; the data is "
-        "read once). ``compute=False`` returns a Delayed of the result; ``split_every`` as "
-        "for the other functions."
-    )
+    fn.__doc__ = _docstrings.dask_interval_doc(
+        local, new_sig, "confusion, ranking and clustering" if n_data == 2 else "confusion",
+        _INTERVAL_EXAMPLES[n_data])
     return fn
 
 

@@ -72,6 +72,30 @@ def gco2_per_f1_point(co2_kg: float, f1: float | None) -> float:
 
     ``inf`` when F1 is 0 and something was emitted, NaN when both are 0.
 
+    Parameters
+    ----------
+    co2_kg : float
+        Emissions in kg CO2-equivalent (>= 0).
+    f1 : float
+        The run's F1 score, in [0, 1].
+
+    Returns
+    -------
+    float
+        Grams of CO2-equivalent per F1 point (inf or NaN as above).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a number.
+    ValueError
+        If an argument is negative or not finite, or ``f1`` is above 1.
+
+    See Also
+    --------
+    fastmetrics.gco2_per_mae_unit : The same ratio for a regression error.
+    fastmetrics.track_emissions : Measure the emissions of a block.
+
     Examples
     --------
     >>> import fastmetrics as fm
@@ -86,6 +110,30 @@ def gco2_per_mae_unit(co2_kg: float, mae: float | None) -> float:
 
     ``inf`` when the MAE is 0 and something was emitted, NaN when both are 0.
 
+    Parameters
+    ----------
+    co2_kg : float
+        Emissions in kg CO2-equivalent (>= 0).
+    mae : float
+        The run's mean absolute error (>= 0).
+
+    Returns
+    -------
+    float
+        Grams of CO2-equivalent per unit of MAE (inf or NaN as above).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a number.
+    ValueError
+        If an argument is negative or not finite.
+
+    See Also
+    --------
+    fastmetrics.gco2_per_f1_point : The same ratio for a classification score.
+    fastmetrics.track_emissions : Measure the emissions of a block.
+
     Examples
     --------
     >>> import fastmetrics as fm
@@ -99,7 +147,7 @@ def gco2_per_mae_unit(co2_kg: float, mae: float | None) -> float:
 class EmissionsReport:
     """What CodeCarbon's offline tracker measured over a block, and the ratio metrics.
 
-    Attributes
+    Parameters
     ----------
     co2_kg : float
         kg CO2-equivalent (energy times the country's carbon intensity).
@@ -107,18 +155,29 @@ class EmissionsReport:
         Energy consumed (CPU + GPU + RAM), kWh.
     duration_s : float
         Seconds tracked.
-    cpu_kwh, gpu_kwh, ram_kwh : float
+    cpu_kwh, gpu_kwh, ram_kwh : float, default=0.0
         The parts of ``kwh``.
-    country_iso_code : str or None
+    country_iso_code : str or None, default=None
         The country whose energy mix was used (None: CodeCarbon's world average).
-    power_source : {"measured", "estimated", "unknown"}
+    power_source : {"measured", "estimated", "unknown"}, default="unknown"
         "measured" when CodeCarbon read the CPU's power from a meter (RAPL...), "estimated"
         when it fell back on its load x TDP model (no meter readable), "unknown" when the
         tracker did not say.
-    hardware : tuple of str
+    hardware : tuple of str, default=()
         CodeCarbon's description of what it tracked (``"CPU(Cpu Load)"``, ``"RAM()"``...).
-    f1, mae : float or None
+    f1, mae : float or None, default=None
         The run's quality, when given (:meth:`with_quality`): they make the ratios.
+
+    See Also
+    --------
+    fastmetrics.track_emissions : What measures it.
+
+    Examples
+    --------
+    >>> from fastmetrics.energy import EmissionsReport
+    >>> r = EmissionsReport(co2_kg=0.002, kwh=0.01, duration_s=60.0).with_quality(f1=0.8)
+    >>> r.co2_g, r.gco2_per_f1_point
+    (2.0, 0.025)
     """
 
     co2_kg: float
@@ -135,6 +194,18 @@ class EmissionsReport:
 
     @property
     def co2_g(self) -> float:
+        """Grams of CO2-equivalent (``co2_kg * 1000``).
+
+        See Also
+        --------
+        fastmetrics.EmissionsReport.gco2_per_f1_point : Grams per F1 point.
+
+        Examples
+        --------
+        >>> from fastmetrics.energy import EmissionsReport
+        >>> EmissionsReport(co2_kg=0.0025, kwh=0.01, duration_s=60.0).co2_g
+        2.5
+        """
         return self.co2_kg * 1000.0
 
     # properties named as the harness keys (and as the module functions they call)
@@ -144,20 +215,92 @@ class EmissionsReport:
     def _per_mae_unit(self) -> float | None:
         return None if self.mae is None else gco2_per_mae_unit(self.co2_kg, self.mae)
 
-    gco2_per_f1_point = property(_per_f1_point, doc="``co2_g / (f1 * 100)``; None without "
-                                                    "an F1.")
-    gco2_per_mae_unit = property(_per_mae_unit, doc="``co2_g / mae``; None without an MAE.")
+    gco2_per_f1_point = property(_per_f1_point, doc="""``co2_g / (f1 * 100)``; None without an F1.
+
+        See Also
+        --------
+        fastmetrics.gco2_per_f1_point : The same ratio of any numbers.
+
+        Examples
+        --------
+        >>> from fastmetrics.energy import EmissionsReport
+        >>> r = EmissionsReport(co2_kg=0.002, kwh=0.01, duration_s=60.0)
+        >>> r.gco2_per_f1_point is None, r.with_quality(f1=0.5).gco2_per_f1_point
+        (True, 0.04)
+        """)
+    gco2_per_mae_unit = property(_per_mae_unit, doc="""``co2_g / mae``; None without an MAE.
+
+        See Also
+        --------
+        fastmetrics.gco2_per_mae_unit : The same ratio of any numbers.
+
+        Examples
+        --------
+        >>> from fastmetrics.energy import EmissionsReport
+        >>> r = EmissionsReport(co2_kg=0.002, kwh=0.01, duration_s=60.0)
+        >>> r.with_quality(mae=4.0).gco2_per_mae_unit
+        0.5
+        """)
 
     def with_quality(self, *, f1: float | None = None,
                      mae: float | None = None) -> EmissionsReport:
-        """A copy that knows the run's F1 (in [0, 1]) and/or MAE, for the ratio metrics."""
+        """A copy that knows the run's F1 (in [0, 1]) and/or MAE, for the ratio metrics.
+
+        Parameters
+        ----------
+        f1 : float, default=None
+            The run's F1 score, in [0, 1] (None keeps the report's).
+        mae : float, default=None
+            The run's mean absolute error, >= 0 (None keeps the report's).
+
+        Returns
+        -------
+        EmissionsReport
+            A new report with the quality set; this one is left unchanged.
+
+        Raises
+        ------
+        TypeError
+            If ``f1`` or ``mae`` is not a number.
+        ValueError
+            If ``f1`` is outside [0, 1] or ``mae`` is negative, or either is not finite.
+
+        See Also
+        --------
+        fastmetrics.EmissionsReport.gco2_per_f1_point : The ratio it enables.
+
+        Examples
+        --------
+        >>> from fastmetrics.energy import EmissionsReport
+        >>> r = EmissionsReport(co2_kg=0.002, kwh=0.01, duration_s=60.0)
+        >>> r.with_quality(mae=4.0).mae, r.mae
+        (4.0, None)
+        """
         return dataclasses.replace(
             self, f1=self.f1 if f1 is None else _check_amount(f1, "f1", 1.0),
             mae=self.mae if mae is None else _check_amount(mae, "mae"))
 
     def to_flat_dict(self) -> dict:
         """The harness keys ``co2_kg``, ``kwh``, ``duration_s``, ``gco2_per_f1_point`` /
-        ``gco2_per_mae_unit`` (when the quality is known), and the tracker's details."""
+        ``gco2_per_mae_unit`` (when the quality is known), and the tracker's details.
+
+        Returns
+        -------
+        dict
+            Flat keys (``energy.cpu_kwh``, ``energy.power_source``...) to scalars.
+
+        See Also
+        --------
+        fastmetrics.ModelBenchmark.to_flat_dict : A benchmark's flat row, which
+            includes these keys.
+
+        Examples
+        --------
+        >>> from fastmetrics.energy import EmissionsReport
+        >>> d = EmissionsReport(co2_kg=0.002, kwh=0.01, duration_s=60.0).to_flat_dict()
+        >>> d["co2_kg"], d["energy.power_source"]
+        (0.002, 'unknown')
+        """
         out: dict = {"co2_kg": self.co2_kg, "kwh": self.kwh, "duration_s": self.duration_s}
         if self.f1 is not None:
             out["gco2_per_f1_point"] = self.gco2_per_f1_point
@@ -207,7 +350,29 @@ def _tracker_class():
 class EmissionsRun:
     """The handle ``with track_emissions(...) as run`` gives: ``run.report`` is the
     :class:`EmissionsReport` once the block has ended (None inside it); ``run.tracker`` is
-    CodeCarbon's tracker."""
+    CodeCarbon's tracker.
+
+    The tracker is stopped when the block ends, whether or not it raised.
+
+    Parameters
+    ----------
+    tracker : codecarbon.OfflineEmissionsTracker
+        The tracker, started when the block is entered.
+    country_iso_code : str or None
+        The country whose energy mix the tracker uses (None: the world average).
+
+    See Also
+    --------
+    fastmetrics.track_emissions : What builds it.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> with fm.track_emissions(country_iso_code="FRA") as run:  # doctest: +SKIP
+    ...     sum(range(10**6))
+    >>> run.report.kwh > 0                                     # doctest: +SKIP
+    True
+    """
 
     def __init__(self, tracker: Any, country_iso_code: str | None) -> None:
         self.tracker = tracker
@@ -260,6 +425,7 @@ def track_emissions(country_iso_code: str | None = None, *, project_name: str = 
         mix, shipped with CodeCarbon, gives the carbon intensity. None: CodeCarbon's world
         average.
     project_name : str, default="fastmetrics"
+        CodeCarbon's project name (in its output file).
     measure_power_secs : float, default=15
         How often CodeCarbon samples power inside the block (it also measures at the end).
     log_level : str, default="error"
@@ -281,6 +447,13 @@ def track_emissions(country_iso_code: str | None = None, *, project_name: str = 
         CodeCarbon is not installed.
     ValueError
         A country code that is not 3 letters or that CodeCarbon has no energy mix for.
+    TypeError
+        ``tracking_mode`` given in ``tracker_kwargs`` (this process is always tracked).
+
+    See Also
+    --------
+    fastmetrics.benchmark_model : Its ``emissions=`` argument tracks a benchmark.
+    fastmetrics.gco2_per_f1_point : Emissions per unit of quality.
 
     Examples
     --------

@@ -39,7 +39,25 @@ class _InvalidParameterError(ValueError, TypeError):
 def undefined_metric_warning() -> type[Warning]:
     """The class of the warning for an ill-defined metric: scikit-learn's
     ``UndefinedMetricWarning`` when it is installed (imported on the first call), else
-    fastmetrics' own ``UserWarning`` subclass."""
+    fastmetrics' own ``UserWarning`` subclass.
+
+    Returns
+    -------
+    category : type
+        scikit-learn's ``UndefinedMetricWarning`` when it is installed (imported on the first
+        call), else fastmetrics' own ``UserWarning`` subclass of the same name.
+
+    See Also
+    --------
+    sklearn.exceptions.UndefinedMetricWarning : scikit-learn's class.
+    warn : Emits a warning at the user's line.
+
+    Examples
+    --------
+    >>> from fastmetrics.exceptions import undefined_metric_warning
+    >>> undefined_metric_warning().__name__
+    'UndefinedMetricWarning'
+    """
     try:
         from sklearn.exceptions import UndefinedMetricWarning
     except ImportError:  # pragma: no cover - sklearn is optional at run time
@@ -50,7 +68,30 @@ def undefined_metric_warning() -> type[Warning]:
 def lazy_warning_classes(module: str) -> Callable[[str], type[Warning]]:
     """A module-level ``__getattr__`` for ``module`` that gives ``UndefinedMetricWarning``
     (scikit-learn's class when installed) when it is first asked for, so that importing the
-    module does not import scikit-learn."""
+    module does not import scikit-learn.
+
+    Parameters
+    ----------
+    module : str
+        The name of the module the ``__getattr__`` is for (in its error message).
+
+    Returns
+    -------
+    lookup : callable
+        ``lookup(name) -> type``: the warning class for ``"UndefinedMetricWarning"``,
+        ``AttributeError`` for any other name.
+
+    See Also
+    --------
+    undefined_metric_warning : The class looked up.
+
+    Examples
+    --------
+    >>> from fastmetrics.exceptions import lazy_warning_classes
+    >>> lookup = lazy_warning_classes("mymodule")
+    >>> lookup("UndefinedMetricWarning").__name__
+    'UndefinedMetricWarning'
+    """
 
     def lookup(name: str) -> type[Warning]:
         if name == "UndefinedMetricWarning":
@@ -66,7 +107,31 @@ __getattr__ = lazy_warning_classes(__name__)
 def invalid_parameter(message: str) -> Exception:
     """The error for a parameter of the wrong type: scikit-learn's ``InvalidParameterError``
     when it is installed (imported here, on the error path only), else an error of both
-    ``ValueError`` and ``TypeError``."""
+    ``ValueError`` and ``TypeError``.
+
+    Parameters
+    ----------
+    message : str
+        The error message.
+
+    Returns
+    -------
+    error : Exception
+        scikit-learn's ``InvalidParameterError`` when it is installed, else an exception that
+        is both a ``ValueError`` and a ``TypeError``; not raised, returned for the caller to
+        raise.
+
+    See Also
+    --------
+    undefined_metric_warning : The other scikit-learn class looked up lazily.
+
+    Examples
+    --------
+    >>> from fastmetrics.exceptions import invalid_parameter
+    >>> err = invalid_parameter("The 'average' parameter must be a str")
+    >>> isinstance(err, ValueError) and isinstance(err, TypeError)
+    True
+    """
     try:
         from sklearn.utils._param_validation import InvalidParameterError
     except ImportError:  # pragma: no cover - sklearn is optional at run time
@@ -78,8 +143,33 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    """``warnings.warn`` attributed to the first caller outside fastmetrics (the user's
-    line), however deep in the package the warning is raised."""
+    """``warnings.warn`` attributed to the first caller outside fastmetrics.
+
+    However deep in the package the warning is raised, it points at the user's line, so that
+    ``-W error`` and warning filters by module see the caller.
+
+    Parameters
+    ----------
+    message : str
+        The warning's text.
+    category : type, default=UserWarning
+        The warning class.
+
+    See Also
+    --------
+    warnings.warn : The standard library's function this calls.
+    undefined_metric_warning : The class of ill-defined metric warnings.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from fastmetrics.exceptions import warn
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("careful")
+    >>> str(caught[0].message)
+    'careful'
+    """
     level = 2
     frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):

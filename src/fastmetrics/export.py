@@ -182,11 +182,29 @@ def run_metrics(*results: object, **values: object) -> dict[str, Any]:
     ``mrr=fm.mean_reciprocal_rank(y, s)``, ``throughput=fm.throughput_per_minute(n, s)``.
     Later arguments override earlier ones, keyword values override all.
 
+    Parameters
+    ----------
+    *results : result objects or dict
+        The run's fastmetrics results (the types above) and dicts of other metrics.
+    **values
+        Metrics with no result object of their own, under their names (scalars, or dicts
+        and arrays that become dot keys).
+
     Returns
     -------
     dict
         Flat ``key -> value`` with the harness' dot keys; only ``confusion_matrix`` is nested
         (``fastmetrics.flatten`` of the result gives ``confusion_matrix.<true>.<pred>``).
+
+    Raises
+    ------
+    TypeError
+        If a positional argument is neither a fastmetrics result object nor a dict.
+
+    See Also
+    --------
+    fastmetrics.metrics_pivot : Many runs' metrics as one table.
+    fastmetrics.flatten : Any result as flat dot keys.
 
     Examples
     --------
@@ -270,6 +288,20 @@ def metrics_pivot(runs: Iterable[Any], *, as_frame: bool | None = None) -> Any:
         column per metric (in first-seen order). A metric a run does not have is NaN in the
         DataFrame and None in the list, whose rows are ``{"run_id": ..., metric: value, ...}``
         with every column.
+
+    Raises
+    ------
+    ValueError
+        If ``as_frame`` is not None, True or False, a long-table row lacks one of its three
+        values, or a run has two different values for one metric.
+    TypeError
+        If ``runs`` is neither a mapping nor an iterable of rows.
+    ImportError
+        If ``as_frame=True`` and pandas is not installed.
+
+    See Also
+    --------
+    fastmetrics.run_metrics : One run's metrics under the harness' keys.
 
     Examples
     --------

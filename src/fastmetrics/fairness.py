@@ -37,18 +37,28 @@ def group_metrics(y_true: ArrayLike, y_pred: ArrayLike, groups: ArrayLike,
     groups : array-like of shape (n_samples,)
         The group of each sample (ints, strings, bools...).
     metric : str, default="accuracy"
-        One of :data:`GROUP_METRICS`: "accuracy", "balanced_accuracy", "f1_macro",
-        "f1_weighted", "f1_micro", "precision_macro", "recall_macro".
-    n_threads : int, default=None
+        One of :data:`fastmetrics.fairness.GROUP_METRICS`: "accuracy",
+        "balanced_accuracy", "f1_macro", "f1_weighted", "f1_micro", "precision_macro",
+        "recall_macro".
+    n_threads : int or None, default=None
+        Threads of the counting pass over large inputs (None: what OpenMP allows, honouring
+        ``OMP_NUM_THREADS``); the result is the same for any value.
 
     Returns
     -------
     GroupMetrics
+        The metric per group, over all samples, the worst group, the gap between the best
+        and the worst group and each group's disparity from the global value.
 
     Raises
     ------
     ValueError
         Different lengths, no samples, an unknown metric, NaN/None labels or groups.
+
+    See Also
+    --------
+    fastmetrics.score : The report card over all samples.
+    sklearn.metrics.accuracy_score : The metric each group's value equals on its samples.
 
     Examples
     --------

@@ -75,6 +75,11 @@ def parse_ollama_timings(response: Mapping[str, Any]) -> dict[str, Any]:
     TypeError
         A field that is not a number.
 
+    See Also
+    --------
+    fastmetrics.latency_stats : Percentiles of many requests' latencies.
+    fastmetrics.throughput_per_minute : Instances per minute of a run.
+
     Examples
     --------
     >>> import fastmetrics as fm

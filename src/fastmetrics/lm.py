@@ -175,6 +175,7 @@ def token_logprobs(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | N
     Returns
     -------
     ndarray of float64, shape like ``targets``
+        The log-probability of each target (0.0 where ``mask`` is 0).
 
     Raises
     ------
@@ -182,6 +183,11 @@ def token_logprobs(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | N
         Wrong shapes, an empty vocabulary axis, or a selected target outside ``[0, V)``.
     TypeError
         Non-float logits, non-integer targets.
+
+    See Also
+    --------
+    fastmetrics.sequence_loglik : Their sum over each sequence.
+    fastmetrics.perplexity : The perplexity of the selected tokens.
 
     Examples
     --------
@@ -220,13 +226,16 @@ def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | 
     logits : array-like of shape (B, T, V) or (T, V)
         See :func:`token_logprobs`.
     targets : array-like of int, shape (B, T) or (T,)
+        Token ids in ``[0, V)`` at every selected position.
     mask : array-like of bool or 0/1, shape like ``targets``, default=None
         The continuation tokens (e.g. 0 over the prompt and the padding, 1 over the answer).
         None: every position.
     return_greedy : bool, default=False
         Also return whether each continuation is the greedy one (every selected target is a
         largest logit of its row; ties count).
-    n_threads : int, default=None
+    n_threads : int or None, default=None
+        Threads of the kernel, as for :func:`token_logprobs` (None: what OpenMP allows);
+        the result is the same for any value.
 
     Returns
     -------
@@ -234,6 +243,19 @@ def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | 
         0.0 for a sequence with no selected position.
     is_greedy : ndarray of bool, shape (B,) (a bool for 2-D logits)
         Only with ``return_greedy=True``.
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, an empty vocabulary axis, or a selected target outside ``[0, V)``.
+    TypeError
+        Non-float logits, non-integer targets.
+
+    See Also
+    --------
+    fastmetrics.token_logprobs : The per-token log-probabilities.
+    fastmetrics.continuation_batch : Build the inputs, targets and mask of a batch.
+    fastmetrics.multiple_choice_accuracy : Accuracy from the choices' log-likelihoods.
 
     Examples
     --------
@@ -263,17 +285,33 @@ def perplexity(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None 
 
     Parameters
     ----------
-    logits, targets, mask, n_threads
-        As for :func:`sequence_loglik`.
+    logits : array-like of shape (B, T, V) or (T, V)
+        float16, float32 or float64 scores, as for :func:`token_logprobs`.
+    targets : array-like of int, shape (B, T) or (T,)
+        Token ids in ``[0, V)`` at every selected position.
+    mask : array-like of bool or 0/1, shape like ``targets``, default=None
+        The tokens to score; None: every position.
+    n_threads : int or None, default=None
+        Threads of the kernel, as for :func:`token_logprobs` (None: what OpenMP allows);
+        the result is the same for any value.
 
     Returns
     -------
     float
+        ``exp`` of the mean negative log-probability of the selected tokens.
 
     Raises
     ------
     ValueError
-        When no position is selected (perplexity of zero tokens is undefined).
+        When no position is selected (perplexity of zero tokens is undefined), and as
+        :func:`token_logprobs` for its inputs.
+    TypeError
+        Non-float logits, non-integer targets.
+
+    See Also
+    --------
+    fastmetrics.sequence_loglik : The log-likelihood of each sequence.
+    fastmetrics.rolling_loglik : The log-likelihood of a sequence longer than the context.
 
     Examples
     --------
@@ -336,6 +374,19 @@ def multiple_choice_accuracy(loglik: ArrayLike, gold: ArrayLike, *,
     stderr : float
         Only with ``return_stderr=True``.
 
+    Raises
+    ------
+    ValueError
+        ``loglik`` not 2-D, empty or holding NaN; ``gold`` of the wrong shape or with an
+        index outside ``[0, C)``; ``lengths`` of the wrong shape or not positive and
+        finite; ``ddof`` not 0 or 1.
+    TypeError
+        ``gold`` not integers.
+
+    See Also
+    --------
+    fastmetrics.sequence_loglik : The log-likelihood of each choice.
+
     Examples
     --------
     >>> import fastmetrics as fm
@@ -382,7 +433,33 @@ def multiple_choice_accuracy(loglik: ArrayLike, gold: ArrayLike, *,
 
 class ContinuationBatch(NamedTuple):
     """A padded batch of (context, continuation) pairs for a causal LM; see
-    :func:`continuation_batch`."""
+    :func:`continuation_batch`.
+
+    Parameters
+    ----------
+    input_ids : ndarray of int64, shape (B, L)
+        The model's input tokens, padded.
+    attention_mask : ndarray of bool, shape (B, L)
+        True over each row's tokens.
+    targets : ndarray of int64, shape (B, L)
+        The next token of every input position.
+    mask : ndarray of bool, shape (B, L)
+        True at the continuation's positions in ``targets``.
+    n_truncated : ndarray of int64, shape (B,)
+        Context tokens dropped from the left of each row.
+
+    See Also
+    --------
+    fastmetrics.continuation_batch : What builds it.
+    fastmetrics.sequence_loglik : What scores it.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> b = fm.continuation_batch([([1, 2], [3])], max_length=4)
+    >>> b.input_ids.tolist(), b.targets.tolist(), b.mask.tolist()
+    ([[1, 2]], [[2, 3]], [[False, True]])
+    """
 
     input_ids: np.ndarray
     attention_mask: np.ndarray
@@ -455,6 +532,11 @@ def continuation_batch(pairs: Iterable[tuple[Sequence[int], Sequence[int]]], *, 
     TypeError
         Non-integer token ids or arguments.
 
+    See Also
+    --------
+    fastmetrics.sequence_loglik : Score the batch's continuations.
+    fastmetrics.rolling_windows : Windows for sequences longer than the context.
+
     Examples
     --------
     >>> import fastmetrics as fm
@@ -524,7 +606,27 @@ def continuation_batch(pairs: Iterable[tuple[Sequence[int], Sequence[int]]], *, 
 
 class Window(NamedTuple):
     """One rolling window: the model reads tokens ``[start, stop)`` and the tokens
-    ``[score_start, stop)`` are scored (the ones before are context only)."""
+    ``[score_start, stop)`` are scored (the ones before are context only).
+
+    Parameters
+    ----------
+    start : int
+        First token the model reads.
+    score_start : int
+        First token scored.
+    stop : int
+        One past the last token read and scored.
+
+    See Also
+    --------
+    fastmetrics.rolling_windows : What yields them.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> next(iter(fm.rolling_windows(10, 4)))
+    Window(start=0, score_start=0, stop=4)
+    """
 
     start: int
     score_start: int
@@ -560,14 +662,28 @@ def rolling_windows(n_tokens: int, max_length: int, stride: int | None = None) -
     Parameters
     ----------
     n_tokens : int >= 0
+        Length of the token sequence.
     max_length : int >= 1
         The model's context length (tokens read per window).
     stride : int in [1, max_length], default=None
         None: ``max_length - 1`` (1 when ``max_length`` is 1, where no context fits).
 
-    Yields
+    Returns
+    -------
+    iterator of Window
+        ``Window(start, score_start, stop)`` in order (none for ``n_tokens == 0``).
+
+    Raises
     ------
-    Window(start, score_start, stop)
+    TypeError
+        If ``n_tokens``, ``max_length`` or ``stride`` is not an int.
+    ValueError
+        If ``n_tokens`` < 0, ``max_length`` or ``stride`` < 1, or ``stride`` >
+        ``max_length``.
+
+    See Also
+    --------
+    fastmetrics.rolling_loglik : Score a sequence in these windows.
 
     Examples
     --------
@@ -619,6 +735,7 @@ def rolling_loglik(tokens: ArrayLike, logits_fn: Callable[[np.ndarray], np.ndarr
     Parameters
     ----------
     tokens : array-like of int, shape (n,)
+        The token sequence.
     logits_fn : callable
         ``batch_size=None``: ``logits_fn(window_tokens) -> logits`` of shape
         ``(len(window_tokens), V)`` where row ``i`` is the distribution of
@@ -628,12 +745,16 @@ def rolling_loglik(tokens: ArrayLike, logits_fn: Callable[[np.ndarray], np.ndarr
         ``(m, L)`` (``m <= k`` windows stacked; every window has ``L = min(n, max_length)``
         tokens, so no padding is needed) and logits of shape ``(m, L, V)``, row ``[j, i]``
         as above for window ``j``.
-    max_length, stride
-        As for :func:`rolling_windows` (default stride ``max_length - 1``: every token after
-        the first window is scored with context).
+    max_length : int >= 1
+        The model's context length, as for :func:`rolling_windows`.
+    stride : int in [1, max_length], default=None
+        As for :func:`rolling_windows` (default ``max_length - 1``: every token after the
+        first window is scored with context).
     batch_size : int >= 1, default=None
         Windows per model call (None: one window per call, as a 1-D array).
-    n_threads : int, default=None
+    n_threads : int or None, default=None
+        Threads of the kernel, as for :func:`token_logprobs` (None: what OpenMP allows);
+        the result is the same for any value.
 
     Returns
     -------
@@ -641,6 +762,20 @@ def rolling_loglik(tokens: ArrayLike, logits_fn: Callable[[np.ndarray], np.ndarr
         The sum of the log-probabilities of every token, each scored once. Windows are
         summed in order, each over its scored tokens, so the value does not depend on
         ``batch_size``.
+
+    Raises
+    ------
+    ValueError
+        ``tokens`` not 1-D, a bad ``max_length``, ``stride`` or ``batch_size``, logits of
+        the wrong shape from ``logits_fn``, or a token outside its vocabulary.
+    TypeError
+        A non-integer ``max_length``, ``stride`` or ``batch_size``, non-float logits or
+        non-integer tokens.
+
+    See Also
+    --------
+    fastmetrics.rolling_windows : The windows.
+    fastmetrics.perplexity : Perplexity of tokens scored in one pass.
 
     Examples
     --------

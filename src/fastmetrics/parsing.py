@@ -21,7 +21,7 @@ __all__ = ["ParsedPredictions", "parse_failures"]
 class ParsedPredictions:
     """The predictions to score, and how many could not be parsed.
 
-    Attributes
+    Parameters
     ----------
     y_true, y_pred : ndarray
         What the metrics should see (after the ``policy``).
@@ -40,6 +40,17 @@ class ParsedPredictions:
         per-row arrays (groups, probabilities, latencies) with it, or use :meth:`select`.
     failed : ndarray of bool, shape (n_total,)
         The rows whose prediction failed to parse.
+
+    See Also
+    --------
+    fastmetrics.parse_failures : What builds it.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> p = fm.parse_failures([0, 1, 1], [0, None, 1])
+    >>> p.n_total, p.n_failures, p.failed.tolist()
+    (3, 1, [False, True, False])
     """
 
     y_true: np.ndarray
@@ -54,6 +65,27 @@ class ParsedPredictions:
     def select(self, *arrays: ArrayLike) -> Any:
         """The rows of other per-row arrays that the metrics see (``a[keep]`` for each),
         aligned with ``y_true`` and ``y_pred``: one array for one argument, else a tuple.
+
+        Parameters
+        ----------
+        *arrays : array-like of shape (n_total,)
+            Other per-row arrays of the run (groups, probabilities, latencies...).
+
+        Returns
+        -------
+        ndarray or tuple of ndarray
+            The kept rows of each array.
+
+        Raises
+        ------
+        TypeError
+            If no array is given.
+        ValueError
+            If an array does not have ``n_total`` rows.
+
+        See Also
+        --------
+        fastmetrics.group_metrics : A metric per group, with the groups selected here.
 
         Examples
         --------
@@ -74,6 +106,24 @@ class ParsedPredictions:
         return out[0] if len(out) == 1 else tuple(out)
 
     def to_flat_dict(self) -> dict[str, Any]:
+        """The reference harness's keys: ``parse_failure_rate``, ``n_predictions`` and
+        ``n_failures``.
+
+        Returns
+        -------
+        dict
+            Those keys to their values.
+
+        See Also
+        --------
+        fastmetrics.run_metrics : A run's metrics, which include these keys.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.parse_failures([0, 1], [0, None]).to_flat_dict()
+        {'parse_failure_rate': 0.5, 'n_predictions': 1, 'n_failures': 1}
+        """
         return {"parse_failure_rate": self.parse_failure_rate,
                 "n_predictions": self.n_predictions, "n_failures": self.n_failures}
 
@@ -121,16 +171,31 @@ def parse_failures(y_true: ArrayLike, y_pred: ArrayLike, *, missing: object = No
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n_samples,)
+        True labels and the parsed predictions (``None`` or NaN where parsing failed).
     missing : label, default=None
+        A sentinel prediction that also counts as a failure (``-1``, ``"UNPARSED"``).
     policy : {"exclude", "wrong"}, default="exclude"
+        The rule for failures (above).
     fill_label : label, default=None
-        Required with ``policy="wrong"``.
+        The label failures become with ``policy="wrong"`` (required there); it must not
+        occur in ``y_true``.
 
     Returns
     -------
     ParsedPredictions
         With the ``keep`` mask of the rows scored (``select(groups, probs)`` aligns the
         run's other per-row arrays with the kept predictions) and the ``failed`` mask.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``policy``, ``y_true`` and ``y_pred`` of different lengths or empty,
+        ``policy="wrong"`` without ``fill_label`` or with one that occurs in ``y_true``.
+
+    See Also
+    --------
+    fastmetrics.score : The report card of the parsed predictions.
+    fastmetrics.run_metrics : A run's metrics, with the parse failure rate.
 
     Examples
     --------

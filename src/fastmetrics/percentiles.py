@@ -124,7 +124,10 @@ def quantile(a: ArrayLike, q: Quantiles, axis: int | tuple[int, ...] | None = No
 
     See Also
     --------
-    percentile : the same with q in percent.
+    numpy.quantile : numpy's function, same arguments, values and dtypes.
+    percentile : The same with ``q`` in percent.
+    median : The middle value, as :func:`numpy.median`.
+    fastmetrics.streaming.QuantileAccumulator : Quantiles over chunks (exact or a sketch).
 
     Examples
     --------
@@ -194,6 +197,12 @@ def percentile(a: ArrayLike, q: Quantiles, axis: int | tuple[int, ...] | None = 
     TypeError
         If ``a`` is complex.
 
+    See Also
+    --------
+    numpy.percentile : numpy's function, same arguments, values and dtypes.
+    quantile : The same with ``q`` in ``[0, 1]``.
+    median : The middle value, as :func:`numpy.median`.
+
     Examples
     --------
     >>> import numpy as np
@@ -215,11 +224,33 @@ def percentile(a: ArrayLike, q: Quantiles, axis: int | tuple[int, ...] | None = 
 
 
 def median(a: ArrayLike) -> np.floating[Any]:
-    """The median of 1-D ``a``, exactly as :func:`numpy.median` computes it.
+    """The median of ``a``, exactly as :func:`numpy.median` computes it.
 
     numpy averages the two middle order statistics with ``np.mean`` (not the ``lerp`` of
     ``percentile(a, 50)``, which can differ in the last bit); this does the same, after
-    selecting them in place in O(N). NaN anywhere gives NaN. Empty input: ``ValueError``.
+    selecting them in place in O(N).
+
+    Parameters
+    ----------
+    a : array_like of real numbers
+        Input data; N-D input is flattened (numpy's ``axis=None``). The dtypes and layouts of
+        :func:`quantile`.
+
+    Returns
+    -------
+    median : numpy scalar
+        Same value and dtype as ``numpy.median(a)``: float64 for integer input, the input's
+        float dtype otherwise; NaN when ``a`` holds a NaN.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` is empty (numpy returns NaN with a warning).
+
+    See Also
+    --------
+    numpy.median : numpy's function, same values and dtypes.
+    percentile : Any percentile, numpy's 13 methods.
 
     Examples
     --------

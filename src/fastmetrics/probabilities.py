@@ -66,7 +66,10 @@ def log_loss(y_true: ArrayLike, y_proba: ArrayLike | None = None, *, normalize: 
     """Log loss (cross-entropy) of predicted probabilities, as scikit-learn's.
 
     The weighted mean (or sum) over samples of ``-log p[i, class of y_true[i]]``, the
-    probabilities clipped to ``[eps, 1 - eps]`` (eps of their dtype).
+    probabilities clipped to ``[eps, 1 - eps]`` (eps of their dtype). One pass into a
+    mergeable state (streaming and Dask faces give the same value). The logarithms are
+    summed in float64 even for float32 input (scikit-learn sums in the input's dtype:
+    agreement to float32 precision there, 1e-12 relative for float64).
 
     Parameters
     ----------
@@ -78,19 +81,49 @@ def log_loss(y_true: ArrayLike, y_proba: ArrayLike | None = None, *, normalize: 
     normalize : bool, default=True
         Return the mean loss per sample (weighted); False: the (weighted) sum.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
-    labels : array-like, default=None
+        Sample weights; None weighs every sample 1.
+    labels : array-like of shape (n_classes,), default=None
         The classes of the columns of ``y_proba`` (taken sorted, with scikit-learn's
         ``UserWarning`` when given in another order); None: the classes of ``y_true``.
         Needed when ``y_true`` lacks some class.
-    y_pred : array-like, deprecated
+    y_pred : array-like, default="deprecated"
         scikit-learn 1.9's old name of ``y_proba`` (a ``FutureWarning``).
-    n_threads : int, default=None
-        Threads of the pass over a large input (the result is the same for any value).
+    n_threads : int or None, default=None
+        Threads of the pass over a large input. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
+    loss : float
+        The log loss (best 0.0).
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_proba`` differ in length or are empty; if ``y_proba`` holds
+        NaN, infinity or values outside [0, 1]; if ``y_true`` has one class and no
+        ``labels``, ``labels`` has fewer than two classes or misses a label of ``y_true``,
+        or the number of classes differs from the columns; if both ``y_proba`` and
+        ``y_pred`` are given; if ``sample_weight`` has the wrong length, holds NaN or is
+        all zero; if ``n_threads`` < 1.
+    TypeError
+        If neither ``y_proba`` nor ``y_pred`` is given, or ``n_threads`` is neither an int
+        nor None.
+
+    Warns
+    -----
+    UserWarning
+        If a row of ``y_proba`` does not sum to 1, or ``labels`` is not sorted.
+    FutureWarning
+        If the deprecated ``y_pred`` is used.
+
+    See Also
+    --------
+    sklearn.metrics.log_loss : The scikit-learn function this one matches.
+    d2_log_loss_score : The fraction of log loss explained.
+    fastmetrics.brier_score_loss : The squared-error loss of the same probabilities.
 
     Examples
     --------
@@ -113,8 +146,8 @@ def d2_log_loss_score(y_true: ArrayLike, y_proba: ArrayLike | None = None, *,
 
     ``1 - log_loss(y_true, y_proba) / log_loss(y_true, null)`` where the null model
     predicts every class's (weighted) frequency in ``y_true``; 1 is best, 0 the null model,
-    and it may be negative. NaN with an ``UndefinedMetricWarning`` for fewer than two
-    samples.
+    and it may be negative. The class weights are part of the same mergeable state as the
+    loss, so the score has streaming and Dask faces.
 
     Parameters
     ----------
@@ -123,17 +156,49 @@ def d2_log_loss_score(y_true: ArrayLike, y_proba: ArrayLike | None = None, *,
     y_proba : array-like of shape (n_samples, n_classes) or (n_samples,)
         Predicted probabilities (columns as in :func:`log_loss`).
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
-    labels : array-like, default=None
+        Sample weights; None weighs every sample 1.
+    labels : array-like of shape (n_classes,), default=None
         The classes of the columns of ``y_proba``; None: the classes of ``y_true``.
-    y_pred : array-like, deprecated
+    y_pred : array-like, default="deprecated"
         scikit-learn 1.9's old name of ``y_proba`` (a ``FutureWarning``).
-    n_threads : int, default=None
-        Threads of the pass over a large input (the result is the same for any value).
+    n_threads : int or None, default=None
+        Threads of the pass over a large input. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
+    score : float
+        The D² score; NaN for fewer than two samples.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_proba`` differ in length; if ``y_proba`` holds NaN, infinity
+        or values outside [0, 1]; if ``y_true`` has one class and no ``labels``, ``labels``
+        has fewer than two classes or misses a label of ``y_true``, or the number of classes
+        differs from the columns; if both ``y_proba`` and ``y_pred`` are given; if
+        ``sample_weight`` has the wrong length, holds NaN or is all zero; if ``n_threads``
+        < 1.
+    TypeError
+        If neither ``y_proba`` nor ``y_pred`` is given, or ``n_threads`` is neither an int
+        nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For fewer than two samples (the score is NaN).
+    UserWarning
+        If a row of ``y_proba`` does not sum to 1, or ``labels`` is not sorted.
+    FutureWarning
+        If the deprecated ``y_pred`` is used.
+
+    See Also
+    --------
+    sklearn.metrics.d2_log_loss_score : The scikit-learn function this one matches.
+    log_loss : The loss itself.
+    fastmetrics.d2_brier_score : The same fraction for the Brier score.
 
     Examples
     --------
@@ -160,7 +225,8 @@ def top_k_accuracy_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int = 2,
 
     Among equal scores the higher column ranks first (scikit-learn's reversed stable sort).
     Binary problems take 1-D scores of the greater class: ``k`` = 1 predicts it above 0.5
-    (scores within [0, 1]) or above 0 (other scores), ``k`` >= 2 is always right.
+    (scores within [0, 1]) or above 0 (other scores), ``k`` >= 2 is always right. One pass
+    into a mergeable state (streaming and Dask faces).
 
     Parameters
     ----------
@@ -170,20 +236,49 @@ def top_k_accuracy_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int = 2,
         Scores (probabilities or decision values), one column per class in the order of
         ``labels`` (or of the sorted classes of ``y_true``).
     k : int, default=2
-        Number of best scores considered.
+        Number of best scores considered (>= 1).
     normalize : bool, default=True
         The fraction of correct samples; False: their number (weight).
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     labels : array-like of shape (n_classes,), default=None
         The classes of the columns of ``y_score``, unique and sorted; needed when ``y_true``
         lacks some class.
-    n_threads : int, default=None
-        Threads of the pass over a large input (the result is the same for any value).
+    n_threads : int or None, default=None
+        Threads of the pass over a large input. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
+    score : float
+        The top-k accuracy (fraction, or weight of correct samples with
+        ``normalize=False``).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not an int >= 1 (scikit-learn's ``InvalidParameterError``, a
+        ``ValueError``); if ``y_true`` and ``y_score`` differ in length or are empty, or
+        ``y_score`` holds NaN or infinity; if ``y_true`` is not 1-D, the number of classes
+        differs from the columns, ``labels`` is not sorted or misses a label of ``y_true``,
+        or multiclass ``y_true`` comes with 1-D scores; if ``sample_weight`` has the wrong
+        length or holds NaN; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        If ``k`` >= the number of classes (every sample is then right).
+
+    See Also
+    --------
+    sklearn.metrics.top_k_accuracy_score : The scikit-learn function this one matches.
+    fastmetrics.accuracy_score : The top-1 accuracy of predicted labels.
 
     Examples
     --------
@@ -206,7 +301,7 @@ def hinge_loss(y_true: ArrayLike, pred_decision: ArrayLike, *, labels: ArrayLike
     Binary (at most two classes in ``labels``, or in ``y_true``): ``y_true`` is mapped to
     -1 / +1 (the greater class +1) and the loss of a sample is ``max(0, 1 - y * d)``.
     Multiclass (Crammer-Singer): ``max(0, 1 - (d[y] - max_{j != y} d[j]))``. The (weighted)
-    mean over samples.
+    mean over samples, from one pass into a mergeable state (streaming and Dask faces).
 
     Parameters
     ----------
@@ -216,17 +311,39 @@ def hinge_loss(y_true: ArrayLike, pred_decision: ArrayLike, *, labels: ArrayLike
         Decision values (``decision_function``): 1-D for a binary problem, one column per
         class in sorted label order for a multiclass one. Read in place (float32 / float64,
         C or Fortran order).
-    labels : array-like, default=None
+    labels : array-like of shape (n_classes,), default=None
         All the classes of a multiclass problem (the columns of ``pred_decision``); needed
         when ``y_true`` lacks some.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
-    n_threads : int, default=None
-        Threads of the pass over a large input (the result is the same for any value).
+        Sample weights; None weighs every sample 1.
+    n_threads : int or None, default=None
+        Threads of the pass over a large input. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
+    loss : float
+        The mean hinge loss (best 0.0).
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``pred_decision`` differ in length, are empty, or
+        ``pred_decision`` holds NaN or infinity; if ``y_true`` is not 1-D; if multiclass
+        ``y_true`` comes with 1-D decisions, or classes are missing from ``y_true`` without
+        ``labels``, or ``y_true`` holds a label not in ``labels``; if ``sample_weight`` has
+        the wrong length or holds NaN; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.hinge_loss : The scikit-learn function this one matches.
+    log_loss : The loss of probabilities rather than decision values.
 
     Notes
     -----

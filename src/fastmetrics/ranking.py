@@ -83,22 +83,30 @@ def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None 
               n_threads: int | None = None) -> tuple[FloatArray, FloatArray, NDArray[Any]]:
     """Compute Receiver operating characteristic (ROC), like ``sklearn.metrics.roc_curve``.
 
+    The scores are sorted once into a :class:`~fastmetrics.states.RankingState` (distinct
+    scores with the weight of each class), which merges over chunks: the streaming
+    accumulator and the Dask function give the same curve. Unlike scikit-learn, sample
+    weights must be non-negative (a negative weight makes the curve non-monotonic).
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         True binary labels. If labels are not either {-1, 1} or {0, 1}, then
-        ``pos_label`` should be explicitly given.
+        ``pos_label`` should be explicitly given (then any labels are taken: the others are
+        negatives).
     y_score : array-like of shape (n_samples,)
         Target scores (probabilities or decision values); must be finite.
     pos_label : int, float, bool or str, default=None
-        The label of the positive class (1 when ``None`` and y_true is {0, 1} / {-1, 1}).
+        The label of the positive class (1 when None and y_true is {0, 1} or {-1, 1}).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative sample weights; zero-weight samples do not create thresholds.
     drop_intermediate : bool, default=True
         Drop thresholds whose point is collinear with its neighbours in ROC space.
-    n_threads : int, default=None
-        Threads of the sort on inputs of 2**17 samples or more (None: what OpenMP allows,
-        honouring ``OMP_NUM_THREADS``). The result is the same for any value.
+    n_threads : int or None, default=None
+        Threads of the sort on inputs of 2**17 samples or more. None uses what OpenMP
+        allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other
+        process is running on; an int >= 1 sets the count. Not a scikit-learn parameter:
+        the result is the same for any value.
 
     Returns
     -------
@@ -108,6 +116,29 @@ def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None 
         Increasing true positive rates.
     thresholds : ndarray of shape (n_thresholds,)
         Decreasing thresholds (float64); the first one is ``np.inf``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_score`` differ in length, are empty, are not 1-D, hold NaN
+        or infinity, or ``y_score`` holds non-numbers; if ``y_true`` has more than two
+        classes and no ``pos_label``, or labels other than {0, 1} / {-1, 1} without a
+        ``pos_label``; if ``sample_weight`` has the wrong length, NaN, negative values or
+        is all zero; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        If ``y_true`` has no positive or no negative sample (``tpr`` or ``fpr`` is NaN).
+
+    See Also
+    --------
+    sklearn.metrics.roc_curve : The scikit-learn function this one matches.
+    roc_auc_score : The area under this curve, without building it.
+    det_curve : Error rates of both kinds against the threshold.
+    precision_recall_curve : Precision and recall against the threshold.
 
     Notes
     -----
@@ -139,6 +170,9 @@ def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
     """Compute precision-recall pairs for different thresholds, like
     ``sklearn.metrics.precision_recall_curve``.
 
+    Derived from the same mergeable sorted state as :func:`roc_curve` (streaming and Dask
+    faces give the same curve). Sample weights must be non-negative.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -147,14 +181,16 @@ def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
     y_score : array-like of shape (n_samples,)
         Target scores; must be finite.
     pos_label : int, float, bool or str, default=None
-        The label of the positive class.
+        The label of the positive class (1 when None and y_true is {0, 1} or {-1, 1}).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative sample weights.
     drop_intermediate : bool, default=False
         Keep only the first and last threshold of each run of equal true-positive weight.
-    n_threads : int, default=None
-        Threads of the sort on inputs of 2**17 samples or more (None: what OpenMP allows,
-        honouring ``OMP_NUM_THREADS``). The result is the same for any value.
+    n_threads : int or None, default=None
+        Threads of the sort on inputs of 2**17 samples or more. None uses what OpenMP
+        allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other
+        process is running on; an int >= 1 sets the count. Not a scikit-learn parameter:
+        the result is the same for any value.
 
     Returns
     -------
@@ -164,6 +200,28 @@ def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
         Decreasing recall; the last element is 0.
     thresholds : ndarray of shape (n_thresholds,)
         Increasing thresholds, in ``y_score``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_score`` differ in length, are empty, are not 1-D, hold NaN
+        or infinity, or ``y_score`` holds non-numbers; if ``y_true`` has more than two
+        classes and no ``pos_label``, or labels other than {0, 1} / {-1, 1} without a
+        ``pos_label``; if ``sample_weight`` has the wrong length, NaN, negative values or
+        is all zero; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UserWarning
+        If ``y_true`` has no positive sample (recall is then 1 at every threshold).
+
+    See Also
+    --------
+    sklearn.metrics.precision_recall_curve : The scikit-learn function this one matches.
+    average_precision_score : The step-wise area under this curve.
+    roc_curve : True and false positive rates against the threshold.
 
     Examples
     --------
@@ -189,6 +247,9 @@ def det_curve(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label | None = N
               n_threads: int | None = None) -> tuple[FloatArray, FloatArray, NDArray[Any]]:
     """Detection error tradeoff (DET) curve, like ``sklearn.metrics.det_curve``.
 
+    Derived from the same mergeable sorted state as :func:`roc_curve` (streaming and Dask
+    faces give the same curve). Sample weights must be non-negative.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -197,14 +258,16 @@ def det_curve(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label | None = N
     y_score : array-like of shape (n_samples,)
         Target scores; must be finite.
     pos_label : int, float, bool or str, default=None
-        The label of the positive class (1 when ``None`` and y_true is {0, 1} / {-1, 1}).
+        The label of the positive class (1 when None and y_true is {0, 1} or {-1, 1}).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative sample weights.
     drop_intermediate : bool, default=False
         Drop thresholds where the true positive weight equals that of both neighbours.
-    n_threads : int, default=None
-        Threads of the sort on inputs of 2**17 samples or more (None: what OpenMP allows,
-        honouring ``OMP_NUM_THREADS``). The result is the same for any value.
+    n_threads : int or None, default=None
+        Threads of the sort on inputs of 2**17 samples or more. None uses what OpenMP
+        allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other
+        process is running on; an int >= 1 sets the count. Not a scikit-learn parameter:
+        the result is the same for any value.
 
     Returns
     -------
@@ -215,6 +278,22 @@ def det_curve(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label | None = N
     thresholds : ndarray of shape (n_thresholds,)
         Increasing thresholds (float64), ``inf`` last where no finite threshold reaches a
         false positive rate of 0.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` has only one class; if ``y_true`` and ``y_score`` differ in length,
+        are empty, are not 1-D, hold NaN or infinity, or ``y_score`` holds non-numbers; if
+        ``y_true`` has more than two classes and no ``pos_label``, or labels other than
+        {0, 1} / {-1, 1} without a ``pos_label``; if ``sample_weight`` has the wrong length,
+        NaN, negative values or is all zero; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.det_curve : The scikit-learn function this one matches.
+    roc_curve : The ROC curve of the same data.
 
     Examples
     --------
@@ -267,6 +346,9 @@ def confusion_matrix_at_thresholds(y_true: ArrayLike, y_score: ArrayLike, *,
     """Binary confusion matrix terms at every threshold, like
     ``sklearn.metrics.confusion_matrix_at_thresholds``.
 
+    Derived from the same mergeable sorted state as :func:`roc_curve`. As in scikit-learn
+    1.9, parameters after ``y_score`` given by position still work with a ``FutureWarning``.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -274,21 +356,51 @@ def confusion_matrix_at_thresholds(y_true: ArrayLike, y_score: ArrayLike, *,
     y_score : array-like of shape (n_samples,)
         Target scores; must be finite.
     pos_label : int, float, bool or str, default=None
-        The label of the positive class (1 when ``None`` and y_true is {0, 1} / {-1, 1}).
+        The label of the positive class (1 when None and y_true is {0, 1} or {-1, 1}).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative sample weights; zero-weight samples do not create thresholds.
-    n_threads : int, default=None
-        Threads of the sort on inputs of 2**17 samples or more (None: what OpenMP allows,
-        honouring ``OMP_NUM_THREADS``). The result is the same for any value.
+    n_threads : int or None, default=None
+        Threads of the sort on inputs of 2**17 samples or more. None uses what OpenMP
+        allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other
+        process is running on; an int >= 1 sets the count. Not a scikit-learn parameter:
+        the result is the same for any value.
 
     Returns
     -------
-    tns, fps, fns, tps : ndarray of shape (n_thresholds,)
-        Weights (counts without ``sample_weight``, as float64) of true negatives, false
-        positives, false negatives and true positives when predicting positive at
-        ``score >= thresholds[i]``.
+    tns : ndarray of shape (n_thresholds,)
+        Weight (count without ``sample_weight``, as float64) of true negatives when
+        predicting positive at ``score >= thresholds[i]``.
+    fps : ndarray of shape (n_thresholds,)
+        Weight of false positives at each threshold.
+    fns : ndarray of shape (n_thresholds,)
+        Weight of false negatives at each threshold.
+    tps : ndarray of shape (n_thresholds,)
+        Weight of true positives at each threshold.
     thresholds : ndarray of shape (n_thresholds,)
         Decreasing distinct scores, in ``y_score``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_score`` differ in length, are empty, are not 1-D, hold NaN
+        or infinity, or ``y_score`` holds non-numbers; if ``y_true`` has more than two
+        classes and no ``pos_label``, or labels other than {0, 1} / {-1, 1} without a
+        ``pos_label``; if ``sample_weight`` has the wrong length, NaN, negative values or
+        is all zero; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    FutureWarning
+        If ``pos_label``, ``sample_weight`` or ``n_threads`` is given by position.
+
+    See Also
+    --------
+    sklearn.metrics.confusion_matrix_at_thresholds : The scikit-learn function this one
+        matches.
+    metric_at_thresholds : Any metric at every threshold.
+    roc_curve : The rates these counts give.
 
     Examples
     --------
@@ -333,15 +445,31 @@ def metric_at_thresholds(y_true: ArrayLike, y_score: ArrayLike, metric_func: Cal
         ``metric_func(y_true, y_pred, **metric_params)``: a number or a collection of
         numbers of the same size at every threshold.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights, passed on to ``metric_func``.
+        Sample weights, passed on to ``metric_func`` (their values are not checked here).
     metric_params : dict, default=None
         Further keyword arguments of ``metric_func``.
 
     Returns
     -------
-    metric_values : ndarray of shape (n_thresholds,) or (n_thresholds, *n_outputs)
+    metric_values : ndarray of shape (n_thresholds,) or (n_thresholds, ...)
+        The value of ``metric_func`` at each threshold (its output's shape after the
+        first axis).
     thresholds : ndarray of shape (n_thresholds,)
         Decreasing distinct scores.
+
+    Raises
+    ------
+    TypeError
+        If ``metric_func`` is not callable or ``metric_params`` is neither a dict nor
+        None.
+    ValueError
+        If ``y_true`` and ``y_score`` (or ``sample_weight``) differ in length, or either
+        holds NaN or infinity.
+
+    See Also
+    --------
+    sklearn.metrics.metric_at_thresholds : The scikit-learn function this one matches.
+    confusion_matrix_at_thresholds : The confusion terms at every threshold, mergeable.
 
     Examples
     --------
@@ -372,6 +500,9 @@ def metric_at_thresholds(y_true: ArrayLike, y_score: ArrayLike, metric_func: Cal
     if w is not None:
         keep = w != 0
         y, s, w = y[keep], s[keep], w[keep]
+    if s.shape[0] == 0:  # no threshold to evaluate (scikit-learn fails with an IndexError)
+        raise ValueError("metric_at_thresholds needs at least one sample"
+                         + (" with a non-zero sample_weight" if w is not None else ""))
     # decreasing scores, ties in input order (a stable sort of the reversed array, reversed)
     order = s.shape[0] - 1 - np.argsort(s[::-1], kind="stable")[::-1]
     s, y = s[order], y[order]
@@ -398,6 +529,20 @@ def auc(x: ArrayLike, y: ArrayLike) -> float:
     Returns
     -------
     auc : float
+        The area (negative x steps of a decreasing ``x`` are counted as positive).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` differ in length or are not 1-D (an (n, 1) column is taken),
+        if there are fewer than two points, or if ``x`` is neither increasing nor
+        decreasing.
+
+    See Also
+    --------
+    sklearn.metrics.auc : The scikit-learn function this one matches.
+    roc_auc_score : The area under the ROC curve straight from scores.
+    average_precision_score : The step-wise area under the precision-recall curve.
 
     Examples
     --------
@@ -461,33 +606,69 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
     """Area under the ROC curve, like ``sklearn.metrics.roc_auc_score``.
 
     Binary, multilabel-indicator and multiclass (``multi_class="ovr"`` or ``"ovo"``)
-    targets. A tied positive/negative pair counts one half (trapezoidal rule).
+    targets. A tied positive/negative pair counts one half (trapezoidal rule). The binary
+    score comes from four statistics of one sorting pass (no curve is built); with
+    ``max_fpr`` the curve's state is built. Sample weights must be non-negative (scikit-learn
+    takes negative ones and returns meaningless numbers).
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
         True labels or a binary label indicator matrix.
     y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Target scores; finite. For binary ``y_true``, the score of the greater label.
-    average : {'micro', 'macro', 'samples', 'weighted'} or None, default='macro'
+        Target scores; finite. For binary ``y_true``, the score of the greater label; for
+        multiclass, probabilities that sum to 1 over the classes.
+    average : {"micro", "macro", "samples", "weighted"} or None, default="macro"
         Averaging over classes (multilabel / multiclass); ignored for binary ``y_true``.
+        None returns the score of each class. Multiclass ``"ovo"`` takes only "macro",
+        "weighted" or None.
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative sample weights.
-    max_fpr : float > 0 and <= 1, default=None
-        If set, the standardized (McClish-corrected) partial AUC over [0, max_fpr].
-    multi_class : {'raise', 'ovr', 'ovo'}, default='raise'
-        Multiclass scheme: one-vs-rest or Hand & Till's one-vs-one.
+        Non-negative sample weights (not with ``multi_class="ovo"``).
+    max_fpr : float or None, default=None
+        If set (in (0, 1]), the standardized (McClish-corrected) partial AUC over
+        [0, max_fpr]; binary and multilabel only.
+    multi_class : {"raise", "ovr", "ovo"}, default="raise"
+        Multiclass scheme: one-vs-rest or Hand & Till's one-vs-one; "raise" refuses
+        multiclass targets.
     labels : array-like of shape (n_classes,), default=None
         Multiclass only: the labels indexing the columns of ``y_score``.
-    n_threads : int, default=None
-        Threads of the sort on inputs of 2**17 samples or more (None: what OpenMP allows,
-        honouring ``OMP_NUM_THREADS``). The result is the same for any value.
+    n_threads : int or None, default=None
+        Threads of the sort on inputs of 2**17 samples or more. None uses what OpenMP
+        allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other
+        process is running on; an int >= 1 sets the count. Not a scikit-learn parameter:
+        the result is the same for any value.
 
     Returns
     -------
-    auc : float or ndarray
-        The score (an array per class with ``average=None``); nan with an
-        ``UndefinedMetricWarning`` when ``y_true`` has one class.
+    auc : float or ndarray of shape (n_classes,)
+        The score (an array per class with ``average=None``); NaN when ``y_true`` (or a
+        label column) has one class.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_score`` differ in length or shape, are empty, hold NaN or
+        infinity, or ``y_score`` holds non-numbers; if ``average``, ``multi_class`` or
+        ``max_fpr`` is not an allowed value; for multiclass targets: if ``multi_class`` is
+        "raise", ``max_fpr`` is set, the scores do not sum to 1 over the classes,
+        ``labels`` are not unique or miss a label of ``y_true``, ``sample_weight`` is given
+        with "ovo", or ``average`` is "micro" or "samples" with "ovo"; if
+        ``sample_weight`` has the wrong length, NaN, negative values or is all zero; if
+        ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        If ``y_true`` (or a label column) has only one class: that score is NaN.
+
+    See Also
+    --------
+    sklearn.metrics.roc_auc_score : The scikit-learn function this one matches.
+    roc_curve : The curve whose area this is.
+    average_precision_score : The area under the precision-recall curve.
+    fastmetrics.delong_ci : A confidence interval for this score.
 
     Examples
     --------
@@ -559,27 +740,56 @@ def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
     ``sklearn.metrics.average_precision_score``.
 
     ``AP = sum_n (R_n - R_{n-1}) P_n`` over the thresholds (the step-wise sum, not a
-    trapezoid).
+    trapezoid). The binary score comes from statistics of one sorting pass (no curve is
+    built). Sample weights must be non-negative.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
-        True binary labels, a label indicator matrix, or multiclass labels.
+        True binary labels, a label indicator matrix, or multiclass labels (each class
+        against the rest).
     y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Target scores; finite.
-    average : {'micro', 'samples', 'weighted', 'macro'} or None, default='macro'
-        Averaging over classes; ignored for binary ``y_true``.
+        Target scores; finite. One column per class for indicator and multiclass targets.
+    average : {"micro", "samples", "weighted", "macro"} or None, default="macro"
+        Averaging over classes; ignored for binary ``y_true``. None returns the score of
+        each class.
     pos_label : int, float, bool or str, default=1
-        The positive class (binary ``y_true`` only).
+        The positive class (binary ``y_true`` only; must stay 1 for the others).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative sample weights.
-    n_threads : int, default=None
-        Threads of the sort on inputs of 2**17 samples or more (None: what OpenMP allows,
-        honouring ``OMP_NUM_THREADS``). The result is the same for any value.
+    n_threads : int or None, default=None
+        Threads of the sort on inputs of 2**17 samples or more. None uses what OpenMP
+        allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other
+        process is running on; an int >= 1 sets the count. Not a scikit-learn parameter:
+        the result is the same for any value.
 
     Returns
     -------
-    average_precision : float or ndarray
+    average_precision : float or ndarray of shape (n_classes,)
+        The AP (in [0, 1]); an array per class with ``average=None``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_score`` differ in length or shape, are empty, hold NaN or
+        infinity, or ``y_score`` holds non-numbers; if ``average`` is not an allowed value;
+        if ``pos_label`` is not a label of binary ``y_true``, or is not 1 for multilabel or
+        multiclass ``y_true``; if multiclass ``y_score`` has not one column per class; if
+        ``sample_weight`` has the wrong length, NaN, negative values or is all zero; if
+        ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UserWarning
+        If ``y_true`` has no positive sample (the AP is then 0).
+
+    See Also
+    --------
+    sklearn.metrics.average_precision_score : The scikit-learn function this one matches.
+    precision_recall_curve : The curve this sums.
+    roc_auc_score : The area under the ROC curve.
 
     Examples
     --------
@@ -702,7 +912,8 @@ def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
     Gains ``y_true`` are ranked by decreasing ``y_score`` with a ``1 / log2(rank + 1)``
     discount, summed over the first ``k`` ranks and divided by the best possible DCG. Tied
     scores share the average gain of their group (unless ``ignore_ties``). All rows are
-    handled at once by vectorised numpy (a sort per row, no Python loop over rows).
+    handled at once by vectorised numpy (a sort per row, no Python loop over rows). A row
+    whose best DCG is 0 scores 0.
 
     Parameters
     ----------
@@ -711,15 +922,33 @@ def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
     y_score : array-like of shape (n_samples, n_labels)
         Predicted scores; finite.
     k : int, default=None
-        Only the ``k`` highest-ranked positions count (``k >= 1``).
+        Only the ``k`` highest-ranked positions count (``k >= 1``); None counts all.
     sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the samples in the average.
+        Weights of the samples in the average (used as ``numpy.average`` takes them).
     ignore_ties : bool, default=False
         Assume no ties (faster; ties are then broken by ``np.argsort``'s order).
 
     Returns
     -------
-    normalized_discounted_cumulative_gain : float in [0., 1.]
+    normalized_discounted_cumulative_gain : float
+        The weighted mean NDCG, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` or ``y_score`` is not a non-empty numeric 2-D array, holds NaN or
+        infinity, or their shapes differ; if ``y_true`` has a negative value or only one
+        column; if ``k`` < 1; if ``sample_weight`` has the wrong length.
+    TypeError
+        If ``k`` is neither an int nor None.
+    ZeroDivisionError
+        If the sample weights sum to zero (``numpy.average``, as scikit-learn).
+
+    See Also
+    --------
+    sklearn.metrics.ndcg_score : The scikit-learn function this one matches.
+    dcg_score : The unnormalized gain.
+    mean_reciprocal_rank : The reciprocal rank of the first relevant label.
 
     Examples
     --------
@@ -786,17 +1015,35 @@ def dcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None, lo
     y_score : array-like of shape (n_samples, n_labels)
         Predicted scores; finite.
     k : int, default=None
-        Only the ``k`` highest-ranked positions count (``k >= 1``).
+        Only the ``k`` highest-ranked positions count (``k >= 1``); None counts all.
     log_base : float, default=2
         Base of the logarithm of the discount (> 0).
     sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the samples in the average.
+        Weights of the samples in the average (used as ``numpy.average`` takes them).
     ignore_ties : bool, default=False
         Assume no ties (faster; ties are then broken by ``np.argsort``'s order).
 
     Returns
     -------
     discounted_cumulative_gain : float
+        The weighted mean DCG.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` is not a 2-D matrix of several columns, ``y_true`` or ``y_score`` is
+        empty, non-numeric or holds NaN or infinity, or their shapes differ; if ``k`` < 1
+        or ``log_base`` is not a finite number > 0; if ``sample_weight`` has the wrong
+        length.
+    TypeError
+        If ``k`` is neither an int nor None.
+    ZeroDivisionError
+        If the sample weights sum to zero (``numpy.average``, as scikit-learn).
+
+    See Also
+    --------
+    sklearn.metrics.dcg_score : The scikit-learn function this one matches.
+    ndcg_score : The gain divided by the best possible one.
 
     Examples
     --------
@@ -831,10 +1078,10 @@ def mean_reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, *,
                          sample_weight: Weights = None) -> float:
     """Mean reciprocal rank of the first relevant label.
 
-    For each sample, the labels are ranked by decreasing score; the rank of the first
-    relevant label is ``1 +`` the number of labels scored strictly higher than the best
-    scored relevant label (ties are resolved in the relevant label's favour). Samples
-    with no relevant label contribute 0.
+    Not in scikit-learn. For each sample, the labels are ranked by decreasing score; the rank
+    of the first relevant label is ``1 +`` the number of labels scored strictly higher than
+    the best scored relevant label (ties are resolved in the relevant label's favour).
+    Samples with no relevant label contribute 0.
 
     Parameters
     ----------
@@ -844,11 +1091,28 @@ def mean_reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, *,
     y_score : array-like of shape (n_samples, n_labels)
         Predicted scores; finite.
     sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the samples in the mean.
+        Weights of the samples in the mean (used as ``numpy.average`` takes them).
 
     Returns
     -------
-    mrr : float in [0., 1.]
+    mrr : float
+        The weighted mean reciprocal rank, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``y_score`` is not a non-empty numeric 2-D array or holds NaN or infinity; if a
+        2-D ``y_true`` is not numeric, holds NaN or infinity or differs in shape; if a 1-D
+        ``y_true`` differs in length or holds anything but integer column indices in
+        [0, n_labels); if ``sample_weight`` has the wrong length.
+    ZeroDivisionError
+        If the sample weights sum to zero (``numpy.average``).
+
+    See Also
+    --------
+    sklearn.metrics.label_ranking_average_precision_score : scikit-learn's closest
+        measure, which counts every relevant label.
+    ndcg_score : A graded-relevance ranking score.
 
     Examples
     --------
@@ -888,16 +1152,18 @@ def mean_reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, *,
 _MULTILABEL_PARAMS = """
     Parameters
     ----------
-    y_true : array-like of shape (n_samples, n_labels)
+    y_true : array-like or sparse matrix of shape (n_samples, n_labels)
         True binary labels in label indicator format (0/1; integer, bool or float; a scipy
         sparse matrix for LRAP and the ranking loss, made dense first).
     y_score : array-like of shape (n_samples, n_labels)
         Target scores; finite. float32 and float64 are read in place (C or F order).
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the samples in the mean.
-    n_threads : int, default=None
-        Threads of the kernel pass on inputs of 2**18 cells or more (None: what OpenMP
-        allows). The result is the same for any value.
+    n_threads : int or None, default=None
+        Threads of the kernel pass on inputs of 2**18 cells or more. None uses what
+        OpenMP allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no
+        other process is running on; an int >= 1 sets the count. Not a scikit-learn
+        parameter: the result is the same for any value.
 """
 
 
@@ -906,10 +1172,30 @@ def coverage_error(y_true: ArrayLike, y_score: ArrayLike, *,
     """Coverage error, like ``sklearn.metrics.coverage_error``: how far down the ranked
     labels one must go to cover every relevant label (tied scores take the maximal rank),
     averaged over the samples; 0 for a sample without relevant labels.
+
+    One kernel pass over the label-score cells (threads on large inputs).
     %s
     Returns
     -------
     coverage_error : float
+        The weighted mean coverage (between the mean number of relevant labels and
+        n_labels).
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` or ``y_score`` is 1-D, empty or their shapes differ; if ``y_true``
+        is not a 0/1 indicator matrix of several columns; if ``y_score`` holds NaN or
+        infinity; if ``sample_weight`` has the wrong length or NaN; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+    ZeroDivisionError
+        If the sample weights sum to zero (as scikit-learn).
+
+    See Also
+    --------
+    sklearn.metrics.coverage_error : The scikit-learn function this one matches.
+    label_ranking_loss : The fraction of wrongly ordered label pairs.
 
     Examples
     --------
@@ -934,10 +1220,35 @@ def label_ranking_average_precision_score(y_true: ArrayLike, y_score: ArrayLike,
     the fraction of the labels scored at least as high that are relevant, averaged over the
     relevant labels, then over the samples (1 for a sample whose labels are all relevant or
     all irrelevant).
+
+    One kernel pass into a mergeable state (streaming and Dask faces give the same value).
     %s
     Returns
     -------
     score : float
+        The weighted mean LRAP, in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` is not a 0/1 label indicator matrix, ``y_true`` or ``y_score`` is
+        empty, or their shapes differ; if ``y_score`` holds NaN or infinity; if
+        ``sample_weight`` has the wrong length or NaN; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    RuntimeWarning
+        If the sample weights sum to zero (the result is then NaN or infinite, as
+        scikit-learn's division gives).
+
+    See Also
+    --------
+    sklearn.metrics.label_ranking_average_precision_score : The scikit-learn function
+        this one matches.
+    average_precision_score : The precision-recall average per label column.
+    label_ranking_loss : The fraction of wrongly ordered label pairs.
 
     Examples
     --------
@@ -957,10 +1268,31 @@ def label_ranking_loss(y_true: ArrayLike, y_score: ArrayLike, *,
     """Label ranking loss, like ``sklearn.metrics.label_ranking_loss``: the fraction of
     (relevant, irrelevant) label pairs ordered wrongly (a tie counts as wrong), averaged over
     the samples (0 for a sample whose labels are all relevant or all irrelevant).
+
+    One kernel pass into a mergeable state (streaming and Dask faces give the same value).
     %s
     Returns
     -------
     loss : float
+        The weighted mean ranking loss, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` is not a 0/1 label indicator matrix of several columns, ``y_true``
+        or ``y_score`` is empty, or their shapes differ; if ``y_score`` holds NaN or
+        infinity; if ``sample_weight`` has the wrong length or NaN; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+    ZeroDivisionError
+        If the sample weights sum to zero (as scikit-learn).
+
+    See Also
+    --------
+    sklearn.metrics.label_ranking_loss : The scikit-learn function this one matches.
+    coverage_error : How far down the ranking every relevant label is covered.
+    label_ranking_average_precision_score : The precision of the ranking per relevant
+        label.
 
     Examples
     --------
@@ -983,4 +1315,5 @@ def _dense(y_true):
 
 
 for _f in (coverage_error, label_ranking_average_precision_score, label_ranking_loss):
-    _f.__doc__ = (_f.__doc__ or "") % _MULTILABEL_PARAMS
+    if _f.__doc__:  # None under python -OO
+        _f.__doc__ = _f.__doc__ % _MULTILABEL_PARAMS

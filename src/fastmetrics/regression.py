@@ -88,7 +88,17 @@ __all__ = [
 __getattr__ = exceptions.lazy_warning_classes(__name__)
 
 
-#: The harness' story-point bins (inclusive ranges of ``y_true``) for :func:`mae_by_bin`.
+#: The harness' story-point bins (inclusive ranges of ``y_true``) for :func:`fastmetrics.mae_by_bin`.
+#:
+#: See Also
+#: --------
+#: fastmetrics.mae_by_bin : The MAE of each range.
+#:
+#: Examples
+#: --------
+#: >>> from fastmetrics.regression import STORY_POINT_BINS
+#: >>> STORY_POINT_BINS["5-8"]
+#: (5, 8)
 STORY_POINT_BINS = {"1-3": (1, 3), "5-8": (5, 8), "13-21": (13, 21), "34+": (34, math.inf)}
 
 
@@ -115,6 +125,11 @@ def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                         n_threads: int | None = None) -> float | FloatArray:
     """Mean absolute error regression loss.
 
+    The weighted mean of ``|y_true - y_pred|``, per output. One kernel pass fills mergeable
+    sums, so :class:`fastmetrics.streaming.RegressionAccumulator` and the Dask function give the
+    same value over chunks. float32 inputs are read in place and summed in float64
+    (scikit-learn sums them in float32: agreement to float32 precision).
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
@@ -122,18 +137,42 @@ def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
         Estimated target values.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
-            default="uniform_average"
-        "raw_values" returns the array of per-output values; custom weights average them.
+    default="uniform_average"
+        How per-output values are combined: "raw_values" returns them all as an array,
+        "uniform_average" their mean, an array of weights their weighted mean (custom
+        weights need several outputs).
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
-    float or ndarray
-        The MAE (non-negative, best 0.0).
+    loss : float or ndarray of shape (n_outputs,)
+        The mean absolute error (non-negative, best 0.0); an array of per-output values
+        for ``multioutput="raw_values"``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN,
+        infinity or non-numbers, or have more than two dimensions; if ``sample_weight``
+        is not an array of n_samples finite numbers or is all zero; if ``multioutput`` is
+        an unknown string, or custom weights are given for one output or do not match the
+        number of outputs; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.mean_absolute_error : The scikit-learn function this one matches.
+    median_absolute_error : The median of the absolute errors instead of the mean.
+    regression_summary : MAE, MSE, RMSE and R² from one pass.
 
     Examples
     --------
@@ -164,15 +203,52 @@ def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                        n_threads: int | None = None) -> float | FloatArray:
     """Mean squared error regression loss.
 
-    Parameters as :func:`mean_absolute_error`.
+    The weighted mean of ``(y_true - y_pred) ** 2``, per output, from one pass of mergeable
+    sums (streaming and Dask faces give the same value). float32 inputs are summed in float64.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+    default="uniform_average"
+        How per-output values are combined: "raw_values" returns them all as an array,
+        "uniform_average" their mean, an array of weights their weighted mean (custom
+        weights need several outputs).
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
+
     Returns
     -------
-    float or ndarray
-        The MSE (non-negative, best 0.0).
+    loss : float or ndarray of shape (n_outputs,)
+        The mean squared error (non-negative, best 0.0); per output for
+        ``multioutput="raw_values"``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN,
+        infinity or non-numbers, or have more than two dimensions; if ``sample_weight``
+        is not an array of n_samples finite numbers or is all zero; if ``multioutput`` is
+        an unknown string, or custom weights are given for one output or do not match the
+        number of outputs; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.mean_squared_error : The scikit-learn function this one matches.
+    root_mean_squared_error : Its square root, per output.
+    mean_squared_log_error : The squared error of ``log1p`` of the values.
 
     Examples
     --------
@@ -204,15 +280,54 @@ def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                             n_threads: int | None = None) -> float | FloatArray:
     """Root mean squared error regression loss.
 
-    Parameters as :func:`mean_absolute_error`.
+    The square root of each output's mean squared error, then combined as ``multioutput``
+    says (so for several outputs it is the mean of per-output RMSEs, not the root of the
+    mean MSE). One pass of mergeable sums; float32 inputs are summed in float64.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+    default="uniform_average"
+        How per-output values are combined: "raw_values" returns them all as an array,
+        "uniform_average" their mean, an array of weights their weighted mean (as in
+        scikit-learn, weights are not checked against the number of outputs here: numpy's
+        ``average`` refuses a mismatch).
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
+
     Returns
     -------
-    float or ndarray
-        The RMSE (non-negative, best 0.0).
+    loss : float or ndarray of shape (n_outputs,)
+        The root mean squared error (non-negative, best 0.0); per output for
+        ``multioutput="raw_values"``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN,
+        infinity or non-numbers, or have more than two dimensions; if ``sample_weight``
+        is not an array of n_samples finite numbers or is all zero; if ``multioutput`` is
+        an unknown string; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None, or if custom ``multioutput`` weights
+        do not match the number of outputs (numpy's ``average``, as in scikit-learn).
+
+    See Also
+    --------
+    sklearn.metrics.root_mean_squared_error : The scikit-learn function this one matches.
+    mean_squared_error : The mean squared error, before the square root.
+    root_mean_squared_log_error : The same on ``log1p`` of the values.
 
     Examples
     --------
@@ -245,15 +360,51 @@ def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     """Mean absolute percentage error, as a fraction: ``mean(|e| / max(|y_true|, eps))``.
 
     Like scikit-learn, ``eps`` is float64's machine epsilon, so a zero ``y_true`` gives a
-    large but finite value. Parameters as :func:`mean_absolute_error`.
+    large but finite value, and the result is a fraction (0.5 means 50 %), not a percentage.
+    One pass of mergeable sums; float32 inputs are summed in float64.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+    default="uniform_average"
+        How per-output values are combined: "raw_values" returns them all as an array,
+        "uniform_average" their mean, an array of weights their weighted mean (custom
+        weights need several outputs).
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
+
     Returns
     -------
-    float or ndarray
-        The MAPE (non-negative, best 0.0; 0.5 means 50 %).
+    loss : float or ndarray of shape (n_outputs,)
+        The MAPE (non-negative, best 0.0); per output for ``multioutput="raw_values"``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN,
+        infinity or non-numbers, or have more than two dimensions; if ``sample_weight``
+        is not an array of n_samples finite numbers or is all zero; if ``multioutput`` is
+        an unknown string, or custom weights are given for one output or do not match the
+        number of outputs; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.mean_absolute_percentage_error : The scikit-learn function this one
+        matches.
+    mean_absolute_error : The absolute error, not relative to ``y_true``.
 
     Examples
     --------
@@ -287,6 +438,10 @@ def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
                              n_threads: int | None = None) -> float | FloatArray:
     """Explained variance regression score: ``1 - Var(y_true - y_pred) / Var(y_true)``.
 
+    The variances come from one pass of mergeable sums (spreads per block merged exactly), so
+    a constant ``y_true`` has a variance of exactly 0 here; scikit-learn's two-pass variance
+    of such a column can be a rounding error instead, which changes its score.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
@@ -294,22 +449,44 @@ def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
     y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
         Estimated target values.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     multioutput : {"raw_values", "uniform_average", "variance_weighted"} or array-like of \
-            shape (n_outputs,), default="uniform_average"
-        "raw_values" returns the per-output scores; "variance_weighted" weighs them by the
-        variance of each output's ``y_true``; custom weights average them.
+    shape (n_outputs,), default="uniform_average"
+        "raw_values" returns the per-output scores; "uniform_average" their mean;
+        "variance_weighted" their mean weighted by the variance of each output's ``y_true``;
+        an array of weights their weighted mean (custom weights need several outputs).
     force_finite : bool, default=True
-        Perfect predictions score 1.0 and a constant ``y_true`` 0.0 instead of NaN / -inf.
+        If True, a constant ``y_true`` scores 1.0 for perfect predictions and 0.0 otherwise,
+        instead of NaN or -inf.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
-    float or ndarray
-        The explained variance (best 1.0). A constant ``y_true`` has a variance of exactly
-        0 here (see :func:`r2_score`).
+    score : float or ndarray of shape (n_outputs,)
+        The explained variance (best 1.0, may be negative); per output for
+        ``multioutput="raw_values"``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN,
+        infinity or non-numbers, or have more than two dimensions; if ``sample_weight``
+        is not an array of n_samples finite numbers or is all zero; if ``multioutput`` is
+        an unknown string, or custom weights are given for one output or do not match the
+        number of outputs; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.explained_variance_score : The scikit-learn function this one matches.
+    r2_score : The coefficient of determination, which also counts a biased mean error.
 
     Examples
     --------
@@ -325,20 +502,41 @@ def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
 def max_error(y_true: ArrayLike, y_pred: ArrayLike, *, n_threads: int | None = None) -> float:
     """The maximum residual error: the largest ``|y_true - y_pred|`` of any sample.
 
+    A single output only, as scikit-learn. The maximum merges over chunks, so it has a
+    streaming and a Dask face too.
+
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n_samples,)
-        Targets and predictions (one output: scikit-learn's ``ValueError`` for several).
+    y_true : array-like of shape (n_samples,)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,)
+        Estimated target values.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
-    float
+    max_error : float
         The maximum absolute error (non-negative, best 0.0). As scikit-learn, float32 (or
         float16) inputs give it rounded to that dtype (the state holds it in float64: an
         accumulator gives the unrounded value).
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_pred`` differ in length, are empty, hold NaN, infinity or
+        non-numbers, or have several outputs ("Multioutput not supported in max_error");
+        if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.max_error : The scikit-learn function this one matches.
+    mean_absolute_error : The mean of the same absolute errors.
 
     Examples
     --------
@@ -362,22 +560,47 @@ def huber_loss(y_true: ArrayLike, y_pred: ArrayLike, *, delta: float = 1.0,
                sample_weight: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """Mean Huber loss: ``e**2 / 2`` for ``|e| <= delta``, ``delta * (|e| - delta / 2)`` above.
 
+    scikit-learn has no Huber loss metric (only the estimator's loss); this one is a weighted
+    mean from the same one-pass sums as the other regression metrics, mergeable over chunks.
+    For several outputs it gives the mean over outputs.
+
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n_samples,)
-        Targets and predictions.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
     delta : float, default=1.0
-        Where the loss turns from quadratic to linear (> 0).
+        Where the loss turns from quadratic to linear (a finite number > 0).
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. The result is the same for any value.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
-    float
-        The weighted mean Huber loss.
+    loss : float
+        The weighted mean Huber loss (non-negative, best 0.0).
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is not a finite number > 0; if ``y_true`` and ``y_pred`` differ in
+        length or shape, are empty, hold NaN, infinity or non-numbers; if
+        ``sample_weight`` is not an array of n_samples finite numbers or is all zero; if
+        ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.linear_model.HuberRegressor : scikit-learn's estimator fitted with this loss.
+    mean_squared_error : The loss for ``delta`` -> infinity (times two).
+    mean_absolute_error : The loss's slope for large errors.
 
     Examples
     --------
@@ -407,28 +630,64 @@ def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike |
              n_threads: int | None = None) -> float | FloatArray:
     """R² (coefficient of determination) regression score.
 
+    The denominator (the spread of ``y_true``) uses a two-pass spread per block of 2048
+    samples merged exactly (Chan et al.), as accurate as scikit-learn's two-pass one and
+    mergeable over chunks. A constant ``y_true`` gives a denominator of exactly 0, where
+    scikit-learn's can be a rounding error (~1e-33) and its score a huge negative number;
+    here ``force_finite`` applies as documented.
+
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
-        Targets and predictions.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     multioutput : {"raw_values", "uniform_average", "variance_weighted"}, array-like of \
-            shape (n_outputs,) or None
-        Per-output scores ("raw_values"), their mean, their mean weighted by the variance of
-        each output's ``y_true`` (uniform when all are 0), or by custom weights. For one
-        output all give the same score ("raw_values" as an array).
+    shape (n_outputs,) or None, default="uniform_average"
+        Per-output scores ("raw_values"), their mean ("uniform_average"), their mean
+        weighted by the variance of each output's ``y_true`` ("variance_weighted"; uniform
+        when all are 0; None means the same), or by custom weights. For one output all give
+        the same score ("raw_values" as an array).
     force_finite : bool, default=True
-        For constant ``y_true``: 1.0 for perfect predictions, else 0.0, instead of NaN /
-        -inf.
+        If True, a constant ``y_true`` scores 1.0 for perfect predictions and 0.0 otherwise,
+        instead of NaN or -inf.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
-    float or ndarray
-        The R² score; NaN with ``UndefinedMetricWarning`` for fewer than two samples.
+    z : float or ndarray of shape (n_outputs,)
+        The R² score (best 1.0, may be negative); per output for
+        ``multioutput="raw_values"``; NaN for fewer than two samples.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN,
+        infinity or non-numbers, or have more than two dimensions; if ``sample_weight``
+        is not an array of n_samples finite numbers or is all zero; if ``multioutput`` is
+        an unknown string, or custom weights are given for one output or do not match the
+        number of outputs; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For fewer than two samples (the score is NaN).
+
+    See Also
+    --------
+    sklearn.metrics.r2_score : The scikit-learn function this one matches.
+    adjusted_r2_score : R² corrected for the number of predictors.
+    explained_variance_score : The same ratio without the mean error.
 
     Examples
     --------
@@ -448,24 +707,48 @@ def adjusted_r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, n_features: int,
                       n_threads: int | None = None) -> float:
     """Adjusted R²: ``1 - (1 - R²) (n - 1) / (n - n_features - 1)``.
 
+    Not in scikit-learn. R² is computed as :func:`r2_score` (weighted when weights are
+    given); ``n`` is the number of samples, not the weight total. Several outputs give the
+    uniform average of their R² before the adjustment.
+
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n_samples,)
-        Targets and predictions.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
     n_features : int
         Number of predictors of the model (>= 0, and < n_samples - 1).
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights (R² is weighted; n is the number of samples).
+        Sample weights for R²; None weighs every sample 1.
     force_finite : bool, default=True
-        As in :func:`r2_score`.
+        As in :func:`r2_score`: finite R² for a constant ``y_true``.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. The result is the same for any value.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
-    float
-        The adjusted R².
+    score : float
+        The adjusted R² (best 1.0, may be negative).
+
+    Raises
+    ------
+    ValueError
+        If ``n_features`` is not an int >= 0, or n_samples <= ``n_features`` + 1; if
+        ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN, infinity
+        or non-numbers; if ``sample_weight`` is not an array of n_samples finite numbers or
+        is all zero; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.r2_score : scikit-learn's unadjusted R².
+    r2_score : The unadjusted score.
 
     Examples
     --------
@@ -496,15 +779,43 @@ def median_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     """Median absolute error regression loss.
 
     Unweighted: ``median(|y_pred - y_true|)`` computed in the inputs' common dtype, as
-    scikit-learn does. Weighted: scikit-learn's averaged inverted-CDF weighted median
-    (a sort, O(n log n)).
+    scikit-learn does, by an O(n) selection. Weighted: scikit-learn's averaged inverted-CDF
+    weighted median (a sort, O(n log n)). A median needs every error, so this function has
+    no streaming accumulator and no Dask face, and takes no ``n_threads``.
 
-    Parameters as :func:`mean_absolute_error`.
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+    default="uniform_average"
+        How per-output values are combined: "raw_values" returns them all as an array,
+        "uniform_average" their mean, an array of weights their weighted mean (custom
+        weights need several outputs).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
 
     Returns
     -------
-    float or ndarray
-        The median absolute error.
+    loss : float or ndarray of shape (n_outputs,)
+        The median absolute error (non-negative, best 0.0); per output for
+        ``multioutput="raw_values"``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN,
+        infinity or non-numbers, or have more than two dimensions; if ``sample_weight``
+        is not an array of n_samples finite numbers; if ``multioutput`` is an unknown
+        string, or custom weights are given for one output or do not match the number of
+        outputs.
+
+    See Also
+    --------
+    sklearn.metrics.median_absolute_error : The scikit-learn function this one matches.
+    mean_absolute_error : The mean of the absolute errors (mergeable).
 
     Examples
     --------
@@ -553,20 +864,44 @@ def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
     y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
         Estimated target values.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     alpha : float, default=0.5
         The quantile level, in [0, 1]; 0.5 gives half the mean absolute error.
     multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
-            default="uniform_average"
-        "raw_values" returns the array of per-output values; custom weights average them.
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+    default="uniform_average"
+        How per-output values are combined: "raw_values" returns them all as an array,
+        "uniform_average" their mean, an array of weights their weighted mean (custom
+        weights need several outputs).
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float or ndarray
-        The weighted mean pinball loss (non-negative for non-negative weights, best 0.0).
+    loss : float or ndarray of shape (n_outputs,)
+        The weighted mean pinball loss (non-negative for non-negative weights, best 0.0);
+        per output for ``multioutput="raw_values"``.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` is not a number in [0, 1] or ``multioutput`` is not one of the allowed
+        values (scikit-learn's ``InvalidParameterError``, a ``ValueError``), or custom
+        weights are given for one output or do not match the number of outputs; if
+        ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN, infinity
+        or non-numbers; if ``sample_weight`` is not an array of n_samples finite numbers or
+        is all zero; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.mean_pinball_loss : The scikit-learn function this one matches.
+    d2_pinball_score : The fraction of pinball loss explained.
 
     Examples
     --------
@@ -610,25 +945,55 @@ def d2_pinball_score(y_true: ArrayLike, y_pred: ArrayLike, *,
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
-        Targets and predictions.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     alpha : float, default=0.5
         The quantile level, in [0, 1].
     multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
-            default="uniform_average"
-        "raw_values" returns the array of per-output scores; custom weights average them.
-    n_threads : int, default=None
-        Threads for the kernel passes over large inputs. The result is the same for any
-        value.
+    default="uniform_average"
+        "raw_values" returns the array of per-output scores, "uniform_average" their mean,
+        an array of weights their weighted mean (custom weights need several outputs).
+    n_threads : int or None, default=None
+        Threads for the kernel passes over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float or ndarray
-        The D² score (best 1.0; 1.0 for perfect predictions, 0.0 when ``y_true`` equals its
-        quantile everywhere but the predictions do not). NaN with ``UndefinedMetricWarning``
-        for fewer than two samples.
+    score : float or ndarray of shape (n_outputs,)
+        The D² score (best 1.0, may be negative; 1.0 for perfect predictions, 0.0 when
+        ``y_true`` equals its quantile everywhere but the predictions do not). NaN for fewer
+        than two samples.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` is not a number in [0, 1] or ``multioutput`` is not one of the allowed
+        values (scikit-learn's ``InvalidParameterError``, a ``ValueError``), or custom
+        weights are given for one output or do not match the number of outputs; if
+        ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN, infinity
+        or non-numbers; if ``sample_weight`` is not an array of n_samples finite numbers or
+        is all zero; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For fewer than two samples (the score is NaN).
+
+    See Also
+    --------
+    sklearn.metrics.d2_pinball_score : The scikit-learn function this one matches.
+    mean_pinball_loss : The loss itself (mergeable).
+    d2_absolute_error_score : This score with ``alpha=0.5``.
 
     Examples
     --------
@@ -662,12 +1027,54 @@ def d2_absolute_error_score(y_true: ArrayLike, y_pred: ArrayLike, *,
     ``alpha=0.5`` (the baseline is the median of ``y_true``).
 
     Not mergeable (the median needs every ``y_true``): no accumulator method and no Dask
-    function. Parameters as :func:`d2_pinball_score`, less ``alpha``.
+    function.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+    default="uniform_average"
+        "raw_values" returns the array of per-output scores, "uniform_average" their mean,
+        an array of weights their weighted mean (custom weights need several outputs).
+    n_threads : int or None, default=None
+        Threads for the kernel passes over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float or ndarray
-        The D² score (best 1.0).
+    score : float or ndarray of shape (n_outputs,)
+        The D² score (best 1.0, may be negative); per output for
+        ``multioutput="raw_values"``; NaN for fewer than two samples.
+
+    Raises
+    ------
+    ValueError
+        If ``multioutput`` is not one of the allowed values (scikit-learn's
+        ``InvalidParameterError``, a ``ValueError``), or custom weights are given for one
+        output or do not match the number of outputs; if ``y_true`` and ``y_pred`` differ in
+        length or shape, are empty, hold NaN, infinity or non-numbers; if ``sample_weight``
+        is not an array of n_samples finite numbers or is all zero; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For fewer than two samples (the score is NaN).
+
+    See Also
+    --------
+    sklearn.metrics.d2_absolute_error_score : The scikit-learn function this one matches.
+    d2_pinball_score : The same score for any quantile level.
 
     Examples
     --------
@@ -684,20 +1091,48 @@ def regression_summary(y_true: ArrayLike, y_pred: ArrayLike, *,
                        n_threads: int | None = None) -> RegressionSummary:
     """MAE, MSE, RMSE and R² (``force_finite=True``) together, from one kernel pass.
 
+    Not in scikit-learn: the four values equal :func:`mean_absolute_error`,
+    :func:`mean_squared_error`, :func:`root_mean_squared_error` and :func:`r2_score` with
+    their defaults (for several outputs, the uniform average over outputs).
+
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n_samples,)
-        Ground truth and estimated target values.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. The result is the same for any value.
 
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
     Returns
     -------
-    RegressionSummary
+    summary : RegressionSummary
         ``mae``, ``mse``, ``rmse``, ``r2`` and ``n_samples``.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` and ``y_pred`` differ in length or shape, are empty, hold NaN,
+        infinity or non-numbers, or have more than two dimensions; if ``sample_weight``
+        is not an array of n_samples finite numbers or is all zero; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For fewer than two samples (``r2`` is NaN).
+
+    See Also
+    --------
+    sklearn.metrics.r2_score : scikit-learn computes each of the four metrics separately.
+    fastmetrics.regression.RegressionSummary : The record returned.
 
     Examples
     --------
@@ -714,20 +1149,42 @@ def mae_by_bin(y_true: ArrayLike, y_pred: ArrayLike, bins: Mapping[str, tuple[fl
                sample_weight: ArrayLike | None = None) -> dict[str, float]:
     """MAE restricted to ranges of ``y_true``, one pass for all ranges.
 
+    Not in scikit-learn. Each named range selects the samples whose ``y_true`` lies in it
+    (both ends included); a kernel of its own fills every range's sums in one pass. Ranges are
+    arbitrary and may overlap, so this function has no streaming or Dask face.
+
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n_samples,)
-        Targets and predictions.
+    y_true : array-like of shape (n_samples,)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,)
+        Estimated target values.
     bins : dict[str, tuple[float, float]]
         Name -> inclusive ``(low, high)`` range of ``y_true`` (``high`` may be ``math.inf``);
-        ranges may overlap. :data:`STORY_POINT_BINS` holds the harness' story-point bins.
+        ranges may overlap. :data:`~fastmetrics.regression.STORY_POINT_BINS` holds the harness' story-point bins.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
 
     Returns
     -------
-    dict[str, float]
-        MAE per bin, NaN for a bin with no samples (or zero total weight).
+    mae : dict[str, float]
+        MAE per bin, in the order of ``bins``; NaN for a bin with no samples (or zero total
+        weight).
+
+    Raises
+    ------
+    ValueError
+        If ``bins`` is not a non-empty dict, a bin is not a ``(low, high)`` pair of numbers,
+        or has NaN or ``low > high``; if the targets are not 1-D, differ in length, are
+        empty, hold NaN, infinity or non-numbers; if ``sample_weight`` is not an array of
+        n_samples finite numbers or is all zero.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero.
+
+    See Also
+    --------
+    sklearn.metrics.mean_absolute_error : scikit-learn's MAE over all samples.
+    mean_absolute_error : The MAE over all samples.
 
     Examples
     --------
@@ -771,6 +1228,10 @@ def mean_tweedie_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
                           n_threads: int | None = None) -> float:
     """Mean Tweedie deviance regression loss.
 
+    One pass of the deviance kernel (a ``pow`` or ``log`` per value) into mergeable sums;
+    float32 inputs are read in place and summed in float64 (scikit-learn computes them in
+    float32: agreement to float32 precision). Single output only, as scikit-learn.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -778,19 +1239,41 @@ def mean_tweedie_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
     y_pred : array-like of shape (n_samples,)
         Estimated target values.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights; None weighs every sample 1.
     power : float, default=0
         Tweedie power, <= 0 or >= 1: < 0 needs y_pred > 0; 0 is the squared error; 1
         (Poisson) and (1, 2) need y_true >= 0 and y_pred > 0; >= 2 (2: Gamma) need both
-        > 0 (scikit-learn's ``ValueError`` otherwise, found in the same pass).
-    n_threads : int, default=None
-        Threads for the kernel pass over large inputs. None: the OpenMP default (honours
-        ``OMP_NUM_THREADS`` and threadpoolctl limits). The result is the same for any value.
+        > 0.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
+    loss : float
         The weighted mean deviance (non-negative, best 0.0).
+
+    Raises
+    ------
+    ValueError
+        If ``power`` is in (0, 1) (scikit-learn's ``InvalidParameterError``, a
+        ``ValueError``), or the values are outside the power's domain (found in the same
+        pass); if ``y_true`` and ``y_pred`` differ in length, are empty, hold NaN, infinity
+        or non-numbers, or have several outputs; if ``sample_weight`` is not an array of
+        n_samples finite numbers or is all zero; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.mean_tweedie_deviance : The scikit-learn function this one matches.
+    mean_poisson_deviance : The deviance for ``power=1``.
+    mean_gamma_deviance : The deviance for ``power=2``.
+    d2_tweedie_score : The fraction of deviance explained.
 
     Examples
     --------
@@ -808,12 +1291,43 @@ def mean_poisson_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
                           n_threads: int | None = None) -> float:
     """Mean Poisson deviance: the Tweedie deviance of power 1 (y_true >= 0, y_pred > 0).
 
-    Parameters as :func:`mean_tweedie_deviance`.
+    One pass of mergeable sums, as :func:`mean_tweedie_deviance`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Ground truth target values (>= 0).
+    y_pred : array-like of shape (n_samples,)
+        Estimated target values (> 0).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
+    loss : float
         The weighted mean deviance (non-negative, best 0.0).
+
+    Raises
+    ------
+    ValueError
+        If a ``y_true`` is negative or a ``y_pred`` is not positive; if ``y_true`` and
+        ``y_pred`` differ in length, are empty, hold NaN, infinity or non-numbers, or have
+        several outputs; if ``sample_weight`` is not an array of n_samples finite numbers
+        or is all zero; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.mean_poisson_deviance : The scikit-learn function this one matches.
+    mean_tweedie_deviance : The deviance for any power.
 
     Examples
     --------
@@ -831,12 +1345,43 @@ def mean_gamma_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
                         n_threads: int | None = None) -> float:
     """Mean Gamma deviance: the Tweedie deviance of power 2 (y_true > 0, y_pred > 0).
 
-    Parameters as :func:`mean_tweedie_deviance`.
+    One pass of mergeable sums, as :func:`mean_tweedie_deviance`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Ground truth target values (> 0).
+    y_pred : array-like of shape (n_samples,)
+        Estimated target values (> 0).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
+    loss : float
         The weighted mean deviance (non-negative, best 0.0).
+
+    Raises
+    ------
+    ValueError
+        If a ``y_true`` or ``y_pred`` is not positive; if ``y_true`` and ``y_pred`` differ
+        in length, are empty, hold NaN, infinity or non-numbers, or have several outputs; if
+        ``sample_weight`` is not an array of n_samples finite numbers or is all zero; if
+        ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.mean_gamma_deviance : The scikit-learn function this one matches.
+    mean_tweedie_deviance : The deviance for any power.
 
     Examples
     --------
@@ -855,17 +1400,57 @@ def d2_tweedie_score(y_true: ArrayLike, y_pred: ArrayLike, *,
     """D² score: the fraction of the Tweedie deviance explained (best 1.0, may be negative).
 
     The deviance of the constant prediction ``mean(y_true)`` comes from sums of the same
-    pass (see :mod:`fastmetrics.states` ``TweedieState``), so the score merges over chunks.
-    Parameters as :func:`mean_tweedie_deviance`.
+    pass (see :mod:`fastmetrics.states` ``TweedieState``), so the score merges over chunks
+    (streaming and Dask faces). A constant ``y_true`` is its own mean: its deviance is
+    scikit-learn's expression at that value (0, so ``ZeroDivisionError`` as scikit-learn;
+    NaN for all-zero targets with 1 < power < 2). scikit-learn's mean of a constant can be
+    off by a rounding error, and its score then a huge number instead.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Ground truth target values.
+    y_pred : array-like of shape (n_samples,)
+        Estimated target values.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    power : float, default=0
+        Tweedie power, <= 0 or >= 1, with the value domains of
+        :func:`mean_tweedie_deviance`.
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float
-        The D² score; NaN with ``UndefinedMetricWarning`` for fewer than two samples. A
-        constant ``y_true`` is its own mean: its deviance is scikit-learn's expression at
-        that value (0, so ``ZeroDivisionError`` as scikit-learn; NaN for all-zero targets
-        with 1 < power < 2). scikit-learn's mean of a constant can be off by a rounding
-        error, and its score then a huge number instead.
+    score : float
+        The D² score; NaN for fewer than two samples.
+
+    Raises
+    ------
+    ValueError
+        If ``power`` is in (0, 1) (scikit-learn's ``InvalidParameterError``, a
+        ``ValueError``), or the values are outside the power's domain; if ``y_true`` and
+        ``y_pred`` differ in length, are empty, hold NaN, infinity or non-numbers, or have
+        several outputs; if ``sample_weight`` is not an array of n_samples finite numbers
+        or is all zero; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If ``y_true`` is constant (the baseline deviance is 0), or the sample weights sum to
+        zero without all being zero (both as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        For fewer than two samples (the score is NaN).
+
+    See Also
+    --------
+    sklearn.metrics.d2_tweedie_score : The scikit-learn function this one matches.
+    mean_tweedie_deviance : The deviance itself.
 
     Examples
     --------
@@ -899,12 +1484,51 @@ def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     """Mean squared logarithmic error: the weighted mean of
     ``(log1p(y_true) - log1p(y_pred))**2`` (values must be > -1).
 
-    Parameters as :func:`mean_absolute_error` (1-D or (n, m) targets).
+    One pass of the deviance kernel into mergeable sums (streaming and Dask faces);
+    float32 inputs are summed in float64.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values (> -1).
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values (> -1).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+    default="uniform_average"
+        How per-output values are combined: "raw_values" returns them all as an array,
+        "uniform_average" their mean, an array of weights their weighted mean (custom
+        weights need several outputs).
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float or ndarray
-        The MSLE (non-negative, best 0.0); per output for "raw_values".
+    loss : float or ndarray of shape (n_outputs,)
+        The MSLE (non-negative, best 0.0); per output for ``multioutput="raw_values"``.
+
+    Raises
+    ------
+    ValueError
+        If a value is <= -1; if ``y_true`` and ``y_pred`` differ in length or shape, are
+        empty, hold NaN, infinity or non-numbers, or have more than two dimensions; if
+        ``sample_weight`` is not an array of n_samples finite numbers or is all zero; if
+        ``multioutput`` is an unknown string, or custom weights are given for one output or
+        do not match the number of outputs; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.mean_squared_log_error : The scikit-learn function this one matches.
+    root_mean_squared_log_error : Its square root, per output.
+    mean_squared_error : The squared error of the values themselves.
 
     Examples
     --------
@@ -936,12 +1560,51 @@ def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                                 n_threads: int | None = None) -> float | FloatArray:
     """Root mean squared logarithmic error (per output, then averaged).
 
-    Parameters as :func:`mean_absolute_error` (1-D or (n, m) targets, values > -1).
+    One pass of mergeable sums, as :func:`mean_squared_log_error`; the square root is taken
+    per output before ``multioutput`` combines them.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth target values (> -1).
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values (> -1).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights; None weighs every sample 1.
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape (n_outputs,), \
+    default="uniform_average"
+        How per-output values are combined: "raw_values" returns them all as an array,
+        "uniform_average" their mean, an array of weights their weighted mean (custom
+        weights need several outputs).
+    n_threads : int or None, default=None
+        Threads for the kernel pass over large inputs. None uses what OpenMP allows
+        (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other process
+        is running on; an int >= 1 sets the count. Not a scikit-learn parameter: the
+        result is the same for any value.
 
     Returns
     -------
-    float or ndarray
-        The RMSLE (non-negative, best 0.0); per output for "raw_values".
+    loss : float or ndarray of shape (n_outputs,)
+        The RMSLE (non-negative, best 0.0); per output for ``multioutput="raw_values"``.
+
+    Raises
+    ------
+    ValueError
+        If a value is <= -1; if ``y_true`` and ``y_pred`` differ in length or shape, are
+        empty, hold NaN, infinity or non-numbers, or have more than two dimensions; if
+        ``sample_weight`` is not an array of n_samples finite numbers or is all zero; if
+        ``multioutput`` is an unknown string, or custom weights are given for one output or
+        do not match the number of outputs; if ``n_threads`` < 1.
+    ZeroDivisionError
+        If the sample weights sum to zero without all being zero (as scikit-learn).
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.root_mean_squared_log_error : The scikit-learn function this one
+        matches.
+    mean_squared_log_error : The value before the square root.
 
     Examples
     --------

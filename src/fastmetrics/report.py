@@ -42,9 +42,43 @@ def oos_precision_recall(y_true: ArrayLike, y_pred: ArrayLike, oos_label: Label,
                          n_threads: int | None = None) -> tuple[float, float]:
     """Out-of-scope (abstain label) precision and recall, 0.0 when undefined.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+    oos_label : int, float, bool or str
+        The out-of-scope (abstain) label.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weight of each sample. None weighs every sample 1.
+    n_threads : int or None, default=None
+        Threads of the counting pass. None: what OpenMP allows (``OMP_NUM_THREADS``,
+        threadpoolctl limits), capped at the CPUs no other process is busy on; small inputs use
+        one thread. The result is the same for any value.
+
     Returns
     -------
-    (precision, recall) : tuple of float
+    precision : float
+        Of the samples predicted ``oos_label``, the fraction that are out of scope; 0.0 when
+        none is predicted.
+    recall : float
+        Of the out-of-scope samples, the fraction predicted ``oos_label``; 0.0 when there is
+        none.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
+        or infinity, or ``n_threads`` is below 1.
+    TypeError
+        If ``n_threads`` is not an int or None.
+
+    See Also
+    --------
+    sklearn.metrics.precision_score : ``precision_score(y_true, y_pred, pos_label=oos_label)``
+        gives the same precision (with ``zero_division=0``).
+    score : The report card, which holds both.
 
     Examples
     --------
@@ -68,24 +102,55 @@ def score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = No
 
     Parameters
     ----------
-    y_true, y_pred : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_samples,)
+        True labels (any dtype the classification functions take).
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
     labels : array-like, default=None
-        The label vocabulary to report on (pin it to keep macro F1 comparable across runs).
-    oos_label : label, default=None
-        The out-of-scope / abstain label; adds ``oos_recall`` and ``oos_precision``.
+        The label vocabulary the card reports on, in this order; pin it to keep macro F1
+        comparable between runs and splits. None: every label in ``y_true`` or ``y_pred``.
+    oos_label : int, float, bool, str or None, default=None
+        The out-of-scope (abstain) label; when given, the card has ``oos_recall`` and
+        ``oos_precision``.
     sample_weight : array-like of shape (n_samples,), default=None
-    ci : bool or float, default=None
-        Bootstrap intervals of the headline numbers (True: 95%; a number: that level),
-        in ``intervals``, and shown by ``format_metrics_row``. Unweighted data draws the
-        resamples from the confusion table's cells (:func:`fastmetrics.bootstrap`);
-        weighted data resamples rows.
+        Weight of each sample. None weighs every sample 1.
+    n_threads : int or None, default=None
+        Threads of the counting pass. None: what OpenMP allows (``OMP_NUM_THREADS``,
+        threadpoolctl limits), capped at the CPUs no other process is busy on; small inputs use
+        one thread. The result is the same for any value.
+    ci : bool, float or None, default=None
+        Bootstrap intervals of the headline numbers, in the card's ``intervals``: True for
+        95 %, a number in (0, 1) for that level, None for none. Unweighted data is resampled
+        from the confusion table's cells, weighted data by rows.
     n_resamples : int, default=1000
-    random_state : None, int or numpy Generator
-        Seeds the resampling (with ``ci``).
+        Number of bootstrap resamples (with ``ci``).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the resampling (with ``ci``); None draws fresh entropy.
 
     Returns
     -------
-    ClassificationMetrics
+    metrics : ClassificationMetrics
+        Accuracy, macro / weighted / micro F1, per-class precision, recall, F1 and support,
+        the confusion matrix, out-of-scope precision and recall, the number of examples, and
+        the intervals when ``ci`` is given.
+
+    Raises
+    ------
+    ValueError
+        If ``y_true``, ``y_pred`` and ``sample_weight`` differ in length, the labels contain NaN
+        or infinity, ``n_threads`` is below 1, ``ci`` is a number outside (0, 1), or
+        ``n_resamples`` is not a positive integer.
+    TypeError
+        If ``n_threads`` is not an int or None, or ``ci`` is neither a bool, a number nor
+        None.
+
+    See Also
+    --------
+    sklearn.metrics.classification_report : scikit-learn's per-class table (its
+        ``output_dict=True`` holds the card's per-class numbers).
+    ClassificationMetrics : The card returned.
+    format_metrics_row : The card as a results-log row.
+    fastmetrics.bootstrap : Intervals of any metric.
 
     Examples
     --------
@@ -133,12 +198,30 @@ def card_with_intervals(state, labels=None, oos_label=None, ci=None, n_resamples
 RESULTS_COLUMNS = ("name", "accuracy", "macro_f1", "oos_recall", "p50_ms", "p95_ms")
 """The columns of every results-log row, in order."""
 OPTIONAL_RESULTS_COLUMNS = ("cost_per_1k", "params")
-"""Columns a results log has after :data:`RESULTS_COLUMNS` when its runs give them, in order."""
+"""Columns a results log has after :data:`~fastmetrics.report.RESULTS_COLUMNS` when its runs
+give them, in order."""
 
 
 def results_header(cost_per_1k: bool = False, params: bool = False) -> str:
     """The two header lines of a results log whose rows :func:`format_metrics_row` writes,
     with the ``cost_per_1k`` and ``params`` columns when asked for.
+
+    Parameters
+    ----------
+    cost_per_1k : bool, default=False
+        Add the ``cost_per_1k`` column.
+    params : bool, default=False
+        Add the ``params`` column.
+
+    Returns
+    -------
+    header : str
+        Two markdown lines (column names, then the separator), each ending in a newline.
+
+    See Also
+    --------
+    format_metrics_row : Writes the rows under this header.
+    results_columns : Reads the columns back from a header line.
 
     Examples
     --------
@@ -158,9 +241,30 @@ RESULTS_HEADER = results_header()
 
 
 def results_columns(header_line: str) -> tuple:
-    """The columns named by the first line of a results-log header; ValueError when it is
-    not one (:data:`RESULTS_COLUMNS`, then some of :data:`OPTIONAL_RESULTS_COLUMNS` in
-    order).
+    """The columns named by the first line of a results-log header.
+
+    A header names :data:`~fastmetrics.report.RESULTS_COLUMNS`, then some of
+    :data:`~fastmetrics.report.OPTIONAL_RESULTS_COLUMNS` in their order.
+
+    Parameters
+    ----------
+    header_line : str
+        The first line of the header, ``| name | accuracy | ... |``.
+
+    Returns
+    -------
+    columns : tuple of str
+        The column names, in order.
+
+    Raises
+    ------
+    ValueError
+        If the line is not a results-log header.
+
+    See Also
+    --------
+    results_header : Writes the header.
+    format_metrics_row : Writes a row for given columns.
 
     Examples
     --------
@@ -224,34 +328,51 @@ def format_metrics_row(name: str, metrics: Any, latency: Any = None,
                        columns: Sequence[str] | None = None) -> str:
     """One markdown table row for an append-only results log (``RESULTS.md``).
 
-    Columns (:data:`RESULTS_COLUMNS`): name, accuracy, macro F1, OOS recall (4 decimals;
-    with their intervals, ``0.8123 [0.8051, 0.8196]``, from ``score(..., ci=...)``), p50
-    and p95 latency in ms (1 decimal); then ``cost_per_1k`` (4 decimals) and ``params``
+    Columns (:data:`~fastmetrics.report.RESULTS_COLUMNS`): name, accuracy, macro F1, OOS
+    recall (4 decimals; with their intervals, ``0.8123 [0.8051, 0.8196]``, from
+    ``score(..., ci=...)``), p50 and p95 latency in ms (1 decimal); then ``cost_per_1k``
+    (4 decimals) and ``params``
     (``1,200,000``) when given, the columns :func:`results_header` adds for them. A value
     that was not computed prints as ``N/A``.
 
     Parameters
     ----------
     name : str
+        The first cell: the model or run name.
     metrics : ClassificationMetrics, ModelBenchmark, dict or object
         A report card (:func:`score`), a :func:`~fastmetrics.benchmark_model` result (its
         latency fills p50/p95 unless ``latency`` is given), a dict of metrics (such as
         ``ModelBenchmark.metrics``; missing keys print N/A), or any object with
         ``accuracy`` and ``macro_f1`` (and optionally ``oos_recall``) attributes.
-    latency : LatencyStats, default=None
-    cost_per_1k : float, default=None
-    params : int or str, default=None
-    columns : sequence of str, default=None
+    latency : LatencyStats or None, default=None
+        Fills the p50 and p95 columns; None prints N/A (unless ``metrics`` carries one).
+    cost_per_1k : float or None, default=None
+        Cost per 1,000 predictions; adds the ``cost_per_1k`` column.
+    params : int, str or None, default=None
+        Number of model parameters (printed with thousands separators); adds the ``params``
+        column.
+    columns : sequence of str or None, default=None
         The columns of the row (a log's header, :func:`results_columns`): an optional column
-        without a value prints N/A. Default: :data:`RESULTS_COLUMNS` and the optional
-        columns given a value.
+        without a value prints N/A. None: :data:`~fastmetrics.report.RESULTS_COLUMNS` and the
+        optional columns given a value.
+
+    Returns
+    -------
+    row : str
+        One markdown table row, without a trailing newline.
 
     Raises
     ------
     ValueError
-        ``cost_per_1k`` or ``params`` given for ``columns`` without that column.
+        If ``cost_per_1k`` or ``params`` is given for ``columns`` without that column, or
+        ``columns`` is not a results-log header.
     TypeError
-        ``metrics`` or ``latency`` without the fields of a row, or a value not a number.
+        If ``metrics`` or ``latency`` lacks the fields of a row, or a value is not a number.
+
+    See Also
+    --------
+    results_header : The header of the log.
+    fastmetrics.append_results : Appends rows to a results log file.
 
     Examples
     --------
@@ -305,9 +426,20 @@ def flatten(obj: object, prefix: str = "") -> dict[str, Any]:
 
     Parameters
     ----------
-    obj : result object, dict, list, array or scalar
+    obj : object
+        A result object, dict, list, tuple, array or scalar.
     prefix : str, default=""
         Prepended to every key (``prefix.key``), e.g. the name of the run or of the section.
+
+    Returns
+    -------
+    flat : dict
+        ``{dot.key: value}`` with Python scalars, strings, bools or None as values.
+
+    See Also
+    --------
+    ClassificationMetrics.to_flat_dict : The keys of a report card.
+    fastmetrics.run_metrics : The harness' named metric keys.
 
     Examples
     --------

@@ -35,11 +35,16 @@ def consistency_rate(pred_orig: ArrayLike, pred_perturbed: ArrayLike) -> float:
     Returns
     -------
     float in [0, 1]
+        The share of samples whose two predictions are equal.
 
     Raises
     ------
     ValueError
         Different lengths, or no samples.
+
+    See Also
+    --------
+    fastmetrics.robustness_report : The metric's change and this rate together.
 
     Examples
     --------
@@ -63,10 +68,26 @@ def robustness_score(metric_orig: float, metric_perturbed: float) -> float:
     """``max(0, min(1, 1 - |metric_orig - metric_perturbed|))``: 1 = no degradation, 0 = the
     metric collapsed (for metrics on a [0, 1] scale).
 
+    Parameters
+    ----------
+    metric_orig : float
+        The metric on the original inputs.
+    metric_perturbed : float
+        The metric on the perturbed inputs.
+
+    Returns
+    -------
+    float in [0, 1]
+        The robustness score.
+
     Raises
     ------
     ValueError
         If either value is NaN or infinite.
+
+    See Also
+    --------
+    fastmetrics.robustness_report : The metric on both inputs and this score.
 
     Examples
     --------
@@ -89,6 +110,36 @@ class RobustnessReport:
     score and ``perturbed`` the metric under it; ``robustness_score`` and
     ``consistency_rate`` are the lowest over the perturbations; ``perturbations`` holds each
     one's own report.
+
+    Parameters
+    ----------
+    metric : str
+        The metric's name (one of ``GROUP_METRICS``).
+    original : float
+        The metric on the original predictions.
+    perturbed : float
+        The metric on the perturbed predictions (under the worst perturbation).
+    robustness_score : float
+        :func:`robustness_score` of the two (the lowest over the perturbations).
+    consistency_rate : float
+        :func:`consistency_rate` of the predictions (the lowest over the perturbations).
+    n_samples : int
+        Number of samples.
+    perturbations : dict, default={}
+        Name -> the report of each named perturbation (empty for a single one).
+    worst_perturbation : str or None, default=None
+        The name of the perturbation with the lowest robustness score.
+
+    See Also
+    --------
+    fastmetrics.robustness_report : What builds it.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> r = fm.robustness_report([0, 1, 1, 0], [0, 1, 1, 1], [0, 1, 0, 1])
+    >>> r.metric, r.n_samples, r.perturbations
+    ('accuracy', 4, {})
     """
 
     metric: str
@@ -101,6 +152,26 @@ class RobustnessReport:
     worst_perturbation: Any = None
 
     def to_flat_dict(self) -> dict[str, Any]:
+        """The reference harness's keys: ``<metric>.original``, ``<metric>.perturbed``,
+        ``robustness_score``, ``consistency_rate``, ``n_samples`` and, with named
+        perturbations, ``worst_perturbation`` and ``perturbations.<name>.*``.
+
+        Returns
+        -------
+        dict
+            Those keys (and ``metric``) to scalars.
+
+        See Also
+        --------
+        fastmetrics.run_metrics : A run's metrics, which include these keys.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> r = fm.robustness_report([0, 1, 1, 0], [0, 1, 1, 1], {"typos": [0, 1, 0, 1]})
+        >>> r.to_flat_dict()["perturbations.typos.robustness_score"]
+        0.75
+        """
         out = {"metric": self.metric, f"{self.metric}.original": self.original,
                f"{self.metric}.perturbed": self.perturbed,
                "robustness_score": self.robustness_score,
@@ -134,11 +205,16 @@ def robustness_report(y_true: ArrayLike, pred_orig: ArrayLike,
     Parameters
     ----------
     y_true, pred_orig : array-like of shape (n_samples,)
+        True labels and the predictions on the original inputs.
     pred_perturbed : array-like of shape (n_samples,), or dict name -> array-like
         The predictions on the perturbed inputs; a dict holds one per named perturbation
         (``{"typos": ..., "paraphrase": ...}``), each compared with the original.
     metric : str, default="accuracy"
-    n_threads : int, default=None
+        One of ``GROUP_METRICS``: "accuracy", "balanced_accuracy", "f1_macro",
+        "f1_weighted", "f1_micro", "precision_macro", "recall_macro".
+    n_threads : int or None, default=None
+        Threads of the counting passes over large inputs (None: what OpenMP allows); the
+        result is the same for any value.
 
     Returns
     -------
@@ -147,6 +223,17 @@ def robustness_report(y_true: ArrayLike, pred_orig: ArrayLike,
         perturbations, ``perturbed`` under the ``worst_perturbation``, and each
         perturbation's report in ``perturbations`` (flat keys
         ``perturbations.<name>.robustness_score``...).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``metric``, inputs of different lengths or with no samples, or an empty
+        dict of perturbations.
+
+    See Also
+    --------
+    fastmetrics.consistency_rate : The prediction consistency alone.
+    fastmetrics.group_metrics : The same metrics per group of samples.
 
     Examples
     --------

@@ -50,12 +50,82 @@ UNCOVERED_SKLEARN_SCORERS: tuple[str, ...] = ()
 
 
 def positive_likelihood_ratio(y_true: ArrayLike, y_pred: ArrayLike) -> float:
-    """LR+ with undefined values replaced by 1.0, as scikit-learn's scorer computes it."""
+    """LR+ with undefined values replaced by 1.0, as scikit-learn's scorer computes it.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels.
+    y_pred : array-like of shape (n_samples,)
+        Predicted binary labels.
+
+    Returns
+    -------
+    float
+        The positive likelihood ratio (1.0 where it is undefined).
+
+    Raises
+    ------
+    ValueError
+        If the labels are not binary, or as :func:`fastmetrics.class_likelihood_ratios`.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Where the ratio is undefined, with scikit-learn's message (which says NaN although
+        the value returned is 1.0, as scikit-learn's scorer returns).
+
+    See Also
+    --------
+    fastmetrics.class_likelihood_ratios : Both ratios, with the choice of replacement.
+
+    Examples
+    --------
+    >>> from fastmetrics.scorers import positive_likelihood_ratio
+    >>> round(positive_likelihood_ratio([0, 1, 1, 0, 1, 0],
+    ...                         [0, 1, 0, 1, 1, 0]), 6)
+    2.0
+    """
     return classification.class_likelihood_ratios(y_true, y_pred, replace_undefined_by=1.0)[0]
 
 
 def negative_likelihood_ratio(y_true: ArrayLike, y_pred: ArrayLike) -> float:
-    """LR- with undefined values replaced by 1.0, as scikit-learn's scorer computes it."""
+    """LR- with undefined values replaced by 1.0, as scikit-learn's scorer computes it.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels.
+    y_pred : array-like of shape (n_samples,)
+        Predicted binary labels.
+
+    Returns
+    -------
+    float
+        The negative likelihood ratio (1.0 where it is undefined).
+
+    Raises
+    ------
+    ValueError
+        If the labels are not binary, or as :func:`fastmetrics.class_likelihood_ratios`.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        Where the ratio is undefined, with scikit-learn's message (which says NaN although
+        the value returned is 1.0, as scikit-learn's scorer returns).
+
+    See Also
+    --------
+    fastmetrics.class_likelihood_ratios : Both ratios, with the choice of replacement.
+
+    Examples
+    --------
+    >>> from fastmetrics.scorers import negative_likelihood_ratio
+    >>> round(negative_likelihood_ratio([0, 1, 1, 0, 1, 0],
+    ...                         [0, 1, 0, 1, 1, 0]), 6)
+    0.5
+    """
     return classification.class_likelihood_ratios(y_true, y_pred, replace_undefined_by=1.0)[1]
 
 
@@ -147,6 +217,11 @@ def get_scorer_names() -> list[str]:
         Every name :func:`sklearn.metrics.get_scorer_names` gives whose metric fastmetrics
         has (all of them for scikit-learn 1.9; see ``UNCOVERED_SKLEARN_SCORERS``).
 
+    See Also
+    --------
+    sklearn.metrics.get_scorer_names : The scikit-learn list.
+    fastmetrics.get_scorer : The scorer of a name.
+
     Examples
     --------
     >>> import fastmetrics as fm
@@ -178,6 +253,12 @@ def get_scorer(scoring: str | Callable[..., Any] | None) -> Any:
         does not cover.
     ImportError
         If scikit-learn is not installed.
+
+    See Also
+    --------
+    sklearn.metrics.get_scorer : The scikit-learn counterpart.
+    fastmetrics.make_scorer : A scorer of any function and parameters.
+    fastmetrics.sklearn_scorers : Make scikit-learn's own strings use these scorers.
 
     Examples
     --------
@@ -240,6 +321,11 @@ def make_scorer(score_func: Callable[..., Any], *,
     ------
     ImportError
         If scikit-learn is not installed.
+
+    See Also
+    --------
+    sklearn.metrics.make_scorer : The scikit-learn counterpart.
+    fastmetrics.get_scorer : The scorer of a scikit-learn name.
 
     Examples
     --------
@@ -305,6 +391,11 @@ def check_scoring(estimator: Any = None,
         scikit-learn's, for invalid ``scoring`` values.
     ImportError
         If scikit-learn is not installed.
+
+    See Also
+    --------
+    sklearn.metrics.check_scoring : The scikit-learn counterpart.
+    fastmetrics.get_scorer : The scorer of a scikit-learn name.
 
     Examples
     --------
@@ -375,6 +466,16 @@ def sklearn_scorers() -> Iterator[None]:
       several threads at once is safe (a lock and a count): the table is restored when the
       last block exits.
     * **Nesting.** Blocks nest; only the outermost exit restores the table.
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn is not installed (on entering the block).
+
+    See Also
+    --------
+    fastmetrics.get_scorer : The scorers the strings then give.
+    sklearn.model_selection.GridSearchCV : A search whose ``scoring=`` strings it reaches.
 
     Examples
     --------

@@ -3,7 +3,7 @@
 :func:`delong_ci` gives the AUC of one model with DeLong's variance and interval;
 :func:`delong_test` compares two models scored on the same rows. Both are binary (the greater
 label positive, or ``pos_label``) or one-vs-rest (``multi_class="ovr"``, each class and the
-macro or weighted average). :mod:`fastmetrics._states.delong` holds the algebra and says how
+macro or weighted average). ``fastmetrics._states.delong`` holds the algebra and says how
 the average's variance is formed.
 
 Samples are unweighted: DeLong's variance counts samples, and a weighted version is no
@@ -94,14 +94,15 @@ def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float 
               n_threads: int | None = None) -> DeLongResult:
     """ROC AUC with DeLong's variance, standard error and confidence interval.
 
-    DeLong, DeLong & Clarke-Pearson (1988) with the fast algorithm of Sun & Xu (2014): the
-    structural components (placements) of every sample come from one radix sort of each
-    class's scores and one merging walk over the distinct scores
-    (:mod:`fastmetrics._kernels.delong`); tied scores count one half, as in
+    Not in scikit-learn. DeLong, DeLong & Clarke-Pearson (1988) with the fast algorithm of
+    Sun & Xu (2014): the structural components (placements) of every sample come from one
+    radix sort of each class's scores and one merging walk over the distinct scores
+    (``fastmetrics._kernels.delong``); tied scores count one half, as in
     ``roc_auc_score``. The AUC equals ``roc_auc_score(y_true, y_score)``; the interval is R
     pROC's ``ci.auc`` (``method="delong"``). Mergeable: the accumulator method
     ``RankingAccumulator.delong_ci`` and ``fastmetrics.dask.delong_ci`` give the same numbers
-    over chunks.
+    over chunks. Samples are unweighted (DeLong's variance counts samples), so there is no
+    ``sample_weight``.
 
     Parameters
     ----------
@@ -110,12 +111,12 @@ def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float 
     y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
         Scores of the positive class (binary), or class probabilities (one-vs-rest); finite.
     confidence_level : float, default=0.95
-        In (0, 1).
+        Level of the interval, in (0, 1).
     transform : {None, "logit"}, default=None
         None: the normal interval ``auc -+ z * se`` clipped to [0, 1]. ``"logit"``: the
         normal interval of ``logit(auc)`` (standard error ``se / (auc (1 - auc))``) mapped
         back, which stays inside (0, 1) and is asymmetric near the bounds.
-    pos_label : label, default=None
+    pos_label : int, float, bool or str, default=None
         Binary only: the positive class (None: the greater label, as ``roc_auc_score``).
     multi_class : {"raise", "ovr"}, default="raise"
         Multiclass ``y_true``: ``"ovr"`` (one-vs-rest) is required; ``"ovo"`` is not
@@ -123,16 +124,17 @@ def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float 
     average : {"macro", "weighted"}, default="macro"
         One-vs-rest: the average of the classes' AUCs (weighted: by their prevalence). Its
         variance is ``sum_r (sum_j c_j psi_j(r))**2`` over the rows, ``psi_j`` each row's
-        centred DeLong component of class ``j`` (:mod:`fastmetrics._states.delong`), which
+        centred DeLong component of class ``j`` (``fastmetrics._states.delong``), which
         counts the covariance between the classes' AUCs. Ignored for binary ``y_true``.
-    n_threads : int, default=None
+    n_threads : int or None, default=None
         Threads of the binary sort (the two classes' runs, one per thread) on inputs of
-        2**17 samples or more (None: what OpenMP allows). The result is the same for any
-        value.
+        2**17 samples or more. None uses what OpenMP allows (``OMP_NUM_THREADS``,
+        threadpoolctl limits), capped at the CPUs no other process is running on; an int
+        >= 1 sets the count. The result is the same for any value.
 
     Returns
     -------
-    DeLongResult
+    result : DeLongResult
         ``auc``, ``variance``, ``standard_error``, ``confidence_interval``, the counts of
         each side; one-vs-rest adds ``per_class`` (each class against the rest) and
         ``classes``.
@@ -140,8 +142,21 @@ def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float 
     Raises
     ------
     ValueError
-        One class only, fewer than two samples of a side, NaN or infinite scores, lengths
-        that differ, 2-D scores for binary ``y_true``.
+        If ``y_true`` has one class, or fewer than two samples on a side; if the scores
+        hold NaN or infinity, differ in length from ``y_true``, or are 2-D for binary
+        ``y_true``; if ``confidence_level`` is not in (0, 1), ``transform``,
+        ``multi_class`` or ``average`` is not an allowed value, or ``pos_label`` is not a
+        label (or is given for multiclass ``y_true``); for multiclass ``y_true``: if
+        ``multi_class`` is not "ovr", the columns are not one per class, or the rows do not
+        sum to 1; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.roc_auc_score : scikit-learn's AUC, without a variance.
+    delong_test : The paired test of two models' AUCs.
+    fastmetrics.bootstrap : A resampled interval for any metric.
 
     Notes
     -----
@@ -165,7 +180,8 @@ def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float 
     s = ranking.scores(y_score)
     if _is_multiclass(lab, s, multi_class, pos_label):
         codes, classes = _multiclass(y_true, lab, s)
-        return delong.averaged(codes, s, classes, average, level, transform)
+        return delong.averaged(codes, s, classes, average, level, transform,
+                               n_threads=n_threads)
     n = lab.y.shape[0]
     _binary_scores(s, n)
     return delong.rows_ci(lab.y, _positive_code(lab, pos_label), s, level, transform,
@@ -181,25 +197,28 @@ def delong_test(y_true: ArrayLike, y_score_a: ArrayLike, y_score_b: ArrayLike, *
                 n_threads: int | None = None) -> DeLongTest:
     """DeLong's paired test of two ROC AUCs scored on the same rows: is B better than A?
 
-    The difference ``auc_b - auc_a`` has variance ``var_a + var_b - 2 cov``, the covariance
-    from the two models' structural components row by row (DeLong, DeLong & Clarke-Pearson
-    1988); ``z = difference / standard_error`` is referred to the normal law. Matches R
-    pROC's ``roc.test(roc_b, roc_a, method="delong", paired=TRUE)``. Each score vector is
-    radix sorted once (the two on two threads) and every row's component written where the
-    row is: no pairwise comparison. Not mergeable (the covariance needs every row's
-    components), so there is no accumulator or Dask form.
+    Not in scikit-learn. The difference ``auc_b - auc_a`` has variance
+    ``var_a + var_b - 2 cov``, the covariance from the two models' structural components row
+    by row (DeLong, DeLong & Clarke-Pearson 1988); ``z = difference / standard_error`` is
+    referred to the normal law. Matches R pROC's
+    ``roc.test(roc_b, roc_a, method="delong", paired=TRUE)``. Each score vector is radix
+    sorted once (the two on two threads) and every row's component written where the row
+    is: no pairwise comparison. Not mergeable (the covariance needs every row's components),
+    so there is no accumulator or Dask form.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         True labels: two classes, or more with ``multi_class="ovr"``.
-    y_score_a, y_score_b : array-like of shape (n_samples,) or (n_samples, n_classes)
-        The two models' scores of the same rows (same shape); finite.
+    y_score_a : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Model A's scores of the rows; finite.
+    y_score_b : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Model B's scores of the same rows (same shape as ``y_score_a``); finite.
     confidence_level : float, default=0.95
         Of the difference's interval, in (0, 1).
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: B's AUC is greater than A's; ``"less"``: smaller.
-    pos_label : label, default=None
+    pos_label : int, float, bool or str, default=None
         Binary only: the positive class (None: the greater label).
     multi_class : {"raise", "ovr"}, default="raise"
         Multiclass ``y_true``: ``"ovr"`` is required. Ignored for binary ``y_true``.
@@ -207,13 +226,15 @@ def delong_test(y_true: ArrayLike, y_score_a: ArrayLike, y_score_b: ArrayLike, *
         One-vs-rest: the paired test of the averaged AUCs (its variance from the per-row
         components of every class and both models, as in :func:`delong_ci`); each class's
         own test is in ``per_class``.
-    n_threads : int, default=None
-        Threads of the two sorts on inputs of 2**16 rows or more (None: what OpenMP allows).
-        The result is the same for any value.
+    n_threads : int or None, default=None
+        Threads of the two sorts on inputs of 2**16 rows or more. None uses what OpenMP
+        allows (``OMP_NUM_THREADS``, threadpoolctl limits), capped at the CPUs no other
+        process is running on; an int >= 1 sets the count. The result is the same for any
+        value.
 
     Returns
     -------
-    DeLongTest
+    result : DeLongTest
         ``auc_a``, ``auc_b``, ``difference``, ``variance``, ``standard_error``,
         ``correlation``, ``statistic``, ``pvalue``, ``confidence_interval``. With zero
         variance: ``statistic`` 0 and ``pvalue`` 1 when the AUCs are equal (as pROC), else
@@ -222,8 +243,21 @@ def delong_test(y_true: ArrayLike, y_score_a: ArrayLike, y_score_b: ArrayLike, *
     Raises
     ------
     ValueError
-        One class only, fewer than two samples of a side, NaN or infinite scores, lengths
-        or shapes that differ, 2-D scores for binary ``y_true``.
+        If ``y_true`` has one class, or fewer than two samples on a side; if the scores
+        hold NaN or infinity, differ in length from ``y_true`` or in shape from each other,
+        or are 2-D for binary ``y_true``; if ``confidence_level`` is not in (0, 1),
+        ``alternative``, ``multi_class`` or ``average`` is not an allowed value, or
+        ``pos_label`` is not a label (or is given for multiclass ``y_true``); for multiclass
+        ``y_true``: if ``multi_class`` is not "ovr", the columns are not one per class, or
+        the rows do not sum to 1; if ``n_threads`` < 1.
+    TypeError
+        If ``n_threads`` is neither an int nor None.
+
+    See Also
+    --------
+    sklearn.metrics.roc_auc_score : scikit-learn's AUC of each model, without a test.
+    delong_ci : One model's AUC with its interval.
+    fastmetrics.compare : A paired bootstrap comparison of any metric.
 
     Notes
     -----

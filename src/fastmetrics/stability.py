@@ -20,7 +20,32 @@ __all__ = ["Stability", "stability_summary"]
 
 @dataclass(frozen=True)
 class Stability:
-    """Summary of one metric over ``n_seeds`` repeated runs."""
+    """Summary of one metric over ``n_seeds`` repeated runs.
+
+    Parameters
+    ----------
+    mean : float
+        Mean of the values.
+    stddev : float
+        Their standard deviation.
+    cv : float
+        Coefficient of variation ``stddev / |mean|`` (see :func:`stability_summary` for a
+        zero mean).
+    stability_score : float
+        ``max(0, 1 - cv)``, in [0, 1].
+    n_seeds : int
+        Number of values (runs).
+
+    See Also
+    --------
+    fastmetrics.stability_summary : What builds it.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.stability_summary([1.0, 1.0]).stability_score
+    1.0
+    """
 
     mean: float
     stddev: float
@@ -29,7 +54,23 @@ class Stability:
     n_seeds: int
 
     def to_flat_dict(self) -> dict[str, Any]:
-        """The reference harness's keys: ``stability_score``, ``stability.mean``, ..."""
+        """The reference harness's keys: ``stability_score``, ``stability.mean``, ...
+
+        Returns
+        -------
+        dict
+            ``stability_score`` and ``stability.mean`` / ``stddev`` / ``cv`` / ``n_seeds``.
+
+        See Also
+        --------
+        fastmetrics.run_metrics : A run's metrics, which include these keys.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.stability_summary([2.0, 2.0]).to_flat_dict()["stability.mean"]
+        2.0
+        """
         return {"stability_score": self.stability_score, "stability.mean": self.mean,
                 "stability.stddev": self.stddev, "stability.cv": self.cv,
                 "stability.n_seeds": self.n_seeds}
@@ -49,10 +90,20 @@ def stability_summary(values: ArrayLike, *, ddof: int = 0) -> Stability:
     ddof : int, default=0
         0: population standard deviation (numpy's default); 1: sample standard deviation.
 
+    Returns
+    -------
+    Stability
+        ``mean``, ``stddev``, ``cv``, ``stability_score`` and ``n_seeds``.
+
     Raises
     ------
     ValueError
-        Fewer than ``ddof + 1`` values, or NaN/infinite values.
+        Fewer than ``ddof + 1`` values, values not 1-D, or NaN/infinite values.
+
+    See Also
+    --------
+    numpy.std : The standard deviation it takes.
+    fastmetrics.bootstrap : A confidence interval from one run's samples instead.
 
     Examples
     --------

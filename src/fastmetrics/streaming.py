@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from . import _table
+from . import _docstrings, _table
 from ._states import bins as calibration
 from ._states import confusion, contingency, ranking, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
@@ -149,10 +149,27 @@ def _no_data(what: str) -> ValueError:
 class Accumulator:
     """Base of the accumulators: one state, updated chunk by chunk, merged with others.
 
-    A subclass names its ``family`` (its metrics come from the table of
-    :mod:`fastmetrics._table` as methods), its constructor arguments (``_config``: compared
-    on merge, exported by :meth:`to_dict`) and builds the state of one chunk in ``update``,
-    which it hands to :meth:`_add`. Mixing weighted and unweighted chunks raises.
+    A subclass names its ``family`` (its metrics come from the table of mergeable metrics
+    as methods), its constructor arguments (``_config``: compared on merge, exported by
+    :meth:`to_dict`) and builds the state of one chunk in ``update``, which it hands to
+    ``_add``. Mixing weighted and unweighted chunks raises.
+
+    Every accumulator updates in place and returns itself from ``update``, merges into a new
+    accumulator (``merge``, ``a + b``, ``sum(accumulators)``), exports its configuration
+    and state to plain values (``to_dict`` / ``from_dict``) and pickles through them.
+
+    See Also
+    --------
+    fastmetrics.states.State : The states the accumulators hold.
+    fastmetrics.dask.accumulate : An accumulator of dask inputs, built where the chunks
+        live.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import Accumulator, ConfusionAccumulator
+    >>> acc = ConfusionAccumulator().update([0, 1], [0, 0])
+    >>> isinstance(acc, Accumulator), acc.n_samples
+    (True, 2)
     """
 
     family: ClassVar[str] = ""
@@ -167,17 +184,63 @@ class Accumulator:
     @property
     def state(self) -> Any:
         """The state of everything seen (a :mod:`fastmetrics.states` type), None before
-        any sample."""
+        any sample.
+
+        See Also
+        --------
+        fastmetrics.states.State : The base of the state types.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import RegressionAccumulator
+        >>> acc = RegressionAccumulator()
+        >>> acc.state is None
+        True
+        >>> type(acc.update([1.0, 2.0], [1.5, 2.0]).state).__name__
+        'RegressionState'
+        """
         return self._state
 
     @property
     def n_samples(self) -> int:
-        """Number of samples seen so far."""
+        """Number of samples seen so far.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.state : The state they are counted in.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import ConfusionAccumulator
+        >>> ConfusionAccumulator().update([0, 1, 1], [0, 1, 0]).n_samples
+        3
+        """
         st = self.state
         return 0 if st is None else int(st.n_samples)
 
     def require_state(self) -> Any:
-        """The state of everything seen; ``ValueError`` when no sample was seen yet."""
+        """The state of everything seen; ``ValueError`` when no sample was seen yet.
+
+        Returns
+        -------
+        State
+            The accumulated state (a :mod:`fastmetrics.states` type).
+
+        Raises
+        ------
+        ValueError
+            If no sample has been seen yet.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.state : The same state, or None before data.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import ConfusionAccumulator
+        >>> ConfusionAccumulator().update([0, 1], [0, 1]).require_state().n_samples
+        2
+        """
         st = self.state
         if st is None or st.n_samples == 0:
             raise _no_data(type(self).__name__)
@@ -197,7 +260,27 @@ class Accumulator:
 
     # ------------------------------------------------------------------ merging
     def config(self) -> dict[str, Any]:
-        """The constructor arguments of this accumulator."""
+        """The constructor arguments of this accumulator.
+
+        Two accumulators merge only when their configurations are equal.
+
+        Returns
+        -------
+        dict
+            Argument name -> value, as the accumulator holds them (labels and edges as
+            arrays).
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.to_dict : The configuration and the state as plain
+            values.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import RegressionAccumulator
+        >>> RegressionAccumulator(delta=2.0).config()
+        {'delta': 2.0, 'keep_values': False}
+        """
         return {k: getattr(self, k) for k in self._config}
 
     def _empty_like(self) -> Self:
@@ -217,7 +300,42 @@ class Accumulator:
         return out
 
     def merge(self, other: Self) -> Self:
-        """A new accumulator holding both inputs' samples (inputs untouched)."""
+        """A new accumulator holding both inputs' samples (inputs untouched).
+
+        ``a + b`` and ``sum(accumulators)`` call it. Merges are associative and
+        commutative: any order and tree of merges gives the same counts (float sums to
+        about 1e-12 relative).
+
+        Parameters
+        ----------
+        other : Accumulator
+            An accumulator of the same class and configuration.
+
+        Returns
+        -------
+        Accumulator
+            A new accumulator of the same class holding the samples of both.
+
+        Raises
+        ------
+        TypeError
+            If ``other`` is not an accumulator of the same class.
+        ValueError
+            If the configurations differ (labels, edges, thresholds, ``pos_label``...), or
+            one accumulator saw weighted chunks and the other unweighted ones.
+
+        See Also
+        --------
+        fastmetrics.states.State.merge : The merge of the states underneath.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import ConfusionAccumulator
+        >>> a = ConfusionAccumulator().update([0, 1], [0, 1])
+        >>> b = ConfusionAccumulator().update([1, 1], [0, 1])
+        >>> a.merge(b).accuracy_score(), (a + b).n_samples, a.n_samples
+        (0.75, 4, 2)
+        """
         if type(other) is not type(self):
             raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
         differ = self._config_differences(other)
@@ -253,7 +371,32 @@ class Accumulator:
     # ------------------------------------------------------------------ export / load
     def to_dict(self, *, as_lists: bool = False) -> dict[str, Any]:
         """The accumulator as plain values: its configuration and its state's
-        :meth:`~fastmetrics.states.State.to_dict` (None before any sample)."""
+        :meth:`~fastmetrics.states.State.to_dict` (None before any sample).
+
+        Parameters
+        ----------
+        as_lists : bool, default=False
+            Give arrays as lists (for JSON); False keeps numpy arrays.
+
+        Returns
+        -------
+        dict
+            ``accumulator`` (the class name), ``format``, ``config``, ``weighted`` (None
+            before any sample) and ``state``; :meth:`from_dict` loads it back.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.from_dict : The accumulator back from these values.
+
+        Examples
+        --------
+        >>> import json
+        >>> from fastmetrics.streaming import ConfusionAccumulator
+        >>> acc = ConfusionAccumulator().update([0, 1, 1], [0, 1, 0])
+        >>> d = json.loads(json.dumps(acc.to_dict(as_lists=True)))
+        >>> ConfusionAccumulator.from_dict(d).accuracy_score()
+        0.6666666666666666
+        """
         st = self.state
         config = {k: (v.tolist() if as_lists and isinstance(v, np.ndarray) else v)
                   for k, v in self.config().items()}
@@ -263,7 +406,36 @@ class Accumulator:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Self:
-        """Rebuild an accumulator from :meth:`to_dict`'s values, checking its state."""
+        """Rebuild an accumulator from :meth:`to_dict`'s values, checking its state.
+
+        Parameters
+        ----------
+        d : dict
+            What :meth:`to_dict` gave (arrays or lists), for this class.
+
+        Returns
+        -------
+        Accumulator
+            An accumulator of this class with the exported configuration and state.
+
+        Raises
+        ------
+        fastmetrics.states.StateError
+            A ``ValueError``: if ``d`` is not an exported accumulator of this class and
+            format, its settings are invalid, or its state breaks an invariant of its type.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.to_dict : The values this reads.
+        fastmetrics.states.load_state : Load a state on its own.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import RegressionAccumulator
+        >>> acc = RegressionAccumulator().update([3.0, 1.0], [2.5, 1.0])
+        >>> RegressionAccumulator.from_dict(acc.to_dict()).mean_absolute_error()
+        0.25
+        """
         try:
             name, fmt, config = d["accumulator"], d["format"], dict(d["config"])
             weighted, st = d["weighted"], d["state"]
@@ -326,11 +498,6 @@ def _metric_method(row: _table.Metric) -> Callable[..., Any]:
     method.__name__ = row.name
     # inspect.signature reads __signature__, which typeshed does not declare on functions
     method.__signature__ = sig  # type: ignore[attr-defined]
-    method.__doc__ = (
-        f"As :func:`fastmetrics.{row.name}` on every sample seen (same keyword arguments, "
-        "less the data" + (", and " + ", ".join(row.config) + " from the accumulator"
-        if row.config else "") + ")."
-    )
     return method
 
 
@@ -339,6 +506,7 @@ def _attach_metrics(cls: type[Accumulator]) -> type[Accumulator]:
     for row in _table.by_family(cls.family):
         m = _metric_method(row)
         m.__qualname__ = f"{cls.__name__}.{row.name}"
+        m.__doc__ = _docstrings.accumulator_method_doc(row, cls.__name__)
         setattr(cls, row.name, m)
     return cls
 
@@ -348,8 +516,54 @@ def _bootstrap_method(self: Accumulator, metric: str | Callable[..., Any], *,
                       method: str = "percentile", random_state: RandomState = None,
                       **metric_kwargs: Any) -> BootstrapResult:
     """As :func:`fastmetrics.bootstrap` on every sample seen, the resamples drawn from the
-    state's cells (unweighted chunks only: weighted resamples need the rows). The
-    accumulator's settings (``pos_label``) apply as they do to its metric methods."""
+    state's cells.
+
+    Unweighted chunks only: weighted resamples need the rows. The accumulator's settings
+    (``pos_label``) apply as they do to its metric methods. Each resample costs O(cells),
+    whatever the number of samples seen.
+
+    Parameters
+    ----------
+    metric : str or callable
+        A metric of the accumulator's family, by name (``"f1_score"``) or as the
+        fastmetrics function (``fastmetrics.f1_score``).
+    n_resamples : int, default=1000
+        Number of bootstrap resamples.
+    confidence_level : float, default=0.95
+        Level of the confidence interval, in (0, 1).
+    method : {"percentile", "basic", "bca"}, default="percentile"
+        The interval, as ``scipy.stats.bootstrap`` defines it.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the resampling (the same seed gives the same result).
+    **metric_kwargs
+        Passed to the metric (``average="macro"``, ``labels=...``).
+
+    Returns
+    -------
+    BootstrapResult
+        ``value``, ``confidence_interval``, ``standard_error``,
+        ``bootstrap_distribution`` and ``resampled`` (``"cells"``).
+
+    Raises
+    ------
+    ValueError
+        If no sample has been seen yet, the chunks were weighted, ``metric`` is not a
+        metric of the accumulator's family, or a resampling parameter is out of range.
+
+    See Also
+    --------
+    fastmetrics.bootstrap : The same interval from the arrays.
+    fastmetrics.bootstrap_state : The same interval from a state.
+    fastmetrics.dask.bootstrap : The same interval over dask inputs.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import ConfusionAccumulator
+    >>> acc = ConfusionAccumulator().update([0, 1, 1, 0] * 25, [0, 1, 0, 0] * 25)
+    >>> r = acc.bootstrap("accuracy_score", n_resamples=200, random_state=0)
+    >>> r.value, r.resampled
+    (0.75, 'cells')
+    """
     rows = [r for r in _table.by_family(self.family)
             if r.name == metric or r.function is metric]
     if rows:
@@ -385,6 +599,18 @@ class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
         labels and a label outside them raises ``ValueError``; the report card lists them in
         this order (as ``score(..., labels=labels)``). None: labels are discovered as they
         come and states over different label sets are aligned when they merge.
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` is empty or holds duplicates.
+
+    See Also
+    --------
+    fastmetrics.score : The report card in one pass over arrays.
+    fastmetrics.states.ConfusionState : The state it holds.
+    fastmetrics.dask.accumulate : The same accumulator over dask inputs
+        (``kind="confusion"``).
 
     Notes
     -----
@@ -435,7 +661,18 @@ class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
     @property
     def state(self) -> ConfusionState | None:
         """The accumulated :class:`~fastmetrics.states.ConfusionState` (None before data):
-        the stored state with the running table folded in."""
+        the stored state with the running table folded in.
+
+        See Also
+        --------
+        fastmetrics.states.ConfusionState : The state type.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import ConfusionAccumulator
+        >>> ConfusionAccumulator().update([0, 1], [1, 1]).state.n_samples
+        2
+        """
         if self._table is not None:
             with self._lock:
                 self._fold()
@@ -466,11 +703,34 @@ class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
             Labels of the chunk (any dtype :func:`fastmetrics.confusion_matrix` takes).
         sample_weight : array-like of shape (n_samples,), default=None
             Weights: give them for every chunk or for none.
-        n_threads : int, default=None
+        n_threads : int or None, default=None
             Threads for the counting kernel, as in the one-shot functions: None is what
             OpenMP allows (``OMP_NUM_THREADS``, threadpoolctl limits), and chunks under
             2**18 samples always use one. Pass 1 on a machine busy with other work: OpenMP's
             spinning worker then competes with it on every chunk (README, Streaming).
+
+        Returns
+        -------
+        ConfusionAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or are not 1-D labels, a label is
+            outside the fixed ``labels``, the labels mix types across chunks, or weights
+            are given for some chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import ConfusionAccumulator
+        >>> acc = ConfusionAccumulator(labels=[0, 1])
+        >>> acc.update([0, 1, 1], [0, 1, 0]).update([1], [1]).confusion_matrix().tolist()
+        [[1, 0], [1, 2]]
 
         Notes
         -----
@@ -522,7 +782,36 @@ class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
 
     def result(self, *, oos_label: Label | None = None) -> ClassificationMetrics:
         """The report card: ``fastmetrics.score(y_true, y_pred, labels=labels,
-        oos_label=oos_label, sample_weight=...)`` of everything seen."""
+        oos_label=oos_label, sample_weight=...)`` of everything seen.
+
+        Parameters
+        ----------
+        oos_label : label, default=None
+            The out-of-scope (abstain) label: adds ``oos_recall`` and ``oos_precision``.
+
+        Returns
+        -------
+        ClassificationMetrics
+            Accuracy, macro / weighted F1, per-class precision, recall and F1 and the
+            rest of :func:`fastmetrics.score`'s card.
+
+        Raises
+        ------
+        ValueError
+            If no sample has been seen yet.
+
+        See Also
+        --------
+        fastmetrics.score : The same card in one pass over arrays.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import ConfusionAccumulator
+        >>> acc = ConfusionAccumulator().update([0, 1, 2, 2], [0, 1, 2, 1]).update([-1], [-1])
+        >>> m = acc.result(oos_label=-1)
+        >>> m.accuracy, m.oos_recall
+        (0.8, 1.0)
+        """
         return confusion.card(self.require_state(), self.labels, oos_label).metrics
 
 
@@ -548,6 +837,18 @@ class CalibrationAccumulator(Accumulator, CalibrationAccumulatorMethods):
         Positive class of binary ``y_true`` (None: 1 for {0, 1} / {-1, 1} labels).
     labels : array-like, default=None
         Class values of the columns of an (n, K) probability matrix (top-label mode).
+
+    Raises
+    ------
+    ValueError
+        If ``n_bins`` is not a positive integer, ``edges`` are not strictly increasing from
+        0.0 to 1.0, or ``strategy`` is not "uniform".
+
+    See Also
+    --------
+    fastmetrics.calibration_summary : ECE, MCE and Brier score in one pass over arrays.
+    fastmetrics.calibration_curve : The calibration curve in one pass.
+    fastmetrics.states.CalibrationState : The state it holds.
 
     Notes
     -----
@@ -589,6 +890,18 @@ class CalibrationAccumulator(Accumulator, CalibrationAccumulatorMethods):
 
     @property
     def n_bins(self) -> int:
+        """Number of bins (``len(edges) - 1``).
+
+        See Also
+        --------
+        fastmetrics.streaming.CalibrationAccumulator.bins : The counts and sums of each bin.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import CalibrationAccumulator
+        >>> CalibrationAccumulator(edges=[0.0, 0.5, 0.9, 1.0]).n_bins
+        3
+        """
         return int(self.edges.shape[0] - 1)
 
     def _set_state(self, st: Any) -> None:
@@ -601,8 +914,40 @@ class CalibrationAccumulator(Accumulator, CalibrationAccumulatorMethods):
                *, n_threads: int | None = None) -> Self:
         """Bin one chunk: ``y_prob`` 1-D (binary) or (n, K) (top label). Returns ``self``.
 
-        ``n_threads``: threads of the binary pass over a large chunk (None: the OpenMP
-        default; the result is the same for any value).
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels (binary, or the classes of the columns in top-label mode).
+        y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Probabilities of the positive class, or of every class (top label).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: give them for every chunk or for none.
+        n_threads : int or None, default=None
+            Threads of the kernel pass over a large chunk (None: what OpenMP allows,
+            honouring ``OMP_NUM_THREADS``); the result is the same for any value.
+
+        Returns
+        -------
+        CalibrationAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape, a probability is outside
+            [0, 1], binary and top-label chunks are mixed, or weights are given for some
+            chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import CalibrationAccumulator
+        >>> acc = CalibrationAccumulator(n_bins=2).update([0, 1], [0.25, 0.75])
+        >>> acc.update([1], [0.5]).bins().counts.tolist()
+        [2, 1]
         """
         p = calibration.probabilities(y_prob)
         held = self._state
@@ -641,16 +986,84 @@ class CalibrationAccumulator(Accumulator, CalibrationAccumulatorMethods):
         self._set_state(st)
 
     def bins(self) -> CalibrationBins:
-        """The :class:`~fastmetrics.CalibrationBins` of everything seen."""
+        """The :class:`~fastmetrics.CalibrationBins` of everything seen.
+
+        Returns
+        -------
+        CalibrationBins
+            Edges, and per bin the count, weight, mean confidence and observed frequency.
+
+        Raises
+        ------
+        ValueError
+            If no sample has been seen yet.
+
+        See Also
+        --------
+        fastmetrics.calibration_bins : The same bins in one pass over arrays.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import CalibrationAccumulator
+        >>> acc = CalibrationAccumulator(n_bins=2).update([0, 1, 1], [0.25, 0.75, 0.5])
+        >>> acc.bins().observed_frequency.tolist()
+        [0.5, 1.0]
+        """
         return calibration.binned(self.require_state())
 
     def result(self) -> CalibrationSummary:
-        """ECE, MCE and Brier score (:class:`~fastmetrics.CalibrationSummary`)."""
+        """ECE, MCE and Brier score (:class:`~fastmetrics.CalibrationSummary`).
+
+        Returns
+        -------
+        CalibrationSummary
+            ``ece``, ``mce``, ``brier`` and ``n_bins`` of everything seen.
+
+        Raises
+        ------
+        ValueError
+            If no sample has been seen yet.
+
+        See Also
+        --------
+        fastmetrics.calibration_summary : The same summary in one pass over arrays.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import CalibrationAccumulator
+        >>> acc = CalibrationAccumulator(n_bins=2).update([0, 1], [0.25, 0.75])
+        >>> acc.result().ece
+        0.25
+        """
         return calibration.summary(self.require_state())
 
     def curve(self) -> tuple[np.ndarray, np.ndarray]:
         """``(prob_true, prob_pred)`` as :func:`fastmetrics.calibration_curve` (binary,
-        unweighted chunks only)."""
+        unweighted chunks only).
+
+        Returns
+        -------
+        prob_true : ndarray
+            Fraction of positives in each non-empty bin.
+        prob_pred : ndarray
+            Mean predicted probability in each non-empty bin.
+
+        Raises
+        ------
+        ValueError
+            If no sample has been seen yet, or the chunks were weighted or top-label.
+
+        See Also
+        --------
+        fastmetrics.calibration_curve : The same curve in one pass over arrays.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import CalibrationAccumulator
+        >>> acc = CalibrationAccumulator(n_bins=2).update([0, 1, 1], [0.25, 0.75, 0.5])
+        >>> [v.tolist() for v in acc.curve()]
+        [[0.5, 1.0], [0.375, 0.75]]
+        """
         st = self._state
         if st is not None and (st.mode != "binary" or st.weighted):
             raise ValueError("curve() needs binary, unweighted chunks (as calibration_curve)")
@@ -674,12 +1087,21 @@ class RegressionAccumulator(Accumulator, RegressionAccumulatorMethods):
         exact. This is O(N) memory (8 bytes per sample and output, plus 8 with weights);
         without it the accumulator is 10 floats per output.
 
-    Chunks may be (n, m) targets with m outputs (``multioutput`` as the one-shot functions);
-    every chunk must then have the same m.
+    Raises
+    ------
+    ValueError
+        If ``delta`` is not a finite number > 0.
+
+    See Also
+    --------
+    fastmetrics.regression_summary : MAE, MSE, RMSE and R² in one pass over arrays.
+    fastmetrics.states.RegressionState : The state it holds.
 
     Notes
     -----
-    Sums merge with Chan et al.'s formula for the spread of ``y_true`` (no cancellation), so
+    Chunks may be (n, m) targets with m outputs (``multioutput`` as the one-shot functions);
+    every chunk must then have the same m. Sums merge with Chan et al.'s formula for the
+    spread of ``y_true`` (no cancellation), so
     every metric equals the one-shot function on the concatenated chunks to 1e-12 relative.
 
     Examples
@@ -706,9 +1128,38 @@ class RegressionAccumulator(Accumulator, RegressionAccumulatorMethods):
                *, n_threads: int | None = None) -> Self:
         """Add one chunk of targets and predictions. Returns ``self``.
 
-        ``n_threads``: threads of the kernel pass over a large chunk (None: the OpenMP
-        default; the result is the same for any value). Weights: give them for every chunk
-        or for none.
+        Parameters
+        ----------
+        y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets and predictions of the chunk (every chunk with the same outputs).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: give them for every chunk or for none.
+        n_threads : int or None, default=None
+            Threads of the kernel pass over a large chunk (None: what OpenMP allows,
+            honouring ``OMP_NUM_THREADS``); the result is the same for any value.
+
+        Returns
+        -------
+        RegressionAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape (or number of outputs from the
+            earlier chunks), a value is not finite, or weights are given
+            for some chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import RegressionAccumulator
+        >>> acc = RegressionAccumulator().update([3.0, -0.5], [2.5, 0.0])
+        >>> acc.update([2.0, 7.0], [2.0, 8.0]).n_samples
+        4
         """
         st = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                          delta=self.delta, keep_values=self.keep_values,
@@ -731,7 +1182,29 @@ class RegressionAccumulator(Accumulator, RegressionAccumulatorMethods):
 
     def result(self) -> sums.RegressionSummary:
         """MAE, MSE, RMSE and R² (:class:`~fastmetrics.regression.RegressionSummary`), as
-        :func:`fastmetrics.regression_summary`."""
+        :func:`fastmetrics.regression_summary`.
+
+        Returns
+        -------
+        RegressionSummary
+            ``mae``, ``mse``, ``rmse``, ``r2`` and ``n_samples`` of everything seen.
+
+        Raises
+        ------
+        ValueError
+            If no sample has been seen yet.
+
+        See Also
+        --------
+        fastmetrics.regression_summary : The same summary in one pass over arrays.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import RegressionAccumulator
+        >>> acc = RegressionAccumulator().update([3.0, -0.5], [2.5, 0.0])
+        >>> acc.update([2.0, 7.0], [2.0, 8.0]).result().mse
+        0.375
+        """
         return sums.summary(self.require_state())
 
 
@@ -749,6 +1222,11 @@ class PinballAccumulator(Accumulator, PinballAccumulatorMethods):
     accumulator answers several ``alpha``. Chunks may be (n, m) targets (every chunk with
     the same m). ``d2_pinball_score`` and ``d2_absolute_error_score`` are not served: their
     baseline is a quantile of all of ``y_true``.
+
+    See Also
+    --------
+    fastmetrics.mean_pinball_loss : The loss in one pass over arrays.
+    fastmetrics.states.PinballState : The state it holds.
 
     Examples
     --------
@@ -772,9 +1250,37 @@ class PinballAccumulator(Accumulator, PinballAccumulatorMethods):
                *, n_threads: int | None = None) -> Self:
         """Add one chunk of targets and predictions. Returns ``self``.
 
-        ``n_threads``: threads of the kernel pass over a large chunk (None: the OpenMP
-        default; the result is the same for any value). Weights: give them for every chunk
-        or for none.
+        Parameters
+        ----------
+        y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets and predictions of the chunk (every chunk with the same outputs).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: give them for every chunk or for none.
+        n_threads : int or None, default=None
+            Threads of the kernel pass over a large chunk (None: what OpenMP allows,
+            honouring ``OMP_NUM_THREADS``); the result is the same for any value.
+
+        Returns
+        -------
+        PinballAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape (or number of outputs from the
+            earlier chunks), a value is not finite, or weights are given
+            for some chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import PinballAccumulator
+        >>> PinballAccumulator().update([1, 2], [0, 2]).update([3], [3]).n_samples
+        3
         """
         st = PinballState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                       allow_empty=True, allow_zero_sum=True)
@@ -799,6 +1305,17 @@ class TweedieAccumulator(Accumulator, TweedieAccumulatorMethods):
     power : float, default=0
         The Tweedie power (<= 0 or >= 1). The sums depend on it: accumulators of different
         powers do not merge.
+
+    Raises
+    ------
+    ValueError
+        If ``power`` is in (0, 1) or not a finite number.
+
+    See Also
+    --------
+    fastmetrics.mean_tweedie_deviance : The deviance in one pass over arrays.
+    fastmetrics.d2_tweedie_score : D² in one pass.
+    fastmetrics.states.TweedieState : The state it holds.
 
     Notes
     -----
@@ -834,9 +1351,37 @@ class TweedieAccumulator(Accumulator, TweedieAccumulatorMethods):
                *, n_threads: int | None = None) -> Self:
         """Add one chunk of targets and predictions. Returns ``self``.
 
-        ``n_threads``: threads of the kernel pass over a large chunk (None: the OpenMP
-        default; the result is the same for any value). Weights: give them for every chunk
-        or for none.
+        Parameters
+        ----------
+        y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets and predictions of the chunk (every chunk with the same outputs).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: give them for every chunk or for none.
+        n_threads : int or None, default=None
+            Threads of the kernel pass over a large chunk (None: what OpenMP allows,
+            honouring ``OMP_NUM_THREADS``); the result is the same for any value.
+
+        Returns
+        -------
+        TweedieAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape (or number of outputs from the
+            earlier chunks), a value is not finite, or weights are given
+            for some chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import TweedieAccumulator
+        >>> TweedieAccumulator(power=1).update([2, 0], [0.5, 0.5]).n_samples
+        2
         """
         st = TweedieState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                       power=self.power, allow_empty=True)
@@ -855,6 +1400,11 @@ class SquaredLogAccumulator(Accumulator, SquaredLogAccumulatorMethods):
     Chunks may be (n, m) targets with m outputs (``multioutput`` as the one-shot functions);
     every chunk must then have the same m. Values <= -1 are counted as they come and
     refused (scikit-learn's ``ValueError``) when a metric is asked.
+
+    See Also
+    --------
+    fastmetrics.mean_squared_log_error : The error in one pass over arrays.
+    fastmetrics.states.SquaredLogState : The state it holds.
 
     Examples
     --------
@@ -875,8 +1425,40 @@ class SquaredLogAccumulator(Accumulator, SquaredLogAccumulatorMethods):
 
     def update(self, y_true: ArrayLike, y_pred: ArrayLike, sample_weight: ArrayLike | None = None,
                *, n_threads: int | None = None) -> Self:
-        """Add one chunk of targets and predictions. Returns ``self`` (``n_threads`` and
-        weights as :meth:`TweedieAccumulator.update`)."""
+        """Add one chunk of targets and predictions. Returns ``self``.
+
+        Parameters
+        ----------
+        y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets and predictions of the chunk (every chunk with the same outputs).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: give them for every chunk or for none.
+        n_threads : int or None, default=None
+            Threads of the kernel pass over a large chunk (None: what OpenMP allows,
+            honouring ``OMP_NUM_THREADS``); the result is the same for any value.
+
+        Returns
+        -------
+        SquaredLogAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape (or number of outputs from the
+            earlier chunks), a value is not finite, or weights are given
+            for some chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import SquaredLogAccumulator
+        >>> SquaredLogAccumulator().update([3, 5], [2.5, 5]).n_samples
+        2
+        """
         st = SquaredLogState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                          allow_empty=True)
         if st.n_samples:
@@ -907,6 +1489,23 @@ class ProbabilityAccumulator(Accumulator, ProbabilityAccumulatorMethods):
         Count the samples whose class is among the ``k`` best scores
         (``top_k_accuracy_score(k=k)``); the chunks are then scores (decision values
         allowed), and the log loss is not computed.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not an integer >= 1.
+
+    Warns
+    -----
+    UserWarning
+        If ``labels`` are not given sorted (without ``k``), as scikit-learn's ``log_loss``
+        warns: the columns of ``y_proba`` are the sorted classes.
+
+    See Also
+    --------
+    fastmetrics.log_loss : The loss in one pass over arrays.
+    fastmetrics.top_k_accuracy_score : Top-k accuracy in one pass.
+    fastmetrics.states.ProbabilityState : The state it holds.
 
     Notes
     -----
@@ -952,8 +1551,42 @@ class ProbabilityAccumulator(Accumulator, ProbabilityAccumulatorMethods):
         """Add one chunk: ``y_proba`` (n, K) over the sorted classes, or 1-D (binary).
         Returns ``self``.
 
-        ``n_threads``: threads of the pass over a large chunk (None: the OpenMP default; the
-        result is the same for any value). Weights: give them for every chunk or for none.
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+            True labels of the chunk, or a multilabel indicator matrix.
+        y_proba : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Probabilities, one column per class in sorted order (scores with ``k``); 1-D:
+            the probability of the greater of two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: give them for every chunk or for none.
+        n_threads : int or None, default=None
+            Threads of the kernel pass over a large chunk (None: what OpenMP allows,
+            honouring ``OMP_NUM_THREADS``); the result is the same for any value.
+
+        Returns
+        -------
+        ProbabilityAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape, a class is outside ``labels``,
+            or (without ``labels``) the chunk lacks a class of the columns, or weights are
+            given
+            for some chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import ProbabilityAccumulator
+        >>> acc = ProbabilityAccumulator(labels=[0, 1])
+        >>> round(acc.update([0], [[0.8, 0.2]]).update([1], [[0.4, 0.6]]).log_loss(), 6)
+        0.366985
         """
         st = ProbabilityState.from_arrays(y_true, y_proba, sample_weight, labels=self.labels,
                                           k=self.k or 0, n_threads=n_threads,
@@ -976,6 +1609,11 @@ class HingeAccumulator(Accumulator, HingeAccumulatorMethods):
         with (n, K) decisions over them, so chunks may lack classes. None: binary chunks
         (1-D decisions) may hold one class or both, the -1 / +1 mapping of all the data is
         taken at the end; multiclass chunks must each hold every class.
+
+    See Also
+    --------
+    fastmetrics.hinge_loss : The loss in one pass over arrays.
+    fastmetrics.states.HingeState : The state it holds.
 
     Notes
     -----
@@ -1014,8 +1652,39 @@ class HingeAccumulator(Accumulator, HingeAccumulatorMethods):
         """Add one chunk: ``pred_decision`` 1-D (binary) or (n, K) over the sorted classes
         (multiclass). Returns ``self``.
 
-        ``n_threads``: threads of the pass over a large chunk (the result is the same for
-        any value). Weights: give them for every chunk or for none.
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels of the chunk.
+        pred_decision : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Decision values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: give them for every chunk or for none.
+        n_threads : int or None, default=None
+            Threads of the kernel pass over a large chunk (None: what OpenMP allows,
+            honouring ``OMP_NUM_THREADS``); the result is the same for any value.
+
+        Returns
+        -------
+        HingeAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape, or a class is outside
+            ``labels``, or weights are given
+            for some chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import HingeAccumulator
+        >>> HingeAccumulator().update([1, 1], [0.5, 2.0]).update([0], [-0.25]).n_samples
+        3
         """
         st = HingeState.from_arrays(y_true, pred_decision, sample_weight, labels=self.labels,
                                     n_threads=n_threads, allow_empty=True, streamed=True)
@@ -1049,6 +1718,17 @@ class RankingAccumulator(Accumulator, RankingAccumulatorMethods):
         memory. ``len(thresholds) + 1`` bins ``(-inf, t0], (t0, t1], ..., (t_last, inf)``
         each keep the weight of each class; the result gives the scores with the samples of
         a bin taken as tied, and bounds for any order inside the bins.
+
+    Raises
+    ------
+    ValueError
+        If ``thresholds`` is not a non-empty, finite, strictly increasing 1-D array.
+
+    See Also
+    --------
+    fastmetrics.roc_auc_score : ROC AUC in one pass over arrays.
+    fastmetrics.average_precision_score : Average precision in one pass.
+    fastmetrics.states.RankingState : The state it holds.
 
     Notes
     -----
@@ -1093,6 +1773,18 @@ class RankingAccumulator(Accumulator, RankingAccumulatorMethods):
 
     @property
     def mode(self) -> str:
+        """``"exact"`` (no ``thresholds``) or ``"binned"``.
+
+        See Also
+        --------
+        fastmetrics.streaming.RankingResult : Its ``guarantee`` says what each mode promises.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import RankingAccumulator
+        >>> RankingAccumulator().mode, RankingAccumulator(thresholds=[0.5]).mode
+        ('exact', 'binned')
+        """
         return "exact" if self.thresholds is None else "binned"
 
     def _set_state(self, st: Any) -> None:
@@ -1107,8 +1799,41 @@ class RankingAccumulator(Accumulator, RankingAccumulatorMethods):
                *, n_threads: int | None = None) -> Self:
         """Add one chunk of binary labels and scores. Returns ``self``.
 
-        ``n_threads``: threads of the sort on a large chunk (None: the OpenMP default; the
-        result is the same for any value)."""
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            Binary labels of the chunk.
+        y_score : array-like of shape (n_samples,)
+            Scores (higher: more likely positive).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: give them for every chunk or for none.
+        n_threads : int or None, default=None
+            Threads of the sort over a large chunk (None: what OpenMP allows,
+            honouring ``OMP_NUM_THREADS``); the result is the same for any value.
+
+        Returns
+        -------
+        RankingAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape, a score is not finite, or more
+            than two labels are seen over the stream, or weights are given
+            for some chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import RankingAccumulator
+        >>> acc = RankingAccumulator().update([0, 0], [0.1, 0.4]).update([1, 1], [0.35, 0.8])
+        >>> acc.roc_auc_score()
+        0.75
+        """
         st = RankingState.from_arrays(y_true, y_score, sample_weight, n_threads,
                                       edges=self.thresholds, allow_empty=True,
                                       allow_zero_sum=True)
@@ -1137,11 +1862,62 @@ class RankingAccumulator(Accumulator, RankingAccumulatorMethods):
 
     def summary(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(thresholds, positive weight, negative weight)``, thresholds decreasing. Binned
-        mode: one row per bin, labelled by the bin's upper edge (inf for the last)."""
+        mode: one row per bin, labelled by the bin's upper edge (inf for the last).
+
+        Returns
+        -------
+        thresholds : ndarray
+            The distinct scores (binned mode: the bins' upper edges), decreasing.
+        positive : ndarray
+            Weight of the positive class at each threshold.
+        negative : ndarray
+            Weight of the other class at each threshold.
+
+        Raises
+        ------
+        ValueError
+            If no sample has been seen yet.
+
+        See Also
+        --------
+        fastmetrics.streaming.RankingAccumulator.roc_curve : The ROC curve of this summary.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import RankingAccumulator
+        >>> acc = RankingAccumulator().update([0, 1, 1], [0.2, 0.3, 0.5])
+        >>> [v.tolist() for v in acc.summary()]
+        [[0.5, 0.3, 0.2], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+        """
         return ranking.pos_neg_summary(self.require_state(), self.pos_label)
 
     def result(self) -> RankingResult:
-        """:class:`RankingResult`: AUC and AP, with bounds and the mode's guarantee."""
+        """:class:`RankingResult`: AUC and AP, with bounds and the mode's guarantee.
+
+        Returns
+        -------
+        RankingResult
+            ROC AUC and average precision of everything seen, their bounds (binned mode),
+            the class counts, the mode and its guarantee in words.
+
+        Raises
+        ------
+        ValueError
+            If no sample has been seen yet.
+
+        See Also
+        --------
+        fastmetrics.roc_auc_score : ROC AUC in one pass over arrays.
+        fastmetrics.average_precision_score : Average precision in one pass.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import RankingAccumulator
+        >>> acc = RankingAccumulator(thresholds=[0.5]).update([0, 1, 1], [0.2, 0.3, 0.9])
+        >>> r = acc.result()
+        >>> r.mode, r.roc_auc, [float(b) for b in r.roc_auc_bounds]
+        ('binned', 0.75, [0.5, 1.0])
+        """
         return ranking.result(self.require_state(), self.pos_label)
 
 
@@ -1161,6 +1937,12 @@ class LabelRankingAccumulator(Accumulator, LabelRankingAccumulatorMethods):
     The state is four weighted sums and two counts (every chunk has the same number of
     labels L); each metric equals the one-shot function on the concatenated chunks to 1e-12
     relative.
+
+    See Also
+    --------
+    fastmetrics.label_ranking_loss : The loss in one pass over arrays.
+    fastmetrics.coverage_error : Coverage error in one pass.
+    fastmetrics.states.LabelRankingState : The state it holds.
 
     Examples
     --------
@@ -1184,8 +1966,40 @@ class LabelRankingAccumulator(Accumulator, LabelRankingAccumulatorMethods):
                *, n_threads: int | None = None) -> Self:
         """Add one chunk of (n, L) labels and scores. Returns ``self``.
 
-        ``n_threads``: threads of the kernel pass over a large chunk (the result is the same
-        for any value). Weights: give them for every chunk or for none."""
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples, n_labels)
+            Label indicator matrix of the chunk.
+        y_score : array-like of shape (n_samples, n_labels)
+            Scores of each label.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: give them for every chunk or for none.
+        n_threads : int or None, default=None
+            Threads of the kernel pass over a large chunk (None: what OpenMP allows,
+            honouring ``OMP_NUM_THREADS``); the result is the same for any value.
+
+        Returns
+        -------
+        LabelRankingAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape (or number of labels from the
+            earlier chunks), or weights are given
+            for some chunks and not for others.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import LabelRankingAccumulator
+        >>> LabelRankingAccumulator().update([[1, 0, 0]], [[0.75, 0.5, 1]]).n_samples
+        1
+        """
         st = LabelRankingState.from_arrays(y_true, y_score, sample_weight, n_threads,
                                            allow_empty=True)
         if st.n_samples:
@@ -1214,6 +2028,12 @@ class ContingencyAccumulator(Accumulator, ContingencyAccumulatorMethods):
     Chunks are checked as the one-shot functions check their labels (1-D, no NaN; floats
     that are not integers warn); labels of text and numbers do not mix across chunks.
 
+    See Also
+    --------
+    fastmetrics.adjusted_rand_score : One clustering metric in one pass over arrays.
+    fastmetrics.contingency_matrix : The table in one pass.
+    fastmetrics.states.ContingencyState : The state it holds.
+
     Examples
     --------
     >>> from fastmetrics.streaming import ContingencyAccumulator
@@ -1235,8 +2055,42 @@ class ContingencyAccumulator(Accumulator, ContingencyAccumulatorMethods):
                n_threads: int | None = None) -> Self:
         """Count one chunk of (labels_true, labels_pred). Returns ``self``.
 
-        ``n_threads``: threads of the counting pass over a large chunk of integer labels
-        (None: the OpenMP default; the counts are the same for any value).
+        Parameters
+        ----------
+        labels_true : array-like of shape (n_samples,)
+            Ground-truth class labels of the chunk.
+        labels_pred : array-like of shape (n_samples,)
+            Cluster labels of the chunk.
+        n_threads : int or None, default=None
+            Threads of the counting pass over a large chunk of integer labels (None: what
+            OpenMP allows); the counts are the same for any value.
+
+        Returns
+        -------
+        ContingencyAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the chunk's arrays differ in length or shape, a label is NaN, or labels of
+            text and numbers mix.
+
+        Warns
+        -----
+        UserWarning
+            If labels are floats that are not integers (scikit-learn's "Clustering metrics
+            expects discrete values" warning); they are counted by value all the same.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import ContingencyAccumulator
+        >>> ContingencyAccumulator().update([0, 0, 1], [1, 1, 0]).n_samples
+        3
         """
         st = ContingencyState.from_arrays(labels_true, labels_pred, n_threads)
         if st.n_samples:
@@ -1244,7 +2098,32 @@ class ContingencyAccumulator(Accumulator, ContingencyAccumulatorMethods):
         return self
 
     def result(self) -> tuple[float, float, float]:
-        """``homogeneity_completeness_v_measure()`` of everything seen."""
+        """``homogeneity_completeness_v_measure()`` of everything seen.
+
+        Returns
+        -------
+        homogeneity : float
+            Homogeneity of the clustering.
+        completeness : float
+            Its completeness.
+        v_measure : float
+            Their harmonic mean.
+
+        Raises
+        ------
+        ValueError
+            If no sample has been seen yet.
+
+        See Also
+        --------
+        fastmetrics.homogeneity_completeness_v_measure : The same in one pass over arrays.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import ContingencyAccumulator
+        >>> ContingencyAccumulator().update([0, 0, 1], [1, 1, 0]).result()
+        (1.0, 1.0, 1.0)
+        """
         return contingency.homogeneity_completeness_v(self.require_state())
 
 
@@ -1284,6 +2163,17 @@ class QuantileAccumulator(Accumulator, QuantileAccumulatorMethods):
     "linear" too when the two order statistics it interpolates have the same sign. Counts
     are integers, so any split and merge order gives the same sketch. NaN or infinite
     values raise ``ValueError``.
+
+    Raises
+    ------
+    ValueError
+        If ``mode`` is not "sketch" or "exact", ``relative_accuracy`` is not in (0, 1), or
+        ``max_buckets`` is not a positive integer.
+
+    See Also
+    --------
+    fastmetrics.quantile : Exact quantiles in one pass over an array.
+    fastmetrics.states.SketchState : The sketch state it holds.
 
     Examples
     --------
@@ -1334,13 +2224,52 @@ class QuantileAccumulator(Accumulator, QuantileAccumulatorMethods):
 
     @property
     def collapsed(self) -> bool:
-        """Whether a store ever spanned more than ``max_buckets`` buckets (sketch mode)."""
+        """Whether a store ever spanned more than ``max_buckets`` buckets (sketch mode).
+
+        See Also
+        --------
+        fastmetrics.streaming.QuantileAccumulator : Its notes say what collapsing costs.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import QuantileAccumulator
+        >>> QuantileAccumulator(max_buckets=8).update([1e-6, 1.0, 1e6]).collapsed
+        True
+        """
         st = self.state
         return isinstance(st, SketchState) and st.collapsed
 
     def update(self, values: ArrayLike) -> Self:
         """Add a chunk of values (any real dtype; 1-D or anything that ravels). Returns
-        ``self``. Updates of one accumulator from several Python threads at once are safe."""
+        ``self``.
+
+        Updates of one accumulator from several Python threads at once are safe.
+
+        Parameters
+        ----------
+        values : array-like
+            The chunk's values (raveled); finite.
+
+        Returns
+        -------
+        QuantileAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If a value is NaN or infinite.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import QuantileAccumulator
+        >>> QuantileAccumulator(mode="exact").update([3.0, 1.0]).update([[2.0]]).n_samples
+        3
+        """
         if self.mode == "exact":
             exact = ExactQuantileState.from_arrays(values)
             if exact.n_samples:
@@ -1360,9 +2289,22 @@ class QuantileAccumulator(Accumulator, QuantileAccumulatorMethods):
 
     @property
     def state(self) -> SketchState | ExactQuantileState | None:
-        """The accumulated state (None before data): an :class:`~fastmetrics.states.
-        ExactQuantileState` or a snapshot of the running sketch as a
-        :class:`~fastmetrics.states.SketchState`."""
+        """The accumulated state (None before data).
+
+        An :class:`~fastmetrics.states.ExactQuantileState`, or a snapshot of the running
+        sketch as a :class:`~fastmetrics.states.SketchState`.
+
+        See Also
+        --------
+        fastmetrics.states.SketchState : The sketch mode's state.
+        fastmetrics.states.ExactQuantileState : The exact mode's state.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import QuantileAccumulator
+        >>> type(QuantileAccumulator().update([1.0, 2.0]).state).__name__
+        'SketchState'
+        """
         if self._stale:
             with self._lock:
                 if self._stale and self._running is not None:
@@ -1372,7 +2314,18 @@ class QuantileAccumulator(Accumulator, QuantileAccumulatorMethods):
 
     @property
     def n_samples(self) -> int:
-        """Number of samples seen so far."""
+        """Number of samples seen so far.
+
+        See Also
+        --------
+        fastmetrics.streaming.QuantileAccumulator.state : The state they are counted in.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import QuantileAccumulator
+        >>> QuantileAccumulator().update([1.0, 2.0, 3.0]).n_samples
+        3
+        """
         with self._lock:
             r = self._running
             if r is not None:
@@ -1385,7 +2338,39 @@ class QuantileAccumulator(Accumulator, QuantileAccumulatorMethods):
 
         Exact mode: any of numpy's methods, numpy's values. Sketch mode: ``method`` one of
         "linear", "lower", "higher", "nearest", each within ``relative_accuracy`` (see the
-        class notes)."""
+        class notes).
+
+        Parameters
+        ----------
+        q : float or array-like of float, default=(0.5, 0.9, 0.95, 0.99)
+            Probabilities of the quantiles, in [0, 1].
+        method : str, default="linear"
+            numpy's quantile method (sketch mode: "linear", "lower", "higher" or
+            "nearest").
+
+        Returns
+        -------
+        QuantileResult
+            The quantiles, the mode and its guarantee, the count and the exact minimum and
+            maximum.
+
+        Raises
+        ------
+        ValueError
+            If a probability is outside [0, 1], ``method`` is not one the mode supports, or
+            no sample has been seen yet.
+
+        See Also
+        --------
+        fastmetrics.quantile : Exact quantiles in one pass over an array.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import QuantileAccumulator
+        >>> acc = QuantileAccumulator(mode="exact").update([1.0, 2.0]).update([3.0, 4.0])
+        >>> acc.result([0.5]).as_dict()
+        {0.5: 2.5}
+        """
         if self.state is None:
             sketch.probabilities(q)  # a bad q is reported before the missing data
         return sketch.quantiles(self.require_state(), q, method)
@@ -1423,6 +2408,12 @@ class PairedConfusionAccumulator(Accumulator, PairedConfusionAccumulatorMethods)
     """Streaming joint counts of two models' labels of the same rows: the paired
     :func:`fastmetrics.compare` of any confusion metric and McNemar's test, from chunks.
 
+    See Also
+    --------
+    fastmetrics.compare : The paired comparison in one pass over arrays.
+    fastmetrics.mcnemar_test : McNemar's test in one pass.
+    fastmetrics.dask.compare : The paired comparison over dask inputs.
+
     Examples
     --------
     >>> from fastmetrics.streaming import PairedConfusionAccumulator
@@ -1445,9 +2436,38 @@ class PairedConfusionAccumulator(Accumulator, PairedConfusionAccumulatorMethods)
 
     def update(self, y_true: ArrayLike, y_pred_a: ArrayLike, y_pred_b: ArrayLike, *,
                n_threads: int | None = None) -> Self:
-        """Count one chunk of (y_true, A's labels, B's labels). Returns ``self``
-        (``n_threads`` is accepted for the other accumulators' signature; the counts are
-        the same for any value)."""
+        """Count one chunk of (y_true, A's labels, B's labels). Returns ``self``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels of the chunk.
+        y_pred_a, y_pred_b : array-like of shape (n_samples,)
+            The two models' labels of the same rows.
+        n_threads : int or None, default=None
+            Accepted for the other accumulators' signature; the counts are the same for
+            any value.
+
+        Returns
+        -------
+        PairedConfusionAccumulator
+            This accumulator, updated (so that updates chain).
+
+        Raises
+        ------
+        ValueError
+            If the three arrays differ in length or are not 1-D labels.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : Combine accumulators updated elsewhere.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import PairedConfusionAccumulator
+        >>> PairedConfusionAccumulator().update([0, 1], [0, 0], [0, 1]).n_samples
+        2
+        """
         st = PairedConfusionState.from_arrays(y_true, y_pred_a, y_pred_b)
         self._add(st, False)
         return self
@@ -1457,7 +2477,51 @@ def _compare_method(self: PairedConfusionAccumulator, metric: str | Callable[...
                     n_resamples: int = 1000, confidence_level: float = 0.95,
                     method: str = "percentile", random_state: RandomState = None,
                     **metric_kwargs: Any) -> ComparisonResult:
-    """As :func:`fastmetrics.compare` on every row seen."""
+    """As :func:`fastmetrics.compare` on every row seen.
+
+    The paired resamples are drawn from the joint (true, A, B) table's cells: O(cells)
+    each, whatever the number of rows seen.
+
+    Parameters
+    ----------
+    metric : str or callable
+        A confusion metric, by name (``"accuracy_score"``) or as the fastmetrics function.
+    n_resamples : int, default=1000
+        Number of paired bootstrap resamples.
+    confidence_level : float, default=0.95
+        Level of the confidence interval of the difference, in (0, 1).
+    method : {"percentile", "basic", "bca"}, default="percentile"
+        The interval, as ``scipy.stats.bootstrap`` defines it.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the resampling.
+    **metric_kwargs
+        Passed to the metric (``average="macro"``...).
+
+    Returns
+    -------
+    ComparisonResult
+        ``value_a``, ``value_b``, ``difference`` (B - A), its ``confidence_interval``,
+        ``standard_error``, ``pvalue`` and ``resampled``.
+
+    Raises
+    ------
+    ValueError
+        If no row has been seen yet, ``metric`` is not a confusion metric, or a resampling
+        parameter is out of range.
+
+    See Also
+    --------
+    fastmetrics.compare : The same comparison in one pass over arrays.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import PairedConfusionAccumulator
+    >>> acc = PairedConfusionAccumulator().update([0, 1, 1, 0] * 25, [0, 1, 0, 0] * 25,
+    ...                                           [0, 1, 1, 0] * 25)
+    >>> r = acc.compare("accuracy_score", n_resamples=200, random_state=0)
+    >>> r.value_a, r.value_b, r.resampled
+    (0.75, 1.0, 'cells')
+    """
     return compare_state(self.require_state(), metric, n_resamples=n_resamples,
                          confidence_level=confidence_level, method=method,
                          random_state=random_state, **metric_kwargs)
@@ -1465,7 +2529,38 @@ def _compare_method(self: PairedConfusionAccumulator, metric: str | Callable[...
 
 def _mcnemar_method(self: PairedConfusionAccumulator, *, exact: bool = True,
                     correction: bool = True) -> McNemarResult:
-    """As :func:`fastmetrics.mcnemar_test` on every row seen."""
+    """As :func:`fastmetrics.mcnemar_test` on every row seen.
+
+    Parameters
+    ----------
+    exact : bool, default=True
+        The exact binomial test; False: the chi-square statistic.
+    correction : bool, default=True
+        Continuity correction of the chi-square statistic (``exact=False`` only).
+
+    Returns
+    -------
+    McNemarResult
+        ``statistic``, ``pvalue``, ``a_only`` (A right, B wrong) and ``b_only``.
+
+    Raises
+    ------
+    ValueError
+        If no row has been seen yet.
+
+    See Also
+    --------
+    fastmetrics.mcnemar_test : The same test in one pass over arrays.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import PairedConfusionAccumulator
+    >>> acc = PairedConfusionAccumulator().update([0, 1, 1, 0, 1, 1], [0, 1, 0, 1, 0, 1],
+    ...                                           [0, 1, 1, 0, 1, 1])
+    >>> r = acc.mcnemar_test()
+    >>> r.a_only, r.b_only, r.pvalue
+    (0, 3, 0.25)
+    """
     a_only, b_only = self.require_state().disagreements()
     return mcnemar_from_counts(a_only, b_only, exact=exact, correction=correction)
 

@@ -56,6 +56,28 @@ class LatencyStats:
     Built as the reference harness builds it, ``LatencyStats(p50, p95, p99, mean,
     n_iters)``; :func:`latency_stats` also fills ``min_ms`` and ``max_ms`` (None when not
     measured).
+
+    Parameters
+    ----------
+    p50_ms, p95_ms, p99_ms : float
+        The 50th, 95th and 99th percentiles of the per-call latency, in milliseconds.
+    mean_ms : float
+        The mean latency, in milliseconds.
+    n_iters : int
+        Number of timed calls.
+    min_ms, max_ms : float or None, default=None
+        The smallest and largest latency, in milliseconds (None when not measured).
+
+    See Also
+    --------
+    fastmetrics.latency_stats : The summary of measured durations.
+    fastmetrics.measure_latency : Time a function and summarise it.
+
+    Examples
+    --------
+    >>> from fastmetrics import LatencyStats
+    >>> LatencyStats(1.5, 3.0, 4.0, 1.8, 200).as_row()["p95_ms"]
+    3.0
     """
 
     p50_ms: float
@@ -67,25 +89,118 @@ class LatencyStats:
     max_ms: float | None = None
 
     def as_row(self, digits: int = 4) -> dict:
-        """Flat dict of the fields, floats rounded to ``digits`` decimals."""
+        """Flat dict of the fields, floats rounded to ``digits`` decimals.
+
+        Parameters
+        ----------
+        digits : int, default=4
+            Decimals kept of each float field.
+
+        Returns
+        -------
+        dict
+            Field name -> value (None where not measured).
+
+        See Also
+        --------
+        fastmetrics.BatchStats.as_row : The same for a batch timing.
+
+        Examples
+        --------
+        >>> from fastmetrics import LatencyStats
+        >>> LatencyStats(1.23456, 2.0, 3.0, 1.5, 10).as_row(digits=2)["p50_ms"]
+        1.23
+        """
         return {k: (round(v, digits) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
 class BatchStats:
-    """Wall-clock time of one prediction over a whole batch."""
+    """Wall-clock time of one prediction over a whole batch.
+
+    Parameters
+    ----------
+    seconds : float
+        Wall-clock time of the call, in seconds.
+    n_samples : int
+        Rows in the batch.
+    throughput : float
+        Samples per second (``n_samples / seconds``; inf when the time measured is 0).
+
+    See Also
+    --------
+    fastmetrics.measure_batch : Time a function on a batch.
+
+    Examples
+    --------
+    >>> from fastmetrics import BatchStats
+    >>> BatchStats(0.5, 1000, 2000.0).as_row()
+    {'seconds': 0.5, 'n_samples': 1000, 'throughput': 2000.0}
+    """
 
     seconds: float
     n_samples: int
     throughput: float  # samples per second; inf when the time measured is 0
 
     def as_row(self, digits: int = 4) -> dict:
+        """Flat dict of the fields, floats rounded to ``digits`` decimals.
+
+        Parameters
+        ----------
+        digits : int, default=4
+            Decimals kept of each float field.
+
+        Returns
+        -------
+        dict
+            ``seconds``, ``n_samples`` and ``throughput``.
+
+        See Also
+        --------
+        fastmetrics.LatencyStats.as_row : The same for a latency summary.
+
+        Examples
+        --------
+        >>> from fastmetrics import BatchStats
+        >>> BatchStats(0.123456, 10, 81.0).as_row(digits=3)["seconds"]
+        0.123
+        """
         return {k: (round(v, digits) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
 class ModelBenchmark:
-    """What :func:`benchmark_model` measured; ``to_flat_dict()`` gives dot-keyed scalars."""
+    """What :func:`benchmark_model` measured; ``to_flat_dict()`` gives dot-keyed scalars.
+
+    Parameters
+    ----------
+    task : {"classification", "regression"}
+        The task benchmarked.
+    fit_seconds : float
+        Wall-clock time of ``fit``, in seconds.
+    batch : BatchStats
+        The timed ``predict`` over the whole test set.
+    latency : LatencyStats
+        The single-row ``predict`` latency.
+    metrics : dict, default={}
+        The task's metrics on the batch predictions (``accuracy`` and ``macro_f1``, or
+        ``r2``, ``mse`` and ``mae``).
+    emissions : EmissionsReport or None, default=None
+        Energy and CO2 of the benchmark, with ``benchmark_model(..., emissions=...)``.
+
+    See Also
+    --------
+    fastmetrics.benchmark_model : What builds it.
+    fastmetrics.append_results : Write it to a results log.
+
+    Examples
+    --------
+    >>> from fastmetrics import BatchStats, LatencyStats, ModelBenchmark
+    >>> b = ModelBenchmark("classification", 0.25, BatchStats(0.5, 100, 200.0),
+    ...                    LatencyStats(1.0, 2.0, 3.0, 1.2, 50), {"accuracy": 0.9})
+    >>> b.accuracy, b.macro_f1, b.to_flat_dict()["latency.p50_ms"]
+    (0.9, None, 1.0)
+    """
 
     task: str
     fit_seconds: float
@@ -98,17 +213,77 @@ class ModelBenchmark:
     # (format_metrics_row / append_results); None for what the task does not compute
     @property
     def accuracy(self) -> float | None:
+        """The accuracy in ``metrics`` (None for regression).
+
+        See Also
+        --------
+        fastmetrics.ModelBenchmark.macro_f1 : The other headline number.
+
+        Examples
+        --------
+        >>> from fastmetrics import BatchStats, LatencyStats, ModelBenchmark
+        >>> ModelBenchmark("regression", 0.1, BatchStats(0.1, 1, 10.0),
+        ...                LatencyStats(1.0, 1.0, 1.0, 1.0, 1), {"r2": 0.5}).accuracy is None
+        True
+        """
         return self.metrics.get("accuracy")
 
     @property
     def macro_f1(self) -> float | None:
+        """The macro F1 in ``metrics`` (None for regression).
+
+        See Also
+        --------
+        fastmetrics.ModelBenchmark.accuracy : The other headline number.
+
+        Examples
+        --------
+        >>> from fastmetrics import BatchStats, LatencyStats, ModelBenchmark
+        >>> ModelBenchmark("classification", 0.1, BatchStats(0.1, 1, 10.0),
+        ...                LatencyStats(1.0, 1.0, 1.0, 1.0, 1), {"macro_f1": 0.5}).macro_f1
+        0.5
+        """
         return self.metrics.get("macro_f1")
 
     @property
     def oos_recall(self) -> float | None:
+        """The out-of-scope recall in ``metrics`` (None: the benchmark computes none).
+
+        See Also
+        --------
+        fastmetrics.score : The report card that has one, with ``oos_label``.
+
+        Examples
+        --------
+        >>> from fastmetrics import BatchStats, LatencyStats, ModelBenchmark
+        >>> ModelBenchmark("classification", 0.1, BatchStats(0.1, 1, 10.0),
+        ...                LatencyStats(1.0, 1.0, 1.0, 1.0, 1)).oos_recall is None
+        True
+        """
         return self.metrics.get("oos_recall")
 
     def to_flat_dict(self) -> dict:
+        """Every measurement as one flat dict of dot-keyed scalars.
+
+        Returns
+        -------
+        dict
+            ``task``, ``fit_seconds``, ``batch.*``, ``latency.*``, ``metrics.*`` and, with
+            emissions tracked, the emissions report's keys.
+
+        See Also
+        --------
+        fastmetrics.append_results : Write a benchmark to a results log.
+
+        Examples
+        --------
+        >>> from fastmetrics import BatchStats, LatencyStats, ModelBenchmark
+        >>> b = ModelBenchmark("regression", 0.1, BatchStats(0.5, 100, 200.0),
+        ...                    LatencyStats(1.0, 2.0, 3.0, 1.2, 50), {"r2": 0.75})
+        >>> d = b.to_flat_dict()
+        >>> d["batch.throughput"], d["metrics.r2"]
+        (200.0, 0.75)
+        """
         out = {"task": self.task, "fit_seconds": self.fit_seconds}
         out.update({f"batch.{k}": v for k, v in asdict(self.batch).items()})
         out.update({f"latency.{k}": v for k, v in asdict(self.latency).items()})
@@ -139,7 +314,16 @@ def latency_stats(samples_ns: ArrayLike, *, unit: Literal["ns", "ms"] = "ns") ->
     Raises
     ------
     ValueError
-        If ``samples_ns`` is empty, not 1-D, or holds NaN or negative values.
+        If ``samples_ns`` is empty, not 1-D, or holds NaN or negative values, or ``unit`` is
+        not "ns" or "ms".
+    TypeError
+        If ``samples_ns`` is not numeric.
+
+    See Also
+    --------
+    fastmetrics.measure_latency : Time a function and summarise it.
+    fastmetrics.percentile : Exact percentiles of any array.
+    numpy.percentile : The values the percentiles equal.
 
     Examples
     --------
@@ -217,6 +401,20 @@ def measure_latency(fn: Callable[[Any], object], inputs: Any, *,
     Returns
     -------
     LatencyStats
+        The percentiles, mean, minimum and maximum of the ``n_iters`` timed calls, in
+        milliseconds.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable, or ``warmup`` or ``n_iters`` is not an int.
+    ValueError
+        If ``inputs`` is empty, ``warmup`` < 0 or ``n_iters`` < 1.
+
+    See Also
+    --------
+    fastmetrics.measure_batch : Time one call on a whole batch.
+    fastmetrics.benchmark_model : Fit, batch, latency and quality of a model in one call.
 
     Examples
     --------
@@ -249,10 +447,26 @@ def throughput_per_minute(n_instances: float, duration_s: float) -> float:
     """Instances per minute: ``n_instances / duration_s * 60`` (the reference harness's
     ``throughput``); ``inf`` for a duration of 0 with instances, 0.0 with none.
 
+    Parameters
+    ----------
+    n_instances : int or float
+        Instances processed.
+    duration_s : float
+        The time they took, in seconds.
+
+    Returns
+    -------
+    float
+        Instances per minute.
+
     Raises
     ------
     ValueError
         Negative or non-finite ``n_instances`` or ``duration_s``.
+
+    See Also
+    --------
+    fastmetrics.measure_batch : Measures samples per second of a batch call.
 
     Examples
     --------
@@ -276,6 +490,33 @@ def measure_batch(fn: Callable[[Any], object], X: Any, *,
 
     The warm-up calls ``fn`` on the first ``warmup`` rows (skipped when ``warmup`` is 0).
     ``throughput`` is ``len(X) / seconds``, and ``inf`` when the measured time is 0.
+
+    Parameters
+    ----------
+    fn : callable
+        Called as ``fn(X)`` (and ``fn(X[:warmup])`` first); its result is ignored.
+    X : array-like, sequence or pandas object
+        The batch (anything with ``len`` and slicing; pandas objects are sliced by
+        ``iloc``).
+    warmup : int, default=8
+        Rows of the untimed warm-up call (0: no warm-up).
+
+    Returns
+    -------
+    BatchStats
+        ``seconds``, ``n_samples`` and ``throughput`` of the timed call.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable or ``warmup`` is not an int.
+    ValueError
+        If ``warmup`` < 0.
+
+    See Also
+    --------
+    fastmetrics.measure_latency : Time single-input calls.
+    fastmetrics.throughput_per_minute : Throughput per minute of a measured run.
 
     Examples
     --------
@@ -409,10 +650,20 @@ def benchmark_model(model: Any, X_train: Any, y_train: Any, X_test: Any, y_test:
     ----------
     model : estimator
         Has ``fit(X, y)`` and ``predict(X)``.
-    X_train, y_train, X_test, y_test : array-like
-    task : {"classification", "regression"}
-    warmup, n_iters, seed : see :func:`measure_latency`
-    batch_warmup : int
+    X_train, y_train : array-like
+        The training data ``fit`` is timed on.
+    X_test, y_test : array-like
+        The test data: predicted once as a batch (scored against ``y_test``) and row by
+        row for the latency.
+    task : {"classification", "regression"}, default="classification"
+        Which metrics are computed.
+    warmup : int, default=10
+        Untimed single-row calls before the latency is measured.
+    n_iters : int, default=200
+        Timed single-row calls.
+    seed : int or None, default=0
+        Seed of the generator drawing the timed rows.
+    batch_warmup : int, default=8
         Rows of the warm-up prediction before the batch is timed.
     classes : array-like, default=None
         The class of each probability column, in order (default: ``model.classes_``, else
@@ -437,6 +688,12 @@ def benchmark_model(model: Any, X_train: Any, y_train: Any, X_test: Any, y_test:
     ValueError
         An unknown ``task``; probability columns whose classes are not known or not as
         many as the columns.
+
+    See Also
+    --------
+    fastmetrics.measure_latency : The single-row latency part.
+    fastmetrics.measure_batch : The batch part.
+    fastmetrics.track_emissions : The energy and CO2 part.
 
     Examples
     --------
@@ -476,12 +733,33 @@ def append_results(path: str | os.PathLike[str], name: str, metrics: Any, latenc
                    cost_per_1k: float | None = None, params: Any = None) -> str:
     """Append one markdown row for a run to the results log at ``path`` (e.g. RESULTS.md).
 
-    The row is :func:`fastmetrics.report.format_metrics_row`'s (``metrics``: a report
+    The row is :func:`fastmetrics.format_metrics_row`'s (``metrics``: a report
     card, a :class:`ModelBenchmark`, a dict or an object with ``accuracy`` and
     ``macro_f1``; missing values render as N/A). When the file is new or empty the header
     (:func:`~fastmetrics.results_header`) is written first, with the ``cost_per_1k`` and
     ``params`` columns when this run gives them; later rows follow the file's header (an
     optional column it has and the run lacks prints N/A). Returns the row written.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The results log (a markdown file, created when missing).
+    name : str
+        The run's name, in the first column.
+    metrics : ClassificationMetrics, ModelBenchmark, dict or object
+        The run's numbers (``accuracy``, ``macro_f1``, ``oos_recall``...).
+    latency : LatencyStats, default=None
+        The run's latency (``p50_ms`` and ``p95_ms`` columns); None: taken from a
+        :class:`ModelBenchmark`, else N/A.
+    cost_per_1k : float, default=None
+        Cost per 1000 predictions (an optional column).
+    params : int or str, default=None
+        Parameter count of the model (an optional column).
+
+    Returns
+    -------
+    str
+        The row written (without its line break).
 
     Raises
     ------
@@ -489,6 +767,11 @@ def append_results(path: str | os.PathLike[str], name: str, metrics: Any, latenc
         The file does not start with a results-log header, or the run gives ``cost_per_1k``
         or ``params`` and the log has no such column (an append-only log keeps its columns:
         start a new one).
+
+    See Also
+    --------
+    fastmetrics.format_metrics_row : The row, without writing it.
+    fastmetrics.results_header : The header of a new log.
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 :func:`bootstrap` gives a metric's value with a confidence interval and standard error;
 :func:`compare` the paired difference of two models on the same rows with its interval
-and a p-value; :func:`mcnemar_test` McNemar's test of two classifiers' accuracies.
+and a p-value; :func:`~fastmetrics.mcnemar_test` McNemar's test of two classifiers' accuracies.
 
 How the resamples are drawn
 ---------------------------
@@ -70,7 +70,29 @@ _CELL_FAMILIES = tuple(_FAMILY_STATES)
 
 @dataclass(frozen=True)
 class ConfidenceInterval:
-    """The bounds of an interval (arrays for a metric with one value per class)."""
+    """The bounds of an interval (arrays for a metric with one value per class).
+
+    Iterates as ``(low, high)``, so ``low, high = result.confidence_interval`` works.
+
+    Parameters
+    ----------
+    low : float or ndarray
+        The lower bound.
+    high : float or ndarray
+        The upper bound.
+
+    See Also
+    --------
+    BootstrapResult : The result that holds a metric's interval.
+    ComparisonResult : The result that holds a difference's interval.
+
+    Examples
+    --------
+    >>> from fastmetrics.uncertainty import ConfidenceInterval
+    >>> low, high = ConfidenceInterval(0.25, 0.75)
+    >>> low, high
+    (0.25, 0.75)
+    """
 
     low: Any
     high: Any
@@ -83,7 +105,10 @@ class ConfidenceInterval:
 class BootstrapResult:
     """A metric's value with its bootstrap interval.
 
-    Attributes
+    What :func:`bootstrap` and :func:`bootstrap_state` return (frozen). ``str()`` shows
+    ``value [low, high]``.
+
+    Parameters
     ----------
     value : float or ndarray
         The metric on all the data.
@@ -94,11 +119,29 @@ class BootstrapResult:
     bootstrap_distribution : ndarray of shape (n_resamples, ...)
         The resampled values (``scipy.stats.bootstrap``'s name: this result can be given to
         scipy's ``bootstrap_result=``).
-    method, confidence_level, n_resamples
-        As asked.
+    method : {"percentile", "basic", "bca"}
+        The interval's method, as asked.
+    confidence_level : float
+        The interval's level, as asked.
+    n_resamples : int
+        The number of resamples, as asked.
     resampled : {"cells", "rows"}
         How the resamples were drawn: from the state's cells (O(cells) each) or by
         resampling rows and calling the metric (O(N) each).
+
+    See Also
+    --------
+    bootstrap : The function that returns this record.
+    scipy.stats.bootstrap : scipy's bootstrap, which takes this result as
+        ``bootstrap_result``.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> r = fm.bootstrap(fm.f1_score, [0, 1, 1, 0] * 10, [0, 1, 0, 0] * 10,
+    ...                  n_resamples=100, random_state=0)
+    >>> str(r)
+    '0.6667 [0.3796, 0.8380]'
     """
 
     value: Any
@@ -125,10 +168,15 @@ class BootstrapResult:
 class ComparisonResult:
     """Model B against model A on the same rows: the difference ``B - A`` of a metric.
 
-    Attributes
+    What :func:`compare` and :func:`compare_state` return (frozen). ``str()`` shows
+    ``B - A = difference [low, high], p = pvalue``.
+
+    Parameters
     ----------
-    value_a, value_b : float or ndarray
-        The metric of each model on all the data.
+    value_a : float or ndarray
+        The metric of model A on all the data.
+    value_b : float or ndarray
+        The metric of model B on all the data.
     difference : float or ndarray
         ``value_b - value_a``.
     confidence_interval : ConfidenceInterval
@@ -140,8 +188,28 @@ class ComparisonResult:
         as far from the observed difference as it is from zero, ``(1 + hits) / (1 + B)``.
     bootstrap_distribution : ndarray of shape (n_resamples, ...)
         The resampled differences.
-    method, confidence_level, n_resamples, resampled
-        As for :class:`BootstrapResult`.
+    method : {"percentile", "basic", "bca"}
+        The interval's method, as asked.
+    confidence_level : float
+        The interval's level, as asked.
+    n_resamples : int
+        The number of resamples, as asked.
+    resampled : {"cells", "rows"}
+        How the resamples were drawn, as for :class:`BootstrapResult`.
+
+    See Also
+    --------
+    compare : The function that returns this record.
+    BootstrapResult : One model's interval.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> y = [0, 1, 1, 0] * 10
+    >>> r = fm.compare("accuracy_score", y, [0, 1, 0, 0] * 10, y, n_resamples=100,
+    ...                random_state=0)
+    >>> r.difference
+    0.25
     """
 
     value_a: Any
@@ -172,16 +240,31 @@ class ComparisonResult:
 class McNemarResult:
     """McNemar's test of two classifiers on the same rows.
 
-    Attributes
+    What :func:`~fastmetrics.mcnemar_test` and :func:`~fastmetrics.uncertainty.mcnemar_from_counts` return (frozen).
+
+    Parameters
     ----------
     statistic : float
         Exact test: the smaller of the two disagreement counts; otherwise the chi-square
         statistic ``(|b - c| - correction)**2 / (b + c)``.
     pvalue : float
+        The two-sided p-value (NaN for the chi-square test when no row has the models
+        disagree).
     a_only : int
         Rows model A labels right and model B wrong.
     b_only : int
         Rows model B labels right and model A wrong.
+
+    See Also
+    --------
+    fastmetrics.mcnemar_test : The test from labels.
+    fastmetrics.uncertainty.mcnemar_from_counts : The test from the two counts.
+
+    Examples
+    --------
+    >>> from fastmetrics.uncertainty import mcnemar_from_counts
+    >>> mcnemar_from_counts(1, 9)
+    McNemarResult(statistic=1.0, pvalue=0.021484375, a_only=1, b_only=9)
     """
 
     statistic: float
@@ -230,6 +313,11 @@ def _numeric(v, name: str) -> np.ndarray:
     if isinstance(v, (dict, str)):
         raise TypeError(f"{name} returns a {type(v).__name__}: a bootstrap needs a metric "
                         "whose value is a number or an array of numbers")
+    # a tuple of arrays is a curve (points and thresholds whose number varies between
+    # resamples); a tuple of numbers (homogeneity, completeness, V) is one value per item
+    if isinstance(v, tuple) and any(np.ndim(x) for x in v):
+        raise TypeError(f"{name} returns a tuple of arrays (a curve): a bootstrap needs a "
+                        "metric whose value is a number or an array of numbers")
     try:
         a = np.asarray(v, dtype=np.float64)
     except (TypeError, ValueError):
@@ -403,6 +491,11 @@ def bootstrap(metric: str | Callable[..., Any], y_true: ArrayLike, y_pred: Array
               n_threads: int | None = None, **metric_kwargs: Any) -> BootstrapResult:
     """A metric's value with a bootstrap confidence interval and standard error.
 
+    Not in scikit-learn. Confusion, ranking and clustering metrics on unweighted data are
+    resampled from their count state's cells (O(cells) per resample, whatever N); every other
+    metric, weighted data, and any callable resample rows and call the metric (O(N) per
+    resample). The intervals are ``scipy.stats.bootstrap``'s for the same resampled values.
+
     Parameters
     ----------
     metric : callable or str
@@ -410,29 +503,61 @@ def bootstrap(metric: str | Callable[..., Any], y_true: ArrayLike, y_pred: Array
         callable ``metric(y_true, y_pred, **metric_kwargs)`` returning a number or an
         array of numbers (one value per class), such as a scikit-learn metric.
     y_true : array-like of shape (n_samples,)
-    y_pred : array-like
+        True labels or targets: the metric's first argument.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes)
         Predictions, scores or probabilities: the metric's second argument.
     n_resamples : int, default=1000
+        Number of resamples (>= 1).
     confidence_level : float, default=0.95
+        Level of the interval, in (0, 1).
     method : {"percentile", "basic", "bca"}, default="percentile"
-        The interval, as ``scipy.stats.bootstrap`` defines it.
-    random_state : None, int, numpy Generator or RandomState
+        The interval, as ``scipy.stats.bootstrap`` defines it ("bca": bias-corrected and
+        accelerated; with row resampling at most 10,000 rows, one metric call per row).
+    random_state : None, int, numpy Generator or RandomState, default=None
         Seeds the resampling (same seed, same result, for any ``n_threads``).
     sample_weight : array-like of shape (n_samples,), default=None
         Resampled with the rows (weighted data resamples rows).
-    n_threads : int, default=None
-        Threads of the kernel pass.
-    **metric_kwargs
+    n_threads : int or None, default=None
+        Threads of the metric's kernel pass, passed on to metrics that take it. None
+        uses what OpenMP allows, capped at the CPUs no other process is running on.
+    **metric_kwargs : dict
         Passed to the metric (``average="macro"``, ``labels=...``).
 
     Returns
     -------
-    BootstrapResult
+    result : BootstrapResult
         ``value``, ``confidence_interval``, ``standard_error``, ``bootstrap_distribution``
         and ``resampled`` ("cells": drawn from the metric's count state, O(cells) per
         resample; "rows": rows drawn and the metric called, O(N) per resample -- weighted
         data, and every metric without a count state, e.g. regression, calibration,
         medians, percentiles, or a scikit-learn function).
+
+    Raises
+    ------
+    ValueError
+        If ``metric`` names no fastmetrics metric; if ``n_resamples`` < 1,
+        ``confidence_level`` is outside (0, 1), ``method`` or ``random_state`` is not an
+        allowed value; if the inputs differ in length or are empty; if "bca" would need
+        more than 10,000 metric calls; if per-class values change shape between resamples
+        (give ``labels=``); or whatever the metric raises for its input.
+    TypeError
+        If ``metric`` is not callable, ``metric_kwargs`` holds a keyword the metric does not
+        take, the metric returns something other than numbers (a report, a dict), or
+        ``n_resamples`` or ``confidence_level`` is not a number.
+
+    Warns
+    -----
+    RuntimeWarning
+        If a BCa interval cannot be computed because every resample lies on one side of the
+        value (its bounds are then NaN).
+
+    See Also
+    --------
+    scipy.stats.bootstrap : scipy's bootstrap, which gives the same interval from the same
+        resampled values.
+    bootstrap_state : The same from a state alone.
+    compare : The paired difference of two models.
+    fastmetrics.delong_ci : DeLong's analytic interval for ROC AUC.
 
     Notes
     -----
@@ -585,8 +710,42 @@ def bootstrap_state(state: State, metric: str | Callable[..., Any], *, n_resampl
         Unweighted (a weighted state's resamples need the rows).
     metric : callable or str
         A metric of the state's family (``"f1_score"``, ``fastmetrics.roc_auc_score``).
-    n_resamples, confidence_level, method, random_state, **metric_kwargs
-        As for :func:`bootstrap`.
+    n_resamples : int, default=1000
+        Number of resamples (>= 1).
+    confidence_level : float, default=0.95
+        Level of the interval, in (0, 1).
+    method : {"percentile", "basic", "bca"}, default="percentile"
+        The interval, as ``scipy.stats.bootstrap`` defines it.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        Seeds the resampling.
+    **metric_kwargs : dict
+        Passed to the metric's derivation (``average="macro"``, ...).
+
+    Returns
+    -------
+    result : BootstrapResult
+        As for :func:`bootstrap`, with ``resampled="cells"``.
+
+    Raises
+    ------
+    TypeError
+        If ``state`` is not one of the three state types, ``metric`` is not callable or a
+        name, or ``metric_kwargs`` holds a keyword the metric's derivation does not take;
+        if ``n_resamples`` or ``confidence_level`` is not a number.
+    ValueError
+        If ``metric`` is not a metric of the state's family, the state is weighted, or an
+        option is not an allowed value (as for :func:`bootstrap`).
+
+    Warns
+    -----
+    RuntimeWarning
+        If a BCa interval cannot be computed (every resample on one side of the value).
+
+    See Also
+    --------
+    scipy.stats.bootstrap : scipy's bootstrap of the same statistics.
+    bootstrap : The same from the data.
+    fastmetrics.streaming.ConfusionAccumulator : Builds a state chunk by chunk.
 
     Examples
     --------
@@ -618,6 +777,44 @@ def compare_state(state: PairedConfusionState, metric: str | Callable[..., Any],
     """:func:`compare` of a confusion metric from a
     :class:`~fastmetrics.states.PairedConfusionState` alone (a paired accumulator's, a
     merged Dask state).
+
+    Parameters
+    ----------
+    state : PairedConfusionState
+        The joint (true, A's, B's label) counts.
+    metric : callable or str
+        A confusion-family metric (``"accuracy_score"``, ``fastmetrics.f1_score``).
+    n_resamples : int, default=1000
+        Number of resamples (>= 1).
+    confidence_level : float, default=0.95
+        Level of the interval, in (0, 1).
+    method : {"percentile", "basic", "bca"}, default="percentile"
+        The interval, as ``scipy.stats.bootstrap`` defines it.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        Seeds the resampling.
+    **metric_kwargs : dict
+        Passed to the metric's derivation.
+
+    Returns
+    -------
+    result : ComparisonResult
+        As for :func:`compare`, with ``resampled="cells"``.
+
+    Raises
+    ------
+    TypeError
+        If ``state`` is not a ``PairedConfusionState``, ``metric`` is not callable or a
+        name, or ``metric_kwargs`` holds a keyword the derivation does not take; if
+        ``n_resamples`` or ``confidence_level`` is not a number.
+    ValueError
+        If ``metric`` is not a confusion-family metric, or an option is not an allowed
+        value (as for :func:`bootstrap`).
+
+    See Also
+    --------
+    scipy.stats.bootstrap : scipy's bootstrap of one statistic.
+    compare : The same from the data.
+    fastmetrics.mcnemar_test : An exact test of two accuracies.
 
     Examples
     --------
@@ -675,29 +872,61 @@ def compare(metric: str | Callable[..., Any], y_true: ArrayLike, y_pred_a: Array
 
     Each resample draws rows and scores both models on the same rows, so the interval
     accounts for the correlation of the two models' errors (much narrower than two
-    separate intervals when the models agree on most rows).
+    separate intervals when the models agree on most rows). Not in scikit-learn.
 
     Parameters
     ----------
     metric : callable or str
         As for :func:`bootstrap`.
     y_true : array-like of shape (n_samples,)
-    y_pred_a, y_pred_b : array-like
-        The two models' predictions (or scores) of the same rows.
-    n_resamples, confidence_level, method, random_state, sample_weight, n_threads
-        As for :func:`bootstrap`.
-    **metric_kwargs
+        True labels or targets.
+    y_pred_a : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Model A's predictions (or scores) of the rows.
+    y_pred_b : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Model B's predictions (or scores) of the same rows.
+    n_resamples : int, default=1000
+        Number of resamples (>= 1).
+    confidence_level : float, default=0.95
+        Level of the interval, in (0, 1).
+    method : {"percentile", "basic", "bca"}, default="percentile"
+        The interval, as ``scipy.stats.bootstrap`` defines it.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        Seeds the resampling.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Resampled with the rows.
+    n_threads : int or None, default=None
+        Threads of the metric's kernel pass, passed on to metrics that take it.
+    **metric_kwargs : dict
         Passed to the metric.
 
     Returns
     -------
-    ComparisonResult
+    result : ComparisonResult
         ``value_a``, ``value_b``, ``difference``, its ``confidence_interval``,
         ``standard_error`` and two-sided ``pvalue`` (the share of resampled differences at
         least as far from the observed one as it is from zero, ``(1 + hits) / (1 + B)``),
         and ``resampled``: "cells" for the confusion metrics on unweighted labels (the
         joint (true, A, B) table's cells, O(cells) per resample), "rows" otherwise. For
         ROC AUC, :func:`fastmetrics.delong_test` is the fast paired test.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length or are empty, or for the options :func:`bootstrap`
+        refuses; or whatever the metric raises for its input.
+    TypeError
+        As for :func:`bootstrap`.
+
+    Warns
+    -----
+    RuntimeWarning
+        If a BCa interval cannot be computed (every resample on one side of the value).
+
+    See Also
+    --------
+    scipy.stats.bootstrap : scipy's bootstrap of one statistic.
+    fastmetrics.mcnemar_test : An exact test of two accuracies.
+    fastmetrics.delong_test : DeLong's paired test of two ROC AUCs.
 
     Examples
     --------
@@ -771,15 +1000,34 @@ def mcnemar_test(y_true: ArrayLike, y_pred_a: ArrayLike, y_pred_b: ArrayLike, *,
 
     Parameters
     ----------
-    y_true, y_pred_a, y_pred_b : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_pred_a : array-like of shape (n_samples,)
+        Model A's predicted labels.
+    y_pred_b : array-like of shape (n_samples,)
+        Model B's predicted labels.
     exact : bool, default=True
+        The exact binomial test; False: the chi-square approximation.
     correction : bool, default=True
         Continuity correction of the chi-square statistic (``exact=False`` only).
 
     Returns
     -------
-    McNemarResult
+    result : McNemarResult
         ``statistic``, ``pvalue``, ``a_only``, ``b_only``.
+
+    Raises
+    ------
+    TypeError
+        If ``exact`` or ``correction`` is not a bool.
+    ValueError
+        If the label arrays differ in length, are not 1-D, or hold NaN or infinity.
+
+    See Also
+    --------
+    statsmodels.stats.contingency_tables.mcnemar : The statsmodels test it matches.
+    fastmetrics.uncertainty.mcnemar_from_counts : The test from the two counts.
+    compare : A bootstrap interval for the difference of any metric.
 
     Examples
     --------
@@ -802,7 +1050,48 @@ def _check_flags(exact, correction) -> None:
 
 def mcnemar_from_counts(a_only: int, b_only: int, *, exact: bool = True,
                         correction: bool = True) -> McNemarResult:
-    """McNemar's test from the two disagreement counts (see :func:`mcnemar_test`)."""
+    """McNemar's test from the two disagreement counts (see :func:`~fastmetrics.mcnemar_test`).
+
+    The exact p-value is a sum of binomial coefficients (in logarithms above 20,000
+    disagreements); the chi-square p-value is the survival function with one degree of
+    freedom.
+
+    Parameters
+    ----------
+    a_only : int
+        Rows model A labels right and model B wrong (>= 0).
+    b_only : int
+        Rows model B labels right and model A wrong (>= 0).
+    exact : bool, default=True
+        The exact binomial test; False: the chi-square approximation.
+    correction : bool, default=True
+        Continuity correction of the chi-square statistic (``exact=False`` only).
+
+    Returns
+    -------
+    result : McNemarResult
+        ``statistic``, ``pvalue``, ``a_only``, ``b_only`` (statistic and p-value NaN for
+        the chi-square test of two zero counts).
+
+    Raises
+    ------
+    ValueError
+        If a count is not a non-negative integer.
+    TypeError
+        If ``exact`` or ``correction`` is not a bool.
+
+    See Also
+    --------
+    statsmodels.stats.contingency_tables.mcnemar : The statsmodels test it matches.
+    fastmetrics.mcnemar_test : The test from labels.
+
+    Examples
+    --------
+    >>> from fastmetrics.uncertainty import mcnemar_from_counts
+    >>> r = mcnemar_from_counts(1, 9, exact=False)
+    >>> round(r.statistic, 2), round(r.pvalue, 4)
+    (4.9, 0.0269)
+    """
     _check_flags(exact, correction)
     for name, v in (("a_only", a_only), ("b_only", b_only)):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 0:

@@ -41,7 +41,22 @@ _TYPES: dict[str, type[State]] = {}
 
 
 class StateError(ValueError):
-    """A state (dict, npz file or pickle) that breaks an invariant of its type."""
+    """A state (dict, npz file or pickle) that breaks an invariant of its type.
+
+    See Also
+    --------
+    load_state : Raises it for a state that breaks an invariant.
+    State.from_dict : The same, for one type.
+
+    Examples
+    --------
+    >>> from fastmetrics.states import StateError, load_state
+    >>> try:
+    ...     load_state({"kind": "nothing"})
+    ... except StateError as exc:
+    ...     print(type(exc).__mro__[1].__name__)
+    ValueError
+    """
 
 
 class State:
@@ -50,6 +65,17 @@ class State:
     A subclass sets ``kind`` (its name in exported dicts), implements ``merge``,
     ``n_samples``, ``_export`` (its fields as plain values) and ``_load`` (the fields back,
     checked); the base turns these into ``to_dict`` / ``from_dict`` and pickling.
+
+    See Also
+    --------
+    load_state : Loads any state from its exported form.
+    fastmetrics.streaming.Accumulator : Holds a state, updated chunk by chunk.
+
+    Examples
+    --------
+    >>> from fastmetrics.states import ConfusionState, State
+    >>> isinstance(ConfusionState.from_arrays([0, 1], [0, 0]), State)
+    True
     """
 
     __slots__ = ()
@@ -65,8 +91,30 @@ class State:
             cls.__module__ = "fastmetrics.states"
 
     # ------------------------------------------------------------------ the merge law
-    def merge(self, other: Self) -> Self:
-        """The state of both inputs' samples (neither input is modified)."""
+    def merge(self, other: Self) -> Self:  # pragma: no cover - every state type defines it
+        """The state of both inputs' samples (neither input is modified).
+
+        Parameters
+        ----------
+        other : State
+            A state of the same type.
+
+        Returns
+        -------
+        state : State
+            The state of both inputs' samples.
+
+        See Also
+        --------
+        load_state : Loads a state exported by :meth:`to_dict`.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> a = ConfusionState.from_arrays([0, 1], [0, 0])
+        >>> a.merge(ConfusionState.from_arrays([1], [1])).n_samples
+        3
+        """
         raise NotImplementedError
 
     def __add__(self, other):
@@ -76,6 +124,7 @@ class State:
 
     @property
     def n_samples(self) -> int:  # pragma: no cover - every state type defines it
+        """The number of samples the state summarises (every state type defines it)."""
         raise NotImplementedError
 
     def _check_mergeable(self, other) -> None:
@@ -98,6 +147,24 @@ class State:
         as_lists : bool, default=False
             Arrays as (nested) lists, ready for ``json.dumps``; otherwise numpy arrays, ready
             for ``numpy.savez``.
+
+        Returns
+        -------
+        d : dict
+            ``kind``, ``format`` and the type's fields: numpy arrays (or lists) of numbers, bools or
+            fixed-width strings, and Python scalars and strings.
+
+        See Also
+        --------
+        State.from_dict : The state back, checked.
+        load_state : The same for any state type.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> d = ConfusionState.from_arrays([0, 1], [0, 0]).to_dict(as_lists=True)
+        >>> d["kind"], d["cm"]
+        ('confusion', [[1, 0], [1, 0]])
         """
         d = {"kind": self.kind, "format": FORMAT}
         d.update(self._export())
@@ -109,7 +176,37 @@ class State:
     def from_dict(cls, d: Any) -> Self:
         """Rebuild a state from :meth:`to_dict`'s values (a dict, an ``NpzFile`` or parsed
         JSON), checking every invariant first; ``StateError`` (a ``ValueError``) when one
-        fails."""
+        fails.
+
+        Parameters
+        ----------
+        d : mapping
+            :meth:`to_dict`'s values: a dict, an ``NpzFile`` of ``numpy.load`` or parsed JSON.
+
+        Returns
+        -------
+        state : State
+            A state of the type ``d["kind"]`` names (this class's own kind when called on a
+            subclass).
+
+        Raises
+        ------
+        StateError
+            If ``d`` is not a mapping, names an unknown kind or another type's kind, has a format
+            this version does not read, or breaks an invariant of the type.
+
+        See Also
+        --------
+        State.to_dict : The exported form.
+        load_state : The same, called on the base type.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> s = ConfusionState.from_arrays([0, 1], [0, 0])
+        >>> ConfusionState.from_dict(s.to_dict()).n_samples
+        2
+        """
         if not hasattr(d, "keys") or not hasattr(d, "__getitem__"):
             raise StateError(f"a state must be a mapping, got {type(d).__name__}")
         kind = text(d, "kind")
@@ -173,7 +270,38 @@ class OutputSums(State):
 
 
 def load_state(d: Mapping[str, Any]) -> State:
-    """Any state from its :meth:`State.to_dict` form, the type taken from ``d["kind"]``."""
+    """Any state from its :meth:`State.to_dict` form, the type taken from ``d["kind"]``.
+
+    Parameters
+    ----------
+    d : mapping
+        A state's :meth:`State.to_dict` form: a dict, an ``NpzFile`` of ``numpy.load`` or
+        parsed JSON.
+
+    Returns
+    -------
+    state : State
+        A state of the type ``d["kind"]`` names, checked.
+
+    Raises
+    ------
+    StateError
+        If ``d`` names an unknown kind, has a format this version does not read, or breaks an
+        invariant of its type (a ``ValueError``).
+
+    See Also
+    --------
+    State.to_dict : The exported form.
+    State.from_dict : The same, for one type.
+
+    Examples
+    --------
+    >>> import json
+    >>> from fastmetrics.states import ConfusionState, load_state
+    >>> text = json.dumps(ConfusionState.from_arrays([0, 1], [0, 0]).to_dict(as_lists=True))
+    >>> load_state(json.loads(text)).n_samples
+    2
+    """
     return State.from_dict(d)
 
 

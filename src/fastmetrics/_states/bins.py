@@ -20,7 +20,7 @@ Modes
   and (n, K) probabilities): no bins, only scikit-learn's Brier sum.
 
 Each sample adds its weight, weighted confidence, weighted correctness and Brier term to its
-bin (the columns :data:`fastmetrics._kernels.bins.W` ... ``N`` of :attr:`CalibrationState.sums`),
+bin (the columns ``fastmetrics._kernels.bins.W`` ... ``N`` of ``CalibrationState.sums``),
 so states over the same edges and mode merge by addition.
 """
 
@@ -305,7 +305,7 @@ def _finite_labels(y: np.ndarray) -> None:
 class CalibrationState(base.State):
     """Per-bin sums of one or more binning passes over the same edges.
 
-    Attributes
+    Parameters
     ----------
     edges : ndarray (n_bins + 1,)
         Bin edges (read-only); bin b is ``(edges[b], edges[b + 1]]``, the first bin also
@@ -313,7 +313,7 @@ class CalibrationState(base.State):
     sums : ndarray (n_bins, N_COLS), float64
         Columns ``bins.W`` (sum of weights), ``SP`` (of weight x confidence), ``SY`` (of
         weight x correctness), ``SQ`` (of weight x two-column Brier term; only the column's
-        total is meaningful) and ``N`` (number of samples) of :mod:`fastmetrics._kernels.bins`.
+        total is meaningful) and ``N`` (number of samples) of ``fastmetrics._kernels.bins``.
     mode : {"binary", "top_label", "multilabel"}
     n_classes : int
         K, the columns of the probability matrix (0 for binary).
@@ -331,6 +331,12 @@ class CalibrationState(base.State):
     class_w : ndarray (K,) or None
         Sum of the weights of each class (column) of ``y_true``, known with ``class_sq``
         when the pass was asked for it (``d2_brier_score``'s baseline); None otherwise.
+
+    See Also
+    --------
+    CalibrationState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.CalibrationAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.calibration_curve : A metric derived from it.
 
     Examples
     --------
@@ -358,10 +364,12 @@ class CalibrationState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.sums[:, kernel.N].sum())
 
     @property
     def n_bins(self) -> int:
+        """The number of bins."""
         return int(self.sums.shape[0])
 
     def __repr__(self) -> str:
@@ -376,7 +384,54 @@ class CalibrationState(base.State):
                     labels: ArrayLike | None = None, n_threads: int | None = None,
                     allow_empty: bool = False) -> CalibrationState:
         """Bin one pass: :meth:`binary` for 1-D ``y_prob``, :meth:`top_label` for an (n, K)
-        matrix. ``edges`` (None: ``n_bins`` equal-width bins) are used as given."""
+        matrix. ``edges`` (None: ``n_bins`` equal-width bins) are used as given.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels.
+        y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Positive-class probabilities (binary), or a probability matrix (top-label).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_bins : int, default=10
+            Number of equal-width bins over [0, 1] when ``edges`` is None.
+        edges : array-like of shape (n_bins + 1,) or None, default=None
+            Increasing bin edges, used as given.
+        pos_label : int, float, bool, str or None, default=None
+            The positive class of binary labels (None: scikit-learn's rule, see :meth:`binary`).
+        labels : array-like of shape (n_classes,) or None, default=None
+            Top-label: the class of each column.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+
+        Returns
+        -------
+        state : CalibrationState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input, with scikit-learn's wording where it has one (lengths, NaN or infinity,
+            shapes, dtypes), and for empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        CalibrationState.merge : The state of two chunks.
+        fastmetrics.streaming.CalibrationAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.calibration_curve : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import CalibrationState
+        >>> a = CalibrationState.from_arrays([0, 0], [0.5, 0.5], n_bins=2)
+        >>> a.n_samples
+        2
+        """
         p = probabilities(y_prob, "y_prob")
         if p.ndim == 1:
             return cls.binary(y_true, p, sample_weight, n_bins=n_bins, edges=edges,
@@ -395,6 +450,54 @@ class CalibrationState(base.State):
         mean positive = 1; otherwise ``calibration_curve`` raises, and with
         ``greater_label`` (``brier_score_loss``'s rule) the greater label is positive,
         for non-string labels.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            Binary labels.
+        y_prob : array-like of shape (n_samples,)
+            Probabilities of the positive class, in [0, 1].
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_bins : int, default=10
+            Number of equal-width bins over [0, 1] when ``edges`` is None.
+        edges : array-like of shape (n_bins + 1,) or None, default=None
+            Increasing bin edges, used as given.
+        pos_label : int, float, bool, str or None, default=None
+            The positive class (None: see above).
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+        greater_label : bool, default=False
+            ``brier_score_loss``'s rule for ``pos_label=None`` (see above).
+        name : str, default="y_prob"
+            The name of the probabilities in error messages.
+
+        Returns
+        -------
+        state : CalibrationState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input, with scikit-learn's wording where it has one (lengths, NaN or infinity,
+            shapes, dtypes), and for empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        CalibrationState.merge : The state of two chunks.
+        fastmetrics.streaming.CalibrationAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.calibration_curve : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import CalibrationState
+        >>> a = CalibrationState.from_arrays([0, 0], [0.5, 0.5], n_bins=2)
+        >>> a.n_samples
+        2
         """
         p = probabilities(y_prob, name)
         if p.ndim != 1:
@@ -475,6 +578,55 @@ class CalibrationState(base.State):
         one of them present, and the state keeps the multiclass Brier sum (and, with
         ``class_weights``, the weight of each class). The pass runs on
         one thread (``n_threads`` is validated only).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            Column indices, or (with ``labels``) label values.
+        y_prob : array-like of shape (n_samples, n_classes)
+            A probability matrix.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_bins : int, default=10
+            Number of equal-width bins over [0, 1] when ``edges`` is None.
+        edges : array-like of shape (n_bins + 1,) or None, default=None
+            Increasing bin edges, used as given.
+        labels : array-like of shape (n_classes,) or None, default=None
+            The class of each column, in column order.
+        n_threads : int or None, default=None
+            Validated only: this pass runs on one thread.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+        classes : bool, default=False
+            ``brier_score_loss``'s rule (see above).
+        class_weights : bool, default=False
+            With ``classes``: also keep the weight of each class.
+        name : str, default="y_prob"
+            The name of the probabilities in error messages.
+
+        Returns
+        -------
+        state : CalibrationState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input, with scikit-learn's wording where it has one (lengths, NaN or infinity,
+            shapes, dtypes), and for empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        CalibrationState.merge : The state of two chunks.
+        fastmetrics.streaming.CalibrationAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.calibration_curve : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import CalibrationState
+        >>> a = CalibrationState.from_arrays([0, 0], [0.5, 0.5], n_bins=2)
+        >>> a.n_samples
+        2
         """
         P = probabilities(y_prob, name)
         if P.ndim != 2:
@@ -529,7 +681,49 @@ class CalibrationState(base.State):
         labels are not {0, 1} / {-1, 1}); an (n, K) matrix is multiclass (columns in sorted
         class order) or, with an (n, K) indicator matrix ``y_true``, multilabel.
         ``class_weights``: a multiclass or multilabel state also keeps the weight of each
-        class (binary states always know theirs: ``SY`` and ``W - SY``)."""
+        class (binary states always know theirs: ``SY`` and ``W - SY``).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Labels, or a multilabel indicator matrix.
+        y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Probabilities.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        pos_label : int, float, bool, str or None, default=None
+            The positive class of binary labels.
+        labels : array-like or None, default=None
+            The classes of the columns (multiclass).
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        class_weights : bool, default=False
+            Multiclass or multilabel: also keep the weight of each class.
+
+        Returns
+        -------
+        state : CalibrationState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input, with scikit-learn's wording.
+
+        See Also
+        --------
+        CalibrationState.merge : The state of two chunks.
+        fastmetrics.streaming.CalibrationAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.calibration_curve : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import CalibrationState
+        >>> a = CalibrationState.from_arrays([0, 0], [0.5, 0.5], n_bins=2)
+        >>> a.n_samples
+        2
+        """
         p = probabilities(y_proba, "y_proba")
         if p.ndim == 1:
             return cls.binary(y_true, p, sample_weight, n_bins=1, pos_label=pos_label,
@@ -596,7 +790,42 @@ class CalibrationState(base.State):
     def from_sums(cls, edges, sums, n_classes: int = 0, *, weighted: bool,
                   any_weight: bool) -> CalibrationState:
         """A state from its per-bin sums (e.g. kept by an older version), checked as any
-        loaded state: ``n_classes`` 0 for binary, K for top-label."""
+        loaded state: ``n_classes`` 0 for binary, K for top-label.
+
+        Parameters
+        ----------
+        edges : array-like of shape (n_bins + 1,)
+            Increasing bin edges.
+        sums : array-like of shape (n_bins, N_COLS)
+            The per-bin sums (see the class).
+        n_classes : int, default=0
+            0 for binary, K for top-label.
+        weighted : bool
+            Sample weights were given.
+        any_weight : bool
+            Some sample weight is non-zero.
+
+        Returns
+        -------
+        state : CalibrationState
+            The state, checked as any loaded state.
+
+        Raises
+        ------
+        StateError
+            If the sums break an invariant (shapes, negative counts...).
+
+        See Also
+        --------
+        CalibrationState.from_arrays : The state of data.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import CalibrationState
+        >>> s = CalibrationState.from_arrays([0, 1], [0.2, 0.9], n_bins=2)
+        >>> CalibrationState.from_sums(s.edges, s.sums, weighted=False, any_weight=True).n_samples
+        2
+        """
         return cls.from_dict({
             "kind": cls.kind, "format": base.FORMAT, "edges": np.asarray(edges),
             "sums": np.asarray(sums), "mode": "binary" if n_classes == 0 else "top_label",
@@ -606,7 +835,32 @@ class CalibrationState(base.State):
 
     # ------------------------------------------------------------------ merge
     def merge(self, other: CalibrationState) -> CalibrationState:
-        """The state of both inputs: same edges and mode required, sums add."""
+        """The state of both inputs: same edges and mode required, sums add.
+
+        Parameters
+        ----------
+        other : CalibrationState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : CalibrationState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        CalibrationState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.CalibrationAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.calibration_curve : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import CalibrationState
+        >>> a = CalibrationState.from_arrays([0, 0], [0.5, 0.5], n_bins=2)
+        >>> b = CalibrationState.from_arrays([1, 1], [0.75, 1.0], n_bins=2)
+        >>> a.merge(b).n_samples
+        4
+        """
         self._check_mergeable(other)
         if self.edges.shape != other.edges.shape or not np.array_equal(self.edges, other.edges):
             raise ValueError("cannot merge calibration states with different edges")
@@ -806,7 +1060,10 @@ def _top_brier(sums: np.ndarray) -> float:
 class CalibrationBins:
     """Per-bin calibration state and the statistics derived from it.
 
-    Attributes
+    What :func:`fastmetrics.calibration_bins` returns. Bins with the same edges merge by
+    adding their per-bin sums (:meth:`merge`).
+
+    Parameters
     ----------
     edges : ndarray of shape (n_bins + 1,)
         Bin edges; bin b is ``(edges[b], edges[b + 1]]`` (the first bin also holds ``edges[0]``).
@@ -820,8 +1077,20 @@ class CalibrationBins:
         Weighted fraction of positives (binary) or of correct top labels, NaN for empty bins.
     state : ndarray of shape (n_bins, 5)
         The per-bin sums (W, sum w*conf, sum w*correct, Brier numerator, count: the columns
-        of :attr:`fastmetrics.states.CalibrationState.sums`); sums of two chunks with the
+        of ``CalibrationState.sums``); sums of two chunks with the
         same edges add.
+
+    See Also
+    --------
+    fastmetrics.calibration_bins : The function that returns these bins.
+    fastmetrics.reliability_diagram : A picture of them.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> b = fm.calibration_bins([0, 0, 1, 1], [0.1, 0.3, 0.3, 0.9], n_bins=2)
+    >>> b.n_bins, b.counts.tolist()
+    (2, [3, 1])
     """
 
     edges: np.ndarray
@@ -833,7 +1102,32 @@ class CalibrationBins:
 
     @classmethod
     def from_state(cls, state: np.ndarray, edges: np.ndarray) -> CalibrationBins:
-        """The bins of per-bin sums ``state`` (n_bins, 5) over ``edges``."""
+        """The bins of per-bin sums ``state`` (n_bins, 5) over ``edges``.
+
+        Parameters
+        ----------
+        state : ndarray of shape (n_bins, 5)
+            Per-bin sums, in the column order of ``CalibrationBins.state``.
+        edges : ndarray of shape (n_bins + 1,)
+            The bin edges.
+
+        Returns
+        -------
+        bins : CalibrationBins
+            Counts, weights, mean confidence and observed frequency derived from the sums.
+
+        See Also
+        --------
+        CalibrationBins.merge : Adds two bins' sums and calls this.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> from fastmetrics.calibration import CalibrationBins
+        >>> b = fm.calibration_bins([0, 1], [0.2, 0.8], n_bins=2)
+        >>> CalibrationBins.from_state(b.state, b.edges).counts.tolist()
+        [1, 1]
+        """
         W = state[:, kernel.W]
         with np.errstate(invalid="ignore", divide="ignore"):
             conf = np.where(W != 0, state[:, kernel.SP] / W, np.nan)
@@ -842,25 +1136,98 @@ class CalibrationBins:
 
     @property
     def n_bins(self) -> int:
+        """Number of bins.
+
+        See Also
+        --------
+        fastmetrics.CalibrationBins : The record whose ``edges`` holds the ``n_bins + 1`` edges.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_bins([0, 1], [0.2, 0.8], n_bins=4).n_bins
+        4
+        """
         return int(self.counts.shape[0])
 
     @property
     def ece(self) -> float:
-        """Expected calibration error: sum over bins of (W_b / W) * |freq_b - conf_b|."""
+        """Expected calibration error: sum over bins of ``(W_b / W) * |freq_b - conf_b|``.
+
+        See Also
+        --------
+        fastmetrics.expected_calibration_error : The same number from arrays.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_bins([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).ece
+        0.3125
+        """
         return _ece_mce(self.state)[0]
 
     @property
     def mce(self) -> float:
-        """Maximum calibration error: the largest |freq_b - conf_b| over non-empty bins."""
+        """Maximum calibration error: the largest ``|freq_b - conf_b|`` over non-empty bins.
+
+        See Also
+        --------
+        fastmetrics.max_calibration_error : The same number from arrays.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_bins([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).mce
+        0.5
+        """
         return _ece_mce(self.state)[1]
 
     @property
     def brier(self) -> float:
-        """Brier score of the confidences: mean (conf - correct)**2 (binary: (p - y)**2)."""
+        """Brier score of the confidences: mean (conf - correct)**2 (binary: (p - y)**2).
+
+        See Also
+        --------
+        fastmetrics.brier_score_loss : scikit-learn's Brier score (equal for binary input).
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_bins([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).brier
+        0.140625
+        """
         return _top_brier(self.state)
 
     def merge(self, other: CalibrationBins) -> CalibrationBins:
-        """The bins of both inputs together (same edges required)."""
+        """The bins of both inputs together (same edges required).
+
+        Parameters
+        ----------
+        other : CalibrationBins
+            Bins of another chunk, over the same edges.
+
+        Returns
+        -------
+        merged : CalibrationBins
+            The bins of both chunks' samples (per-bin sums added).
+
+        Raises
+        ------
+        ValueError
+            If the two bins' edges differ.
+
+        See Also
+        --------
+        fastmetrics.streaming.CalibrationAccumulator : Merges chunks as they arrive.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> a = fm.calibration_bins([0, 1], [0.2, 0.8], n_bins=2)
+        >>> b = fm.calibration_bins([1, 1], [0.9, 0.4], n_bins=2)
+        >>> a.merge(b).counts.tolist()
+        [2, 2]
+        """
         if not np.array_equal(self.edges, other.edges):
             raise ValueError("cannot merge calibration bins with different edges")
         return CalibrationBins.from_state(self.state + other.state, self.edges)
@@ -868,7 +1235,34 @@ class CalibrationBins:
 
 @dataclass(frozen=True)
 class CalibrationSummary:
-    """ECE, MCE and Brier score from one binning pass, with the bins they came from."""
+    """ECE, MCE and Brier score from one binning pass, with the bins they came from.
+
+    What :func:`fastmetrics.calibration_summary` returns (frozen).
+
+    Parameters
+    ----------
+    ece : float
+        Expected calibration error.
+    mce : float
+        Maximum calibration error.
+    brier : float
+        Brier score of the (top-label) confidences.
+    n_bins : int
+        Number of bins.
+    bins : CalibrationBins
+        The bins the three values came from.
+
+    See Also
+    --------
+    fastmetrics.calibration_summary : The function that returns this record.
+    CalibrationBins : The bins.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.calibration_summary([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).ece
+    0.3125
+    """
 
     ece: float
     mce: float
@@ -877,11 +1271,45 @@ class CalibrationSummary:
     bins: CalibrationBins = dc_field(repr=False)
 
     def as_row(self) -> dict[str, float]:
-        """The scalar metrics as a flat dict (one table row)."""
+        """The scalar metrics as a flat dict (one table row).
+
+        Returns
+        -------
+        row : dict[str, float]
+            ``ece``, ``mce``, ``brier`` and ``n_bins``.
+
+        See Also
+        --------
+        CalibrationSummary.to_flat_dict : The same plus per-bin values.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.calibration_summary([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2).as_row()
+        {'ece': 0.3125, 'mce': 0.5, 'brier': 0.140625, 'n_bins': 2}
+        """
         return {"ece": self.ece, "mce": self.mce, "brier": self.brier, "n_bins": self.n_bins}
 
     def to_flat_dict(self) -> dict[str, float]:
-        """Scalars plus per-bin values under dot keys (``bins.3.count``, ...)."""
+        """Scalars plus per-bin values under dot keys (``bins.3.count``, ...).
+
+        Returns
+        -------
+        values : dict[str, float]
+            The row of :meth:`as_row` plus ``bins.<i>.lower``, ``.upper``, ``.count``,
+            ``.confidence`` and ``.accuracy`` for every bin.
+
+        See Also
+        --------
+        CalibrationSummary.as_row : The scalars only.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> s = fm.calibration_summary([0, 0, 1, 1], [0.5, 0.5, 0.75, 1.0], n_bins=2)
+        >>> s.to_flat_dict()["bins.1.count"]
+        2
+        """
         out: dict[str, float] = dict(self.as_row())
         b = self.bins
         for i in range(b.n_bins):

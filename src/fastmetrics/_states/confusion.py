@@ -91,7 +91,7 @@ def py_value(v):
 class ConfusionState(base.State):
     """A K x K confusion table over sorted label ``values``.
 
-    Attributes
+    Parameters
     ----------
     values : ndarray (K,)
         Sorted label values: those present in y_true or y_pred, plus requested labels.
@@ -112,6 +112,13 @@ class ConfusionState(base.State):
         Weighted only: per-label weight sums over y_true (row 0) and y_pred (row 1), added
         in input order like ``np.bincount(..., weights=)`` (equal to the row/column sums of
         ``cm`` up to rounding).
+
+    See Also
+    --------
+    ConfusionState.from_arrays : The state of one pass over data.
+    fastmetrics.states.MultilabelState : The state of indicator matrices.
+    fastmetrics.streaming.ConfusionAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.confusion_matrix : A metric derived from it.
 
     Examples
     --------
@@ -148,6 +155,48 @@ class ConfusionState(base.State):
         The state holds the labels that occur in the data (:meth:`select` extends it with
         requested labels). Raises ``ValueError``/``TypeError`` naming the argument for bad
         input; empty input is an error unless ``allow_empty``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels (any dtype the classification functions take).
+        y_pred : array-like of shape (n_samples,)
+            Predicted labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+
+        Returns
+        -------
+        state : ConfusionState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input (lengths, NaN or infinity, multilabel or multioutput targets, labels
+            of text and numbers mixed, weights that are not numbers, ``n_threads < 1``),
+            naming the argument, and for empty input unless ``allow_empty``.
+        TypeError
+            If ``n_threads`` is not an int or None, or ``sample_weight`` is a scalar
+            (scikit-learn's ``InvalidParameterError``, also a ``ValueError``).
+
+        See Also
+        --------
+        ConfusionState.merge : The state of two chunks.
+        fastmetrics.streaming.ConfusionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.confusion_matrix : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> a = ConfusionState.from_arrays([0, 1, 1], [0, 1, 0])
+        >>> a.n_samples
+        3
         """
         # Hot paths (the common call: two native 1-D integer arrays of one dtype, unweighted):
         # straight to a kernel. Small calls (per group, per resample: thousands of them) get
@@ -303,10 +352,12 @@ class ConfusionState(base.State):
     # ------------------------------------------------------------------ properties
     @property
     def weighted(self) -> bool:
+        """Whether sample weights were given."""
         return self.weight_sum is not None
 
     @property
     def present_labels(self) -> np.ndarray:
+        """The labels that occur in the data (not the requested-only ones)."""
         return self.values[self.present]
 
     @property
@@ -323,7 +374,32 @@ class ConfusionState(base.State):
     def merge(self, other: ConfusionState) -> ConfusionState:
         """The state of both inputs (label sets are unioned; labels of two integer dtypes
         are compared exactly, and labels of text and numbers never mix). An empty state is
-        the identity."""
+        the identity.
+
+        Parameters
+        ----------
+        other : ConfusionState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : ConfusionState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        ConfusionState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.ConfusionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.confusion_matrix : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> a = ConfusionState.from_arrays([0, 1, 1], [0, 1, 0])
+        >>> b = ConfusionState.from_arrays([2], [2])
+        >>> a.merge(b).values
+        array([0, 1, 2])
+        """
         self._check_mergeable(other)
         if other.n_samples == 0 and other.values.shape[0] == 0:
             return self
@@ -362,7 +438,43 @@ class ConfusionState(base.State):
         """The state of ``(2**shift)**2`` pair counts over the label offsets from ``lo``
         (``counts[(a << shift) | b]``: true label ``lo + a`` predicted ``lo + b``): over
         the sorted label ``values`` when given (every count must lie on them), else over
-        the labels that occur, in ``dtype``."""
+        the labels that occur, in ``dtype``.
+
+        Parameters
+        ----------
+        counts : ndarray of int64 of shape (4 ** shift,)
+            ``counts[(a << shift) | b]``: the samples of true label ``lo + a`` predicted ``lo + b``.
+        lo : int
+            The smallest label.
+        shift : int
+            Bits of a label offset.
+        n_samples : int
+            The total of ``counts``.
+        values : ndarray or None, default=None
+            The sorted labels of the state (every count must lie on them); None: the labels that
+            occur.
+        dtype : numpy dtype or None, default=None
+            The dtype of the label values (None: int64).
+
+        Returns
+        -------
+        state : ConfusionState
+            The state of these counts.
+
+        See Also
+        --------
+        ConfusionState.from_arrays : The state of label arrays.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import ConfusionState
+        >>> counts = np.zeros(4, dtype=np.int64)
+        >>> counts[[0b00, 0b11, 0b10]] = 1  # (0, 0), (1, 1), (1, 0)
+        >>> ConfusionState.from_pair_counts(counts, 0, 1, 3).cm
+        array([[1, 0],
+               [1, 1]])
+        """
         k = 1 << shift
         table = counts.reshape(k, k)
         if values is None:
@@ -376,7 +488,36 @@ class ConfusionState(base.State):
 
     def over(self, values: np.ndarray) -> ConfusionState:
         """This state over exactly the sorted label ``values`` (zero rows for those it has
-        not seen); ``ValueError`` naming its labels that are not among them."""
+        not seen); ``ValueError`` naming its labels that are not among them.
+
+        Parameters
+        ----------
+        values : ndarray
+            Sorted label values, holding every label this state has seen.
+
+        Returns
+        -------
+        state : ConfusionState
+            This state's table over ``values`` (zero rows and columns for those it has not seen).
+
+        Raises
+        ------
+        ValueError
+            If some label of this state is not among ``values``.
+
+        See Also
+        --------
+        ConfusionState.select : Extends the table by requested labels.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import ConfusionState
+        >>> ConfusionState.from_arrays([0, 2], [0, 0]).over(np.array([0, 1, 2])).cm
+        array([[1, 0, 0],
+               [0, 0, 0],
+               [1, 0, 0]])
+        """
         if self.values.shape[0] and label_kind(self.values) != label_kind(values):
             raise ValueError(
                 f"y_true/y_pred hold labels of another type ({self.values.dtype}) than the "
@@ -406,7 +547,32 @@ class ConfusionState(base.State):
 
     def relabel(self, values: np.ndarray) -> ConfusionState:
         """This state with its label values replaced, one for one, by ``values`` (labels
-        that become equal are merged, and the labels sorted again)."""
+        that become equal are merged, and the labels sorted again).
+
+        Parameters
+        ----------
+        values : ndarray of shape (n_labels,)
+            The new value of each label, in the order of ``self.values``.
+
+        Returns
+        -------
+        state : ConfusionState
+            The state with its labels renamed (labels that become equal are merged, the labels
+            sorted again).
+
+        See Also
+        --------
+        ConfusionState.over : The same table over more labels.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import ConfusionState
+        >>> s = ConfusionState.from_arrays([0, 1, 2], [0, 2, 1])
+        >>> s.relabel(np.array([0, 1, 1])).cm
+        array([[1, 0],
+               [0, 2]])
+        """
         u, inv = np.unique(values, return_inverse=True)
         k = u.shape[0]
         cm = np.zeros((k, k), dtype=self.cm.dtype)
@@ -434,6 +600,31 @@ class ConfusionState(base.State):
         ``cohen_kappa_score``): compared by Python equality, labels of another type (the
         string "0" against the integer 0) get empty rows, and of duplicate labels only the
         last takes the data's counts (the others get an empty row, position -1).
+
+        Parameters
+        ----------
+        labels : array-like
+            The requested labels.
+        rule : {"numpy", "python"}, default="numpy"
+            How requested labels are compared with the data's (see above).
+
+        Returns
+        -------
+        state : ConfusionState
+            This state with a zero row and column for every requested label it has not seen.
+        positions : ndarray of int64
+            The position of each requested label in ``state.values`` (-1 for an empty row).
+
+        See Also
+        --------
+        ConfusionState.over : The table over given label values.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> s, pos = ConfusionState.from_arrays([0, 1], [0, 0]).select([1, 5])
+        >>> s.values, pos
+        (array([0, 1, 5]), array([1, 2]))
         """
         lab = labels if type(labels) is np.ndarray else np.asarray(labels)
         lab = lab.reshape(-1)
@@ -504,7 +695,37 @@ class ConfusionState(base.State):
     def label_sums(self, labels, average=None):
         """Per-label ``(tp, pred_sum, true_sum, None)`` for ``labels`` (default: present
         labels), with scikit-learn's dtypes: int64 unweighted, float64 weighted, and its
-        float64 quirk when no sample at all is correctly predicted."""
+        float64 quirk when no sample at all is correctly predicted.
+
+        Parameters
+        ----------
+        labels : array-like or None
+            The labels to sum (None: the labels that occur).
+        average : str or None, default=None
+            The average asked for (scikit-learn's dtype quirk depends on it).
+
+        Returns
+        -------
+        tp_sum : ndarray
+            True positives of each label.
+        pred_sum : ndarray
+            Predictions of each label.
+        true_sum : ndarray
+            True samples of each label.
+        sample_weights : None
+            Always None (the multilabel state's per-sample weights take this place).
+
+        See Also
+        --------
+        fastmetrics.precision_recall_fscore_support : Derived from these sums.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> tp, pred, true, _ = ConfusionState.from_arrays([0, 1, 1], [0, 1, 0]).label_sums(None)
+        >>> tp, pred, true
+        (array([1, 1]), array([2, 1]), array([1, 2]))
+        """
         if labels is None:
             st, idx = self, None if self.all_present() else np.flatnonzero(self.present)
         else:
@@ -529,14 +750,50 @@ class ConfusionState(base.State):
         return tp, pred, true, None
 
     def present_cm(self) -> np.ndarray:
-        """The table over the labels that occur (scikit-learn's default label set)."""
+        """The table over the labels that occur (scikit-learn's default label set).
+
+        Returns
+        -------
+        cm : ndarray of shape (n_present, n_present)
+            The table over the labels that occur in the data.
+
+        See Also
+        --------
+        fastmetrics.confusion_matrix : Returns this table by default.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import ConfusionState
+        >>> s, _ = ConfusionState.from_arrays([0, 1], [0, 0]).select([7])
+        >>> s.present_cm()
+        array([[1, 0],
+               [1, 0]])
+        """
         if self.all_present():
             return self.cm
         return self.cm[np.ix_(self.present, self.present)]
 
     def all_present(self) -> bool:
         """Every label of the table occurs (a view of the shared all-true mask says so
-        without a reduction: small calls feel every microsecond)."""
+        without a reduction: small calls feel every microsecond).
+
+        Returns
+        -------
+        all_present : bool
+            True when the table holds no requested-only label.
+
+        See Also
+        --------
+        ConfusionState.present_cm : The table over the labels that occur.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> s = ConfusionState.from_arrays([0, 1], [0, 0])
+        >>> s.all_present(), s.select([7])[0].all_present()
+        (True, False)
+        """
         return self.present.base is _ALL_PRESENT or bool(self.present.all())
 
     # ------------------------------------------------------------------ export / load
@@ -1064,7 +1321,31 @@ def oos(state: ConfusionState, oos_label) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class PerClassMetrics:
-    """Precision, recall, F1 and support of one class."""
+    """Precision, recall, F1 and support of one class.
+
+    Parameters
+    ----------
+    precision : float
+        ``tp / (tp + fp)`` of the class (0.0 when undefined).
+    recall : float
+        ``tp / (tp + fn)`` of the class (0.0 when undefined).
+    f1 : float
+        Harmonic mean of ``precision`` and ``recall``.
+    support : int or float
+        Number of samples of the class in ``y_true`` (their total weight, a float, with
+        float weights).
+
+    See Also
+    --------
+    ClassificationMetrics : The report card holding one per class.
+    fastmetrics.precision_recall_fscore_support : The same numbers as arrays.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.score([0, 1, 1], [0, 1, 0]).per_class[0]
+    PerClassMetrics(precision=0.5, recall=1.0, f1=0.6666666666666666, support=1)
+    """
 
     precision: float
     recall: float
@@ -1076,26 +1357,64 @@ class PerClassMetrics:
 class ClassificationMetrics:
     """Quality report card of a classifier on one evaluation set.
 
-    Attributes
+    :func:`~fastmetrics.score` builds it from one counting pass; the reference harness builds
+    it by hand, which also works:
+    ``ClassificationMetrics(acc, f1, per_class_f1={...}, oos_recall=..., n_examples=n)``.
+
+    Parameters
     ----------
-    accuracy, macro_f1, weighted_f1, micro_f1 : float
-    per_class : dict label -> PerClassMetrics
-    labels : list
-        The pinned label vocabulary (order of ``confusion_matrix`` rows and columns).
-    confusion_matrix : ndarray (K, K)
-    oos_recall, oos_precision : float or None
-        Out-of-scope (abstain label) recall and precision; None when no ``oos_label``.
-        0.0 when their denominator is 0 (the reference harness's rule).
-    n_examples : int
-    intervals : dict or None
+    accuracy : float
+        Fraction of samples predicted correctly.
+    macro_f1 : float
+        Unweighted mean of the per-class F1 scores (``zero_division=0``, over ``labels``).
+    weighted_f1 : float, default=0.0
+        Mean of the per-class F1 scores weighted by support.
+    micro_f1 : float, default=0.0
+        F1 of the pooled counts.
+    per_class : dict, default={}
+        ``label -> PerClassMetrics``.
+    labels : list, default=[]
+        The pinned label vocabulary: the order of ``confusion_matrix``'s rows and columns.
+    confusion_matrix : ndarray of shape (n_labels, n_labels) or None, default=None
+        Counts (or weights) of true label ``i`` predicted as ``j``.
+    oos_recall : float or None, default=None
+        Out-of-scope (abstain label) recall; None without an ``oos_label``, 0.0 when its
+        denominator is 0 (the reference harness's rule).
+    oos_precision : float or None, default=None
+        Out-of-scope precision, as ``oos_recall``.
+    n_examples : int, default=0
+        Number of samples scored.
+    intervals : dict or None, default=None
         With ``score(..., ci=...)``: headline name -> ``(low, high)`` bootstrap interval
-        (percentile, over the pinned labels); None otherwise.
-    confidence_level : float or None
+        (percentile method, over the pinned labels); None otherwise.
+    confidence_level : float or None, default=None
         The level of ``intervals``.
-    per_class_f1 : dict label -> float
-        The F1 of each class (the reference harness's field): derived from ``per_class``,
-        or given alone, by keyword, as the reference harness builds its report card
-        (``ClassificationMetrics(acc, f1, per_class_f1={...}, oos_recall=..., n_examples=n)``).
+    per_class_f1 : dict, default={}
+        ``label -> F1``, the reference harness's field: derived from ``per_class`` when empty;
+        given alone it stands for the per-class numbers.
+
+    Raises
+    ------
+    TypeError
+        If ``weighted_f1`` is a dict (a per-class F1 dict passed by position: give it as
+        ``per_class_f1=``).
+    ValueError
+        If ``per_class_f1`` disagrees with the F1 scores of ``per_class``.
+
+    See Also
+    --------
+    fastmetrics.score : Builds the card.
+    PerClassMetrics : The per-class entries.
+    sklearn.metrics.classification_report : scikit-learn's per-class table.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> card = fm.score([0, 1, 1, 2], [0, 1, 2, 2])
+    >>> card.accuracy, card.labels
+    (0.75, [0, 1, 2])
+    >>> card.per_class[1]
+    PerClassMetrics(precision=1.0, recall=0.5, f1=0.6666666666666666, support=2)
     """
 
     accuracy: float
@@ -1127,7 +1446,31 @@ class ClassificationMetrics:
             self.per_class_f1 = dict(self.per_class_f1)
 
     def as_row(self, digits: int = 4) -> dict:
-        """Flat dict of the headline numbers, rounded (for CSV / tables / dashboards)."""
+        """Flat dict of the headline numbers, rounded (for CSV / tables / dashboards).
+
+        Parameters
+        ----------
+        digits : int, default=4
+            Decimal places of the rounded numbers.
+
+        Returns
+        -------
+        row : dict
+            ``accuracy``, ``macro_f1``, ``weighted_f1``, ``micro_f1``, ``oos_recall``,
+            ``oos_precision`` (rounded, None when not computed), ``n_examples`` and, with
+            intervals, ``<name>_ci_low`` / ``<name>_ci_high``.
+
+        See Also
+        --------
+        ClassificationMetrics.to_flat_dict : Every number, unrounded.
+        fastmetrics.format_metrics_row : A markdown row of the headline numbers.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.score([0, 1, 1], [0, 1, 0]).as_row(digits=2)["macro_f1"]
+        0.67
+        """
 
         def r(v):
             return None if v is None else round(float(v), digits)
@@ -1146,7 +1489,31 @@ class ClassificationMetrics:
 
     def shown(self, name: str, digits: int = 4) -> str:
         """A headline number as the report prints it: ``0.8123``, with its interval when
-        there is one ``0.8123 [0.8051, 0.8196]``, ``N/A`` when not computed."""
+        there is one ``0.8123 [0.8051, 0.8196]``, ``N/A`` when not computed.
+
+        Parameters
+        ----------
+        name : str
+            A headline field: ``"accuracy"``, ``"macro_f1"``, ``"oos_recall"``...
+        digits : int, default=4
+            Decimal places.
+
+        Returns
+        -------
+        text : str
+            ``0.8123``; ``0.8123 [0.8051, 0.8196]`` when the card has its interval; ``N/A`` when
+            the value was not computed.
+
+        See Also
+        --------
+        fastmetrics.format_metrics_row : Prints the headline numbers this way.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.score([0, 1, 1], [0, 1, 0]).shown("accuracy")
+        '0.6667'
+        """
         v = getattr(self, name)
         if v is None:
             return "N/A"
@@ -1157,6 +1524,17 @@ class ClassificationMetrics:
 
     def to_flat_dict(self) -> dict:
         """Every number under a dot key: ``per_class.3.f1``, ``confusion_matrix.0.1``...
+
+        Returns
+        -------
+        flat : dict
+            ``{dot.key: value}``: the headline numbers, ``per_class.<label>.<metric>``,
+            ``confusion_matrix.<i>.<j>`` and, with intervals, ``ci.<name>.low`` / ``.high``.
+
+        See Also
+        --------
+        fastmetrics.flatten : The same for any result object.
+        ClassificationMetrics.as_row : The headline numbers, rounded.
 
         Examples
         --------

@@ -127,7 +127,7 @@ def _int_view(a: np.ndarray) -> np.ndarray:
 class ContingencyState(base.State):
     """The contingency table of two labellings, by its non-zero cells.
 
-    Attributes
+    Parameters
     ----------
     true_values, pred_values : ndarray (K_true,), (K_pred,)
         The sorted distinct labels of ``labels_true`` and of ``labels_pred``.
@@ -137,6 +137,12 @@ class ContingencyState(base.State):
     counts : ndarray of int64 (nnz,)
         Samples in each cell (all > 0).
     n_samples : int
+
+    See Also
+    --------
+    ContingencyState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.ContingencyAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.contingency_matrix : A metric derived from it.
 
     Examples
     --------
@@ -164,7 +170,43 @@ class ContingencyState(base.State):
     def from_arrays(cls, labels_true: ArrayLike, labels_pred: ArrayLike,
                     n_threads: int | None = None, *, warn: bool = True) -> ContingencyState:
         """Count the pairs of labels (one kernel pass); ``warn``: scikit-learn's warning
-        for continuous values (its ``contingency_matrix`` does not warn)."""
+        for continuous values (its ``contingency_matrix`` does not warn).
+
+        Parameters
+        ----------
+        labels_true : array-like of shape (n_samples,)
+            Ground-truth class labels.
+        labels_pred : array-like of shape (n_samples,)
+            Cluster labels.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        warn : bool, default=True
+            Emit scikit-learn's warning for continuous label values.
+
+        Returns
+        -------
+        state : ContingencyState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input (lengths, 2-D labels), with scikit-learn's wording.
+
+        See Also
+        --------
+        ContingencyState.merge : The state of two chunks.
+        fastmetrics.streaming.ContingencyAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.contingency_matrix : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ContingencyState
+        >>> a = ContingencyState.from_arrays([0, 0, 1], ['a', 'b', 'b'])
+        >>> a.n_samples
+        3
+        """
         at, ap = check_clusterings(labels_true, labels_pred, warn=warn)
         n = at.shape[0]
         if n == 0:
@@ -202,6 +244,23 @@ class ContingencyState(base.State):
 
     @classmethod
     def empty(cls) -> ContingencyState:
+        """The state of no samples: the identity of :meth:`merge`.
+
+        Returns
+        -------
+        state : ContingencyState
+            An empty state.
+
+        See Also
+        --------
+        ContingencyState.merge : Merging with it changes nothing.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ContingencyState
+        >>> ContingencyState.empty().n_samples
+        0
+        """
         z = np.zeros(0, dtype=np.int64)
         return cls(z, z, z, z, z, 0)
 
@@ -210,7 +269,29 @@ class ContingencyState(base.State):
         """The state of a given contingency table (scikit-learn's ``contingency=``: a
         dense array or a scipy sparse matrix, converted to int64 as scikit-learn does);
         its labels are the row and column indices. Rows or columns without samples are
-        kept (they count in scikit-learn's marginals)."""
+        kept (they count in scikit-learn's marginals).
+
+        Parameters
+        ----------
+        contingency : array-like or scipy sparse matrix of shape (n_classes, n_clusters)
+            A contingency table of counts.
+
+        Returns
+        -------
+        state : ContingencyState
+            The state of the table.
+
+        See Also
+        --------
+        ContingencyState.from_arrays : The state of two labellings.
+        fastmetrics.mutual_info_score : Takes such a table as ``contingency=``.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ContingencyState
+        >>> ContingencyState.from_table([[2, 0], [1, 3]]).n_samples
+        6
+        """
         if hasattr(contingency, "tocoo") and hasattr(contingency, "nnz"):  # scipy sparse
             coo = contingency.tocoo()
             coo.sum_duplicates()
@@ -237,10 +318,29 @@ class ContingencyState(base.State):
     # ------------------------------------------------------------------ shape
     @property
     def shape(self) -> tuple[int, int]:
+        """``(K_true, K_pred)``: the dense table's shape."""
         return self.true_values.shape[0], self.pred_values.shape[0]
 
     def margins(self) -> tuple[np.ndarray, np.ndarray]:
-        """The int64 row sums (true cluster sizes) and column sums (predicted sizes)."""
+        """The int64 row sums (true cluster sizes) and column sums (predicted sizes).
+
+        Returns
+        -------
+        row_sums : ndarray of int64 of shape (K_true,)
+            True class sizes.
+        col_sums : ndarray of int64 of shape (K_pred,)
+            Cluster sizes.
+
+        See Also
+        --------
+        fastmetrics.contingency_matrix : The dense table.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ContingencyState
+        >>> ContingencyState.from_arrays([0, 0, 1], [0, 1, 1]).margins()
+        (array([2, 1]), array([1, 2]))
+        """
         kt, kp = self.shape
         a = np.zeros(kt, dtype=np.int64)
         b = np.zeros(kp, dtype=np.int64)
@@ -251,7 +351,32 @@ class ContingencyState(base.State):
     # ------------------------------------------------------------------ merge
     def merge(self, other: ContingencyState) -> ContingencyState:
         """The state of both inputs: the label tables unioned, the counts added (exact).
-        An empty state is the identity."""
+        An empty state is the identity.
+
+        Parameters
+        ----------
+        other : ContingencyState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : ContingencyState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        ContingencyState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.ContingencyAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.contingency_matrix : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ContingencyState
+        >>> a = ContingencyState.from_arrays([0, 0, 1], ['a', 'b', 'b'])
+        >>> b = ContingencyState.from_arrays([2], ['a'])
+        >>> a.merge(b).n_samples
+        4
+        """
         self._check_mergeable(other)
         if other.n_samples == 0:
             return self

@@ -76,7 +76,9 @@ ONE_CLASS = ("Only one class is present in y_true. DeLong's variance of ROC AUC 
 class DeLongResult:
     """ROC AUC with DeLong's variance and confidence interval.
 
-    Attributes
+    What :func:`fastmetrics.delong_ci` returns (frozen).
+
+    Parameters
     ----------
     auc : float
         The ROC AUC (one-vs-rest: the macro or weighted average of the classes').
@@ -87,15 +89,31 @@ class DeLongResult:
     confidence_interval : tuple of float
         ``(low, high)``, within [0, 1].
     confidence_level : float
+        The level of ``confidence_interval``, in (0, 1).
     transform : str or None
         None: the normal interval ``auc -+ z * standard_error``, clipped to [0, 1] (as R's
         pROC); ``"logit"``: that interval on the logit scale, mapped back.
-    n_positive, n_negative : int or None
-        Samples of each side (None for a one-vs-rest average).
-    per_class : tuple of DeLongResult or None
+    n_positive : int or None
+        Positive samples (None for a one-vs-rest average).
+    n_negative : int or None
+        Negative samples (None for a one-vs-rest average).
+    per_class : tuple of DeLongResult or None, default=None
         One-vs-rest: each class against the rest, in the order of ``classes``.
-    classes : tuple or None
+    classes : tuple or None, default=None
         One-vs-rest: the labels of ``per_class``.
+
+    See Also
+    --------
+    fastmetrics.delong_ci : The function that returns this record.
+    DeLongTest : The record of the paired test.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import delong_ci
+    >>> r = delong_ci(np.array([0, 0, 1, 1, 0, 1]), np.array([0.1, 0.4, 0.35, 0.8, 0.3, 0.7]))
+    >>> r.n_positive, r.n_negative
+    (3, 3)
     """
 
     auc: float
@@ -114,14 +132,20 @@ class DeLongResult:
 class DeLongTest:
     """DeLong's paired test of two ROC AUCs on the same rows.
 
-    Attributes
+    What :func:`fastmetrics.delong_test` returns (frozen).
+
+    Parameters
     ----------
-    auc_a, auc_b : float
-        The two AUCs (one-vs-rest: averaged over the classes).
+    auc_a : float
+        Model A's AUC (one-vs-rest: averaged over the classes).
+    auc_b : float
+        Model B's AUC (one-vs-rest: averaged over the classes).
     difference : float
         ``auc_b - auc_a``.
-    variance, standard_error : float
+    variance : float
         Of the difference: ``var_a + var_b - 2 cov``.
+    standard_error : float
+        ``sqrt(variance)``.
     correlation : float
         Of the two AUC estimates (nan when either has variance 0).
     statistic : float
@@ -131,12 +155,27 @@ class DeLongTest:
     confidence_interval : tuple of float
         Of the difference, within [-1, 1] (one-sided for a one-sided alternative).
     confidence_level : float
+        The level of ``confidence_interval``, in (0, 1).
     alternative : str
         ``"two-sided"``, ``"greater"`` (B's AUC greater than A's) or ``"less"``.
-    per_class : tuple of DeLongTest or None
+    per_class : tuple of DeLongTest or None, default=None
         One-vs-rest: each class against the rest.
-    classes : tuple or None
+    classes : tuple or None, default=None
         One-vs-rest: the labels of ``per_class``.
+
+    See Also
+    --------
+    fastmetrics.delong_test : The function that returns this record.
+    DeLongResult : One model's AUC with its interval.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics import delong_test
+    >>> y = np.array([0, 0, 1, 1, 0, 1, 0, 1])
+    >>> t = delong_test(y, np.linspace(0, 1, 8), y * 0.5 + 0.25)
+    >>> t.alternative, round(t.auc_b, 4)
+    ('two-sided', 1.0)
     """
 
     auc_a: float
@@ -321,8 +360,10 @@ def placements(y: np.ndarray, pos, s_a: np.ndarray, s_b=None, n_threads=None):
     v_a = np.empty(nrow)
     v_b = np.empty(nrow if k == 2 else 0)
     out = np.empty(6, dtype=np.int64)
+    # one score vector is one sort, on one thread; n_threads is still checked
+    threads = threads_for("delong", 2 * nrow, n_threads)
     kernel.placements(y, pos, s_a, s_a[:0] if s_b is None else s_b, v_a, v_b, keys, tags,
-                      hist, out, threads_for("delong", 2 * nrow, n_threads) if k == 2 else 1)
+                      hist, out, threads if k == 2 else 1)
     for bad, s in ((out[4], s_a), (out[5], s_b)):
         if bad >= 0:
             raise nonfinite_error(s, None)
@@ -377,7 +418,7 @@ def averaged(codes: np.ndarray, s2d: np.ndarray, classes, average: str, level: f
     for j in range(k):
         check_sides(int(counts[j]), int(codes.shape[0] - counts[j]), labels[j])
         if s2d_b is None:
-            m, n, (auc_a[j], v), _ = placements(codes, j, s2d[:, j])
+            m, n, (auc_a[j], v), _ = placements(codes, j, s2d[:, j], n_threads=n_threads)
             p = psi(codes == j, v, auc_a[j], m, n)
             per.append(_result(auc_a[j], np.sum(p * p), level, transform, m, n))
             g_a += coef[j] * p

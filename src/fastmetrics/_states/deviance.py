@@ -140,7 +140,7 @@ def _check_sums(s: np.ndarray) -> None:
 class TweedieState(base.State):
     """The Tweedie deviance sums of one or more passes, for one ``power``.
 
-    Attributes
+    Parameters
     ----------
     sums : ndarray of float64, shape (deviance.N_STATE,)
         The kernel's sums (slots named in ``deviance.pxd``).
@@ -150,6 +150,12 @@ class TweedieState(base.State):
         Whether it holds the sums of ``d2_tweedie_score``.
     weighted : bool
         Whether sample weights were given.
+
+    See Also
+    --------
+    TweedieState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.TweedieAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.mean_poisson_deviance : A metric derived from it.
 
     Examples
     --------
@@ -175,7 +181,52 @@ class TweedieState(base.State):
                     function: str = "mean_tweedie_deviance") -> TweedieState:
         """The sums of one kernel pass over 1-D targets (``function`` names the metric in
         scikit-learn's errors: several outputs, a bad ``power``). Values outside the
-        power's domain are counted, not refused (the derivations refuse them)."""
+        power's domain are counted, not refused (the derivations refuse them).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True values.
+        y_pred : array-like of shape (n_samples,)
+            Predicted values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        power : float, default=0
+            The Tweedie power (<= 0 or >= 1).
+        d2 : bool, default=True
+            Also keep the sums of ``d2_tweedie_score``.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+        function : str, default="mean_tweedie_deviance"
+            The metric named in scikit-learn's errors.
+
+        Returns
+        -------
+        state : TweedieState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input (lengths, NaN or infinity, several outputs, a bad ``power``), with
+            scikit-learn's wording, and for empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        TweedieState.merge : The state of two chunks.
+        fastmetrics.streaming.TweedieAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.mean_poisson_deviance : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import TweedieState
+        >>> a = TweedieState.from_arrays([2, 0], [0.5, 0.5], power=1)
+        >>> a.n_samples
+        2
+        """
         power = check_power(power, function)
         yt, yp, w = _pair(y_true, y_pred, sample_weight, allow_empty)
         _check_1d(yt, function)
@@ -192,11 +243,37 @@ class TweedieState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.sums[kernel.N])
 
     def merge(self, other: TweedieState) -> TweedieState:
         """The state of both inputs: sums add (the spread by Chan et al.'s update); only
-        states of the same power merge. An empty state is the identity."""
+        states of the same power merge. An empty state is the identity.
+
+        Parameters
+        ----------
+        other : TweedieState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : TweedieState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        TweedieState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.TweedieAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.mean_poisson_deviance : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import TweedieState
+        >>> a = TweedieState.from_arrays([2, 0], [0.5, 0.5], power=1)
+        >>> b = TweedieState.from_arrays([1, 4], [2.0, 2.0], power=1)
+        >>> a.merge(b).n_samples
+        4
+        """
         self._check_mergeable(other)
         if float(self.power) != float(other.power):
             raise ValueError(f"cannot merge Tweedie states of different powers ({self.power} "
@@ -335,13 +412,19 @@ def d2_tweedie(state: TweedieState) -> float:
 class SquaredLogState(base.OutputSums):
     """The squared logarithmic error sums of one or more passes, per output.
 
-    Attributes
+    Parameters
     ----------
     sums : ndarray of float64, shape (deviance.N_STATE,) or (n_outputs, deviance.N_STATE)
         The kernel's sums: ``W``, ``N``, ``DEV`` (the squared log errors), ``BAD`` (values
         <= -1, in the first output's row).
     weighted : bool
         Whether sample weights were given.
+
+    See Also
+    --------
+    SquaredLogState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.SquaredLogAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.mean_squared_log_error : A metric derived from it.
 
     Examples
     --------
@@ -360,7 +443,46 @@ class SquaredLogState(base.OutputSums):
                     sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
                     allow_empty: bool = False) -> SquaredLogState:
         """The sums of one kernel pass over 1-D or (n, m) targets (read in place, any
-        strides). Values <= -1 are counted, not refused (the derivations refuse them)."""
+        strides). Values <= -1 are counted, not refused (the derivations refuse them).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            True values.
+        y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Predicted values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+
+        Returns
+        -------
+        state : SquaredLogState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input, with scikit-learn's wording where it has one (lengths, NaN or infinity,
+            shapes, dtypes), and for empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        State.merge : The state of two chunks (``a + b``).
+        fastmetrics.streaming.SquaredLogAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.mean_squared_log_error : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import SquaredLogState
+        >>> a = SquaredLogState.from_arrays([3, 5], [2.5, 5])
+        >>> a.n_samples
+        2
+        """
         yt, yp, w = _pair(y_true, y_pred, sample_weight, allow_empty)
         n, m = yt.shape[0], n_outputs(yt)
         s = np.zeros((m, kernel.N_STATE))

@@ -125,7 +125,32 @@ def _label_codes(yt, yp):
 class GroupedConfusionState(base.State):
     """A G x K x K table: ``table[g, i, j]`` counts the samples of group ``groups[g]`` with
     true label ``labels[i]`` predicted ``labels[j]``. Only labels and groups that occur are
-    kept, both sorted."""
+    kept, both sorted.
+
+    Parameters
+    ----------
+    table : ndarray of shape (n_groups, n_labels, n_labels)
+        ``table[g, i, j]``: samples of group ``groups[g]``, true ``labels[i]``, predicted
+        ``labels[j]``.
+    labels : ndarray of shape (n_labels,)
+        The sorted labels that occur.
+    groups : ndarray of shape (n_groups,)
+        The sorted groups that occur.
+
+    See Also
+    --------
+    GroupedConfusionState.from_arrays : The state of one pass over data.
+    ConfusionState : The table of one group.
+    fastmetrics.group_metrics : A metric derived from it.
+
+    Examples
+    --------
+    >>> from fastmetrics.states import GroupedConfusionState
+    >>> a = GroupedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], ['x', 'x', 'y'])
+    >>> b = GroupedConfusionState.from_arrays([1], [1], ['z'])
+    >>> a.table.shape
+    (2, 2, 2)
+    """
 
     kind = "grouped_confusion"
     __slots__ = ("table", "labels", "groups")
@@ -136,6 +161,42 @@ class GroupedConfusionState(base.State):
     @classmethod
     def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike, groups: ArrayLike,
                     n_threads: int | None = None) -> GroupedConfusionState:
+        """Count the (group, true label, predicted label) triples in one kernel pass.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels.
+        y_pred : array-like of shape (n_samples,)
+            Predicted labels.
+        groups : array-like of shape (n_samples,)
+            The group of each sample.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+
+        Returns
+        -------
+        state : GroupedConfusionState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input (lengths, NaN or infinity, 2-D labels), naming the argument.
+
+        See Also
+        --------
+        GroupedConfusionState.merge : The state of two chunks.
+        fastmetrics.group_metrics : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import GroupedConfusionState
+        >>> a = GroupedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], ['x', 'x', 'y'])
+        >>> a.n_samples
+        3
+        """
         yt = label_column(y_true, "y_true")
         yp = label_column(y_pred, "y_pred")
         g = label_column(groups, "groups")
@@ -179,11 +240,36 @@ class GroupedConfusionState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.table.sum())
 
     def group_state(self, i: int | None) -> ConfusionState:
         """The confusion state of group ``i`` (None: every group together), over the labels
-        present in it."""
+        present in it.
+
+        Parameters
+        ----------
+        i : int or None
+            The position of a group in ``groups``; None for every group together.
+
+        Returns
+        -------
+        state : ConfusionState
+            The confusion state of that group.
+
+        See Also
+        --------
+        fastmetrics.group_metrics : Metrics of every group.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import GroupedConfusionState
+        >>> a = GroupedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], ['x', 'x', 'y'])
+        >>> b = GroupedConfusionState.from_arrays([1], [1], ['z'])
+        >>> a.group_state(0).cm
+        array([[1, 0],
+               [0, 1]])
+        """
         cm = self.table.sum(axis=0) if i is None else self.table[i]
         present = (cm.sum(axis=0) + cm.sum(axis=1)) > 0
         sub = cm[np.ix_(present, present)]
@@ -191,7 +277,31 @@ class GroupedConfusionState(base.State):
                               int(sub.sum()), None, False, sub.sum(axis=1) > 0)
 
     def merge(self, other: GroupedConfusionState) -> GroupedConfusionState:
-        """Both inputs' samples: labels and groups are unioned."""
+        """Both inputs' samples: labels and groups are unioned.
+
+        Parameters
+        ----------
+        other : GroupedConfusionState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : GroupedConfusionState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        GroupedConfusionState.from_arrays : The state of one chunk.
+        fastmetrics.group_metrics : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import GroupedConfusionState
+        >>> a = GroupedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], ['x', 'x', 'y'])
+        >>> b = GroupedConfusionState.from_arrays([1], [1], ['z'])
+        >>> a.merge(b).groups
+        array(['x', 'y', 'z'], dtype='<U1')
+        """
         self._check_mergeable(other)
         labels, la, lb = union_labels(self.labels, other.labels)
         groups, ga, gb = union_labels(self.groups, other.groups)
@@ -234,9 +344,10 @@ class GroupedConfusionState(base.State):
 class GroupMetrics:
     """One metric per group, over all samples, and how far apart the groups are.
 
-    Attributes
+    Parameters
     ----------
     metric : str
+        The metric's name (one of ``GROUP_METRICS``).
     per_group : dict group -> float
         In sorted group order. Groups are the distinct values of ``groups``, so each has at
         least one sample: there is no empty group (a group that should be there but has no
@@ -246,6 +357,7 @@ class GroupMetrics:
     worst_group : group label
         The group with the lowest value (the first in sorted order on ties).
     best_group : group label
+        The group with the highest value (the first in sorted order on ties).
     gap : float
         ``max(per_group) - min(per_group)``; 0 = every group scores the same.
     disparities : dict group -> float
@@ -257,6 +369,17 @@ class GroupMetrics:
         ``labels[i]`` predicted ``labels[j]``.
     labels : ndarray (K,)
         Sorted labels present in ``y_true`` or ``y_pred`` (in any group).
+
+    See Also
+    --------
+    fastmetrics.group_metrics : What builds it.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> r = fm.group_metrics([1, 1, 0, 0], [1, 0, 0, 0], ["a", "a", "b", "b"])
+    >>> r.per_group, r.worst_group, r.gap
+    ({'a': 0.5, 'b': 1.0}, 'a', 0.5)
     """
 
     metric: str
@@ -273,6 +396,15 @@ class GroupMetrics:
     def to_flat_dict(self) -> dict:
         """The reference harness's keys: ``per_group.<g>.<metric>``, ``per_group.<g>.n``,
         ``global_metric``, ``worst_group``, ``fairness_gap``, ``disparities.<g>``.
+
+        Returns
+        -------
+        dict
+            Those keys (and ``metric``, ``best_group``) to scalars.
+
+        See Also
+        --------
+        fastmetrics.run_metrics : A run's metrics, which include these keys.
 
         Examples
         --------

@@ -12,7 +12,7 @@ holds at most two: the first class +1, the others -1), the loss ``max(0, 1 - y *
 
 Sums
 ----
-``sums`` holds the slots of :mod:`fastmetrics._kernels.proba` used here (``W`` the weight
+``sums`` holds the slots of ``fastmetrics._kernels.proba`` used here (``W`` the weight
 total, ``LOSS`` the weighted loss summed in sample order, ``N`` samples, ``NAN``, ``MAXP``,
 ``MINP`` the checks of the pass). ``per_class``
 (3, K) holds per class of ``y_true`` its sample count and, binary, the weighted loss of its
@@ -81,7 +81,7 @@ def _decisions(pred_decision) -> np.ndarray:
 class HingeState(base.State):
     """The per-class hinge sums of one or more passes over (y_true, decisions[, weights]).
 
-    Attributes
+    Parameters
     ----------
     classes : ndarray (K,)
         Binary: the sorted classes of ``y_true`` seen; multiclass: the sorted classes of the
@@ -99,6 +99,12 @@ class HingeState(base.State):
         the weighted loss), the weighted loss as the negative class (multiclass: 0).
     weighted, any_weight : bool
         Sample weights were given; some weight is non-zero.
+
+    See Also
+    --------
+    HingeState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.HingeAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.hinge_loss : A metric derived from it.
 
     Examples
     --------
@@ -124,6 +130,7 @@ class HingeState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.sums[kernel.N])
 
     def __repr__(self) -> str:
@@ -137,7 +144,50 @@ class HingeState(base.State):
                     n_threads: int | None = None, allow_empty: bool = False,
                     streamed: bool = False) -> HingeState:
         """One kernel pass, with scikit-learn's checks and errors; ``allow_empty`` accepts
-        an empty chunk, ``streamed`` words the errors for a chunk of a stream."""
+        an empty chunk, ``streamed`` words the errors for a chunk of a stream.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels.
+        pred_decision : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Decision values: 1-D for binary, one column per class for multiclass.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        labels : array-like of shape (n_classes,) or None, default=None
+            The classes of the columns (multiclass; None: the classes of ``y_true``).
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+        streamed : bool, default=False
+            Word the errors for a chunk of a stream.
+
+        Returns
+        -------
+        state : HingeState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input, with scikit-learn's wording where it has one (lengths, NaN or infinity,
+            shapes, dtypes), and for empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        HingeState.merge : The state of two chunks.
+        fastmetrics.streaming.HingeAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.hinge_loss : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import HingeState
+        >>> a = HingeState.from_arrays([1, 1], [0.5, 2.0])
+        >>> a.n_samples
+        2
+        """
         yt = label_input(y_true, "y_true")  # data-frame text labels stay codes (Encoded)
         D = _decisions(pred_decision)
         n = D.shape[0]
@@ -220,7 +270,32 @@ class HingeState(base.State):
     # ------------------------------------------------------------------ merge
     def merge(self, other: HingeState) -> HingeState:
         """The state of both inputs: sums add; binary states over the union of their
-        classes, multiclass ones over the same columns (an empty state is the identity)."""
+        classes, multiclass ones over the same columns (an empty state is the identity).
+
+        Parameters
+        ----------
+        other : HingeState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : HingeState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        HingeState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.HingeAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.hinge_loss : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import HingeState
+        >>> a = HingeState.from_arrays([1, 1], [0.5, 2.0])
+        >>> b = HingeState.from_arrays([0], [-0.25])
+        >>> a.merge(b).classes
+        array([0, 1])
+        """
         self._check_mergeable(other)
         if other.n_samples == 0:
             return self

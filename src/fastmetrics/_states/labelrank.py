@@ -105,7 +105,7 @@ class LabelRankingState(base.State):
     """Weighted sums of the per-sample coverage, LRAP and ranking loss of a multilabel
     ranking.
 
-    Attributes
+    Parameters
     ----------
     sums : ndarray of float64 (4,)
         Sums of ``w * coverage``, ``w * lrap``, ``w * loss`` and of ``w`` (the number of
@@ -116,6 +116,12 @@ class LabelRankingState(base.State):
         Columns of the matrices (every chunk has the same).
     weighted : bool
         Built from sample weights.
+
+    See Also
+    --------
+    LabelRankingState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.LabelRankingAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.label_ranking_loss : A metric derived from it.
 
     Examples
     --------
@@ -137,6 +143,7 @@ class LabelRankingState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return self.n
 
     @classmethod
@@ -145,12 +152,76 @@ class LabelRankingState(base.State):
                     allow_empty: bool = False) -> LabelRankingState:
         """The state of an (n, L) 0/1 label matrix and an (n, L) score matrix (one kernel
         pass). ``ValueError`` for other shapes, labels other than 0/1, non-finite scores,
-        and empty input unless ``allow_empty``."""
+        and empty input unless ``allow_empty``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples, n_labels)
+            True labels, a 0/1 indicator matrix.
+        y_score : array-like of shape (n_samples, n_labels)
+            Scores of each label.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+
+        Returns
+        -------
+        state : LabelRankingState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For other shapes, labels other than 0/1, non-finite scores, and empty input unless
+            ``allow_empty``.
+
+        See Also
+        --------
+        LabelRankingState.merge : The state of two chunks.
+        fastmetrics.streaming.LabelRankingAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.label_ranking_loss : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import LabelRankingState
+        >>> a = LabelRankingState.from_arrays([[1, 0, 0]], [[0.75, 0.5, 1]])
+        >>> a.n_samples
+        1
+        """
         out, n, L, has_w = _pass(y_true, y_score, sample_weight, n_threads, allow_empty)
         return cls(out, n, L, has_w)
 
     def merge(self, other: LabelRankingState) -> LabelRankingState:
-        """The state of both inputs' samples: sums added (same number of labels only)."""
+        """The state of both inputs' samples: sums added (same number of labels only).
+
+        Parameters
+        ----------
+        other : LabelRankingState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : LabelRankingState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        LabelRankingState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.LabelRankingAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.label_ranking_loss : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import LabelRankingState
+        >>> a = LabelRankingState.from_arrays([[1, 0, 0]], [[0.75, 0.5, 1]])
+        >>> b = LabelRankingState.from_arrays([[0, 0, 1]], [[1, 0.2, 0.1]])
+        >>> a.merge(b).n_samples
+        2
+        """
         self._check_mergeable(other)
         if self.n_labels != other.n_labels:
             raise ValueError(f"cannot merge label ranking states of {self.n_labels} and "

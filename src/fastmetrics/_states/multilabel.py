@@ -93,7 +93,42 @@ class MultilabelState(base.State):
     weighted), ``exact`` rows (count or weight), ``n_samples``, ``weight_sum`` (None
     unweighted), and the validated matrices ``yt``, ``yp`` (with the weights ``w``; whether
     they were integers: scikit-learn's sample-wise matrices keep them int64), kept for the
-    sample-wise average."""
+    sample-wise average.
+
+    Parameters
+    ----------
+    tp, pred, true : ndarray of shape (n_labels,)
+        Per label: true positives, predicted positives and true positives plus false
+        negatives (int64 counts, float64 when weighted).
+    exact : int or float
+        Rows predicted exactly (count or weight).
+    n_samples : int
+        Rows counted.
+    weight_sum : float or None
+        Sum of the sample weights (None unweighted).
+    yt, yp : ndarray of shape (n_samples, n_labels)
+        The validated indicator matrices, kept for the sample-wise average.
+    w : ndarray of shape (n_samples,) or None
+        The sample weights.
+    int_weights : bool, default=False
+        The weights were integers (scikit-learn's sample-wise matrices keep them int64).
+
+    See Also
+    --------
+    MultilabelState.from_arrays : The state of one pass over data.
+    ConfusionState : The state of 1-D labels.
+    fastmetrics.streaming.ConfusionAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.multilabel_confusion_matrix : A metric derived from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmetrics.states import MultilabelState
+    >>> a = MultilabelState.from_arrays(np.array([[1, 0], [0, 1]]), np.array([[1, 1], [0, 1]]))
+    >>> b = MultilabelState.from_arrays(np.array([[1, 1]]), np.array([[0, 1]]))
+    >>> a.tp, a.pred, a.true
+    (array([1, 1]), array([1, 2]), array([1, 1]))
+    """
 
     kind = "multilabel"
     n_samples: int  # a slot here, where State declares a read-only property
@@ -110,7 +145,42 @@ class MultilabelState(base.State):
     @classmethod
     def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
                     sample_weight_: ArrayLike | None = None) -> MultilabelState:
-        """Count two (n, L) indicator matrices (one kernel pass)."""
+        """Count two (n, L) indicator matrices (one kernel pass).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples, n_labels)
+            True indicator matrix of 0/1.
+        y_pred : array-like of shape (n_samples, n_labels)
+            Predicted indicator matrix.
+        sample_weight_ : array-like of shape (n_samples,), default=None
+            Weight of each row.
+
+        Returns
+        -------
+        state : MultilabelState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            If the matrices differ in shape or hold values other than 0 and 1, or the weights
+            differ in length.
+
+        See Also
+        --------
+        MultilabelState.merge : The state of two chunks.
+        fastmetrics.streaming.ConfusionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.multilabel_confusion_matrix : A metric derived from it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import MultilabelState
+        >>> a = MultilabelState.from_arrays(np.array([[1, 0], [0, 1]]), np.array([[1, 1], [0, 1]]))
+        >>> a.n_samples
+        2
+        """
         yt = _as_indicator(y_true, "y_true")
         yp = _as_indicator(y_pred, "y_pred")
         n = yt.shape[0]
@@ -149,27 +219,58 @@ class MultilabelState(base.State):
     # ------------------------------------------------------------------ properties
     @property
     def n_labels(self) -> int:
+        """The number of columns (labels)."""
         return self.tp.shape[0]
 
     @property
     def weighted(self) -> bool:
+        """Whether sample weights were given."""
         return self.weight_sum is not None
 
     @property
     def target_type(self) -> str:
+        """``"multilabel-indicator"``, scikit-learn's name of the target type."""
         return "multilabel-indicator"
 
     @property
     def present_labels(self) -> np.ndarray:
+        """Every column index: all labels of an indicator matrix count."""
         return np.arange(self.n_labels)
 
     @property
     def total(self):
+        """The weight total (the number of rows when unweighted)."""
         return self.weight_sum if self.weighted else self.n_samples
 
     # ------------------------------------------------------------------ merge
     def merge(self, other: MultilabelState) -> MultilabelState:
-        """Both inputs' rows: the sums add, the kept matrices are stacked."""
+        """Both inputs' rows: the sums add, the kept matrices are stacked.
+
+        Parameters
+        ----------
+        other : MultilabelState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : MultilabelState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        MultilabelState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.ConfusionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.multilabel_confusion_matrix : A metric derived from it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import MultilabelState
+        >>> a = MultilabelState.from_arrays(np.array([[1, 0], [0, 1]]), np.array([[1, 1], [0, 1]]))
+        >>> b = MultilabelState.from_arrays(np.array([[1, 1]]), np.array([[0, 1]]))
+        >>> a.merge(b).tp
+        array([1, 2])
+        """
         self._check_mergeable(other)
         if self.n_labels != other.n_labels:
             raise ValueError("Multi-label binary indicator input with different numbers of labels")
@@ -187,7 +288,36 @@ class MultilabelState(base.State):
 
     # ------------------------------------------------------------------ per-label sums
     def columns(self, labels) -> np.ndarray:
-        """Column indices for ``labels`` (scikit-learn's checks for multilabel targets)."""
+        """Column indices for ``labels`` (scikit-learn's checks for multilabel targets).
+
+        Parameters
+        ----------
+        labels : array-like or None
+            Column indices (None: every column).
+
+        Returns
+        -------
+        idx : ndarray of int
+            The column indices.
+
+        Raises
+        ------
+        ValueError
+            If a label is outside ``[0, n_labels)``, with scikit-learn's wording.
+
+        See Also
+        --------
+        MultilabelState.label_sums : Sums over these columns.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import MultilabelState
+        >>> a = MultilabelState.from_arrays(np.array([[1, 0], [0, 1]]), np.array([[1, 1], [0, 1]]))
+        >>> b = MultilabelState.from_arrays(np.array([[1, 1]]), np.array([[0, 1]]))
+        >>> a.columns([1])
+        array([1])
+        """
         L = self.n_labels
         if labels is None:
             return np.arange(L)
@@ -207,7 +337,35 @@ class MultilabelState(base.State):
 
     def row_sums(self, idx):
         """Per-sample (tp, pred, true) over the columns ``idx`` (O(n) memory: the
-        sample-wise average is the one multilabel path that is not a per-label sum)."""
+        sample-wise average is the one multilabel path that is not a per-label sum).
+
+        Parameters
+        ----------
+        idx : array-like of int
+            Column indices.
+
+        Returns
+        -------
+        tp : ndarray of shape (n_samples,)
+            True positives of each row (times its weight when weighted).
+        pred : ndarray of shape (n_samples,)
+            Predicted positives of each row.
+        true : ndarray of shape (n_samples,)
+            True positives plus false negatives of each row.
+
+        See Also
+        --------
+        MultilabelState.label_sums : The per-label sums.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import MultilabelState
+        >>> a = MultilabelState.from_arrays(np.array([[1, 0], [0, 1]]), np.array([[1, 1], [0, 1]]))
+        >>> b = MultilabelState.from_arrays(np.array([[1, 1]]), np.array([[0, 1]]))
+        >>> a.row_sums([0, 1])
+        (array([1, 1]), array([2, 1]), array([1, 1]))
+        """
         a = self.yt[:, idx] != 0
         b = self.yp[:, idx] != 0
         ab = a & b
@@ -219,7 +377,39 @@ class MultilabelState(base.State):
 
     def label_sums(self, labels, average=None):
         """``(tp, pred, true, weights of the samples average)`` over ``labels``: per label,
-        or per sample when ``average == "samples"``."""
+        or per sample when ``average == "samples"``.
+
+        Parameters
+        ----------
+        labels : array-like or None
+            Column indices (None: every column).
+        average : str or None, default=None
+            ``"samples"`` sums per row instead of per label.
+
+        Returns
+        -------
+        tp_sum : ndarray
+            True positives.
+        pred_sum : ndarray
+            Predicted positives.
+        true_sum : ndarray
+            True positives plus false negatives.
+        sample_weights : ndarray or None
+            The sample weights (for the samples average).
+
+        See Also
+        --------
+        fastmetrics.precision_recall_fscore_support : Derived from these sums.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import MultilabelState
+        >>> a = MultilabelState.from_arrays(np.array([[1, 0], [0, 1]]), np.array([[1, 1], [0, 1]]))
+        >>> b = MultilabelState.from_arrays(np.array([[1, 1]]), np.array([[0, 1]]))
+        >>> a.label_sums(None)[0]
+        array([1, 1])
+        """
         idx = self.columns(labels)
         if average == "samples":
             tp, pred, true = self.row_sums(idx)

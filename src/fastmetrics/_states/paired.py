@@ -47,7 +47,7 @@ _DENSE_CELLS = 1 << 22
 class PairedConfusionState(base.State):
     """The joint counts of (true label, model A's label, model B's label).
 
-    Attributes
+    Parameters
     ----------
     values : ndarray (K,)
         Sorted labels seen in any of the three columns.
@@ -56,6 +56,21 @@ class PairedConfusionState(base.State):
     counts : ndarray of int64 (nnz,)
         Samples in each cell (all > 0).
     n_samples : int
+
+    See Also
+    --------
+    PairedConfusionState.from_arrays : The state of one pass over data.
+    fastmetrics.compare : The paired comparison it serves.
+    fastmetrics.streaming.PairedConfusionAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.mcnemar_test : A metric derived from it.
+
+    Examples
+    --------
+    >>> from fastmetrics.states import PairedConfusionState
+    >>> a = PairedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], [0, 0, 1])
+    >>> b = PairedConfusionState.from_arrays([1], [1], [0])
+    >>> a.disagreements()
+    (1, 1)
     """
 
     kind = "paired_confusion"
@@ -72,7 +87,40 @@ class PairedConfusionState(base.State):
     def from_arrays(cls, y_true: ArrayLike, y_pred_a: ArrayLike,
                     y_pred_b: ArrayLike) -> PairedConfusionState:
         """Count the triples of labels (one hash pass per column, one counting pass).
-        Labels follow the confusion state's rules (integers of two dtypes, text, no mix)."""
+        Labels follow the confusion state's rules (integers of two dtypes, text, no mix).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            True labels.
+        y_pred_a : array-like of shape (n_samples,)
+            Model A's predicted labels.
+        y_pred_b : array-like of shape (n_samples,)
+            Model B's predicted labels.
+
+        Returns
+        -------
+        state : PairedConfusionState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input (lengths, NaN or infinity, 2-D labels), naming the argument.
+
+        See Also
+        --------
+        PairedConfusionState.merge : The state of two chunks.
+        fastmetrics.streaming.PairedConfusionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.mcnemar_test : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import PairedConfusionState
+        >>> a = PairedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], [0, 0, 1])
+        >>> a.n_samples
+        3
+        """
         yt = label_column(y_true, "y_true")
         ya = label_column(y_pred_a, "y_pred_a")
         yb = label_column(y_pred_b, "y_pred_b")
@@ -130,10 +178,29 @@ class PairedConfusionState(base.State):
     # ------------------------------------------------------------------ cells
     @property
     def k(self) -> int:
+        """The number of labels, ``len(values)``."""
         return int(self.values.shape[0])
 
     def positions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(t, a, b)`` label positions of each non-empty cell."""
+        """``(t, a, b)`` label positions of each non-empty cell.
+
+        Returns
+        -------
+        t, a, b : ndarray of int64 of shape (nnz,)
+            The true label's, model A's and model B's label positions in ``values``.
+
+        See Also
+        --------
+        PairedConfusionState.marginal : One model's confusion state.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import PairedConfusionState
+        >>> a = PairedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], [0, 0, 1])
+        >>> b = PairedConfusionState.from_arrays([1], [1], [0])
+        >>> a.positions()[0]
+        array([0, 1, 1])
+        """
         k = self.k
         ta, b = np.divmod(self.keys, k)
         t, a = np.divmod(ta, k)
@@ -141,7 +208,38 @@ class PairedConfusionState(base.State):
 
     def marginal(self, model: str, counts: np.ndarray | None = None) -> ConfusionState:
         """Model ``"a"``'s or ``"b"``'s confusion state (over the labels it or y_true
-        holds), of these cells or of resampled ``counts`` of them."""
+        holds), of these cells or of resampled ``counts`` of them.
+
+        Parameters
+        ----------
+        model : {"a", "b"}
+            The model.
+        counts : ndarray of int64 of shape (nnz,) or None, default=None
+            Resampled counts of the cells (None: the state's counts).
+
+        Returns
+        -------
+        state : ConfusionState
+            That model's confusion state.
+
+        Raises
+        ------
+        ValueError
+            If ``model`` is neither "a" nor "b".
+
+        See Also
+        --------
+        PairedConfusionState.disagreements : McNemar's counts.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import PairedConfusionState
+        >>> a = PairedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], [0, 0, 1])
+        >>> b = PairedConfusionState.from_arrays([1], [1], [0])
+        >>> a.marginal('a').cm
+        array([[1, 0],
+               [1, 1]])
+        """
         if model not in ("a", "b"):
             raise ValueError(f"model must be 'a' or 'b', got {model!r}")
         t, a, b = self.positions()
@@ -149,7 +247,32 @@ class PairedConfusionState(base.State):
                           self.counts if counts is None else counts)
 
     def disagreements(self, counts: np.ndarray | None = None) -> tuple[int, int]:
-        """``(A right and B wrong, A wrong and B right)``: McNemar's two counts."""
+        """``(A right and B wrong, A wrong and B right)``: McNemar's two counts.
+
+        Parameters
+        ----------
+        counts : ndarray of int64 of shape (nnz,) or None, default=None
+            Resampled counts of the cells (None: the state's counts).
+
+        Returns
+        -------
+        a_only : int
+            Samples model A gets right and model B wrong.
+        b_only : int
+            Samples model A gets wrong and model B right.
+
+        See Also
+        --------
+        fastmetrics.mcnemar_test : The test of these counts.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import PairedConfusionState
+        >>> a = PairedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], [0, 0, 1])
+        >>> b = PairedConfusionState.from_arrays([1], [1], [0])
+        >>> a.disagreements()
+        (1, 1)
+        """
         t, a, b = self.positions()
         c = self.counts if counts is None else counts
         ra, rb = a == t, b == t
@@ -157,7 +280,32 @@ class PairedConfusionState(base.State):
 
     # ------------------------------------------------------------------ merge
     def merge(self, other: PairedConfusionState) -> PairedConfusionState:
-        """The state of both inputs' rows (label sets are unioned)."""
+        """The state of both inputs' rows (label sets are unioned).
+
+        Parameters
+        ----------
+        other : PairedConfusionState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : PairedConfusionState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        PairedConfusionState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.PairedConfusionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.mcnemar_test : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import PairedConfusionState
+        >>> a = PairedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], [0, 0, 1])
+        >>> b = PairedConfusionState.from_arrays([1], [1], [0])
+        >>> a.merge(b).n_samples
+        4
+        """
         self._check_mergeable(other)
         values, ia, ib = union_labels(self.values, other.values)
         k = values.shape[0]

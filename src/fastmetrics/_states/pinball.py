@@ -71,13 +71,19 @@ def check_pinball_multioutput(multioutput, outputs: int,
 class PinballState(base.OutputSums):
     """The pinball sums of one or more kernel passes over (y_true, y_pred[, weights]).
 
-    Attributes
+    Parameters
     ----------
     sums : ndarray of float64, shape (4,) or (n_outputs, 4)
         The kernel's sums, slots named in ``pinball.pxd`` (``W``, ``OVER``, ``UNDER``,
         ``N``); one row per output for (n, m) targets.
     weighted : bool
         Whether sample weights were given.
+
+    See Also
+    --------
+    PinballState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.PinballAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.mean_pinball_loss : A metric derived from it.
 
     Examples
     --------
@@ -97,7 +103,49 @@ class PinballState(base.OutputSums):
                     allow_empty: bool = False, allow_zero_sum: bool = False) -> PinballState:
         """The sums of one kernel pass. Raises scikit-learn's errors for bad input (lengths,
         NaN / infinity, weights that sum to zero unless ``allow_zero_sum``, empty input
-        unless ``allow_empty``)."""
+        unless ``allow_empty``).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            True values.
+        y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Predicted values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+        allow_zero_sum : bool, default=False
+            Accept sample weights that sum to zero (a chunk of a stream) instead of raising
+            scikit-learn's error.
+
+        Returns
+        -------
+        state : PinballState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input, with scikit-learn's wording where it has one (lengths, NaN or infinity,
+            shapes, dtypes), and for empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        State.merge : The state of two chunks (``a + b``).
+        fastmetrics.streaming.PinballAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.mean_pinball_loss : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import PinballState
+        >>> a = PinballState.from_arrays([1.0, 2.0], [2.0, 2.0])
+        >>> a.n_samples
+        2
+        """
         yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=allow_empty)
         return cls(_pass(yt, yp, w, n_threads, allow_zero_sum), w is not None)
 

@@ -13,7 +13,7 @@ cannot tell which column is missing).
 
 Sums
 ----
-``sums`` holds the slots of :mod:`fastmetrics._kernels.proba` (``W`` weight total, ``LOSS``
+``sums`` holds the slots of ``fastmetrics._kernels.proba`` (``W`` weight total, ``LOSS``
 the weighted sum of ``-log(clip(p[true class], eps, 1 - eps))`` with eps of the
 probabilities' dtype, ``N`` samples, ``UNNORMED`` rows that do not sum to one, and the
 checks ``NAN`` / ``MAXP`` / ``MINP`` of the pass), ``class_weight`` the weight of each
@@ -171,12 +171,12 @@ class ProbabilityState(base.State):
     """The sums of one or more passes over (y_true, probabilities[, weights]) over one set
     of classes.
 
-    Attributes
+    Parameters
     ----------
     classes : ndarray (K,)
         The sorted classes: the columns of the probability matrices.
     sums : ndarray (proba.N_SUMS,), float64
-        The slots of :mod:`fastmetrics._kernels.proba` (``W``, ``LOSS``, ``N``,
+        The slots of ``fastmetrics._kernels.proba`` (``W``, ``LOSS``, ``N``,
         ``UNNORMED``, ``NAN``, ``MAXP``, ``MINP``).
     class_weight : ndarray (K,), float64
         The weight (count when unweighted) of each class of ``y_true``.
@@ -191,6 +191,12 @@ class ProbabilityState(base.State):
         ``y_true`` was a multilabel indicator (n, K): the classes are the columns 0..K-1,
         a sample's loss is ``sum_j y[i, j] * -log(clip(p[i, j]))`` (scikit-learn's) and
         ``class_weight[j]`` the weighted sum of column j (so not summing to ``W``).
+
+    See Also
+    --------
+    ProbabilityState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.ProbabilityAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.log_loss : A metric derived from it.
 
     Examples
     --------
@@ -216,10 +222,12 @@ class ProbabilityState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return int(self.sums[kernel.N])
 
     @property
     def n_classes(self) -> int:
+        """The number of classes (columns)."""
         return int(self.classes.shape[0])
 
     def __repr__(self) -> str:
@@ -235,7 +243,52 @@ class ProbabilityState(base.State):
         ``y_proba``; ``k`` > 0 reads scores for ``top_k_accuracy_score`` instead (its rules
         for labels and shapes); ``allow_empty`` accepts empty input and weights that are all
         zero (a chunk of a stream); ``streamed`` words the errors for a chunk without
-        ``labels``. Raises scikit-learn's errors for bad input."""
+        ``labels``. Raises scikit-learn's errors for bad input.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+            True labels, or a multilabel indicator matrix.
+        y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Probabilities (positive class for 1-D), or scores with ``k``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        labels : array-like of shape (n_classes,) or None, default=None
+            The classes of the columns (None: the classes of ``y_true``).
+        k : int, default=0
+            0: a log-loss pass; k > 0: count the samples whose class is among the k best scores.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+        streamed : bool, default=False
+            Word the errors for a chunk of a stream without ``labels``.
+
+        Returns
+        -------
+        state : ProbabilityState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input, with scikit-learn's wording where it has one (lengths, NaN or infinity,
+            shapes, dtypes), and for empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        ProbabilityState.merge : The state of two chunks.
+        fastmetrics.streaming.ProbabilityAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.log_loss : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ProbabilityState
+        >>> a = ProbabilityState.from_arrays([0, 1], [[0.9, 0.1], [0.2, 0.8]])
+        >>> a.n_samples
+        2
+        """
         if k:
             k = check_k(k)
         P, binary, one_d = _matrix(y_proba)
@@ -358,7 +411,32 @@ class ProbabilityState(base.State):
     # ------------------------------------------------------------------ merge
     def merge(self, other: ProbabilityState) -> ProbabilityState:
         """The state of both inputs: sums and class weights add; the classes must be the
-        same (an empty state is the identity)."""
+        same (an empty state is the identity).
+
+        Parameters
+        ----------
+        other : ProbabilityState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : ProbabilityState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        ProbabilityState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.ProbabilityAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.log_loss : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ProbabilityState
+        >>> a = ProbabilityState.from_arrays([0, 1], [[0.9, 0.1], [0.2, 0.8]])
+        >>> b = ProbabilityState.from_arrays([1, 0], [[0.3, 0.7], [0.6, 0.4]])
+        >>> a.merge(b).class_weight
+        array([2., 2.])
+        """
         self._check_mergeable(other)
         if self.k != other.k:
             raise ValueError(f"cannot merge probability states of different k ({self.k} and "

@@ -35,6 +35,7 @@ samples, labelled by its upper edge: derivations take the samples of a bin as ti
 
 from __future__ import annotations
 
+import math
 import numbers
 import threading
 from dataclasses import dataclass
@@ -358,7 +359,7 @@ class RankingState(base.State):
     """The sorted score summary of a binary problem: distinct thresholds (decreasing) with
     the weight of each class at each.
 
-    Attributes
+    Parameters
     ----------
     thresholds : ndarray (m,)
         Distinct scores in decreasing order (float64). Samples of zero weight make none.
@@ -375,6 +376,12 @@ class RankingState(base.State):
     weighted : bool
         Built from sample weights (unweighted, ``weights`` are sample counts that add up to
         ``counts``).
+
+    See Also
+    --------
+    RankingState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.RankingAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.roc_auc_score : A metric derived from it.
 
     Examples
     --------
@@ -399,10 +406,12 @@ class RankingState(base.State):
 
     @property
     def n_samples(self) -> int:
+        """The number of samples the state summarises."""
         return sum(self.counts.tolist())  # at most two counts: no numpy reduction
 
     @property
     def binned(self) -> bool:
+        """Whether the state is binned (fixed ``edges``) rather than exact."""
         return self.edges is not None
 
     # ------------------------------------------------------------------ construction
@@ -413,7 +422,51 @@ class RankingState(base.State):
                     allow_zero_sum: bool = False) -> RankingState:
         """The state of binary labels and scores (one kernel pass; ``edges``: the binned
         form). More than two classes raise ``ValueError``; empty input too unless
-        ``allow_empty``, and weights that are all zero unless ``allow_zero_sum``."""
+        ``allow_empty``, and weights that are all zero unless ``allow_zero_sum``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            Binary labels (at most two classes).
+        y_score : array-like of shape (n_samples,)
+            Scores, finite.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        edges : array-like or None, default=None
+            Increasing threshold edges: the binned form (None: exact).
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+        allow_zero_sum : bool, default=False
+            Accept sample weights that sum to zero (a chunk of a stream) instead of raising
+            scikit-learn's error.
+
+        Returns
+        -------
+        state : RankingState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For more than two classes, bad input (lengths, NaN or infinity, negative weights),
+            and empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        RankingState.merge : The state of two chunks.
+        fastmetrics.streaming.RankingAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.roc_auc_score : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RankingState
+        >>> a = RankingState.from_arrays([0, 1], [0.1, 0.8])
+        >>> a.n_samples
+        2
+        """
         lab, s, w, has_w = binary_inputs(y_true, y_score, sample_weight, allow_empty=allow_empty,
                                          allow_zero_sum=allow_zero_sum)
         if lab.more:
@@ -424,7 +477,40 @@ class RankingState(base.State):
 
     @classmethod
     def from_labels(cls, lab: Labels, s, w, has_w, n_threads=None, edges=None) -> RankingState:
-        """The state of validated inputs (:class:`Labels` of at most two classes)."""
+        """The state of validated inputs (labels of at most two classes).
+
+        Parameters
+        ----------
+        lab : Labels
+            Labels validated by the input policy (at most two classes).
+        s : ndarray of float64 of shape (n_samples,)
+            The scores, validated.
+        w : ndarray of float64 of shape (n_samples,) or None
+            The sample weights, validated.
+        has_w : bool
+            Whether sample weights were given.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        edges : array-like or None, default=None
+            Increasing threshold edges: the binned form (None: exact).
+
+        Returns
+        -------
+        state : RankingState
+            The state of these inputs.
+
+        See Also
+        --------
+        RankingState.from_arrays : The same from raw arrays, validating them first.
+
+        Examples
+        --------
+        It is what :meth:`from_arrays` calls after validating its inputs::
+
+            lab, s, w, has_w = binary_inputs(y_true, y_score, sample_weight)
+            state = RankingState.from_labels(lab, s, w, has_w)
+        """
         classes = lab.classes
         k, n = classes.shape[0], s.shape[0]
         if edges is not None:
@@ -472,7 +558,52 @@ class RankingState(base.State):
         0.1 kept): ``p`` / ``q`` the positive / negative weight at each of ``thresholds``
         (decreasing; None for binned ``edges``), ``classes`` the labels seen. Raises
         ``ValueError`` when the negatives of two classes cannot be told apart (``pos_label``
-        was neither)."""
+        was neither).
+
+        Parameters
+        ----------
+        thresholds : ndarray of shape (m,) or None
+            Distinct scores, decreasing (None for the binned form).
+        p : ndarray of shape (m,)
+            The positive class's weight at each threshold.
+        q : ndarray of shape (m,)
+            The negative classes' weight at each threshold.
+        classes : ndarray
+            The labels seen.
+        n_pos : int
+            Positive samples.
+        n_neg : int
+            Negative samples.
+        pos_label : int, float, bool or str
+            The positive class.
+        edges : array-like or None, default=None
+            The binned form's edges.
+        weighted : bool, default=False
+            Built from sample weights.
+
+        Returns
+        -------
+        state : RankingState
+            The state of that summary.
+
+        Raises
+        ------
+        ValueError
+            If the negatives are of two classes that the summary cannot tell apart.
+
+        See Also
+        --------
+        RankingState.from_arrays : The state of labels and scores.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import RankingState
+        >>> s = RankingState.from_positive_negative(np.array([0.8, 0.1]), np.array([1.0, 0.0]),
+        ...                                         np.array([0.0, 1.0]), np.array([0, 1]), 1, 1, 1)
+        >>> s.weights.tolist()
+        [[0.0, 1.0], [1.0, 0.0]]
+        """
         classes = _plain_classes(np.unique(np.asarray(classes)))
         p = np.asarray(p, dtype=np.float64)
         q = np.asarray(q, dtype=np.float64)
@@ -496,7 +627,32 @@ class RankingState(base.State):
     # ------------------------------------------------------------------ the merge law
     def merge(self, other: RankingState) -> RankingState:
         """The state of both inputs' samples: thresholds united, the weights of equal
-        thresholds added class by class (binned: bin by bin, same edges only)."""
+        thresholds added class by class (binned: bin by bin, same edges only).
+
+        Parameters
+        ----------
+        other : RankingState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : RankingState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        RankingState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.RankingAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.roc_auc_score : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RankingState
+        >>> a = RankingState.from_arrays([0, 1], [0.1, 0.8])
+        >>> b = RankingState.from_arrays([1, 0], [0.4, 0.4])
+        >>> a.merge(b).thresholds
+        array([0.8, 0.4, 0.1])
+        """
         self._check_mergeable(other)
         if self.binned != other.binned or (self.binned and not (
                 self.edges.shape == other.edges.shape and np.array_equal(self.edges, other.edges))):
@@ -869,7 +1025,7 @@ def det(state: RankingState, pos_label=None, drop_intermediate=False):
 class RankingResult:
     """ROC AUC and average precision of a :class:`~fastmetrics.streaming.RankingAccumulator`.
 
-    Attributes
+    Parameters
     ----------
     roc_auc, average_precision : float
         The scores. Exact mode: scikit-learn's values on all the data. Binned mode: the
@@ -880,8 +1036,20 @@ class RankingResult:
     n_positive, n_negative : int
         Samples seen of each class.
     mode : {"exact", "binned"}
+        The accumulator's mode.
     guarantee : str
         What the numbers promise, in words.
+
+    See Also
+    --------
+    fastmetrics.streaming.RankingAccumulator.result : What builds it.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import RankingAccumulator
+    >>> r = RankingAccumulator().update([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]).result()
+    >>> r.roc_auc, r.n_positive, r.mode
+    (0.75, 2, 'exact')
     """
 
     roc_auc: float
@@ -921,13 +1089,13 @@ def bounds(state: RankingState, pos_label=None):
     p, q, npos, nneg = _split(state, _positive(state, pos_label))
     st = _summary_stats(p, q, npos, nneg)
     P, N = st[kernel.P], st[kernel.N]
-    auc = st[kernel.AUC2] / (2.0 * P * N) if P > 0 and N > 0 else np.nan
-    ap = max(0.0, st[kernel.AP] / P) if P > 0 else 0.0
+    auc = float(st[kernel.AUC2] / (2.0 * P * N)) if P > 0 and N > 0 else math.nan
+    ap = float(max(0.0, st[kernel.AP] / P)) if P > 0 else 0.0
     if not state.binned:
         return (auc, auc), (ap, ap)
     if P > 0 and N > 0:
         half = 0.5 * float(np.dot(p, q)) / (P * N)
-        auc_b = (max(0.0, auc - half), min(1.0, auc + half))
+        auc_b = (float(max(0.0, auc - half)), float(min(1.0, auc + half)))
     else:
         auc_b = (auc, auc)
     return auc_b, (_ap_bounds(p, q, P) if P > 0 else (ap, ap))

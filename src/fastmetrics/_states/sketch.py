@@ -102,20 +102,28 @@ def _count_into(values, alpha: float, pos, neg, meta, minmax) -> int:
 class SketchState(base.State):
     """Log-bucket counts of real values: a quantile sketch with relative error ``alpha``.
 
-    Attributes
+    Parameters
     ----------
-    pos, neg : ndarray of int64 (max_buckets,)
+    pos, neg : ndarray of int64 of shape (max_buckets,)
         Counts of the positive and negative values' buckets: slot ``k`` of a store is the
         bucket ``hi - max_buckets + 1 + k`` (its slot 0 also holds the collapsed buckets).
-    meta : ndarray of int64 (``kernel.N_META``,)
+    meta : ndarray of int64 of shape (``kernel.N_META``,)
         Per store its highest bucket, its count and its lowest bucket ever seen (slots
         ``kernel.POS_HI``, ``POS_N``, ``POS_LO``, ``NEG_HI``...), and the zero count
         (``kernel.ZEROS``); 0 for the buckets of an empty store.
-    min, max : float
-        The exact smallest and largest value (0.0 when empty).
+    lo, hi : float
+        The exact smallest and largest value (0.0 when empty; the ``min`` and ``max``
+        attributes).
     relative_accuracy : float
         ``alpha``; ``gamma = (1 + alpha) / (1 - alpha)``.
     n_samples : int
+        Values counted.
+
+    See Also
+    --------
+    SketchState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.QuantileAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.quantile : A metric derived from it.
 
     Examples
     --------
@@ -142,7 +150,41 @@ class SketchState(base.State):
     def from_arrays(cls, values: ArrayLike, relative_accuracy: float = 0.01,
                     max_buckets: int = 2048) -> SketchState:
         """Count ``values`` (any real dtype, raveled) in one kernel pass. NaN or infinity
-        raises ``ValueError``."""
+        raises ``ValueError``.
+
+        Parameters
+        ----------
+        values : array-like
+            Real values (any dtype, raveled).
+        relative_accuracy : float, default=0.01
+            ``alpha``: every quantile is within a factor ``1 +- alpha`` of a value of the data.
+        max_buckets : int, default=2048
+            Buckets per sign; beyond, the lowest buckets are collapsed.
+
+        Returns
+        -------
+        state : SketchState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            If a value is NaN or infinite, or ``relative_accuracy`` or ``max_buckets`` is out of
+            range.
+
+        See Also
+        --------
+        SketchState.merge : The state of two chunks.
+        fastmetrics.streaming.QuantileAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.quantile : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import SketchState
+        >>> a = SketchState.from_arrays([1.0, 2.0, 0.0])
+        >>> a.n_samples
+        3
+        """
         alpha, cap = settings(relative_accuracy, max_buckets)
         return cls._counted(values, np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
                             np.zeros(kernel.N_META, dtype=np.int64), None, alpha)
@@ -150,7 +192,34 @@ class SketchState(base.State):
     def extended(self, values) -> SketchState:
         """This state with ``values`` counted in: the counts of ``self.merge(
         SketchState.from_arrays(values, ...))`` in one kernel pass over copies of the stores
-        (no second pair of stores to build and shift)."""
+        (no second pair of stores to build and shift).
+
+        Parameters
+        ----------
+        values : array-like
+            Real values to count in.
+
+        Returns
+        -------
+        state : SketchState
+            A new state; this one is not modified.
+
+        Raises
+        ------
+        ValueError
+            If a value is NaN or infinite.
+
+        See Also
+        --------
+        SketchState.merge : The same with a state.
+        fastmetrics.streaming.QuantileAccumulator : Uses it on every update.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import SketchState
+        >>> SketchState.from_arrays([1.0, 2.0]).extended([3.0]).n_samples
+        3
+        """
         return self._counted(values, self.pos.copy(), self.neg.copy(), self.meta.copy(), self,
                              self.relative_accuracy)
 
@@ -168,10 +237,12 @@ class SketchState(base.State):
     # ------------------------------------------------------------------ properties
     @property
     def max_buckets(self) -> int:
+        """Buckets per sign before the lowest are collapsed."""
         return int(self.pos.shape[0])
 
     @property
     def gamma(self) -> float:
+        """The bucket ratio ``(1 + alpha) / (1 - alpha)``."""
         return _gamma(self.relative_accuracy)
 
     @property
@@ -184,7 +255,32 @@ class SketchState(base.State):
     # ------------------------------------------------------------------ merge
     def merge(self, other: SketchState) -> SketchState:
         """The sketch of both inputs' values: integer shifts of the stores, exact for any
-        count (no float64 rounding above 2**53)."""
+        count (no float64 rounding above 2**53).
+
+        Parameters
+        ----------
+        other : SketchState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : SketchState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        SketchState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.QuantileAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.quantile : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import SketchState
+        >>> a = SketchState.from_arrays([1.0, 2.0, 0.0])
+        >>> b = SketchState.from_arrays([-4.0])
+        >>> a.merge(b).min
+        -4.0
+        """
         self._check_mergeable(other)
         if (self.relative_accuracy, self.max_buckets) != (other.relative_accuracy,
                                                           other.max_buckets):
@@ -225,7 +321,47 @@ class SketchState(base.State):
     def from_legacy(cls, pos, neg, meta, minmax, relative_accuracy, max_buckets,
                     n_samples: int) -> SketchState:
         """The state of a fastmetrics 0.1 accumulator's arrays (its stores, the kernel's
-        meta slots and the min/max), through the same checks as any exported state."""
+        meta slots and the min/max), through the same checks as any exported state.
+
+        Parameters
+        ----------
+        pos : ndarray of int64
+            The positive values' bucket store.
+        neg : ndarray of int64
+            The negative values' bucket store.
+        meta : ndarray of int64
+            The kernel's meta slots.
+        minmax : ndarray of float64 of shape (2,)
+            The smallest and largest value.
+        relative_accuracy : float
+            ``alpha``.
+        max_buckets : int
+            Buckets per sign.
+        n_samples : int
+            Values counted.
+
+        Returns
+        -------
+        state : SketchState
+            The state, checked as any loaded state.
+
+        Raises
+        ------
+        StateError
+            If the arrays break an invariant.
+
+        See Also
+        --------
+        State.from_dict : The current exported form.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import SketchState
+        >>> s = SketchState.from_arrays([1.0, 2.0])
+        >>> SketchState.from_legacy(s.pos, s.neg, s.meta, [s.min, s.max], s.relative_accuracy,
+        ...                         s.max_buckets, s.n_samples).n_samples
+        2
+        """
         meta, minmax = np.asarray(meta), np.asarray(minmax)
         return cls.from_dict({
             "kind": cls.kind, "format": base.FORMAT, "pos": pos, "neg": neg,
@@ -406,6 +542,19 @@ class ExactQuantileState(base.State):
     two inputs' chunks in O(1), so streaming many chunks stays linear; they are concatenated
     when quantiles are asked for (and on export).
 
+    Parameters
+    ----------
+    parts : tuple of ndarray
+        The values, chunk by chunk (read-only).
+    n_samples : int
+        The number of values.
+
+    See Also
+    --------
+    ExactQuantileState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.QuantileAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.quantile : A metric derived from it.
+
     Examples
     --------
     >>> from fastmetrics.states import ExactQuantileState
@@ -425,7 +574,36 @@ class ExactQuantileState(base.State):
     @classmethod
     def from_arrays(cls, values: ArrayLike) -> ExactQuantileState:
         """A copy of ``values`` (any real dtype, raveled). NaN or infinity raises
-        ``ValueError``."""
+        ``ValueError``.
+
+        Parameters
+        ----------
+        values : array-like
+            Real values (any dtype, raveled).
+
+        Returns
+        -------
+        state : ExactQuantileState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            If a value is NaN or infinite.
+
+        See Also
+        --------
+        ExactQuantileState.merge : The state of two chunks.
+        fastmetrics.streaming.QuantileAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.quantile : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ExactQuantileState
+        >>> a = ExactQuantileState.from_arrays([3, 1])
+        >>> a.n_samples
+        2
+        """
         a = real_values(values)
         if a.dtype.kind == "f" and a.size and not np.isfinite(a).all():
             raise _nonfinite(a, int(np.flatnonzero(~np.isfinite(a))[0]))
@@ -444,7 +622,32 @@ class ExactQuantileState(base.State):
         return chunks[0].copy() if len(chunks) == 1 else np.concatenate(chunks)
 
     def merge(self, other: ExactQuantileState) -> ExactQuantileState:
-        """The values of both inputs (this one's first)."""
+        """The values of both inputs (this one's first).
+
+        Parameters
+        ----------
+        other : ExactQuantileState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : ExactQuantileState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        ExactQuantileState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.QuantileAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.quantile : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ExactQuantileState
+        >>> a = ExactQuantileState.from_arrays([3, 1])
+        >>> b = ExactQuantileState.from_arrays([2])
+        >>> a.merge(b).values
+        array([3, 1, 2])
+        """
         self._check_mergeable(other)
         if other.n_samples == 0:
             return self
@@ -470,7 +673,7 @@ class ExactQuantileState(base.State):
 class QuantileResult:
     """Quantiles from a :class:`QuantileAccumulator`.
 
-    Attributes
+    Parameters
     ----------
     q : ndarray
         The probabilities asked for, in [0, 1].
@@ -479,13 +682,26 @@ class QuantileResult:
     method : str
         numpy's ``method`` they follow.
     mode : {"exact", "sketch"}
+        Whether the values are exact or a sketch's estimates.
     relative_accuracy : float or None
         Sketch mode: the guaranteed relative error ``alpha`` (None when exact).
     n_samples : int
+        Number of values seen.
     min, max : float
         Exact smallest and largest values seen.
     guarantee : str
         What the numbers promise, in words.
+
+    See Also
+    --------
+    fastmetrics.streaming.QuantileAccumulator.result : What builds it.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import QuantileAccumulator
+    >>> r = QuantileAccumulator(mode="exact").update([1.0, 2.0, 3.0]).result([0.5])
+    >>> r.values.tolist(), r.mode, r.min, r.max
+    ([2.0], 'exact', 1.0, 3.0)
     """
 
     q: np.ndarray
@@ -499,7 +715,23 @@ class QuantileResult:
     guarantee: str
 
     def as_dict(self) -> dict[float, float]:
-        """``{q: value}``."""
+        """``{q: value}``.
+
+        Returns
+        -------
+        dict
+            Each probability asked for -> its quantile, as Python floats.
+
+        See Also
+        --------
+        fastmetrics.streaming.QuantileAccumulator.result : The quantiles' source.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import QuantileAccumulator
+        >>> QuantileAccumulator(mode="exact").update([1.0, 3.0]).result([0.5, 1.0]).as_dict()
+        {0.5: 2.0, 1.0: 3.0}
+        """
         return {float(a): float(b) for a, b in zip(self.q, self.values)}
 
 

@@ -265,7 +265,7 @@ def abs_errors(yt: np.ndarray, yp: np.ndarray, w) -> np.ndarray:
 class RegressionState(base.OutputSums):
     """The sums of one or more kernel passes over (y_true, y_pred[, weights]).
 
-    Attributes
+    Parameters
     ----------
     sums : ndarray of float64, shape (sums.N_STATE,)
         The kernel's sums, slots named in ``sums.pxd`` (``sums.W``, ``sums.MEAN``...).
@@ -279,6 +279,12 @@ class RegressionState(base.OutputSums):
         With ``keep_values``: the absolute errors, chunk by chunk (read :attr:`errors`).
     kept_weights : tuple of ndarray or None
         With ``keep_values`` and weights: the weights, chunk by chunk.
+
+    See Also
+    --------
+    RegressionState.from_arrays : The state of one pass over data.
+    fastmetrics.streaming.RegressionAccumulator : Holds one, updated chunk by chunk.
+    fastmetrics.mean_squared_error : A metric derived from it.
 
     Examples
     --------
@@ -313,6 +319,53 @@ class RegressionState(base.OutputSums):
         ``delta`` is the Huber loss' (> 0). Raises scikit-learn's errors for bad input
         (lengths, NaN / infinity, weights that sum to zero unless ``allow_zero_sum``, empty
         input unless ``allow_empty``).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            True values.
+        y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Predicted values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample. None weighs every sample 1.
+        n_threads : int or None, default=None
+            Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
+            process is busy on; small inputs use one thread. The state is the same for any value.
+        flags : int, default=31
+            The optional sums to compute (the kernel's ``FLAG_*`` bits; all by default).
+        delta : float, default=1.0
+            The Huber loss' ``delta`` (> 0).
+        keep_values : bool, default=False
+            Also keep every absolute error (and weight), for the median absolute error.
+        allow_empty : bool, default=False
+            Accept empty input (an empty state, e.g. a chunk of a stream) instead of raising.
+        allow_zero_sum : bool, default=False
+            Accept sample weights that sum to zero (a chunk of a stream) instead of raising
+            scikit-learn's error.
+
+        Returns
+        -------
+        state : RegressionState
+            The state of these samples.
+
+        Raises
+        ------
+        ValueError
+            For bad input, with scikit-learn's wording where it has one (lengths, NaN or infinity,
+            shapes, dtypes), and for empty input unless ``allow_empty``.
+
+        See Also
+        --------
+        RegressionState.merge : The state of two chunks.
+        fastmetrics.streaming.RegressionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.mean_squared_error : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RegressionState
+        >>> a = RegressionState.from_arrays([3, -0.5], [2.5, 0.0])
+        >>> a.n_samples
+        2
         """
         if flags & ~ALL_FLAGS:
             raise ValueError(f"flags must combine the kernel's FLAG_* bits, got {flags!r}")
@@ -355,7 +408,42 @@ class RegressionState(base.OutputSums):
     def from_legacy(cls, sums, delta, weighted, errors=None, weights=None) -> RegressionState:
         """The state of a ``RegressionAccumulator`` pickled by fastmetrics 0.1.0 (its sums
         array, computed with every optional sum, and its lists of kept errors and weights),
-        checked like any load."""
+        checked like any load.
+
+        Parameters
+        ----------
+        sums : ndarray of float64
+            The 0.1.0 accumulator's sums (every optional sum computed).
+        delta : float
+            The Huber loss' ``delta``.
+        weighted : bool
+            Whether sample weights were given.
+        errors : list of ndarray or None, default=None
+            Kept absolute errors, chunk by chunk.
+        weights : list of ndarray or None, default=None
+            Kept weights, chunk by chunk.
+
+        Returns
+        -------
+        state : RegressionState
+            The state, checked as any loaded state.
+
+        Raises
+        ------
+        StateError
+            If the sums break an invariant.
+
+        See Also
+        --------
+        State.from_dict : The current exported form.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RegressionState
+        >>> s = RegressionState.from_arrays([3, -0.5], [2.5, 0.0], flags=7)  # 0.1.0's sums
+        >>> RegressionState.from_legacy(s.sums, 1.0, False).n_samples
+        2
+        """
         sums = np.array(sums, dtype=np.float64)
         if sums.shape == (kernel.MAXABS,):  # 0.1.0 had no slots from MAXABS on: absent
             sums = np.append(sums, np.zeros(kernel.N_STATE - kernel.MAXABS))
@@ -372,6 +460,7 @@ class RegressionState(base.OutputSums):
     # ------------------------------------------------------------------ properties
     @property
     def keeps_values(self) -> bool:
+        """Whether the absolute errors are kept (``keep_values=True``)."""
         return self.kept is not None
 
     @property
@@ -397,7 +486,34 @@ class RegressionState(base.OutputSums):
 
     def sum(self, slot: int):
         """The sum of ``slot`` (per output for several outputs); ``ValueError`` when it is
-        an optional sum this state was not computed with."""
+        an optional sum this state was not computed with.
+
+        Parameters
+        ----------
+        slot : int
+            A slot of the kernel's sums (``W``, ``ABS``, ``SQ``...).
+
+        Returns
+        -------
+        value : float or ndarray of shape (n_outputs,)
+            The sum (per output for several outputs).
+
+        Raises
+        ------
+        ValueError
+            If it is an optional sum this state was not computed with.
+
+        See Also
+        --------
+        RegressionState.total : The weight total.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RegressionState
+        >>> s = RegressionState.from_arrays([3, -0.5], [2.5, 0.0])
+        >>> float(s.sum(1))  # slot ABS: the sum of absolute errors
+        1.0
+        """
         need = _FLAG_OF.get(slot, 0)
         if need and not self.flags & need:
             raise ValueError(
@@ -408,7 +524,28 @@ class RegressionState(base.OutputSums):
 
     def total(self) -> float:
         """The weight total (the count when unweighted); ``ValueError`` when it is zero.
-        Every output has the same (one weight per sample, summed in the same order)."""
+        Every output has the same (one weight per sample, summed in the same order).
+
+        Returns
+        -------
+        total : float
+            The weight total (the count when unweighted), the same for every output.
+
+        Raises
+        ------
+        ValueError
+            If the total is zero.
+
+        See Also
+        --------
+        RegressionState.sum : Any sum of the state.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RegressionState
+        >>> float(RegressionState.from_arrays([3, -0.5], [2.5, 0.0], [1.0, 3.0]).total())
+        4.0
+        """
         s = self.sums
         w = s[kernel.W] if s.ndim == 1 else s[0, kernel.W]
         if w == 0:
@@ -419,7 +556,32 @@ class RegressionState(base.OutputSums):
     def merge(self, other: RegressionState) -> RegressionState:
         """The state of both inputs: sums add (mean and spread by Chan et al.'s update),
         the optional sums both hold are kept, kept errors are concatenated. An empty state
-        is the identity."""
+        is the identity.
+
+        Parameters
+        ----------
+        other : RegressionState
+            A state of the same type (and the same settings: edges, power, classes...).
+
+        Returns
+        -------
+        state : RegressionState
+            The state of both inputs' samples; neither input is modified. ``a + b`` is the same.
+
+        See Also
+        --------
+        RegressionState.from_arrays : The state of one chunk.
+        fastmetrics.streaming.RegressionAccumulator : Holds one, updated chunk by chunk.
+        fastmetrics.mean_squared_error : A metric derived from it.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RegressionState
+        >>> a = RegressionState.from_arrays([3, -0.5], [2.5, 0.0])
+        >>> b = RegressionState.from_arrays([2, 7], [2, 8])
+        >>> a.merge(b).n_samples
+        4
+        """
         self._check_outputs(other)
         if self.delta != other.delta:
             raise ValueError(
@@ -592,7 +754,33 @@ def _weights_or_ones(st: RegressionState) -> tuple:
 
 @dataclass(frozen=True)
 class RegressionSummary:
-    """MAE, MSE, RMSE and R² of one pass, with the number of samples."""
+    """MAE, MSE, RMSE and R² of one pass, with the number of samples.
+
+    The record :func:`fastmetrics.regression_summary` returns (frozen).
+
+    Parameters
+    ----------
+    mae : float
+        Mean absolute error.
+    mse : float
+        Mean squared error.
+    rmse : float
+        Root mean squared error (for several outputs, the mean of per-output RMSEs).
+    r2 : float
+        R² with ``force_finite=True``; NaN for fewer than two samples.
+    n_samples : int
+        Number of samples read.
+
+    See Also
+    --------
+    fastmetrics.regression_summary : The function that returns this record.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> fm.regression_summary([1, 2, 3], [1, 2, 4]).mae
+    0.3333333333333333
+    """
 
     mae: float
     mse: float
@@ -601,6 +789,23 @@ class RegressionSummary:
     n_samples: int
 
     def as_row(self) -> dict[str, float]:
+        """The record as a dict, one key per field.
+
+        Returns
+        -------
+        row : dict[str, float]
+            ``{"mae": ..., "mse": ..., "rmse": ..., "r2": ..., "n_samples": ...}``.
+
+        See Also
+        --------
+        fastmetrics.regression_summary : The function that returns the record.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> fm.regression_summary([1, 2, 3], [1, 2, 3]).as_row()["r2"]
+        1.0
+        """
         return {"mae": self.mae, "mse": self.mse, "rmse": self.rmse, "r2": self.r2,
                 "n_samples": self.n_samples}
 

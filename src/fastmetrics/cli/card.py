@@ -25,19 +25,39 @@ from ..calibration import CalibrationSummary
 from ..report import card_with_intervals
 from ..streaming import ConfusionAccumulator
 from ..timing import LatencyStats, latency_stats
-from .columns import DEFAULT_CLASS_PREFIX, LabelCoder, as_prob, class_name, label_values
+from .columns import (DEFAULT_CLASS_PREFIX, LabelCoder, as_prob, class_name, class_values,
+                      label_values)
 from .errors import CLIError, first_line
 from .progress import Progress
 from .readers import Reread, Source, batch_rows, open_source
 from .toplabel import TopLabel
 
-__all__ = ["SAMPLE_DEFAULTS", "Card", "card_of", "report_card"]
+__all__ = ["SAMPLE_DEFAULTS", "Card", "Scores", "card_of", "report_card"]
 
 #: The sample's out-of-scope label and probability columns, used when no FILE is given.
 SAMPLE_DEFAULTS = {"oos_label": "oos", "prob_prefix": "p_"}
 #: How probability columns found by their ``p_`` prefix alone are named in the report.
 DEFAULT_SOURCE = f"{DEFAULT_CLASS_PREFIX}* columns (found by name)"
 DIAGRAM_NEEDS = "--diagram needs probabilities: give --prob COL... or --prob-prefix P"
+
+
+@dataclass
+class Scores:
+    """Every row's probabilities, kept for the curves of ``--html``.
+
+    Attributes
+    ----------
+    true_column : ndarray of shape (n_samples,)
+        Per row the column of ``probabilities`` that names its true label, -1 for none.
+    probabilities : ndarray of shape (n_samples, n_columns)
+        The probability columns, as float64.
+    classes : list
+        The label each column names, typed as the labels.
+    """
+
+    true_column: np.ndarray
+    probabilities: np.ndarray
+    classes: list
 
 
 @dataclass
@@ -62,6 +82,8 @@ class Card:
         How the probability columns were chosen.
     latency, latency_source : LatencyStats or None, str or None
         Percentiles of the ``--latency-col`` column (ms), and that column.
+    scores : Scores or None
+        Every row's probabilities, kept only for ``--html`` (its ROC and PR curves).
     """
 
     name: str
@@ -73,6 +95,7 @@ class Card:
     prob_source: str | None = None
     latency: LatencyStats | None = None
     latency_source: str | None = None
+    scores: Scores | None = None
 
 
 def card_of(argv: Sequence[str]) -> Card:
@@ -135,7 +158,17 @@ def report_card(args: argparse.Namespace) -> Card:
     lat_col = getattr(args, "latency_col", None)
     return Card(source.name, oos, metrics, rows, summary, calibration,
                 None if cal is None else cal.source, latency,
-                None if latency is None else f"column {lat_col!r}")
+                None if latency is None else f"column {lat_col!r}",
+                None if cal is None else _scores(cal, typing, list(c.metrics.labels)))
+
+
+def _scores(cal: TopLabel, typing: str, labels: list) -> Scores | None:
+    """The rows kept for ``--html`` (None without it), each column named by its class."""
+    kept = cal.rows(typing)
+    if kept is None:
+        return None
+    classes = labels if cal.names is None else class_values(cal.keys, cal.names, labels)
+    return Scores(kept[0], kept[1], classes)
 
 
 def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
@@ -153,7 +186,9 @@ def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
         raise CLIError(DIAGRAM_NEEDS)
     coder = LabelCoder()
     acc = ConfusionAccumulator()
-    cal = TopLabel(keys, names, args.n_bins, prob_source) if keys else None
+    # --html draws ROC and PR curves: they need every row's probabilities
+    cal = (TopLabel(keys, names, args.n_bins, prob_source,
+                    keep_rows=bool(getattr(args, "html", None))) if keys else None)
     need = list(dict.fromkeys([true, pred, *keys, *([] if lat is None else [lat])]))
     labels = tuple(dict.fromkeys([true, pred]))
     rows_per_batch = source.plan(requested, need, labels)

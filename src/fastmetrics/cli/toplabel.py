@@ -47,6 +47,9 @@ class TopLabel:
         Equal-width bins.
     source : str
         How the columns were chosen (for the report and messages).
+    keep_rows : bool, default=False
+        Also keep every row's probabilities and true column in memory (8 bytes per column
+        and row, plus 8), for the curves of :meth:`rows`.
 
     Notes
     -----
@@ -65,7 +68,7 @@ class TopLabel:
     """
 
     def __init__(self, keys: list[str], names: list[str] | None, n_bins: int,
-                 source: str) -> None:
+                 source: str, keep_rows: bool = False) -> None:
         self.keys = keys
         self.source = source
         self.names = names
@@ -75,6 +78,10 @@ class TopLabel:
         self.errors: dict[str, str] = {}  # kind -> the first error of that kind
         self.pending: list[tuple[np.ndarray, Truth, int]] = []  # columns in label order
         self.width = len(keys)
+        # with keep_rows: per typing, each batch's true column (-1: none), and the batches'
+        # probability matrices, in the order they were binned
+        self.kept: dict[str, list[np.ndarray]] | None = {} if keep_rows else None
+        self.kept_probs: list[np.ndarray] = []
         self.lookups = {} if names is None else {
             t: {k: j for j, k in reversed(list(enumerate(class_key(nm, t) for nm in names)))}
             for t in TYPINGS
@@ -128,6 +135,8 @@ class TopLabel:
                 continue
             cols = np.array([lookup.get(v, -1) for v in distinct], dtype=np.int64)
             y = cols[truth.inverse]
+            if self.kept is not None:
+                self.kept.setdefault(t, []).append(y)
             if matrix.shape[1] == 1:
                 y = (y == 0).astype(np.int64)  # one column: is the label its class
             elif y.size and y.min() < 0:
@@ -138,6 +147,8 @@ class TopLabel:
                 self.accs.pop(t, None)
                 continue
             ys[t] = y
+        if self.kept is not None:
+            self.kept_probs.append(np.array(matrix))  # a reader may reuse its buffers
         if KERNEL in self.errors or not ys:
             return  # after a bad probability only a missing class can still outrank it
         if not self.accs:
@@ -189,3 +200,11 @@ class TopLabel:
         if KERNEL in self.errors:
             raise CLIError(self.errors[KERNEL])
         return self.accs[typing].result()
+
+    def rows(self, typing: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """With ``keep_rows``, after :meth:`result`: per row the column of its true label
+        (-1 where it has none) and the (n, K) probabilities; else None."""
+        if self.kept is None or typing not in self.kept:
+            return None
+        return (np.concatenate(self.kept[typing]),
+                np.concatenate(self.kept_probs) if self.kept_probs else np.empty((0, 0)))
