@@ -106,6 +106,10 @@ def _wrap(head: str, parts: list[str], tail: str, indent: str) -> list[str]:
             cur = pad + piece
         else:
             cur += ("" if cur.endswith("(") else " ") + piece
+    if len(cur) > WIDTH and cur.endswith(tail) and cur.strip() != tail.strip():
+        # the return annotation on a line of its own, under the parameters
+        lines.append(cur[: len(cur) - len(tail)])
+        cur = pad[:-1] + tail.lstrip(",")
     lines.append(cur)
     return lines
 
@@ -252,8 +256,8 @@ def methods_stub() -> str:
                 lines += _attached_lines(cls, name, fn, imports) + [""]
         if not lines:
             lines = ["    pass", ""]
-        doc = (f'    """The methods :class:`fastmetrics.streaming.{cls.__name__}` gets from the '
-               'metric table."""')
+        doc = (f'    """The methods :class:`fastmetrics.streaming.{cls.__name__}` gets from\n'
+               '    the metric table."""')
         body += ["", f"class {cls.__name__}Methods:", doc] + lines
     return HEADER + "\n" + imports.render() + "\n" + "\n".join(body).rstrip("\n") + "\n"
 

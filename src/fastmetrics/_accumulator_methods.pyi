@@ -16,7 +16,8 @@ from fastmetrics.uncertainty import BootstrapResult, ComparisonResult, McNemarRe
 
 
 class CalibrationAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.CalibrationAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.CalibrationAccumulator` gets from
+    the metric table."""
     def calibration_summary(self) -> CalibrationSummary: ...
 
     def calibration_bins(self) -> CalibrationBins: ...
@@ -33,12 +34,15 @@ class CalibrationAccumulatorMethods:
 
 
 class ConfusionAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.ConfusionAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.ConfusionAccumulator` gets from
+    the metric table."""
     def confusion_matrix(self, *, labels: ArrayLike | None = ...,
-                         normalize: Normalize | None = ...) -> NDArray[np.int64] | NDArray[np.float64]: ...
+                         normalize: Normalize | None = ...
+                        ) -> NDArray[np.int64] | NDArray[np.float64]: ...
 
     def multilabel_confusion_matrix(self, *, labels: ArrayLike | None = ...,
-                                    samplewise: bool = ...) -> NDArray[np.int64] | NDArray[np.float64]: ...
+                                    samplewise: bool = ...
+                                   ) -> NDArray[np.int64] | NDArray[np.float64]: ...
 
     def accuracy_score(self, *, normalize: bool = ...) -> float: ...
 
@@ -112,7 +116,8 @@ class ConfusionAccumulatorMethods:
                       average: None, zero_division: ZeroDivision = ...) -> FloatArray: ...
 
     def class_likelihood_ratios(self, *, labels: ArrayLike | None = ...,
-                                replace_undefined_by: float | dict[str, float] = ...) -> tuple[float, float]: ...
+                                replace_undefined_by: float | dict[str, float] = ...
+                               ) -> tuple[float, float]: ...
 
     @overload
     def specificity_score(self, *, labels: ArrayLike | None = ..., pos_label: Label = ...,
@@ -149,7 +154,8 @@ class ConfusionAccumulatorMethods:
 
 
 class ContingencyAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.ContingencyAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.ContingencyAccumulator` gets from
+    the metric table."""
     @overload
     def contingency_matrix(self, *, eps: float | None = ..., sparse: Literal[False] = ...,
                            dtype: DTypeLike = ...) -> NDArray[Any]: ...
@@ -186,12 +192,14 @@ class ContingencyAccumulatorMethods:
 
 
 class HingeAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.HingeAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.HingeAccumulator` gets from
+    the metric table."""
     def hinge_loss(self) -> float: ...
 
 
 class LabelRankingAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.LabelRankingAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.LabelRankingAccumulator` gets from
+    the metric table."""
     def coverage_error(self) -> float: ...
 
     def label_ranking_average_precision_score(self) -> float: ...
@@ -200,7 +208,8 @@ class LabelRankingAccumulatorMethods:
 
 
 class PairedConfusionAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.PairedConfusionAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.PairedConfusionAccumulator` gets from
+    the metric table."""
     def compare(self, metric: str | Callable[..., Any], *, n_resamples: int = ...,
                 confidence_level: float = ..., method: str = ..., random_state: RandomState = ...,
                 **metric_kwargs: Any) -> ComparisonResult: ...
@@ -209,7 +218,8 @@ class PairedConfusionAccumulatorMethods:
 
 
 class PinballAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.PinballAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.PinballAccumulator` gets from
+    the metric table."""
     @overload
     def mean_pinball_loss(self, *, alpha: float = ...,
                           multioutput: Literal['raw_values']) -> FloatArray: ...
@@ -219,7 +229,8 @@ class PinballAccumulatorMethods:
 
 
 class ProbabilityAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.ProbabilityAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.ProbabilityAccumulator` gets from
+    the metric table."""
     def log_loss(self, *, normalize: bool = ...) -> float: ...
 
     def d2_log_loss_score(self) -> float: ...
@@ -228,12 +239,14 @@ class ProbabilityAccumulatorMethods:
 
 
 class QuantileAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.QuantileAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.QuantileAccumulator` gets from
+    the metric table."""
     pass
 
 
 class RankingAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.RankingAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.RankingAccumulator` gets from
+    the metric table."""
     @overload
     def roc_auc_score(self, *, average: RankingAverage = ..., max_fpr: float | None = ...,
                       multi_class: Literal['raise', 'ovr', 'ovo'] = ...,
@@ -249,13 +262,16 @@ class RankingAccumulatorMethods:
     def average_precision_score(self, *, average: None) -> FloatArray: ...
 
     def roc_curve(self, *,
-                  drop_intermediate: bool = ...) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
+                  drop_intermediate: bool = ...
+                 ) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
 
     def precision_recall_curve(self, *,
-                               drop_intermediate: bool = ...) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
+                               drop_intermediate: bool = ...
+                              ) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
 
     def det_curve(self,
-                  drop_intermediate: bool = ...) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
+                  drop_intermediate: bool = ...
+                 ) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
 
     def confusion_matrix_at_thresholds(self) -> tuple[NDArray[Any], ...]: ...
 
@@ -269,7 +285,8 @@ class RankingAccumulatorMethods:
 
 
 class RegressionAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.RegressionAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.RegressionAccumulator` gets from
+    the metric table."""
     @overload
     def mean_absolute_error(self, *, multioutput: Literal['raw_values']) -> FloatArray: ...
     @overload
@@ -321,7 +338,8 @@ class RegressionAccumulatorMethods:
 
 
 class SquaredLogAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.SquaredLogAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.SquaredLogAccumulator` gets from
+    the metric table."""
     @overload
     def mean_squared_log_error(self, *, multioutput: Literal['raw_values']) -> FloatArray: ...
     @overload
@@ -334,7 +352,8 @@ class SquaredLogAccumulatorMethods:
 
 
 class TweedieAccumulatorMethods:
-    """The methods :class:`fastmetrics.streaming.TweedieAccumulator` gets from the metric table."""
+    """The methods :class:`fastmetrics.streaming.TweedieAccumulator` gets from
+    the metric table."""
     def mean_tweedie_deviance(self) -> float: ...
 
     def mean_poisson_deviance(self) -> float: ...

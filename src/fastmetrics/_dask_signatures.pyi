@@ -35,7 +35,8 @@ def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *,
                                 sample_weight: ArrayLike | None = ...,
                                 labels: ArrayLike | None = ..., samplewise: bool = ...,
                                 n_threads: int | None = ..., compute: Literal[True] = ...,
-                                split_every: int | None = ...) -> NDArray[np.int64] | NDArray[np.float64]: ...
+                                split_every: int | None = ...
+                               ) -> NDArray[np.int64] | NDArray[np.float64]: ...
 
 @overload
 def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *,
@@ -732,7 +733,8 @@ def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None 
 def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = ...,
                            sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ...,
                            n_threads: int | None = ..., compute: Literal[True] = ...,
-                           split_every: int | None = ...) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
+                           split_every: int | None = ...
+                          ) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
 
 @overload
 def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = ...,
@@ -901,7 +903,8 @@ def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike,
 @overload
 def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                        beta: float = ..., compute: Literal[True] = ...,
-                                       split_every: int | None = ...) -> tuple[float, float, float]: ...
+                                       split_every: int | None = ...
+                                      ) -> tuple[float, float, float]: ...
 
 @overload
 def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: ArrayLike, *,
