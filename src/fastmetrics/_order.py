@@ -7,7 +7,7 @@ median.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -130,7 +130,7 @@ def _lerp(a, b, t):
 # -- the public functions --------------------------------------------------------------------
 
 
-def quantiles(arr, q, method, weak_q):
+def quantiles(arr, q, method, weak_q) -> Any:
     """numpy's ``_quantile`` for 1-D ``arr`` with the partition replaced by the kernel."""
     n = arr.shape[0]
     data = native(arr)
@@ -163,7 +163,7 @@ def quantiles(arr, q, method, weak_q):
     return result
 
 
-def numpy_median(a):
+def numpy_median(a) -> np.floating[Any]:
     """numpy's median of ``a`` (flattened): the mean of the two middle order statistics,
     selected in place in O(N); NaN anywhere gives NaN. Empty input: ``ValueError``."""
     data = native(np.asarray(a)).reshape(-1)

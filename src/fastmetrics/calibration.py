@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -40,6 +40,12 @@ from ._states import bins, proba
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._inputs import inconsistent_lengths
 from .percentiles import percentile
+
+
+if TYPE_CHECKING:
+    import pathlib
+    from typing import Literal
+    from ._typing import ArrayLike, FloatArray, Label
 
 __all__ = [
     "CalibrationBins",
@@ -58,8 +64,9 @@ __all__ = [
 ]
 
 
-def _state(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels, n_threads,
-           *, binary: bool = False) -> CalibrationState:
+def _state(y_true: ArrayLike, y_prob: ArrayLike, n_bins: int, strategy: str,
+           sample_weight: ArrayLike | None, pos_label: Label | None, labels: ArrayLike | None,
+           n_threads: int | None, *, binary: bool = False) -> CalibrationState:
     """Validate and bin: the one pass every function here reads (``binary``: 1-D ``y_prob``
     only, as ``calibration_curve``)."""
     if strategy == "uniform":
@@ -88,8 +95,11 @@ def _state(y_true, y_prob, n_bins, strategy, sample_weight, pos_label, labels, n
                                         n_threads=n_threads)
 
 
-def calibration_bins(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None,
-                     pos_label=None, labels=None, n_threads=None) -> CalibrationBins:
+def calibration_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                     strategy: Literal["uniform", "quantile"] = "uniform",
+                     sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                     labels: ArrayLike | None = None,
+                     n_threads: int | None = None) -> CalibrationBins:
     """Bin probabilities and count, in one pass, what every calibration metric needs.
 
     Not in scikit-learn: the bins behind :func:`calibration_curve`, the ECE, the MCE and the
@@ -167,8 +177,9 @@ def calibration_bins(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_we
     return bins.binned(state)
 
 
-def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uniform",
-                      n_threads=None):
+def calibration_curve(y_true: ArrayLike, y_prob: ArrayLike, *, pos_label: Label | None = None,
+                      n_bins: int = 5, strategy: Literal["uniform", "quantile"] = "uniform",
+                      n_threads: int | None = None) -> tuple[FloatArray, FloatArray]:
     """True and predicted probabilities for a calibration curve (scikit-learn's).
 
     Binary only. The bins come from one mergeable pass (streaming and Dask faces give the
@@ -233,9 +244,11 @@ def calibration_curve(y_true, y_prob, *, pos_label=None, n_bins=5, strategy="uni
     return bins.curve(state)
 
 
-def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                               sample_weight=None, pos_label=None, labels=None,
-                               n_threads=None) -> float:
+def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                               strategy: Literal["uniform", "quantile"] = "uniform",
+                               sample_weight: ArrayLike | None = None,
+                               pos_label: Label | None = None, labels: ArrayLike | None = None,
+                               n_threads: int | None = None) -> float:
     """Expected calibration error: ``sum_b (W_b / W) * |observed_b - confidence_b|``.
 
     Not in scikit-learn. Binary ``y_prob`` (1-D) compares the fraction of positives to the
@@ -305,9 +318,10 @@ def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     return bins.ece(state)
 
 
-def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
-                          sample_weight=None, pos_label=None, labels=None,
-                          n_threads=None) -> float:
+def max_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                          strategy: Literal["uniform", "quantile"] = "uniform",
+                          sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                          labels: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """Maximum calibration error: the largest ``|observed_b - confidence_b|`` over non-empty
     bins.
 
@@ -376,8 +390,11 @@ def max_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     return bins.mce(state)
 
 
-def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
-                     scale_by_half="auto", n_threads=None) -> float:
+def brier_score_loss(y_true: ArrayLike, y_proba: ArrayLike, *,
+                     sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                     labels: ArrayLike | None = None,
+                     scale_by_half: bool | Literal["auto"] = "auto",
+                     n_threads: int | None = None) -> float:
     """Brier score loss (scikit-learn's), binary, multiclass or multilabel.
 
     The weighted mean over samples of ``sum_k (y_k - p_k)**2`` over the two columns of a
@@ -454,8 +471,9 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     return bins.brier(state, scale_by_half)
 
 
-def d2_brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
-                   n_threads=None) -> float:
+def d2_brier_score(y_true: ArrayLike, y_proba: ArrayLike, *,
+                   sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                   labels: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """D^2 score for the Brier score (scikit-learn's): the fraction of Brier score explained.
 
     ``1 - brier(y, p) / brier(y, q)``, where the null model ``q`` predicts every class's
@@ -536,7 +554,7 @@ def d2_brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None, label
     return bins.d2_brier(state)
 
 
-def _first_dim(a) -> int:
+def _first_dim(a: ArrayLike) -> int:
     shape = np.shape(a)
     return int(shape[0]) if shape else 1
 
@@ -545,8 +563,10 @@ def _first_dim(a) -> int:
 # report card
 
 
-def calibration_summary(y_true, y_prob, *, n_bins=10, sample_weight=None, pos_label=None,
-                        labels=None, n_threads=None) -> CalibrationSummary:
+def calibration_summary(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                        sample_weight: ArrayLike | None = None, pos_label: Label | None = None,
+                        labels: ArrayLike | None = None,
+                        n_threads: int | None = None) -> CalibrationSummary:
     """ECE, MCE and Brier score (10 equal-width bins by default) from one kernel pass.
 
     Not in scikit-learn. For a probability matrix all three are top-label: Brier is
@@ -642,7 +662,7 @@ class ProbabilityReport:
     classification: Any  # a ClassificationMetrics
     calibration: CalibrationSummary
 
-    def as_row(self) -> dict:
+    def as_row(self) -> dict[str, Any]:
         """The report card's row plus the calibration scalars under ``calibration.`` keys.
 
         Returns
@@ -665,7 +685,7 @@ class ProbabilityReport:
         row.update({f"calibration.{k}": v for k, v in self.calibration.as_row().items()})
         return row
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         """Every value of the report card and of the calibration under dot keys.
 
         Returns
@@ -689,7 +709,8 @@ class ProbabilityReport:
         return out
 
 
-def score_probabilities(y_true, y_pred, y_prob, *, n_bins=10, **score_kwargs) -> ProbabilityReport:
+def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike, *,
+                        n_bins: int = 10, **score_kwargs: Any) -> ProbabilityReport:
     """``fastmetrics.score(y_true, y_pred, **score_kwargs)`` plus ECE, MCE and Brier score of
     ``y_prob`` (binary probabilities, or an (n, K) matrix for top-label calibration).
 
@@ -749,7 +770,7 @@ def score_probabilities(y_true, y_pred, y_prob, *, n_bins=10, **score_kwargs) ->
 # log-probabilities and plots
 
 
-def _candidates(logprobs) -> list[tuple[str, float]]:
+def _candidates(logprobs: Any) -> list[tuple[str, float]]:
     """(token, logprob) pairs from a mapping, pairs, dicts or objects with token/logprob;
     a first entry with ``top_logprobs`` means: the candidates of the first generated token."""
     if isinstance(logprobs, dict):
@@ -758,7 +779,7 @@ def _candidates(logprobs) -> list[tuple[str, float]]:
     if not items:
         return []
 
-    def get(x, key):
+    def get(x: Any, key: str) -> Any:
         return x.get(key) if isinstance(x, dict) else getattr(x, key, None)
 
     first = items[0]
@@ -775,7 +796,7 @@ def _candidates(logprobs) -> list[tuple[str, float]]:
     return out
 
 
-def class_confidence_from_logprobs(logprobs, label_tokens) -> dict[str, float]:
+def class_confidence_from_logprobs(logprobs: Any, label_tokens: Any) -> dict[str, float]:
     """Class probabilities from the log-probabilities of candidate tokens.
 
     Not in scikit-learn. A stable softmax (``exp(lp - max lp)``) over the candidates, the
@@ -838,8 +859,24 @@ def class_confidence_from_logprobs(logprobs, label_tokens) -> dict[str, float]:
     return {label: v / total for label, v in probs.items()}
 
 
-def reliability_diagram(bins_or_arrays, path, output_path=None, n_bins=10, *,
-                        strategy="uniform", title=None):
+@overload
+def reliability_diagram(bins_or_arrays: CalibrationBins | ArrayLike,
+                        path: str | os.PathLike[str], output_path: None = ...,
+                        n_bins: int = ..., *, strategy: Literal["uniform", "quantile"] = ...,
+                        title: str | None = ...) -> pathlib.Path: ...
+
+
+@overload
+def reliability_diagram(bins_or_arrays: ArrayLike, path: ArrayLike,
+                        output_path: str | os.PathLike[str], n_bins: int = ..., *,
+                        strategy: Literal["uniform", "quantile"] = ...,
+                        title: str | None = ...) -> pathlib.Path: ...
+
+
+def reliability_diagram(bins_or_arrays: Any, path: Any,
+                        output_path: str | os.PathLike[str] | None = None, n_bins: int = 10, *,
+                        strategy: Literal["uniform", "quantile"] = "uniform",
+                        title: str | None = None) -> pathlib.Path:
     """Save a reliability diagram as a PNG: bars = observed frequency (accuracy) per bin,
     dashed diagonal = perfect calibration. Needs matplotlib (``pip install
     fastmetrics-kernels[plot]``).

@@ -12,7 +12,8 @@ confusion matrices, the report, Jaccard, Hamming and zero-one losses). Multiclas
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from . import exceptions
 
 if TYPE_CHECKING:  # the name ``__getattr__`` below gives, for type checkers and linters
     from sklearn.exceptions import UndefinedMetricWarning  # noqa: F401
+
+    from ._typing import (ArrayLike, Average, FloatArray, Label, NDArray, Normalize,
+                          PRFSArrays, PRFSFloats, ZeroDivision)
 
 __all__ = [
     "UndefinedMetricWarning",
@@ -53,7 +57,8 @@ __all__ = [
 __getattr__ = exceptions.lazy_warning_classes(__name__)
 
 
-def label_state(y_true, y_pred, sample_weight=None, n_threads=None):
+def label_state(y_true: ArrayLike, y_pred: ArrayLike, sample_weight: ArrayLike | None = None,
+                n_threads: int | None = None) -> ConfusionState | MultilabelState:
     """The state of two label arrays: a :class:`~fastmetrics.states.MultilabelState` for
     two indicator matrices, else a :class:`~fastmetrics.states.ConfusionState`."""
     if is_multilabel_pair(y_true, y_pred):
@@ -62,13 +67,14 @@ def label_state(y_true, y_pred, sample_weight=None, n_threads=None):
     return ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads)
 
 
-def _one_dimensional(y_true, y_pred) -> None:
+def _one_dimensional(y_true: ArrayLike, y_pred: ArrayLike) -> None:
     if is_multilabel_pair(y_true, y_pred):
         raise ValueError("multilabel-indicator is not supported")
 
 
-def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normalize=None,
-                     n_threads=None):
+def confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = None,
+                     sample_weight: ArrayLike | None = None, normalize: Normalize | None = None,
+                     n_threads: int | None = None) -> NDArray[np.int64] | NDArray[np.float64]:
     """Compute the confusion matrix (scikit-learn compatible).
 
     ``C[i, j]`` is the number (or weight) of samples with true label ``labels[i]`` predicted
@@ -138,8 +144,11 @@ def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normali
     return confusion.matrix(state, labels, normalize)
 
 
-def multilabel_confusion_matrix(y_true, y_pred, *, sample_weight=None, labels=None,
-                                samplewise=False, n_threads=None):
+def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sample_weight: ArrayLike | None = None,
+                                labels: ArrayLike | None = None, samplewise: bool = False,
+                                n_threads: int | None = None
+                                ) -> NDArray[np.int64] | NDArray[np.float64]:
     """One-vs-rest 2 x 2 confusion matrices, one per label (or per sample, ``samplewise``).
 
     ``MCM[i]`` is ``[[tn, fp], [fn, tp]]`` for ``labels[i]``. Multiclass targets: derived
@@ -204,7 +213,9 @@ def multilabel_confusion_matrix(y_true, y_pred, *, sample_weight=None, labels=No
     return confusion.mcm(state, labels, samplewise)
 
 
-def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, n_threads=None):
+def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = True,
+                   sample_weight: ArrayLike | None = None,
+                   n_threads: int | None = None) -> float:
     """Fraction (or number, ``normalize=False``) of correctly classified samples.
 
     Parameters
@@ -257,9 +268,31 @@ def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, n_thre
     return confusion.accuracy(state, normalize)
 
 
-def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, pos_label=1,
-                                    average=None, warn_for=("precision", "recall", "f-score"),
-                                    sample_weight=None, zero_division="warn", n_threads=None):
+@overload
+def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float = ...,
+                                    labels: ArrayLike | None = ..., pos_label: Label = ...,
+                                    average: None = ..., warn_for: Sequence[str] = ...,
+                                    sample_weight: ArrayLike | None = ...,
+                                    zero_division: ZeroDivision = ...,
+                                    n_threads: int | None = ...) -> PRFSArrays: ...
+
+
+@overload
+def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float = ...,
+                                    labels: ArrayLike | None = ..., pos_label: Label = ...,
+                                    average: Average, warn_for: Sequence[str] = ...,
+                                    sample_weight: ArrayLike | None = ...,
+                                    zero_division: ZeroDivision = ...,
+                                    n_threads: int | None = ...) -> PRFSFloats: ...
+
+
+def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float = 1.0,
+                                    labels: ArrayLike | None = None, pos_label: Label = 1,
+                                    average: Average | None = None,
+                                    warn_for: Sequence[str] = ("precision", "recall", "f-score"),
+                                    sample_weight: ArrayLike | None = None,
+                                    zero_division: ZeroDivision = "warn",
+                                    n_threads: int | None = None) -> PRFSArrays | PRFSFloats:
     """Precision, recall, F-beta and support per label, or averaged (scikit-learn compatible).
 
     Parameters
@@ -345,8 +378,25 @@ def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, po
                     zero_division=zero_division)
 
 
-def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="binary",
-                sample_weight=None, zero_division="warn", n_threads=None):
+@overload
+def fbeta_score(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float,
+                labels: ArrayLike | None = ..., pos_label: Label = ..., average: Average = ...,
+                sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def fbeta_score(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float,
+                labels: ArrayLike | None = ..., pos_label: Label = ..., average: None,
+                sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                n_threads: int | None = ...) -> FloatArray: ...
+
+
+def fbeta_score(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float,
+                labels: ArrayLike | None = None, pos_label: Label = 1,
+                average: Average | None = "binary", sample_weight: ArrayLike | None = None,
+                zero_division: ZeroDivision = "warn",
+                n_threads: int | None = None) -> float | FloatArray:
     """F-beta score (scikit-learn compatible).
 
     Parameters
@@ -422,8 +472,23 @@ def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="bina
                      zero_division=zero_division)
 
 
-def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-             sample_weight=None, zero_division="warn", n_threads=None):
+@overload
+def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+             pos_label: Label = ..., average: Average = ...,
+             sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+             n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+             pos_label: Label = ..., average: None, sample_weight: ArrayLike | None = ...,
+             zero_division: ZeroDivision = ..., n_threads: int | None = ...) -> FloatArray: ...
+
+
+def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = None,
+             pos_label: Label = 1, average: Average | None = "binary",
+             sample_weight: ArrayLike | None = None, zero_division: ZeroDivision = "warn",
+             n_threads: int | None = None) -> float | FloatArray:
     """F1 score, the harmonic mean of precision and recall (scikit-learn compatible).
 
     Parameters
@@ -494,8 +559,25 @@ def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                   pos_label=pos_label, average=average, zero_division=zero_division)
 
 
-def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                    sample_weight=None, zero_division="warn", n_threads=None):
+@overload
+def precision_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                    pos_label: Label = ..., average: Average = ...,
+                    sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                    n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def precision_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                    pos_label: Label = ..., average: None,
+                    sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                    n_threads: int | None = ...) -> FloatArray: ...
+
+
+def precision_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = None,
+                    pos_label: Label = 1, average: Average | None = "binary",
+                    sample_weight: ArrayLike | None = None,
+                    zero_division: ZeroDivision = "warn",
+                    n_threads: int | None = None) -> float | FloatArray:
     """Precision ``tp / (tp + fp)`` (scikit-learn compatible).
 
     Parameters
@@ -565,8 +647,24 @@ def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary
                          pos_label=pos_label, average=average, zero_division=zero_division)
 
 
-def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                 sample_weight=None, zero_division="warn", n_threads=None):
+@overload
+def recall_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                 pos_label: Label = ..., average: Average = ...,
+                 sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                 n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def recall_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                 pos_label: Label = ..., average: None, sample_weight: ArrayLike | None = ...,
+                 zero_division: ZeroDivision = ...,
+                 n_threads: int | None = ...) -> FloatArray: ...
+
+
+def recall_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = None,
+                 pos_label: Label = 1, average: Average | None = "binary",
+                 sample_weight: ArrayLike | None = None, zero_division: ZeroDivision = "warn",
+                 n_threads: int | None = None) -> float | FloatArray:
     """Recall ``tp / (tp + fn)`` (scikit-learn compatible).
 
     Parameters
@@ -636,7 +734,9 @@ def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                       pos_label=pos_label, average=average, zero_division=zero_division)
 
 
-def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, n_threads=None):
+def matthews_corrcoef(y_true: ArrayLike, y_pred: ArrayLike, *,
+                      sample_weight: ArrayLike | None = None,
+                      n_threads: int | None = None) -> float:
     """Matthews correlation coefficient (multiclass, scikit-learn compatible).
 
     Parameters
@@ -689,8 +789,9 @@ def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, n_threads=None):
     return confusion.mcc(ConfusionState.from_arrays(y_true, y_pred, sample_weight, n_threads))
 
 
-def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False,
-                            n_threads=None):
+def balanced_accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = None, adjusted: bool = False,
+                            n_threads: int | None = None) -> float:
     """Balanced accuracy: the mean of per-class recall (scikit-learn compatible).
 
     Parameters
@@ -746,8 +847,11 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
     return confusion.balanced_accuracy(state, adjusted)
 
 
-def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
-                      replace_undefined_by=np.nan, n_threads=None):
+def cohen_kappa_score(y1: ArrayLike, y2: ArrayLike, *, labels: ArrayLike | None = None,
+                      weights: Literal["linear", "quadratic"] | None = None,
+                      sample_weight: ArrayLike | None = None,
+                      replace_undefined_by: float = np.nan,
+                      n_threads: int | None = None) -> float:
     """Cohen's kappa: agreement between two annotators (scikit-learn compatible).
 
     Parameters
@@ -809,9 +913,30 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
     return confusion.kappa(state, labels, weights, replace_undefined_by)
 
 
-def classification_report(y_true, y_pred, *, labels=None, target_names=None,
-                          sample_weight=None, digits=2, output_dict=False,
-                          zero_division="warn", n_threads=None):
+@overload
+def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          labels: ArrayLike | None = ...,
+                          target_names: Sequence[str] | None = ...,
+                          sample_weight: ArrayLike | None = ..., digits: int = ...,
+                          output_dict: Literal[False] = ..., zero_division: ZeroDivision = ...,
+                          n_threads: int | None = ...) -> str: ...
+
+
+@overload
+def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          labels: ArrayLike | None = ...,
+                          target_names: Sequence[str] | None = ...,
+                          sample_weight: ArrayLike | None = ..., digits: int = ...,
+                          output_dict: Literal[True], zero_division: ZeroDivision = ...,
+                          n_threads: int | None = ...) -> dict[str, Any]: ...
+
+
+def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          labels: ArrayLike | None = None,
+                          target_names: Sequence[str] | None = None,
+                          sample_weight: ArrayLike | None = None, digits: int = 2,
+                          output_dict: bool = False, zero_division: ZeroDivision = "warn",
+                          n_threads: int | None = None) -> str | dict[str, Any]:
     """Text (or dict) report of per-class precision, recall, F1 and support.
 
     One counting pass: every row and average is derived from the same confusion state.
@@ -894,7 +1019,9 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
                       zero_division=zero_division)
 
 
-def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, n_threads=None):
+def zero_one_loss(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = True,
+                  sample_weight: ArrayLike | None = None,
+                  n_threads: int | None = None) -> float:
     """Zero-one classification loss: the fraction (or number, ``normalize=False``) of
     misclassified samples; for indicator matrices, of rows not predicted exactly.
 
@@ -948,7 +1075,9 @@ def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, n_threa
     return confusion.zero_one(state, normalize)
 
 
-def hamming_loss(y_true, y_pred, *, sample_weight=None, n_threads=None):
+def hamming_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
+                 sample_weight: ArrayLike | None = None,
+                 n_threads: int | None = None) -> float:
     """Hamming loss: the fraction of wrong labels (scikit-learn compatible).
 
     1-D targets: the (weighted) fraction of wrong predictions. Indicator matrices: the
@@ -1001,8 +1130,24 @@ def hamming_loss(y_true, y_pred, *, sample_weight=None, n_threads=None):
     return confusion.hamming(state)
 
 
-def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                  sample_weight=None, zero_division="warn", n_threads=None):
+@overload
+def jaccard_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                  pos_label: Label = ..., average: Average = ...,
+                  sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                  n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def jaccard_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                  pos_label: Label = ..., average: None, sample_weight: ArrayLike | None = ...,
+                  zero_division: ZeroDivision = ...,
+                  n_threads: int | None = ...) -> FloatArray: ...
+
+
+def jaccard_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = None,
+                  pos_label: Label = 1, average: Average | None = "binary",
+                  sample_weight: ArrayLike | None = None, zero_division: ZeroDivision = "warn",
+                  n_threads: int | None = None) -> float | FloatArray:
     """Jaccard similarity coefficient ``tp / (tp + fp + fn)`` (scikit-learn compatible).
 
     Parameters
@@ -1072,8 +1217,11 @@ def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                              zero_division=zero_division)
 
 
-def class_likelihood_ratios(y_true, y_pred, *, labels=None, sample_weight=None,
-                            replace_undefined_by=np.nan, n_threads=None):
+def class_likelihood_ratios(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            labels: ArrayLike | None = None,
+                            sample_weight: ArrayLike | None = None,
+                            replace_undefined_by: float | dict[str, float] = np.nan,
+                            n_threads: int | None = None) -> tuple[float, float]:
     """Positive and negative likelihood ratios of a binary problem (scikit-learn
     compatible): ``LR+ = recall / fpr`` and ``LR- = fnr / specificity``.
 
@@ -1143,8 +1291,25 @@ def class_likelihood_ratios(y_true, y_pred, *, labels=None, sample_weight=None,
     return confusion.likelihood_ratios(state, labels, replace_undefined_by)
 
 
-def specificity_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                      sample_weight=None, zero_division="warn", n_threads=None):
+@overload
+def specificity_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                      pos_label: Label = ..., average: Average = ...,
+                      sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                      n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def specificity_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                      pos_label: Label = ..., average: None,
+                      sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                      n_threads: int | None = ...) -> FloatArray: ...
+
+
+def specificity_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = None,
+                      pos_label: Label = 1, average: Average | None = "binary",
+                      sample_weight: ArrayLike | None = None,
+                      zero_division: ZeroDivision = "warn",
+                      n_threads: int | None = None) -> float | FloatArray:
     """Specificity (true negative rate, selectivity) ``tn / (tn + fp)``.
 
     scikit-learn has no such function; this one takes ``recall_score``'s parameters, with
@@ -1219,8 +1384,28 @@ def specificity_score(y_true, y_pred, *, labels=None, pos_label=1, average="bina
                                  zero_division=zero_division)
 
 
-def false_positive_rate(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                        sample_weight=None, zero_division="warn", n_threads=None):
+@overload
+def false_positive_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                        pos_label: Label = ..., average: Average = ...,
+                        sample_weight: ArrayLike | None = ...,
+                        zero_division: ZeroDivision = ...,
+                        n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def false_positive_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                        pos_label: Label = ..., average: None,
+                        sample_weight: ArrayLike | None = ...,
+                        zero_division: ZeroDivision = ...,
+                        n_threads: int | None = ...) -> FloatArray: ...
+
+
+def false_positive_rate(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        labels: ArrayLike | None = None, pos_label: Label = 1,
+                        average: Average | None = "binary",
+                        sample_weight: ArrayLike | None = None,
+                        zero_division: ZeroDivision = "warn",
+                        n_threads: int | None = None) -> float | FloatArray:
     """False positive rate (fall-out) ``fp / (fp + tn)``, one minus specificity.
 
     ``recall_score``'s parameters and rules (see :func:`specificity_score`).
@@ -1292,8 +1477,28 @@ def false_positive_rate(y_true, y_pred, *, labels=None, pos_label=1, average="bi
         pos_label=pos_label, average=average, zero_division=zero_division)
 
 
-def false_negative_rate(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                        sample_weight=None, zero_division="warn", n_threads=None):
+@overload
+def false_negative_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                        pos_label: Label = ..., average: Average = ...,
+                        sample_weight: ArrayLike | None = ...,
+                        zero_division: ZeroDivision = ...,
+                        n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def false_negative_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                        pos_label: Label = ..., average: None,
+                        sample_weight: ArrayLike | None = ...,
+                        zero_division: ZeroDivision = ...,
+                        n_threads: int | None = ...) -> FloatArray: ...
+
+
+def false_negative_rate(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        labels: ArrayLike | None = None, pos_label: Label = 1,
+                        average: Average | None = "binary",
+                        sample_weight: ArrayLike | None = None,
+                        zero_division: ZeroDivision = "warn",
+                        n_threads: int | None = None) -> float | FloatArray:
     """False negative rate (miss rate) ``fn / (fn + tp)``, one minus recall.
 
     ``recall_score``'s parameters and rules (see :func:`specificity_score`).

@@ -18,10 +18,17 @@ are out of scope: they need the samples' features, not a table of counts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 import numpy as np
 
 from ._states import contingency as st
 from ._states.contingency import ContingencyState
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+    from numpy.typing import DTypeLike
+    from ._typing import AverageMethod, ArrayLike, IntArray, NDArray
 
 __all__ = [
     "adjusted_mutual_info_score",
@@ -44,7 +51,18 @@ def _state(labels_true, labels_pred) -> ContingencyState:
     return ContingencyState.from_arrays(labels_true, labels_pred)
 
 
-def contingency_matrix(labels_true, labels_pred, *, eps=None, sparse=False, dtype=np.int64):
+@overload
+def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *, eps: float | None = ...,
+                       sparse: Literal[False] = ..., dtype: DTypeLike = ...) -> NDArray[Any]: ...
+
+
+@overload
+def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *, eps: float | None = ...,
+                       sparse: Literal[True], dtype: DTypeLike = ...) -> Any: ...
+
+
+def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *, eps: float | None = None,
+                       sparse: bool = False, dtype: DTypeLike = np.int64) -> Any:
     """The contingency matrix of two labellings.
 
     The labels are counted once into a mergeable table of non-zero cells (the streaming
@@ -93,7 +111,7 @@ def contingency_matrix(labels_true, labels_pred, *, eps=None, sparse=False, dtyp
                      eps=eps, sparse=sparse, dtype=dtype)
 
 
-def pair_confusion_matrix(labels_true, labels_pred):
+def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike) -> IntArray:
     """The 2 x 2 pair confusion matrix: over ordered pairs of distinct samples, whether the
     pair is together in ``labels_true`` (rows) and in ``labels_pred`` (columns).
 
@@ -138,7 +156,7 @@ def pair_confusion_matrix(labels_true, labels_pred):
     return st.pair_confusion(_state(labels_true, labels_pred))
 
 
-def rand_score(labels_true, labels_pred):
+def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """The Rand index: the share of sample pairs on which the two labellings agree.
 
     Parameters
@@ -178,7 +196,7 @@ def rand_score(labels_true, labels_pred):
     return st.rand(_state(labels_true, labels_pred))
 
 
-def adjusted_rand_score(labels_true, labels_pred):
+def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """The Rand index adjusted for chance (1.0 for identical partitions, about 0 for random
     ones, down to -0.5).
 
@@ -219,7 +237,8 @@ def adjusted_rand_score(labels_true, labels_pred):
     return st.adjusted_rand(_state(labels_true, labels_pred))
 
 
-def homogeneity_completeness_v_measure(labels_true, labels_pred, *, beta=1.0):
+def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                                       beta: float = 1.0) -> tuple[float, float, float]:
     """Homogeneity, completeness and V-measure in one pass.
 
     Parameters
@@ -268,7 +287,7 @@ def homogeneity_completeness_v_measure(labels_true, labels_pred, *, beta=1.0):
     return st.homogeneity_completeness_v(_state(labels_true, labels_pred), beta=beta)
 
 
-def homogeneity_score(labels_true, labels_pred):
+def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Homogeneity: 1.0 when every cluster holds members of a single class.
 
     Parameters
@@ -308,7 +327,7 @@ def homogeneity_score(labels_true, labels_pred):
     return st.homogeneity(_state(labels_true, labels_pred))
 
 
-def completeness_score(labels_true, labels_pred):
+def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Completeness: 1.0 when all members of a class are in the same cluster.
 
     Parameters
@@ -348,7 +367,7 @@ def completeness_score(labels_true, labels_pred):
     return st.completeness(_state(labels_true, labels_pred))
 
 
-def v_measure_score(labels_true, labels_pred, *, beta=1.0):
+def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0) -> float:
     """The V-measure: the weighted harmonic mean of homogeneity and completeness.
 
     Parameters
@@ -392,7 +411,8 @@ def v_measure_score(labels_true, labels_pred, *, beta=1.0):
     return st.v_measure(_state(labels_true, labels_pred), beta=beta)
 
 
-def mutual_info_score(labels_true, labels_pred, *, contingency=None):
+def mutual_info_score(labels_true: ArrayLike | None, labels_pred: ArrayLike | None, *,
+                      contingency: ArrayLike | None = None) -> float:
     """The mutual information of two labellings (natural logarithm).
 
     Parameters
@@ -438,7 +458,9 @@ def mutual_info_score(labels_true, labels_pred, *, contingency=None):
     return st.mutual_info(ContingencyState.from_table(contingency))
 
 
-def adjusted_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic"):
+def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                               average_method: AverageMethod = "arithmetic"
+                              ) -> float:
     """The mutual information adjusted for chance.
 
     The expected mutual information is scikit-learn's sum with the tails below 1e-30 of each
@@ -488,7 +510,9 @@ def adjusted_mutual_info_score(labels_true, labels_pred, *, average_method="arit
     return st.adjusted_mutual_info(_state(labels_true, labels_pred), average_method)
 
 
-def normalized_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic"):
+def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                                 average_method: AverageMethod = "arithmetic"
+                                ) -> float:
     """The mutual information normalised by an average of the two entropies.
 
     Parameters
@@ -533,7 +557,7 @@ def normalized_mutual_info_score(labels_true, labels_pred, *, average_method="ar
     return st.normalized_mutual_info(_state(labels_true, labels_pred), average_method)
 
 
-def fowlkes_mallows_score(labels_true, labels_pred):
+def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """The Fowlkes-Mallows index: the geometric mean of pairwise precision and recall.
 
     Parameters
@@ -572,7 +596,7 @@ def fowlkes_mallows_score(labels_true, labels_pred):
     return st.fowlkes_mallows(_state(labels_true, labels_pred))
 
 
-def expected_mutual_information(contingency, n_samples):
+def expected_mutual_information(contingency: ArrayLike, n_samples: int) -> float:
     """The expected mutual information of two labellings with the cluster sizes of a
     contingency table (the chance term of ``adjusted_mutual_info_score``; not a table row:
     it takes a table, not labels).

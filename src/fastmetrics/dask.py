@@ -43,6 +43,7 @@ Examples
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -63,6 +64,12 @@ from .streaming import (
     SquaredLogAccumulator,
     TweedieAccumulator,
 )
+
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._typing import AccumulatorKind
 
 __all__ = ["accumulate", "bootstrap", "compare",
            *(row.name for row in _table.METRICS if row.dask)]
@@ -242,8 +249,8 @@ def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
     return level[0]
 
 
-def accumulate(kind, y_true, y_pred, *, sample_weight=None, compute=True, split_every=None,
-               n_threads=None, **params):
+def accumulate(kind: AccumulatorKind, y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+               compute: bool = True, split_every: int | None = None, n_threads: int | None = None, **params: Any) -> Any:
     """The merged :mod:`fastmetrics.streaming` accumulator of dask inputs.
 
     One graph execution gives every metric of the accumulator: ask it for several without
@@ -404,9 +411,12 @@ def _function(row: _table.Metric):
     return fn
 
 
-for _row in _table.METRICS:
-    if _row.dask:
-        globals()[_row.name] = _function(_row)
+if TYPE_CHECKING:  # the static signatures of the functions generated below
+    from ._dask_signatures import *  # noqa: F401,F403
+else:
+    for _row in _table.METRICS:
+        if _row.dask:
+            globals()[_row.name] = _function(_row)
 
 
 # --------------------------------------------------------------------------- intervals
@@ -512,5 +522,6 @@ def _interval_function(local, n_data: int):
     return fn
 
 
-bootstrap = _interval_function(_uncertainty.bootstrap, 2)
-compare = _interval_function(_uncertainty.compare, 3)
+if not TYPE_CHECKING:  # declared by ._dask_signatures
+    bootstrap = _interval_function(_uncertainty.bootstrap, 2)
+    compare = _interval_function(_uncertainty.compare, 3)

@@ -23,6 +23,15 @@ import math
 import os
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import TracebackType
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
+
 __all__ = [
     "EmissionsReport",
     "EmissionsRun",
@@ -58,7 +67,7 @@ def _check_amount(value, name: str, upper=None) -> float:
     return v
 
 
-def gco2_per_f1_point(co2_kg, f1) -> float:
+def gco2_per_f1_point(co2_kg: float, f1: float | None) -> float:
     """Grams of CO2-equivalent per F1 point: ``co2_kg * 1000 / (f1 * 100)`` (F1 in [0, 1]).
 
     ``inf`` when F1 is 0 and something was emitted, NaN when both are 0.
@@ -96,7 +105,7 @@ def gco2_per_f1_point(co2_kg, f1) -> float:
     return _ratio(_check_amount(co2_kg, "co2_kg"), _check_amount(f1, "f1", 1.0) * 100.0)
 
 
-def gco2_per_mae_unit(co2_kg, mae) -> float:
+def gco2_per_mae_unit(co2_kg: float, mae: float | None) -> float:
     """Grams of CO2-equivalent per unit of MAE: ``co2_kg * 1000 / mae``.
 
     ``inf`` when the MAE is 0 and something was emitted, NaN when both are 0.
@@ -233,7 +242,8 @@ class EmissionsReport:
         0.5
         """)
 
-    def with_quality(self, *, f1=None, mae=None) -> EmissionsReport:
+    def with_quality(self, *, f1: float | None = None,
+                     mae: float | None = None) -> EmissionsReport:
         """A copy that knows the run's F1 (in [0, 1]) and/or MAE, for the ratio metrics.
 
         Parameters
@@ -364,7 +374,7 @@ class EmissionsRun:
     True
     """
 
-    def __init__(self, tracker, country_iso_code):
+    def __init__(self, tracker: Any, country_iso_code: str | None) -> None:
         self.tracker = tracker
         self.country_iso_code = country_iso_code
         self.report: EmissionsReport | None = None
@@ -373,7 +383,8 @@ class EmissionsRun:
         self.tracker.start()
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         # stopped whatever happened in the block: its measuring thread must not outlive it
         self.tracker.stop()
         if exc_type is None:
@@ -401,9 +412,10 @@ class EmissionsRun:
         )
 
 
-def track_emissions(country_iso_code=None, *, project_name="fastmetrics",
-                    measure_power_secs=15, log_level="error", output_dir=None,
-                    **tracker_kwargs) -> EmissionsRun:
+def track_emissions(country_iso_code: str | None = None, *, project_name: str = "fastmetrics",
+                    measure_power_secs: float = 15, log_level: str = "error",
+                    output_dir: str | os.PathLike[str] | None = None,
+                    **tracker_kwargs: Any) -> EmissionsRun:
     """Track the energy and CO2 of a block with CodeCarbon's offline tracker.
 
     Parameters
@@ -472,7 +484,7 @@ def track_emissions(country_iso_code=None, *, project_name="fastmetrics",
     return EmissionsRun(tracker_class(**kwargs), code)
 
 
-def tracks_emissions(benchmark):
+def tracks_emissions(benchmark: F) -> F:
     """Decorator of ``benchmark_model``: its ``emissions=`` argument (True, or a dict of
     :func:`track_emissions` arguments) runs the whole benchmark (fit and every prediction)
     inside a tracker and puts the report, with the run's macro F1 or MAE, in the result's
@@ -496,4 +508,5 @@ def tracks_emissions(benchmark):
         report = run.report.with_quality(f1=metrics.get("macro_f1"), mae=metrics.get("mae"))
         return dataclasses.replace(result, emissions=report)
 
-    return tracked
+    # functools.wraps keeps the benchmark's signature for callers; mypy cannot see that
+    return tracked  # type: ignore[return-value]

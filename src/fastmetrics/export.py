@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,10 @@ from .report import ClassificationMetrics, flatten
 from .robustness import RobustnessReport
 from .stability import Stability
 from .timing import BatchStats, LatencyStats, ModelBenchmark
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 __all__ = ["METRIC_KEYS", "metrics_pivot", "run_metrics"]
 
@@ -144,7 +149,7 @@ def _values(values: Mapping) -> dict:
     return out
 
 
-def run_metrics(*results, **values) -> dict:
+def run_metrics(*results: object, **values: object) -> dict[str, Any]:
     """One run's metrics under the harness' metric keys (:data:`METRIC_KEYS`).
 
     Each result object gives its keys:
@@ -262,7 +267,7 @@ def _same(a, b) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
 
 
-def metrics_pivot(runs, *, as_frame=None):
+def metrics_pivot(runs: Iterable[Any], *, as_frame: bool | None = None) -> Any:
     """Many runs' metrics as one run x metric table (the harness' ``metrics_pivot``).
 
     Parameters

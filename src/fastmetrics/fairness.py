@@ -15,14 +15,19 @@ converted to int64), and strings do not mix with numbers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._states import grouped
 from ._states.grouped import GROUP_METRICS, GroupedConfusionState, GroupMetrics
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike
 
 __all__ = ["GROUP_METRICS", "GroupMetrics", "group_metrics"]
 
 
-def group_metrics(y_true, y_pred, groups, metric: str = "accuracy", *,
-                  n_threads=None) -> GroupMetrics:
+def group_metrics(y_true: ArrayLike, y_pred: ArrayLike, groups: ArrayLike,
+                  metric: str = "accuracy", *, n_threads: int | None = None) -> GroupMetrics:
     """A classification metric within each group of samples, and the gaps between groups.
 
     Parameters

@@ -7,13 +7,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["parse_ollama_timings"]
 
 _NS_PER_MS = 1e6
 _NS_PER_S = 1e9
 
 
-def _field(response, name: str, required: bool):
+def _field(response: Any, name: str, required: bool) -> Any:
     if isinstance(response, Mapping):
         value = response.get(name)
     else:  # a client's response object (attributes)
@@ -35,13 +40,13 @@ def _field(response, name: str, required: bool):
     return value
 
 
-def _rate(count, duration_ns) -> float:
+def _rate(count: float, duration_ns: float) -> float:
     if duration_ns == 0:
         return math.inf if count > 0 else 0.0
     return count / (duration_ns / _NS_PER_S)
 
 
-def parse_ollama_timings(response) -> dict:
+def parse_ollama_timings(response: Mapping[str, Any]) -> dict[str, Any]:
     """Milliseconds and generation speed from an Ollama-style response.
 
     ``total_ms = total_duration / 1e6``, ``load_ms = load_duration / 1e6``,

@@ -37,13 +37,19 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
 from ._kernels import lm as _lm
 from ._inputs import native
 from ._threads import threads_for
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Literal
+    from ._typing import ArrayLike, FloatArray, NDArray
 
 __all__ = [
     "ContinuationBatch",
@@ -147,7 +153,8 @@ def _run(logits, targets, mask, n_threads):
     return out, greedy, m, single
 
 
-def token_logprobs(logits, targets, *, mask=None, n_threads=None) -> np.ndarray:
+def token_logprobs(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = None,
+                   n_threads: int | None = None) -> np.ndarray:
     """Log-probability of each target token: ``log_softmax(logits, -1)`` gathered at
     ``targets``, without forming the (B, T, V) log-softmax.
 
@@ -194,7 +201,23 @@ def token_logprobs(logits, targets, *, mask=None, n_threads=None) -> np.ndarray:
     return out[0] if single else out
 
 
-def sequence_loglik(logits, targets, *, mask=None, return_greedy=False, n_threads=None):
+@overload
+def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = ...,
+                    return_greedy: Literal[False] = ...,
+                    n_threads: int | None = ...) -> float | FloatArray: ...
+
+
+@overload
+def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = ...,
+                    return_greedy: Literal[True],
+                    n_threads: int | None = ...
+                   ) -> tuple[float | FloatArray, bool | NDArray[np.bool_]]: ...
+
+
+def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = None,
+                    return_greedy: bool = False,
+                    n_threads: int | None = None
+                   ) -> float | FloatArray | tuple[float | FloatArray, bool | NDArray[np.bool_]]:
     """Log-likelihood of each sequence's continuation: the sum over selected positions of the
     targets' log-probabilities (``LogLik(x, y) = sum_t log P(y_t | x, y_<t)``).
 
@@ -252,7 +275,8 @@ def sequence_loglik(logits, targets, *, mask=None, return_greedy=False, n_thread
     return ll, (bool(g[0]) if single else g)
 
 
-def perplexity(logits, targets, *, mask=None, n_threads=None) -> float:
+def perplexity(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | None = None,
+               n_threads: int | None = None) -> float:
     """Perplexity of the selected tokens, pooled over the batch:
     ``exp(-sum(log P(target)) / n_tokens)``.
 
@@ -304,7 +328,21 @@ def perplexity(logits, targets, *, mask=None, n_threads=None) -> float:
     return math.exp(-float(out.sum()) / n)
 
 
-def multiple_choice_accuracy(loglik, gold, *, lengths=None, return_stderr=False, ddof=0):
+@overload
+def multiple_choice_accuracy(loglik: ArrayLike, gold: ArrayLike, *,
+                             lengths: ArrayLike | None = ..., return_stderr: Literal[False] = ...,
+                             ddof: int = ...) -> float: ...
+
+
+@overload
+def multiple_choice_accuracy(loglik: ArrayLike, gold: ArrayLike, *,
+                             lengths: ArrayLike | None = ..., return_stderr: Literal[True],
+                             ddof: int = ...) -> tuple[float, float]: ...
+
+
+def multiple_choice_accuracy(loglik: ArrayLike, gold: ArrayLike, *,
+                             lengths: ArrayLike | None = None, return_stderr: bool = False,
+                             ddof: int = 0) -> float | tuple[float, float]:
     """Accuracy of picking, per question, the choice with the highest log-likelihood.
 
     Parameters
@@ -445,8 +483,8 @@ def _token_ids(seq, what: str) -> np.ndarray:
     return a.astype(np.int64)
 
 
-def continuation_batch(pairs, *, max_length: int, pad_id: int = 0,
-                       prefix_id: int | None = None,
+def continuation_batch(pairs: Iterable[tuple[Sequence[int], Sequence[int]]], *, max_length: int,
+                       pad_id: int = 0, prefix_id: int | None = None,
                        padding_side: str = "right") -> ContinuationBatch:
     """Build the model input, shifted targets and continuation mask for a batch of
     (context, continuation) token pairs, as lm-evaluation-harness's log-likelihood requests.
@@ -689,9 +727,9 @@ def _window_logits(logits_fn, seg, batched: bool) -> np.ndarray:
     return logits
 
 
-def rolling_loglik(tokens, logits_fn: Callable[[np.ndarray], np.ndarray], *, max_length: int,
-                   stride: int | None = None, batch_size: int | None = None,
-                   n_threads=None) -> float:
+def rolling_loglik(tokens: ArrayLike, logits_fn: Callable[[np.ndarray], np.ndarray], *,
+                   max_length: int, stride: int | None = None, batch_size: int | None = None,
+                   n_threads: int | None = None) -> float:
     """Log-likelihood of a long token sequence, scored in :func:`rolling_windows`.
 
     Parameters

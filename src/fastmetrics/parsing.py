@@ -4,10 +4,15 @@ sentinel), counted and handled by an explicit rule before any metric is computed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._inputs import column
+
+if TYPE_CHECKING:
+    from typing import Any
+    from ._typing import ArrayLike
 
 __all__ = ["ParsedPredictions", "parse_failures"]
 
@@ -57,7 +62,7 @@ class ParsedPredictions:
     keep: np.ndarray = field(repr=False)
     failed: np.ndarray = field(repr=False)
 
-    def select(self, *arrays):
+    def select(self, *arrays: ArrayLike) -> Any:
         """The rows of other per-row arrays that the metrics see (``a[keep]`` for each),
         aligned with ``y_true`` and ``y_pred``: one array for one argument, else a tuple.
 
@@ -100,7 +105,7 @@ class ParsedPredictions:
             out.append(arr[self.keep])
         return out[0] if len(out) == 1 else tuple(out)
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         """The reference harness's keys: ``parse_failure_rate``, ``n_predictions`` and
         ``n_failures``.
 
@@ -123,7 +128,7 @@ class ParsedPredictions:
                 "n_predictions": self.n_predictions, "n_failures": self.n_failures}
 
 
-def _missing_mask(yp: np.ndarray, missing) -> np.ndarray:
+def _missing_mask(yp: np.ndarray, missing: object) -> np.ndarray:
     if yp.dtype.kind == "O":
         miss = np.fromiter((v is None or (isinstance(v, float) and v != v) for v in yp.tolist()),
                            dtype=bool, count=yp.shape[0])
@@ -149,8 +154,8 @@ def _plain(a: np.ndarray) -> np.ndarray:
     return conv
 
 
-def parse_failures(y_true, y_pred, *, missing=None, policy: str = "exclude",
-                   fill_label=None) -> ParsedPredictions:
+def parse_failures(y_true: ArrayLike, y_pred: ArrayLike, *, missing: object = None,
+                   policy: str = "exclude", fill_label: object = None) -> ParsedPredictions:
     """Count the predictions that failed to parse and apply a rule to them.
 
     A prediction is a parse failure when it is ``None`` or NaN, or equal to ``missing``

@@ -11,16 +11,22 @@ handful of values with numpy's own formulas, so the results match numpy's bit fo
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
 from . import _order
 from ._order import METHODS
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+    from ._typing import ArrayLike, NDArray, QuantileMethod, Quantiles
+
 __all__ = ["METHODS", "median", "percentile", "quantile"]
 
 
-def _as_data(a, axis):
+def _as_data(a: ArrayLike, axis: int | tuple[int, ...] | None) -> NDArray[Any]:
     arr = np.asarray(a)
     if arr.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
@@ -47,7 +53,7 @@ def _as_data(a, axis):
     return arr
 
 
-def _check_q(q, scale_name):
+def _check_q(q: NDArray[Any], scale_name: str) -> None:
     # numpy's _quantile_is_valid, with the NaN named in the message
     if q.ndim > 2:
         raise ValueError("q must be a scalar or 1d")
@@ -62,7 +68,24 @@ def _check_q(q, scale_name):
 _RANGES = {"Percentiles": "[0, 100]", "Quantiles": "[0, 1]"}
 
 
-def quantile(a, q, axis=None, *, method="linear"):
+@overload
+def quantile(a: ArrayLike, q: float, axis: None = ..., *,
+             method: QuantileMethod = ...) -> np.floating[Any]: ...
+
+
+@overload
+def quantile(a: ArrayLike, q: float, axis: int | tuple[int, ...], *,
+             method: QuantileMethod = ...) -> NDArray[Any]: ...
+
+
+@overload
+def quantile(a: ArrayLike, q: Sequence[float] | NDArray[Any],
+             axis: int | tuple[int, ...] | None = ..., *,
+             method: QuantileMethod = ...) -> NDArray[Any]: ...
+
+
+def quantile(a: ArrayLike, q: Quantiles, axis: int | tuple[int, ...] | None = None, *,
+             method: QuantileMethod = "linear") -> Any:
     """Compute the q-th quantile of the data, exactly as :func:`numpy.quantile` does.
 
     The input is read in place (never copied or modified) and the selection runs in O(N) with
@@ -127,7 +150,24 @@ def quantile(a, q, axis=None, *, method="linear"):
     return _order.quantiles(arr, qa, method, weak_q)
 
 
-def percentile(a, q, axis=None, *, method="linear"):
+@overload
+def percentile(a: ArrayLike, q: float, axis: None = ..., *,
+               method: QuantileMethod = ...) -> np.floating[Any]: ...
+
+
+@overload
+def percentile(a: ArrayLike, q: float, axis: int | tuple[int, ...], *,
+               method: QuantileMethod = ...) -> NDArray[Any]: ...
+
+
+@overload
+def percentile(a: ArrayLike, q: Sequence[float] | NDArray[Any],
+               axis: int | tuple[int, ...] | None = ..., *,
+               method: QuantileMethod = ...) -> NDArray[Any]: ...
+
+
+def percentile(a: ArrayLike, q: Quantiles, axis: int | tuple[int, ...] | None = None, *,
+               method: QuantileMethod = "linear") -> Any:
     """Compute the q-th percentile of the data, exactly as :func:`numpy.percentile` does.
 
     The input is read in place (never copied or modified) and the selection runs in O(N) with
@@ -183,7 +223,7 @@ def percentile(a, q, axis=None, *, method="linear"):
     return _order.quantiles(arr, qa, method, weak_q)
 
 
-def median(a):
+def median(a: ArrayLike) -> np.floating[Any]:
     """The median of ``a``, exactly as :func:`numpy.median` computes it.
 
     numpy averages the two middle order statistics with ``np.mean`` (not the ``lerp`` of

@@ -11,6 +11,8 @@ figure attributes. matplotlib and scikit-learn are imported only when a plot is 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._states import confusion
@@ -18,6 +20,11 @@ from ._states import ranking as ranking_state
 from ._states.confusion import ConfusionState
 from ._states.multilabel import is_multilabel_pair
 from .ranking import auc, average_precision_score, det_curve, precision_recall_curve, roc_curve
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal
+    from ._typing import ArrayLike, Label, Normalize
 
 __all__ = [
     "plot_confusion_matrix",
@@ -29,7 +36,7 @@ __all__ = [
 PLOT_EXTRA = "`pip install fastmetrics-kernels[plot]` (matplotlib and scikit-learn)"
 
 
-def _displays(what: str):
+def _displays(what: str) -> Any:
     """``sklearn.metrics`` with matplotlib checked, or an ImportError naming the extra."""
     missing = []
     for module in ("matplotlib", "sklearn"):
@@ -45,7 +52,7 @@ def _displays(what: str):
     return sklearn.metrics
 
 
-def _binary_target(y_true, pos_label):
+def _binary_target(y_true: ArrayLike, pos_label: Label | None) -> tuple[Any, Any]:
     """The labels of a curve's ``y_true`` and its positive label, by scikit-learn's rules:
     a target with more than two classes is refused even with ``pos_label``, as the
     displays refuse it."""
@@ -55,10 +62,12 @@ def _binary_target(y_true, pos_label):
     return labels, ranking_state.curve_pos_label(labels.classes, pos_label)
 
 
-def plot_roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
-                   drop_intermediate=True, name=None, ax=None, curve_kwargs=None,
-                   plot_chance_level=False, chance_level_kw=None, despine=False,
-                   n_threads=None):
+def plot_roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = None,
+                   sample_weight: ArrayLike | None = None, drop_intermediate: bool = True,
+                   name: str | None = None, ax: Any = None,
+                   curve_kwargs: Mapping[str, Any] | None = None, plot_chance_level: bool = False,
+                   chance_level_kw: Mapping[str, Any] | None = None, despine: bool = False,
+                   n_threads: int | None = None) -> Any:
     """Plot a ROC curve computed by fastmetrics in scikit-learn's RocCurveDisplay.
 
     The curve comes from :func:`~fastmetrics.roc_curve` and its area from
@@ -142,10 +151,14 @@ def plot_roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
                      chance_level_kw=chance_level_kw, despine=despine)
 
 
-def plot_precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
-                                drop_intermediate=False, name=None, ax=None,
-                                curve_kwargs=None, plot_chance_level=False,
-                                chance_level_kw=None, despine=False, n_threads=None):
+def plot_precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
+                                pos_label: Label | None = None,
+                                sample_weight: ArrayLike | None = None,
+                                drop_intermediate: bool = False, name: str | None = None,
+                                ax: Any = None, curve_kwargs: Mapping[str, Any] | None = None,
+                                plot_chance_level: bool = False,
+                                chance_level_kw: Mapping[str, Any] | None = None,
+                                despine: bool = False, n_threads: int | None = None) -> Any:
     """Plot a precision-recall curve computed by fastmetrics in a PrecisionRecallDisplay.
 
     The curve comes from :func:`~fastmetrics.precision_recall_curve`, the average
@@ -235,8 +248,10 @@ def plot_precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weigh
                      despine=despine)
 
 
-def plot_det_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
-                   drop_intermediate=True, name=None, ax=None, n_threads=None, **kwargs):
+def plot_det_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = None,
+                   sample_weight: ArrayLike | None = None, drop_intermediate: bool = True,
+                   name: str | None = None, ax: Any = None, n_threads: int | None = None,
+                   **kwargs: Any) -> Any:
     """Plot a detection error tradeoff curve computed by fastmetrics in a DetCurveDisplay.
 
     The curve comes from :func:`~fastmetrics.det_curve`; the display draws both error
@@ -306,10 +321,15 @@ def plot_det_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
     return disp.plot(ax=ax, name=name, **kwargs)
 
 
-def plot_confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normalize=None,
-                          display_labels=None, include_values=True,
-                          xticks_rotation="horizontal", values_format=None, cmap="viridis",
-                          ax=None, colorbar=True, im_kw=None, text_kw=None, n_threads=None):
+def plot_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = None,
+                          sample_weight: ArrayLike | None = None,
+                          normalize: Normalize | None = None,
+                          display_labels: ArrayLike | None = None, include_values: bool = True,
+                          xticks_rotation: Literal["vertical", "horizontal"] | float = "horizontal",
+                          values_format: str | None = None, cmap: Any = "viridis", ax: Any = None,
+                          colorbar: bool = True, im_kw: Mapping[str, Any] | None = None,
+                          text_kw: Mapping[str, Any] | None = None,
+                          n_threads: int | None = None) -> Any:
     """Plot a confusion matrix counted by fastmetrics in a ConfusionMatrixDisplay.
 
     One counting pass gives both the matrix (as :func:`~fastmetrics.confusion_matrix`)

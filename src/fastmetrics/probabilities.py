@@ -29,10 +29,16 @@ Conventions
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 from ._states import hinge, proba
 from ._states.hinge import HingeState
 from ._states.proba import ProbabilityState
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from ._typing import ArrayLike
 
 __all__ = ["d2_log_loss_score", "hinge_loss", "log_loss", "top_k_accuracy_score"]
 
@@ -41,7 +47,7 @@ _RENAMED = ("`y_pred` was renamed to `y_proba` in version 1.9 and will be remove
             "Use `y_proba` instead.")
 
 
-def _proba_argument(y_proba, y_pred):
+def _proba_argument(y_proba: ArrayLike | None, y_pred: ArrayLike) -> ArrayLike:
     """scikit-learn 1.9's deprecated ``y_pred=`` spelling of ``y_proba``."""
     if isinstance(y_pred, str) and y_pred == "deprecated":
         if y_proba is None:
@@ -53,8 +59,10 @@ def _proba_argument(y_proba, y_pred):
     return y_pred
 
 
-def log_loss(y_true, y_proba=None, *, normalize=True, sample_weight=None, labels=None,
-             y_pred="deprecated", n_threads=None) -> float:
+def log_loss(y_true: ArrayLike, y_proba: ArrayLike | None = None, *, normalize: bool = True,
+             sample_weight: ArrayLike | None = None, labels: ArrayLike | None = None,
+             y_pred: ArrayLike | Literal["deprecated"] = "deprecated",
+             n_threads: int | None = None) -> float:
     """Log loss (cross-entropy) of predicted probabilities, as scikit-learn's.
 
     The weighted mean (or sum) over samples of ``-log p[i, class of y_true[i]]``, the
@@ -130,8 +138,10 @@ def log_loss(y_true, y_proba=None, *, normalize=True, sample_weight=None, labels
     return proba.loss(state, normalize)
 
 
-def d2_log_loss_score(y_true, y_proba=None, *, sample_weight=None, labels=None,
-                      y_pred="deprecated", n_threads=None) -> float:
+def d2_log_loss_score(y_true: ArrayLike, y_proba: ArrayLike | None = None, *,
+                      sample_weight: ArrayLike | None = None, labels: ArrayLike | None = None,
+                      y_pred: ArrayLike | Literal["deprecated"] = "deprecated",
+                      n_threads: int | None = None) -> float:
     """D² score: the fraction of log loss explained, as scikit-learn's.
 
     ``1 - log_loss(y_true, y_proba) / log_loss(y_true, null)`` where the null model
@@ -207,8 +217,9 @@ def d2_log_loss_score(y_true, y_proba=None, *, sample_weight=None, labels=None,
     return proba.d2_log_loss(state)
 
 
-def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=None,
-                         labels=None, n_threads=None) -> float:
+def top_k_accuracy_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int = 2,
+                         normalize: bool = True, sample_weight: ArrayLike | None = None,
+                         labels: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """Top-k accuracy: the (weighted) fraction of samples whose class is among the ``k``
     best scores, as scikit-learn's.
 
@@ -283,8 +294,8 @@ def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=
     return proba.top_k(state, k, normalize)
 
 
-def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None,
-               n_threads=None) -> float:
+def hinge_loss(y_true: ArrayLike, pred_decision: ArrayLike, *, labels: ArrayLike | None = None,
+               sample_weight: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """Average hinge loss (non-regularized), as scikit-learn's.
 
     Binary (at most two classes in ``labels``, or in ``y_true``): ``y_true`` is mapped to
@@ -354,7 +365,7 @@ def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None,
     return hinge.hinge(state)
 
 
-def _n_rows(a) -> int:
+def _n_rows(a: Any) -> int:
     shape = getattr(a, "shape", None)
     if shape is None:
         try:

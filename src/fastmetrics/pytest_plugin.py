@@ -29,16 +29,24 @@ Without the fixture, :func:`record_latency` stores any :class:`~fastmetrics.Late
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from .timing import DEFAULT_N_ITERS, DEFAULT_WARMUP, LatencyStats, latency_stats, measure_latency
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["record_latency", "percentiles_from_benchmark", "latency_benchmark"]
 
 
-def record_latency(benchmark, stats, *, prefix: str = "") -> LatencyStats:
+def record_latency(benchmark: Any, stats: LatencyStats | ArrayLike, *,
+                   prefix: str = "") -> LatencyStats:
     """Store a latency summary in ``benchmark.extra_info`` (keys ``{prefix}p50_ms`` ...).
 
     Values are stored unrounded (sub-microsecond calls would round to 0 ms), so they land in
@@ -80,7 +88,7 @@ def record_latency(benchmark, stats, *, prefix: str = "") -> LatencyStats:
     return stats
 
 
-def percentiles_from_benchmark(benchmark, *, prefix: str = "round_") -> LatencyStats | None:
+def percentiles_from_benchmark(benchmark: Any, *, prefix: str = "round_") -> LatencyStats | None:
     """Latency percentiles of the rounds pytest-benchmark has timed (None when disabled).
 
     Each round's time is divided by its iteration count, so this is the per-call time. The
@@ -120,7 +128,7 @@ def percentiles_from_benchmark(benchmark, *, prefix: str = "round_") -> LatencyS
 
 
 @pytest.fixture
-def latency_benchmark(benchmark):
+def latency_benchmark(benchmark: Any) -> Callable[..., LatencyStats]:
     """pytest fixture: ``latency_benchmark(fn, inputs, *, warmup=10, n_iters=200, seed=0)``.
 
     The fixture's value is a function that measures ``fn`` on single inputs drawn from
@@ -153,7 +161,8 @@ def latency_benchmark(benchmark):
             assert stats.p99_ms < 50
     """
 
-    def run(fn, inputs, *, warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0):
+    def run(fn: Callable[[Any], object], inputs: Any, *, warmup: int = DEFAULT_WARMUP,
+            n_iters: int = DEFAULT_N_ITERS, seed: int | None = 0) -> LatencyStats:
         stats = measure_latency(fn, inputs, warmup=warmup, n_iters=n_iters, seed=seed)
         record_latency(benchmark, stats)
         benchmark(fn, inputs[0])  # under --benchmark-disable: one plain call

@@ -19,6 +19,7 @@ import functools
 import inspect
 import numbers
 import warnings
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -32,6 +33,14 @@ from ._inputs import (
 from ._states import labelrank, ranking
 from ._states.labelrank import LabelRankingState
 from ._states.ranking import RankingState
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any, Literal, TypeVar
+
+    from ._typing import ArrayLike, FloatArray, Label, NDArray, RankingAverage, Weights
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "roc_auc_score",
@@ -69,8 +78,9 @@ def _curve_state(y_true, y_score, sample_weight, pos_label, n_threads, more_erro
     return RankingState.from_labels(lab, s, w, has_w, n_threads), pos_label
 
 
-def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_intermediate=True,
-              n_threads=None):
+def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = None,
+              sample_weight: ArrayLike | None = None, drop_intermediate: bool = True,
+              n_threads: int | None = None) -> tuple[FloatArray, FloatArray, NDArray[Any]]:
     """Compute Receiver operating characteristic (ROC), like ``sklearn.metrics.roc_curve``.
 
     The scores are sorted once into a :class:`~fastmetrics.states.RankingState` (distinct
@@ -152,8 +162,11 @@ def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_inter
     return ranking.roc(state, pos_label, drop_intermediate)
 
 
-def precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
-                           drop_intermediate=False, n_threads=None):
+def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
+                           pos_label: Label | None = None, sample_weight: ArrayLike | None = None,
+                           drop_intermediate: bool = False,
+                           n_threads: int | None = None
+                          ) -> tuple[FloatArray, FloatArray, NDArray[Any]]:
     """Compute precision-recall pairs for different thresholds, like
     ``sklearn.metrics.precision_recall_curve``.
 
@@ -229,8 +242,9 @@ def precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weight=Non
     return precision, recall, thr.astype(a.dtype.newbyteorder("="), copy=False)
 
 
-def det_curve(y_true, y_score, pos_label=None, sample_weight=None, drop_intermediate=False,
-              *, n_threads=None):
+def det_curve(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label | None = None,
+              sample_weight: ArrayLike | None = None, drop_intermediate: bool = False, *,
+              n_threads: int | None = None) -> tuple[FloatArray, FloatArray, NDArray[Any]]:
     """Detection error tradeoff (DET) curve, like ``sklearn.metrics.det_curve``.
 
     Derived from the same mergeable sorted state as :func:`roc_curve` (streaming and Dask
@@ -299,7 +313,7 @@ def det_curve(y_true, y_score, pos_label=None, sample_weight=None, drop_intermed
     return ranking.det(state, pos_label, drop_intermediate)
 
 
-def _positional_deprecated(fn):
+def _positional_deprecated(fn: F) -> F:
     """scikit-learn 1.9's ``_deprecate_positional_args(version="1.11")``: keyword-only
     parameters given by position still work, with its FutureWarning."""
     params = inspect.signature(fn).parameters
@@ -319,12 +333,16 @@ def _positional_deprecated(fn):
             args = args[:n_pos]
         return fn(*args, **kwargs)
 
-    return with_positional
+    # functools.wraps keeps fn's signature for callers; mypy cannot see that
+    return with_positional  # type: ignore[return-value]
 
 
 @_positional_deprecated
-def confusion_matrix_at_thresholds(y_true, y_score, *, pos_label=None, sample_weight=None,
-                                   n_threads=None):
+def confusion_matrix_at_thresholds(y_true: ArrayLike, y_score: ArrayLike, *,
+                                   pos_label: Label | None = None,
+                                   sample_weight: ArrayLike | None = None,
+                                   n_threads: int | None = None
+                                  ) -> tuple[NDArray[Any], ...]:
     """Binary confusion matrix terms at every threshold, like
     ``sklearn.metrics.confusion_matrix_at_thresholds``.
 
@@ -403,8 +421,10 @@ def confusion_matrix_at_thresholds(y_true, y_score, *, pos_label=None, sample_we
     return tns, fps, fns, tps, thr.astype(a.dtype.newbyteorder("="), copy=False)
 
 
-def metric_at_thresholds(y_true, y_score, metric_func, *, sample_weight=None,
-                         metric_params=None):
+def metric_at_thresholds(y_true: ArrayLike, y_score: ArrayLike, metric_func: Callable[..., Any], *,
+                         sample_weight: ArrayLike | None = None,
+                         metric_params: Mapping[str, Any] | None = None
+                        ) -> tuple[NDArray[Any], NDArray[Any]]:
     """``metric_func`` at every threshold of binary data, like
     ``sklearn.metrics.metric_at_thresholds``.
 
@@ -494,7 +514,7 @@ def metric_at_thresholds(y_true, y_score, metric_func, *, sample_weight=None,
     return np.asarray(values), thresholds
 
 
-def auc(x, y):
+def auc(x: ArrayLike, y: ArrayLike) -> float:
     """Area under a curve by the trapezoidal rule, like ``sklearn.metrics.auc``.
 
     A plain function of the curve's points (no data, so nothing to merge).
@@ -562,8 +582,27 @@ def _curve_points(a):
 
 
 # ----------------------------------------------------------------------------- scores
-def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_fpr=None,
-                  multi_class="raise", labels=None, n_threads=None):
+@overload
+def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                  average: RankingAverage = ...,
+                  sample_weight: ArrayLike | None = ..., max_fpr: float | None = ...,
+                  multi_class: Literal["raise", "ovr", "ovo"] = ...,
+                  labels: ArrayLike | None = ..., n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *, average: None,
+                  sample_weight: ArrayLike | None = ..., max_fpr: float | None = ...,
+                  multi_class: Literal["raise", "ovr", "ovo"] = ...,
+                  labels: ArrayLike | None = ..., n_threads: int | None = ...) -> FloatArray: ...
+
+
+def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                  average: RankingAverage | None = "macro",
+                  sample_weight: ArrayLike | None = None, max_fpr: float | None = None,
+                  multi_class: Literal["raise", "ovr", "ovo"] = "raise",
+                  labels: ArrayLike | None = None,
+                  n_threads: int | None = None) -> float | FloatArray:
     """Area under the ROC curve, like ``sklearn.metrics.roc_auc_score``.
 
     Binary, multilabel-indicator and multiclass (``multi_class="ovr"`` or ``"ovo"``)
@@ -680,8 +719,23 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
                            max_fpr=max_fpr)
 
 
-def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
-                            sample_weight=None, n_threads=None):
+@overload
+def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                            average: RankingAverage = ...,
+                            pos_label: Label = ..., sample_weight: ArrayLike | None = ...,
+                            n_threads: int | None = ...) -> float: ...
+
+
+@overload
+def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *, average: None,
+                            pos_label: Label = ..., sample_weight: ArrayLike | None = ...,
+                            n_threads: int | None = ...) -> FloatArray: ...
+
+
+def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                            average: RankingAverage | None = "macro",
+                            pos_label: Label = 1, sample_weight: ArrayLike | None = None,
+                            n_threads: int | None = None) -> float | FloatArray:
     """Average precision (AP) from prediction scores, like
     ``sklearn.metrics.average_precision_score``.
 
@@ -851,7 +905,8 @@ def _dcg(gains, scores, discount, ignore_ties):
     return np.bincount(row, weights=gsum / cnt * dsum, minlength=n)
 
 
-def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False):
+def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+               sample_weight: Weights = None, ignore_ties: bool = False) -> float:
     """Normalized Discounted Cumulative Gain, like ``sklearn.metrics.ndcg_score``.
 
     Gains ``y_true`` are ranked by decreasing ``y_score`` with a ``1 / log2(rank + 1)``
@@ -944,7 +999,8 @@ def _dcg_target(yt):
     raise ValueError(f"Only {_DCG_TARGETS} formats are supported. Got {kind} instead")
 
 
-def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None, ignore_ties=False):
+def dcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None, log_base: float = 2,
+              sample_weight: Weights = None, ignore_ties: bool = False) -> float:
     """Discounted Cumulative Gain, like ``sklearn.metrics.dcg_score``.
 
     Gains ``y_true`` ranked by decreasing ``y_score`` with a ``1 / log_base(rank + 1)``
@@ -1018,7 +1074,8 @@ def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None, ignore
     return float(np.average(_dcg(yt, ys, discount, ignore_ties), weights=sample_weight))
 
 
-def mean_reciprocal_rank(y_true, y_score, *, sample_weight=None):
+def mean_reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, *,
+                         sample_weight: Weights = None) -> float:
     """Mean reciprocal rank of the first relevant label.
 
     Not in scikit-learn. For each sample, the labels are ranked by decreasing score; the rank
@@ -1110,7 +1167,8 @@ _MULTILABEL_PARAMS = """
 """
 
 
-def coverage_error(y_true, y_score, *, sample_weight=None, n_threads=None):
+def coverage_error(y_true: ArrayLike, y_score: ArrayLike, *,
+                   sample_weight: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """Coverage error, like ``sklearn.metrics.coverage_error``: how far down the ranked
     labels one must go to cover every relevant label (tied scores take the maximal rank),
     averaged over the samples; 0 for a sample without relevant labels.
@@ -1154,8 +1212,9 @@ def coverage_error(y_true, y_score, *, sample_weight=None, n_threads=None):
     return labelrank.coverage_of(y_true, y_score, sample_weight, n_threads)
 
 
-def label_ranking_average_precision_score(y_true, y_score, *, sample_weight=None,
-                                          n_threads=None):
+def label_ranking_average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                                          sample_weight: ArrayLike | None = None,
+                                          n_threads: int | None = None) -> float:
     """Label ranking average precision (LRAP), like
     ``sklearn.metrics.label_ranking_average_precision_score``: for each relevant label,
     the fraction of the labels scored at least as high that are relevant, averaged over the
@@ -1203,7 +1262,9 @@ def label_ranking_average_precision_score(y_true, y_score, *, sample_weight=None
     return labelrank.lrap(state)
 
 
-def label_ranking_loss(y_true, y_score, *, sample_weight=None, n_threads=None):
+def label_ranking_loss(y_true: ArrayLike, y_score: ArrayLike, *,
+                       sample_weight: ArrayLike | None = None,
+                       n_threads: int | None = None) -> float:
     """Label ranking loss, like ``sklearn.metrics.label_ranking_loss``: the fraction of
     (relevant, irrelevant) label pairs ordered wrongly (a tie counts as wrong), averaged over
     the samples (0 for a sample whose labels are all relevant or all irrelevant).

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import math
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -51,6 +52,8 @@ from . import exceptions
 
 if TYPE_CHECKING:  # the name ``__getattr__`` below gives, for type checkers and linters
     from sklearn.exceptions import UndefinedMetricWarning  # noqa: F401
+
+    from ._typing import ArrayLike, FloatArray, MultiOutput, MultiOutputAverage
 
 __all__ = [
     "STORY_POINT_BINS",
@@ -103,8 +106,23 @@ STORY_POINT_BINS = {"1-3": (1, 3), "5-8": (5, 8), "13-21": (13, 21), "34+": (34,
 # public metrics
 
 
-def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-                        n_threads=None):
+@overload
+def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = ..., multioutput: Literal["raw_values"],
+                        n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = ...,
+                        multioutput: MultiOutputAverage = ...,
+                        n_threads: int | None = ...) -> float: ...
+
+
+def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = None,
+                        multioutput: MultiOutput = "uniform_average",
+                        n_threads: int | None = None) -> float | FloatArray:
     """Mean absolute error regression loss.
 
     The weighted mean of ``|y_true - y_pred|``, per output. One kernel pass fills mergeable
@@ -166,8 +184,23 @@ def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="unif
     return sums.mae(state, multioutput)
 
 
-def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-                       n_threads=None):
+@overload
+def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = ..., multioutput: Literal["raw_values"],
+                       n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = ...,
+                       multioutput: MultiOutputAverage = ...,
+                       n_threads: int | None = ...) -> float: ...
+
+
+def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = None,
+                       multioutput: MultiOutput = "uniform_average",
+                       n_threads: int | None = None) -> float | FloatArray:
     """Mean squared error regression loss.
 
     The weighted mean of ``(y_true - y_pred) ** 2``, per output, from one pass of mergeable
@@ -227,8 +260,24 @@ def mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="unifo
     return sums.mse(state, multioutput)
 
 
-def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
-                            multioutput="uniform_average", n_threads=None):
+@overload
+def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ...,
+                            multioutput: Literal["raw_values"],
+                            n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ...,
+                            multioutput: MultiOutputAverage = ...,
+                            n_threads: int | None = ...) -> float: ...
+
+
+def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = None,
+                            multioutput: MultiOutput = "uniform_average",
+                            n_threads: int | None = None) -> float | FloatArray:
     """Root mean squared error regression loss.
 
     The square root of each output's mean squared error, then combined as ``multioutput``
@@ -290,8 +339,24 @@ def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
     return sums.rmse(state, multioutput)
 
 
-def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
-                                   multioutput="uniform_average", n_threads=None):
+@overload
+def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                   sample_weight: ArrayLike | None = ...,
+                                   multioutput: Literal["raw_values"],
+                                   n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                   sample_weight: ArrayLike | None = ...,
+                                   multioutput: MultiOutputAverage = ...,
+                                   n_threads: int | None = ...) -> float: ...
+
+
+def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                   sample_weight: ArrayLike | None = None,
+                                   multioutput: MultiOutput = "uniform_average",
+                                   n_threads: int | None = None) -> float | FloatArray:
     """Mean absolute percentage error, as a fraction: ``mean(|e| / max(|y_true|, eps))``.
 
     Like scikit-learn, ``eps`` is float64's machine epsilon, so a zero ``y_true`` gives a
@@ -352,8 +417,25 @@ def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
     return sums.mape(state, multioutput)
 
 
-def explained_variance_score(y_true, y_pred, *, sample_weight=None,
-                             multioutput="uniform_average", force_finite=True, n_threads=None):
+@overload
+def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                             sample_weight: ArrayLike | None = ...,
+                             multioutput: Literal["raw_values"], force_finite: bool = ...,
+                             n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                             sample_weight: ArrayLike | None = ...,
+                             multioutput: MultiOutputAverage = ..., force_finite: bool = ...,
+                             n_threads: int | None = ...) -> float: ...
+
+
+def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                             sample_weight: ArrayLike | None = None,
+                             multioutput: MultiOutput = "uniform_average",
+                             force_finite: bool = True,
+                             n_threads: int | None = None) -> float | FloatArray:
     """Explained variance regression score: ``1 - Var(y_true - y_pred) / Var(y_true)``.
 
     The variances come from one pass of mergeable sums (spreads per block merged exactly), so
@@ -417,7 +499,7 @@ def explained_variance_score(y_true, y_pred, *, sample_weight=None,
     return sums.explained_variance(state, multioutput, force_finite)
 
 
-def max_error(y_true, y_pred, *, n_threads=None) -> float:
+def max_error(y_true: ArrayLike, y_pred: ArrayLike, *, n_threads: int | None = None) -> float:
     """The maximum residual error: the largest ``|y_true - y_pred|`` of any sample.
 
     A single output only, as scikit-learn. The maximum merges over chunks, so it has a
@@ -474,7 +556,8 @@ def max_error(y_true, y_pred, *, n_threads=None) -> float:
     return value
 
 
-def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None, n_threads=None) -> float:
+def huber_loss(y_true: ArrayLike, y_pred: ArrayLike, *, delta: float = 1.0,
+               sample_weight: ArrayLike | None = None, n_threads: int | None = None) -> float:
     """Mean Huber loss: ``e**2 / 2`` for ``|e| <= delta``, ``delta * (|e| - delta / 2)`` above.
 
     scikit-learn has no Huber loss metric (only the estimator's loss); this one is a weighted
@@ -530,8 +613,21 @@ def huber_loss(y_true, y_pred, *, delta=1.0, sample_weight=None, n_threads=None)
     return sums.huber(state)
 
 
-def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-             force_finite=True, n_threads=None):
+@overload
+def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
+             multioutput: Literal["raw_values"], force_finite: bool = ...,
+             n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
+             multioutput: MultiOutputAverage = ..., force_finite: bool = ...,
+             n_threads: int | None = ...) -> float: ...
+
+
+def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = None,
+             multioutput: MultiOutput = "uniform_average", force_finite: bool = True,
+             n_threads: int | None = None) -> float | FloatArray:
     """R² (coefficient of determination) regression score.
 
     The denominator (the spread of ``y_true``) uses a two-pass spread per block of 2048
@@ -606,8 +702,9 @@ def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average
     return sums.r2(state, multioutput, force_finite)
 
 
-def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_finite=True,
-                      n_threads=None):
+def adjusted_r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, n_features: int,
+                      sample_weight: ArrayLike | None = None, force_finite: bool = True,
+                      n_threads: int | None = None) -> float:
     """Adjusted R²: ``1 - (1 - R²) (n - 1) / (n - n_features - 1)``.
 
     Not in scikit-learn. R² is computed as :func:`r2_score` (weighted when weights are
@@ -664,7 +761,21 @@ def adjusted_r2_score(y_true, y_pred, *, n_features, sample_weight=None, force_f
     return sums.adjusted_r2(state, n_features, force_finite)
 
 
-def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average", sample_weight=None):
+@overload
+def median_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          multioutput: Literal["raw_values"],
+                          sample_weight: ArrayLike | None = ...) -> FloatArray: ...
+
+
+@overload
+def median_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          multioutput: MultiOutputAverage = ...,
+                          sample_weight: ArrayLike | None = ...) -> float: ...
+
+
+def median_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          multioutput: MultiOutput = "uniform_average",
+                          sample_weight: ArrayLike | None = None) -> float | FloatArray:
     """Median absolute error regression loss.
 
     Unweighted: ``median(|y_pred - y_true|)`` computed in the inputs' common dtype, as
@@ -721,8 +832,24 @@ def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average", samp
 # pinball (quantile) losses: their own kernel pass (sums of both signs of the residual)
 
 
-def mean_pinball_loss(y_true, y_pred, *, sample_weight=None, alpha=0.5,
-                      multioutput="uniform_average", n_threads=None):
+@overload
+def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
+                      sample_weight: ArrayLike | None = ..., alpha: float = ...,
+                      multioutput: Literal["raw_values"],
+                      n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
+                      sample_weight: ArrayLike | None = ..., alpha: float = ...,
+                      multioutput: MultiOutputAverage = ...,
+                      n_threads: int | None = ...) -> float: ...
+
+
+def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
+                      sample_weight: ArrayLike | None = None, alpha: float = 0.5,
+                      multioutput: MultiOutput = "uniform_average",
+                      n_threads: int | None = None) -> float | FloatArray:
     """Pinball loss for quantile regression.
 
     ``alpha * (y_true - y_pred)`` where ``y_true >= y_pred``, ``(1 - alpha) * (y_pred -
@@ -789,8 +916,24 @@ def mean_pinball_loss(y_true, y_pred, *, sample_weight=None, alpha=0.5,
     return pinball.loss(state, alpha, multioutput)
 
 
-def d2_pinball_score(y_true, y_pred, *, sample_weight=None, alpha=0.5,
-                     multioutput="uniform_average", n_threads=None):
+@overload
+def d2_pinball_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = ..., alpha: float = ...,
+                     multioutput: Literal["raw_values"],
+                     n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def d2_pinball_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = ..., alpha: float = ...,
+                     multioutput: MultiOutputAverage = ...,
+                     n_threads: int | None = ...) -> float: ...
+
+
+def d2_pinball_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = None, alpha: float = 0.5,
+                     multioutput: MultiOutput = "uniform_average",
+                     n_threads: int | None = None) -> float | FloatArray:
     """D² regression score with the pinball loss: the fraction of pinball loss explained.
 
     ``1 - loss(y_true, y_pred) / loss(y_true, q)`` where ``q`` is the (weighted)
@@ -862,8 +1005,24 @@ def d2_pinball_score(y_true, y_pred, *, sample_weight=None, alpha=0.5,
                             "d2_pinball_score")
 
 
-def d2_absolute_error_score(y_true, y_pred, *, sample_weight=None,
-                            multioutput="uniform_average", n_threads=None):
+@overload
+def d2_absolute_error_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ...,
+                            multioutput: Literal["raw_values"],
+                            n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def d2_absolute_error_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ...,
+                            multioutput: MultiOutputAverage = ...,
+                            n_threads: int | None = ...) -> float: ...
+
+
+def d2_absolute_error_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = None,
+                            multioutput: MultiOutput = "uniform_average",
+                            n_threads: int | None = None) -> float | FloatArray:
     """D² regression score with the absolute error: :func:`d2_pinball_score` with
     ``alpha=0.5`` (the baseline is the median of ``y_true``).
 
@@ -927,7 +1086,9 @@ def d2_absolute_error_score(y_true, y_pred, *, sample_weight=None,
                             "d2_absolute_error_score")
 
 
-def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) -> RegressionSummary:
+def regression_summary(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = None,
+                       n_threads: int | None = None) -> RegressionSummary:
     """MAE, MSE, RMSE and R² (``force_finite=True``) together, from one kernel pass.
 
     Not in scikit-learn: the four values equal :func:`mean_absolute_error`,
@@ -984,7 +1145,8 @@ def regression_summary(y_true, y_pred, *, sample_weight=None, n_threads=None) ->
     return sums.summary(state)
 
 
-def mae_by_bin(y_true, y_pred, bins, *, sample_weight=None) -> dict[str, float]:
+def mae_by_bin(y_true: ArrayLike, y_pred: ArrayLike, bins: Mapping[str, tuple[float, float]], *,
+               sample_weight: ArrayLike | None = None) -> dict[str, float]:
     """MAE restricted to ranges of ``y_true``, one pass for all ranges.
 
     Not in scikit-learn. Each named range selects the samples whose ``y_true`` lies in it
@@ -1061,7 +1223,9 @@ def mae_by_bin(y_true, y_pred, bins, *, sample_weight=None) -> dict[str, float]:
 # float32: agreement to float32 precision, as for the other regression metrics).
 
 
-def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, n_threads=None):
+def mean_tweedie_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          sample_weight: ArrayLike | None = None, power: float = 0,
+                          n_threads: int | None = None) -> float:
     """Mean Tweedie deviance regression loss.
 
     One pass of the deviance kernel (a ``pow`` or ``log`` per value) into mergeable sums;
@@ -1122,7 +1286,9 @@ def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, n_thre
     return deviance.tweedie_deviance(state)
 
 
-def mean_poisson_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None):
+def mean_poisson_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          sample_weight: ArrayLike | None = None,
+                          n_threads: int | None = None) -> float:
     """Mean Poisson deviance: the Tweedie deviance of power 1 (y_true >= 0, y_pred > 0).
 
     One pass of mergeable sums, as :func:`mean_tweedie_deviance`.
@@ -1174,7 +1340,9 @@ def mean_poisson_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None)
     return deviance.poisson_deviance(state)
 
 
-def mean_gamma_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None):
+def mean_gamma_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = None,
+                        n_threads: int | None = None) -> float:
     """Mean Gamma deviance: the Tweedie deviance of power 2 (y_true > 0, y_pred > 0).
 
     One pass of mergeable sums, as :func:`mean_tweedie_deviance`.
@@ -1226,7 +1394,9 @@ def mean_gamma_deviance(y_true, y_pred, *, sample_weight=None, n_threads=None):
     return deviance.gamma_deviance(state)
 
 
-def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, n_threads=None):
+def d2_tweedie_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = None, power: float = 0,
+                     n_threads: int | None = None) -> float:
     """D² score: the fraction of the Tweedie deviance explained (best 1.0, may be negative).
 
     The deviance of the constant prediction ``mean(y_true)`` comes from sums of the same
@@ -1293,8 +1463,24 @@ def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, n_threads=N
     return deviance.d2_tweedie(state)
 
 
-def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
-                           multioutput="uniform_average", n_threads=None):
+@overload
+def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                           sample_weight: ArrayLike | None = ...,
+                           multioutput: Literal["raw_values"],
+                           n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                           sample_weight: ArrayLike | None = ...,
+                           multioutput: MultiOutputAverage = ...,
+                           n_threads: int | None = ...) -> float: ...
+
+
+def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                           sample_weight: ArrayLike | None = None,
+                           multioutput: MultiOutput = "uniform_average",
+                           n_threads: int | None = None) -> float | FloatArray:
     """Mean squared logarithmic error: the weighted mean of
     ``(log1p(y_true) - log1p(y_pred))**2`` (values must be > -1).
 
@@ -1354,8 +1540,24 @@ def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
     return deviance.msle(state, multioutput)
 
 
-def root_mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
-                                multioutput="uniform_average", n_threads=None):
+@overload
+def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sample_weight: ArrayLike | None = ...,
+                                multioutput: Literal["raw_values"],
+                                n_threads: int | None = ...) -> FloatArray: ...
+
+
+@overload
+def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sample_weight: ArrayLike | None = ...,
+                                multioutput: MultiOutputAverage = ...,
+                                n_threads: int | None = ...) -> float: ...
+
+
+def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sample_weight: ArrayLike | None = None,
+                                multioutput: MultiOutput = "uniform_average",
+                                n_threads: int | None = None) -> float | FloatArray:
     """Root mean squared logarithmic error (per output, then averaged).
 
     One pass of mergeable sums, as :func:`mean_squared_log_error`; the square root is taken

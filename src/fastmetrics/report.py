@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._intervals import check_resamples, ci_level, generator
 from ._states import confusion, replicates
 from ._states.confusion import ClassificationMetrics, ConfusionState, PerClassMetrics, py_value
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+    from ._typing import ArrayLike, Label, RandomState
 
 __all__ = [
     "OPTIONAL_RESULTS_COLUMNS",
@@ -30,7 +37,9 @@ __all__ = [
 ]
 
 
-def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None, n_threads=None):
+def oos_precision_recall(y_true: ArrayLike, y_pred: ArrayLike, oos_label: Label, *,
+                         sample_weight: ArrayLike | None = None,
+                         n_threads: int | None = None) -> tuple[float, float]:
     """Out-of-scope (abstain label) precision and recall, 0.0 when undefined.
 
     Parameters
@@ -81,8 +90,10 @@ def oos_precision_recall(y_true, y_pred, oos_label, *, sample_weight=None, n_thr
                          oos_label)
 
 
-def score(y_true, y_pred, *, labels=None, oos_label=None, sample_weight=None, n_threads=None,
-          ci=None, n_resamples=1000, random_state=None):
+def score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = None,
+          oos_label: Label | None = None, sample_weight: ArrayLike | None = None,
+          n_threads: int | None = None, ci: float | None = None, n_resamples: int = 1000,
+          random_state: RandomState = None) -> ClassificationMetrics:
     """The harness report card of a classifier, from one counting pass.
 
     Per-class metrics use ``zero_division=0`` over the pinned ``labels`` (default: every
@@ -312,8 +323,9 @@ def _latency(latency, key: str) -> str:
     return _number(v, key, 1)
 
 
-def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=None, *,
-                       columns=None) -> str:
+def format_metrics_row(name: str, metrics: Any, latency: Any = None,
+                       cost_per_1k: float | None = None, params: Any = None, *,
+                       columns: Sequence[str] | None = None) -> str:
     """One markdown table row for an append-only results log (``RESULTS.md``).
 
     Columns (:data:`~fastmetrics.report.RESULTS_COLUMNS`): name, accuracy, macro F1, OOS
@@ -398,7 +410,7 @@ def format_metrics_row(name, metrics, latency=None, cost_per_1k=None, params=Non
     return "| " + " | ".join(cells[c] for c in columns) + " |"
 
 
-def flatten(obj, prefix: str = "") -> dict:
+def flatten(obj: object, prefix: str = "") -> dict[str, Any]:
     """Every number of a report object under one flat ``name -> value`` dict with dot keys,
     ready for a metrics table (``run_id, metric_name, value``).
 

@@ -7,6 +7,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,10 +15,15 @@ from ._inputs import column
 from ._states.confusion import ConfusionState
 from ._states.grouped import metric_fn
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ._typing import ArrayLike
+
 __all__ = ["RobustnessReport", "consistency_rate", "robustness_report", "robustness_score"]
 
 
-def consistency_rate(pred_orig, pred_perturbed) -> float:
+def consistency_rate(pred_orig: ArrayLike, pred_perturbed: ArrayLike) -> float:
     """Fraction of samples whose prediction is the same on the original and the perturbed
     input.
 
@@ -142,10 +148,10 @@ class RobustnessReport:
     robustness_score: float
     consistency_rate: float
     n_samples: int
-    perturbations: dict = field(default_factory=dict)
+    perturbations: dict[str, RobustnessReport] = field(default_factory=dict)
     worst_perturbation: Any = None
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         """The reference harness's keys: ``<metric>.original``, ``<metric>.perturbed``,
         ``robustness_score``, ``consistency_rate``, ``n_samples`` and, with named
         perturbations, ``worst_perturbation`` and ``perturbations.<name>.*``.
@@ -179,14 +185,17 @@ class RobustnessReport:
         return out
 
 
-def _one(fn, metric, y_true, pred_orig, orig, n, pred_perturbed, n_threads):
+def _one(fn: Callable[[ConfusionState], float], metric: str, y_true: ArrayLike,
+         pred_orig: ArrayLike, orig: float, n: int, pred_perturbed: ArrayLike,
+         n_threads: int | None) -> RobustnessReport:
     rate = consistency_rate(pred_orig, pred_perturbed)
     pert = float(fn(ConfusionState.from_arrays(y_true, pred_perturbed, n_threads=n_threads)))
     return RobustnessReport(metric, orig, pert, robustness_score(orig, pert), rate, n)
 
 
-def robustness_report(y_true, pred_orig, pred_perturbed, *, metric: str = "accuracy",
-                      n_threads=None) -> RobustnessReport:
+def robustness_report(y_true: ArrayLike, pred_orig: ArrayLike,
+                      pred_perturbed: ArrayLike | Mapping[str, ArrayLike], *,
+                      metric: str = "accuracy", n_threads: int | None = None) -> RobustnessReport:
     """Metric on the original and the perturbed predictions (one counting pass each),
     robustness score and consistency rate; for one perturbation or several named ones.
 

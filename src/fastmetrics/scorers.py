@@ -24,9 +24,15 @@ import contextlib
 import importlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import calibration, classification, cluster, probabilities, ranking, regression
+
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ._typing import ArrayLike, Scoring
 
 __all__ = [
     "get_scorer",
@@ -43,7 +49,7 @@ __all__ = [
 UNCOVERED_SKLEARN_SCORERS: tuple[str, ...] = ()
 
 
-def positive_likelihood_ratio(y_true, y_pred) -> float:
+def positive_likelihood_ratio(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """LR+ with undefined values replaced by 1.0, as scikit-learn's scorer computes it.
 
     Parameters
@@ -83,7 +89,7 @@ def positive_likelihood_ratio(y_true, y_pred) -> float:
     return classification.class_likelihood_ratios(y_true, y_pred, replace_undefined_by=1.0)[0]
 
 
-def negative_likelihood_ratio(y_true, y_pred) -> float:
+def negative_likelihood_ratio(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """LR- with undefined values replaced by 1.0, as scikit-learn's scorer computes it.
 
     Parameters
@@ -192,7 +198,7 @@ for _prefix, _func in [
             _func, kwargs={"pos_label": None, "average": _average})
 
 
-def _sklearn_metrics():
+def _sklearn_metrics() -> Any:
     try:
         return importlib.import_module("sklearn.metrics")
     except ImportError as exc:
@@ -225,7 +231,7 @@ def get_scorer_names() -> list[str]:
     return sorted(_SPECS)
 
 
-def get_scorer(scoring):
+def get_scorer(scoring: str | Callable[..., Any] | None) -> Any:
     """A scikit-learn scorer object, by name, that computes with fastmetrics.
 
     Parameters
@@ -275,7 +281,7 @@ def get_scorer(scoring):
     return skm.get_scorer(scoring)
 
 
-def _fastmetrics_counterpart(func):
+def _fastmetrics_counterpart(func: Callable[..., Any]) -> Callable[..., Any] | None:
     """fastmetrics' function of the same name as a scikit-learn metric function, or None."""
     module = getattr(func, "__module__", None) or ""
     if not module.startswith("sklearn.metrics"):
@@ -285,7 +291,9 @@ def _fastmetrics_counterpart(func):
     return ours if callable(ours) else None
 
 
-def make_scorer(score_func, *, response_method="predict", greater_is_better=True, **kwargs):
+def make_scorer(score_func: Callable[..., Any], *,
+                response_method: str | Sequence[str] | None = "predict",
+                greater_is_better: bool = True, **kwargs: Any) -> Any:
     """Make a scikit-learn scorer from a metric, using fastmetrics' function where it has one.
 
     The signature and result are those of :func:`sklearn.metrics.make_scorer`. A
@@ -332,7 +340,7 @@ def make_scorer(score_func, *, response_method="predict", greater_is_better=True
                            greater_is_better=greater_is_better, **kwargs)
 
 
-def _resolve(scoring):
+def _resolve(scoring: Scoring) -> Any:
     """Scorer names (alone, in a list/tuple/set, or as dict values) -> fastmetrics scorers."""
     if isinstance(scoring, str) and scoring in _SPECS:
         return get_scorer(scoring)
@@ -355,7 +363,9 @@ def _resolve(scoring):
     return scoring
 
 
-def check_scoring(estimator=None, scoring=None, *, allow_none=False, raise_exc=True):
+def check_scoring(estimator: Any = None,
+                  scoring: Scoring = None,
+                  *, allow_none: bool = False, raise_exc: bool = True) -> Any:
     """Determine a scorer from user options, as :func:`sklearn.metrics.check_scoring` does.
 
     Scorer names (a string, a list/tuple/set of strings, or strings as dict values) give

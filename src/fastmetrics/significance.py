@@ -12,11 +12,17 @@ standard method, so neither function takes ``sample_weight``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._inputs import label_input, nonfinite_error
 from ._states import delong, ranking
 from ._states.delong import DeLongResult, DeLongTest
+
+if TYPE_CHECKING:
+    from typing import Literal
+    from ._typing import ArrayLike, Label
 
 __all__ = ["DeLongResult", "DeLongTest", "delong_ci", "delong_test"]
 
@@ -81,8 +87,11 @@ def _binary_scores(s: np.ndarray, n: int) -> None:
     ranking.check_score_lengths(n, s.shape[0])
 
 
-def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_label=None,
-              multi_class="raise", average="macro", n_threads=None):
+def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = 0.95,
+              transform: Literal["logit"] | None = None, pos_label: Label | None = None,
+              multi_class: Literal["raise", "ovr", "ovo"] = "raise",
+              average: Literal["macro", "weighted"] = "macro",
+              n_threads: int | None = None) -> DeLongResult:
     """ROC AUC with DeLong's variance, standard error and confidence interval.
 
     Not in scikit-learn. DeLong, DeLong & Clarke-Pearson (1988) with the fast algorithm of
@@ -179,9 +188,13 @@ def delong_ci(y_true, y_score, *, confidence_level=0.95, transform=None, pos_lab
                           n_threads)
 
 
-def delong_test(y_true, y_score_a, y_score_b, *, confidence_level=0.95,
-                alternative="two-sided", pos_label=None, multi_class="raise",
-                average="macro", n_threads=None):
+def delong_test(y_true: ArrayLike, y_score_a: ArrayLike, y_score_b: ArrayLike, *,
+                confidence_level: float = 0.95,
+                alternative: Literal["two-sided", "less", "greater"] = "two-sided",
+                pos_label: Label | None = None,
+                multi_class: Literal["raise", "ovr", "ovo"] = "raise",
+                average: Literal["macro", "weighted"] = "macro",
+                n_threads: int | None = None) -> DeLongTest:
     """DeLong's paired test of two ROC AUCs scored on the same rows: is B better than A?
 
     Not in scikit-learn. The difference ``auc_b - auc_a`` has variance

@@ -8,6 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._typing import ArrayLike
+
 __all__ = ["Stability", "stability_summary"]
 
 
@@ -46,7 +53,7 @@ class Stability:
     stability_score: float
     n_seeds: int
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         """The reference harness's keys: ``stability_score``, ``stability.mean``, ...
 
         Returns
@@ -69,7 +76,7 @@ class Stability:
                 "stability.n_seeds": self.n_seeds}
 
 
-def stability_summary(values, *, ddof: int = 0) -> Stability:
+def stability_summary(values: ArrayLike, *, ddof: int = 0) -> Stability:
     """Mean, standard deviation (``np.std`` with ``ddof``), coefficient of variation
     ``stddev / |mean|`` and ``stability_score = max(0, 1 - cv)`` of a metric's values.
 

@@ -13,13 +13,19 @@ import math
 import os
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._kernels import select as _select
 from .energy import tracks_emissions
 from .report import RESULTS_HEADER, format_metrics_row, results_columns, results_header
+
+
+if TYPE_CHECKING:
+    from typing import Literal
+    from ._typing import ArrayLike
+    from collections.abc import Callable
 
 __all__ = [
     "LatencyStats",
@@ -287,7 +293,7 @@ class ModelBenchmark:
         return out
 
 
-def latency_stats(samples_ns, *, unit="ns") -> LatencyStats:
+def latency_stats(samples_ns: ArrayLike, *, unit: Literal["ns", "ms"] = "ns") -> LatencyStats:
     """Summarise per-call durations given in nanoseconds (or milliseconds).
 
     Parameters
@@ -368,7 +374,9 @@ def chosen_indices(n_inputs: int, n_iters: int, seed=0) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n_inputs, size=n_iters)
 
 
-def measure_latency(fn, inputs, *, warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0):
+def measure_latency(fn: Callable[[Any], object], inputs: Any, *,
+                    warmup: int = DEFAULT_WARMUP, n_iters: int = DEFAULT_N_ITERS,
+                    seed: int | None = 0) -> LatencyStats:
     """Time ``fn`` one input at a time and summarise the per-call latency.
 
     ``n_iters`` inputs are drawn from ``inputs`` with ``np.random.default_rng(seed)``; the
@@ -435,7 +443,7 @@ def measure_latency(fn, inputs, *, warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITER
     return latency_stats(np.array(samples, dtype=np.int64))
 
 
-def throughput_per_minute(n_instances, duration_s) -> float:
+def throughput_per_minute(n_instances: float, duration_s: float) -> float:
     """Instances per minute: ``n_instances / duration_s * 60`` (the reference harness's
     ``throughput``); ``inf`` for a duration of 0 with instances, 0.0 with none.
 
@@ -476,7 +484,8 @@ def throughput_per_minute(n_instances, duration_s) -> float:
     return n / d * 60.0
 
 
-def measure_batch(fn, X, *, warmup=DEFAULT_BATCH_WARMUP) -> BatchStats:
+def measure_batch(fn: Callable[[Any], object], X: Any, *,
+                  warmup: int = DEFAULT_BATCH_WARMUP) -> BatchStats:
     """Time one call ``fn(X)`` on a whole batch, after a small warm-up call.
 
     The warm-up calls ``fn`` on the first ``warmup`` rows (skipped when ``warmup`` is 0).
@@ -617,10 +626,11 @@ def _regression_metrics(y_true, y_pred) -> dict:
 
 
 @tracks_emissions
-def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classification",
-                    warmup=DEFAULT_WARMUP, n_iters=DEFAULT_N_ITERS, seed=0,
-                    batch_warmup=DEFAULT_BATCH_WARMUP, classes=None,
-                    emissions=None) -> ModelBenchmark:
+def benchmark_model(model: Any, X_train: Any, y_train: Any, X_test: Any, y_test: Any, *,
+                    task: Literal["classification", "regression"] = "classification",
+                    warmup: int = DEFAULT_WARMUP, n_iters: int = DEFAULT_N_ITERS,
+                    seed: int | None = 0, batch_warmup: int = DEFAULT_BATCH_WARMUP,
+                    classes: ArrayLike | None = None, emissions: Any = None) -> ModelBenchmark:
     """Fit a model, then measure fit time, batch inference, single-sample latency and quality.
 
     The reference procedure: wall-clock ``fit`` time; one timed ``predict`` over ``X_test``
@@ -719,7 +729,8 @@ def benchmark_model(model, X_train, y_train, X_test, y_test, *, task="classifica
     return ModelBenchmark(task, fit_seconds, batch, latency, metrics)
 
 
-def append_results(path, name, metrics, latency=None, cost_per_1k=None, params=None) -> str:
+def append_results(path: str | os.PathLike[str], name: str, metrics: Any, latency: Any = None,
+                   cost_per_1k: float | None = None, params: Any = None) -> str:
     """Append one markdown row for a run to the results log at ``path`` (e.g. RESULTS.md).
 
     The row is :func:`fastmetrics.format_metrics_row`'s (``metrics``: a report

@@ -33,7 +33,7 @@ import numbers
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,10 @@ from ._states.contingency import ContingencyState
 from ._states.paired import PairedConfusionState
 from ._states.ranking import RankingState
 from .exceptions import warn
+
+if TYPE_CHECKING:
+    from ._states.base import State
+    from ._typing import ArrayLike, RandomState
 
 __all__ = ["BootstrapResult", "ComparisonResult", "ConfidenceInterval", "McNemarResult",
            "bootstrap", "bootstrap_state", "compare", "compare_state", "mcnemar_from_counts",
@@ -480,9 +484,11 @@ def _setup(metric, n_resamples, confidence_level, method, random_state, sample_w
 # --------------------------------------------------------------------------- bootstrap
 
 
-def bootstrap(metric, y_true, y_pred, *, n_resamples=1000, confidence_level=0.95,
-              method="percentile", random_state=None, sample_weight=None, n_threads=None,
-              **metric_kwargs) -> BootstrapResult:
+def bootstrap(metric: str | Callable[..., Any], y_true: ArrayLike, y_pred: ArrayLike, *,
+              n_resamples: int = 1000, confidence_level: float = 0.95,
+              method: str = "percentile",
+              random_state: RandomState = None, sample_weight: ArrayLike | None = None,
+              n_threads: int | None = None, **metric_kwargs: Any) -> BootstrapResult:
     """A metric's value with a bootstrap confidence interval and standard error.
 
     Not in scikit-learn. Confusion, ranking and clustering metrics on unweighted data are
@@ -691,8 +697,10 @@ def _state_row(state, metric, kwargs: dict, types) -> tuple[_table.Metric, str]:
     return row, name
 
 
-def bootstrap_state(state, metric, *, n_resamples=1000, confidence_level=0.95,
-                    method="percentile", random_state=None, **metric_kwargs) -> BootstrapResult:
+def bootstrap_state(state: State, metric: str | Callable[..., Any], *, n_resamples: int = 1000,
+                    confidence_level: float = 0.95,
+                    method: str = "percentile",
+                    random_state: RandomState = None, **metric_kwargs: Any) -> BootstrapResult:
     """:func:`bootstrap` of a metric from a state alone (an accumulator's, a merged Dask
     state, one loaded from disk): the resamples are drawn from its cells.
 
@@ -762,8 +770,10 @@ def bootstrap_state(state, metric, *, n_resamples=1000, confidence_level=0.95,
                            "cells")
 
 
-def compare_state(state, metric, *, n_resamples=1000, confidence_level=0.95,
-                  method="percentile", random_state=None, **metric_kwargs) -> ComparisonResult:
+def compare_state(state: PairedConfusionState, metric: str | Callable[..., Any], *,
+                  n_resamples: int = 1000, confidence_level: float = 0.95,
+                  method: str = "percentile",
+                  random_state: RandomState = None, **metric_kwargs: Any) -> ComparisonResult:
     """:func:`compare` of a confusion metric from a
     :class:`~fastmetrics.states.PairedConfusionState` alone (a paired accumulator's, a
     merged Dask state).
@@ -852,9 +862,11 @@ def _parameters(fn) -> dict:
 # --------------------------------------------------------------------------- compare
 
 
-def compare(metric, y_true, y_pred_a, y_pred_b, *, n_resamples=1000, confidence_level=0.95,
-            method="percentile", random_state=None, sample_weight=None, n_threads=None,
-            **metric_kwargs) -> ComparisonResult:
+def compare(metric: str | Callable[..., Any], y_true: ArrayLike, y_pred_a: ArrayLike,
+            y_pred_b: ArrayLike, *, n_resamples: int = 1000, confidence_level: float = 0.95,
+            method: str = "percentile",
+            random_state: RandomState = None, sample_weight: ArrayLike | None = None,
+            n_threads: int | None = None, **metric_kwargs: Any) -> ComparisonResult:
     """Model B against model A on the same rows: ``metric(B) - metric(A)`` with a paired
     bootstrap interval and p-value.
 
@@ -974,7 +986,8 @@ def _joint_state(row, y_true, a, b, kwargs, sample_weight) -> PairedConfusionSta
 # --------------------------------------------------------------------------- McNemar
 
 
-def mcnemar_test(y_true, y_pred_a, y_pred_b, *, exact=True, correction=True) -> McNemarResult:
+def mcnemar_test(y_true: ArrayLike, y_pred_a: ArrayLike, y_pred_b: ArrayLike, *,
+                 exact: bool = True, correction: bool = True) -> McNemarResult:
     """McNemar's test that two classifiers have the same accuracy on the same rows.
 
     Only the rows where exactly one model is right count: ``a_only`` (A right, B wrong) and
@@ -1035,7 +1048,8 @@ def _check_flags(exact, correction) -> None:
             raise TypeError(f"{name} must be a bool, got {v!r}")
 
 
-def mcnemar_from_counts(a_only: int, b_only: int, *, exact=True, correction=True) -> McNemarResult:
+def mcnemar_from_counts(a_only: int, b_only: int, *, exact: bool = True,
+                        correction: bool = True) -> McNemarResult:
     """McNemar's test from the two disagreement counts (see :func:`~fastmetrics.mcnemar_test`).
 
     The exact p-value is a sum of binomial coefficients (in logarithms above 20,000

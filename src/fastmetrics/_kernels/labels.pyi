@@ -1,4 +1,6 @@
 # Stubs for the label encoding kernels (fastmetrics/_kernels/labels.pyx).
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -20,7 +22,7 @@ def code_presence(
 ) -> int: ...
 def encode_views(
     views: npt.NDArray[np.uint8],  # const unsigned char[::1], 16 bytes per item
-    buffers: list,  # the data buffers (buffer protocol), in their order
+    buffers: list[Any],  # the data buffers (buffer protocol), in their order
 ) -> tuple[npt.NDArray[np.signedinteger], npt.NDArray[np.int64]]: ...
 def encode_range(
     a: npt.NDArray[np.integer],  # const label_t[:]

@@ -3,6 +3,8 @@
 # s: const score_t[:, :] (float32/float64), w: const weight_t[:] (float32/float64),
 # out: double[:, ::1], bad: int64_t[::1]; scratch: (uint64[::1] keys, uint64[::1] tmp,
 # float64[::1] w, float64[::1] wtmp, uint64[::1] hist).
+from typing import Any
+
 import numpy as np
 
 # the statistics row's columns and the kinds of bad input (cpdef enums of ranking.pxd)
@@ -20,11 +22,11 @@ BAD_WEIGHT: int
 def hist_size(n: int) -> int: ...
 def binary_stats(y: np.ndarray, s: np.ndarray, w: np.ndarray, has_w: bool, ycol: np.ndarray,
                  scol: np.ndarray, pos: np.ndarray, neg: np.ndarray, neg_any: bool,
-                 out: np.ndarray, bad: np.ndarray, scratch: tuple,
+                 out: np.ndarray, bad: np.ndarray, scratch: tuple[Any, ...],
                  n_threads: int = ...) -> int: ...
 def binary_summary(y: np.ndarray, s: np.ndarray, w: np.ndarray, has_w: bool, pos: int,
                    stats: np.ndarray, thr: np.ndarray, out_p: np.ndarray, out_q: np.ndarray,
-                   bad: np.ndarray, scratch: tuple, n_threads: int = ...) -> int: ...
+                   bad: np.ndarray, scratch: tuple[Any, ...], n_threads: int = ...) -> int: ...
 def summary_stats(p: np.ndarray, q: np.ndarray, stats: np.ndarray) -> None: ...
 def label_scan(y: np.ndarray) -> tuple[int, int, int]: ...
 
@@ -37,5 +39,5 @@ def _py_sort_keys(
 ) -> tuple[np.ndarray, np.ndarray | None]: ...  # keys: const uint64_t[::1]
 
 def binary_plain(
-    y: object, s: object, mode: int, scratch: tuple | None = ..., n_threads: int = ...
+    y: object, s: object, mode: int, scratch: tuple[Any, ...] | None = ..., n_threads: int = ...
 ) -> float | None: ...

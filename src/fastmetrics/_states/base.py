@@ -22,9 +22,14 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from typing_extensions import Self
 
 __all__ = ["FORMAT", "LABEL_KINDS", "State", "StateError", "field", "flag", "integer", "labels",
            "load_state", "number", "text"]
@@ -86,7 +91,7 @@ class State:
             cls.__module__ = "fastmetrics.states"
 
     # ------------------------------------------------------------------ the merge law
-    def merge(self, other):  # pragma: no cover - every state type defines it
+    def merge(self, other: Self) -> Self:  # pragma: no cover - every state type defines it
         """The state of both inputs' samples (neither input is modified).
 
         Parameters
@@ -168,7 +173,7 @@ class State:
         return d
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Any) -> Self:
         """Rebuild a state from :meth:`to_dict`'s values (a dict, an ``NpzFile`` or parsed
         JSON), checking every invariant first; ``StateError`` (a ``ValueError``) when one
         fails.
@@ -264,7 +269,7 @@ class OutputSums(State):
                 f"outputs ({self.n_outputs} and {other.n_outputs})")
 
 
-def load_state(d) -> State:
+def load_state(d: Mapping[str, Any]) -> State:
     """Any state from its :meth:`State.to_dict` form, the type taken from ``d["kind"]``.
 
     Parameters

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field as dc_field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,6 +50,9 @@ from .._kernels import bins as kernel
 from .._threads import threads_for
 from ..exceptions import warn
 from . import base, proba
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike, Label
 
 __all__ = [
     "CalibrationBins",
@@ -374,8 +378,10 @@ class CalibrationState(base.State):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_arrays(cls, y_true, y_prob, sample_weight=None, *, n_bins=10, edges=None,
-                    pos_label=None, labels=None, n_threads=None,
+    def from_arrays(cls, y_true: ArrayLike, y_prob: ArrayLike,
+                    sample_weight: ArrayLike | None = None, *, n_bins: int = 10,
+                    edges: ArrayLike | None = None, pos_label: Label | None = None,
+                    labels: ArrayLike | None = None, n_threads: int | None = None,
                     allow_empty: bool = False) -> CalibrationState:
         """Bin one pass: :meth:`binary` for 1-D ``y_prob``, :meth:`top_label` for an (n, K)
         matrix. ``edges`` (None: ``n_bins`` equal-width bins) are used as given.

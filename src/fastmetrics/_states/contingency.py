@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 import numpy as np
 
 from .._inputs import (
@@ -46,6 +47,9 @@ from .._threads import threads_for
 from .. import exceptions
 from ..exceptions import invalid_parameter
 from . import base
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = [
     "AVERAGE_METHODS",
@@ -163,8 +167,8 @@ class ContingencyState(base.State):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_arrays(cls, labels_true, labels_pred, n_threads=None, *,
-                    warn: bool = True) -> ContingencyState:
+    def from_arrays(cls, labels_true: ArrayLike, labels_pred: ArrayLike,
+                    n_threads: int | None = None, *, warn: bool = True) -> ContingencyState:
         """Count the pairs of labels (one kernel pass); ``warn``: scikit-learn's warning
         for continuous values (its ``contingency_matrix`` does not warn).
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,6 +51,9 @@ from .._threads import threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 from .sums import average, check_multioutput, n_outputs, nonfinite_input, out, targets
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = [
     "SquaredLogState",
@@ -171,8 +175,9 @@ class TweedieState(base.State):
         self.weighted = weighted
 
     @classmethod
-    def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *, power=0,
-                    d2: bool = True, allow_empty: bool = False,
+    def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
+                    sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
+                    power: float = 0, d2: bool = True, allow_empty: bool = False,
                     function: str = "mean_tweedie_deviance") -> TweedieState:
         """The sums of one kernel pass over 1-D targets (``function`` names the metric in
         scikit-learn's errors: several outputs, a bad ``power``). Values outside the
@@ -434,7 +439,8 @@ class SquaredLogState(base.OutputSums):
     __slots__ = ()
 
     @classmethod
-    def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *,
+    def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
+                    sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
                     allow_empty: bool = False) -> SquaredLogState:
         """The sums of one kernel pass over 1-D or (n, m) targets (read in place, any
         strides). Values <= -1 are counted, not refused (the derivations refuse them).

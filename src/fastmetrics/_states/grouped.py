@@ -13,7 +13,7 @@ groups (strings, objects, wide ranges) are hash-encoded once first
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from .._kernels import confusion as kernel
 from .._threads import threads_for
 from . import base, prf
 from .confusion import DENSE_MAX_RANGE, ConfusionState, accuracy, balanced_accuracy, py_value
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = ["GROUP_METRICS", "GroupMetrics", "GroupedConfusionState", "metric_fn", "summary"]
 
@@ -156,7 +159,8 @@ class GroupedConfusionState(base.State):
         self.table, self.labels, self.groups = table, labels, groups
 
     @classmethod
-    def from_arrays(cls, y_true, y_pred, groups, n_threads=None) -> GroupedConfusionState:
+    def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike, groups: ArrayLike,
+                    n_threads: int | None = None) -> GroupedConfusionState:
         """Count the (group, true label, predicted label) triples in one kernel pass.
 
         Parameters

@@ -27,6 +27,7 @@ of a single pass); multiclass states merge over the same columns.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,6 +44,9 @@ from .._kernels import proba as kernel
 from .._threads import threads_for
 from . import base
 from .proba import STREAMED, encode, label_table, undeclared
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = ["HingeState", "hinge"]
 
@@ -135,8 +139,9 @@ class HingeState(base.State):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_arrays(cls, y_true, pred_decision, sample_weight=None, *, labels=None,
-                    n_threads=None, allow_empty: bool = False,
+    def from_arrays(cls, y_true: ArrayLike, pred_decision: ArrayLike,
+                    sample_weight: ArrayLike | None = None, *, labels: ArrayLike | None = None,
+                    n_threads: int | None = None, allow_empty: bool = False,
                     streamed: bool = False) -> HingeState:
         """One kernel pass, with scikit-learn's checks and errors; ``allow_empty`` accepts
         an empty chunk, ``streamed`` words the errors for a chunk of a stream.

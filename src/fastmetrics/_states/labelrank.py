@@ -13,6 +13,8 @@ buffer; ``coverage_error`` takes a pass of its own that sorts nothing
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._inputs import float_values, inconsistent_lengths, native, nonfinite_error
@@ -20,6 +22,9 @@ from .._inputs import INT_CHARS, sample_weight as check_weights
 from .._kernels import labelrank as kernel
 from .._threads import threads_for
 from . import base
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = ["LabelRankingState", "coverage", "coverage_of", "lrap", "ranking_loss", "target_kind"]
 
@@ -142,7 +147,8 @@ class LabelRankingState(base.State):
         return self.n
 
     @classmethod
-    def from_arrays(cls, y_true, y_score, sample_weight=None, n_threads=None, *,
+    def from_arrays(cls, y_true: ArrayLike, y_score: ArrayLike,
+                    sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
                     allow_empty: bool = False) -> LabelRankingState:
         """The state of an (n, L) 0/1 label matrix and an (n, L) score matrix (one kernel
         pass). ``ValueError`` for other shapes, labels other than 0/1, non-finite scores,

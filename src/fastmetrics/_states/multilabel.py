@@ -10,11 +10,16 @@ rows are stacked) but its memory is O(n * L), unlike the other states.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._inputs import EMPTY, INT_CHARS, inconsistent_lengths, native, sample_weight
 from .._kernels import multilabel as kernel
 from . import base
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = ["MultilabelState", "accuracy", "hamming", "is_multilabel_pair", "mcm",
            "zero_one"]
@@ -138,7 +143,8 @@ class MultilabelState(base.State):
         self.int_weights = int_weights
 
     @classmethod
-    def from_arrays(cls, y_true, y_pred, sample_weight_=None) -> MultilabelState:
+    def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
+                    sample_weight_: ArrayLike | None = None) -> MultilabelState:
         """Count two (n, L) indicator matrices (one kernel pass).
 
         Parameters

@@ -19,6 +19,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._inputs import (
@@ -32,6 +34,9 @@ from .._inputs import (
 from .._kernels import joint as joint_kernel
 from . import base
 from .confusion import ConfusionState
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = ["PairedConfusionState"]
 
@@ -79,7 +84,8 @@ class PairedConfusionState(base.State):
         self.n_samples = n_samples
 
     @classmethod
-    def from_arrays(cls, y_true, y_pred_a, y_pred_b) -> PairedConfusionState:
+    def from_arrays(cls, y_true: ArrayLike, y_pred_a: ArrayLike,
+                    y_pred_b: ArrayLike) -> PairedConfusionState:
         """Count the triples of labels (one hash pass per column, one counting pass).
         Labels follow the confusion state's rules (integers of two dtypes, text, no mix).
 

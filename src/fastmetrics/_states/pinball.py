@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 from .sums import (average, check_multioutput, explained_fractions, n_outputs, nonfinite_input,
                    out, targets)
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = ["PinballState", "check_alpha", "check_pinball_multioutput", "d2_score", "loss",
            "quantiles"]
@@ -94,7 +98,8 @@ class PinballState(base.OutputSums):
     __slots__ = ()
 
     @classmethod
-    def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *,
+    def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
+                    sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
                     allow_empty: bool = False, allow_zero_sum: bool = False) -> PinballState:
         """The sums of one kernel pass. Raises scikit-learn's errors for bad input (lengths,
         NaN / infinity, weights that sum to zero unless ``allow_zero_sum``, empty input

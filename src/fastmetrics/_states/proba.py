@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +47,9 @@ from .._kernels import proba as kernel
 from .._threads import threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = ["NOT_NORMALISED", "STREAMED", "TOO_FEW", "ProbabilityState", "d2_log_loss",
            "encode", "label_table", "loss", "check_k", "sorted_labels", "too_few", "top_k",
@@ -231,8 +235,9 @@ class ProbabilityState(base.State):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_arrays(cls, y_true, y_proba, sample_weight=None, *, labels=None, k=0,
-                    n_threads=None, allow_empty: bool = False,
+    def from_arrays(cls, y_true: ArrayLike, y_proba: ArrayLike,
+                    sample_weight: ArrayLike | None = None, *, labels: ArrayLike | None = None,
+                    k: int = 0, n_threads: int | None = None, allow_empty: bool = False,
                     streamed: bool = False) -> ProbabilityState:
         """One kernel pass. ``labels`` (None: the classes of ``y_true``) are the columns of
         ``y_proba``; ``k`` > 0 reads scores for ``top_k_accuracy_score`` instead (its rules

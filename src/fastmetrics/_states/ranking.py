@@ -40,6 +40,7 @@ import numbers
 import threading
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -59,6 +60,9 @@ from .._kernels import ranking as kernel
 from .._threads import resolve_n_threads, threads_for
 from ..exceptions import warn, undefined_metric_warning
 from . import base
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = [
     "BYTES_LABELS",
@@ -412,8 +416,10 @@ class RankingState(base.State):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_arrays(cls, y_true, y_score, sample_weight=None, n_threads=None, *, edges=None,
-                    allow_empty: bool = False, allow_zero_sum: bool = False) -> RankingState:
+    def from_arrays(cls, y_true: ArrayLike, y_score: ArrayLike,
+                    sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
+                    edges: ArrayLike | None = None, allow_empty: bool = False,
+                    allow_zero_sum: bool = False) -> RankingState:
         """The state of binary labels and scores (one kernel pass; ``edges``: the binned
         form). More than two classes raise ``ValueError``; empty input too unless
         ``allow_empty``, and weights that are all zero unless ``allow_zero_sum``.

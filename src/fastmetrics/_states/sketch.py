@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from .._inputs import native, nonfinite_error
 from .._kernels import sketch as kernel
 from .. import _order
 from . import base
+
+if TYPE_CHECKING:
+    from .._typing import ArrayLike
 
 __all__ = [
     "METHODS",
@@ -143,7 +147,8 @@ class SketchState(base.State):
         self.n_samples = n_samples
 
     @classmethod
-    def from_arrays(cls, values, relative_accuracy=0.01, max_buckets=2048) -> SketchState:
+    def from_arrays(cls, values: ArrayLike, relative_accuracy: float = 0.01,
+                    max_buckets: int = 2048) -> SketchState:
         """Count ``values`` (any real dtype, raveled) in one kernel pass. NaN or infinity
         raises ``ValueError``.
 
@@ -567,7 +572,7 @@ class ExactQuantileState(base.State):
         self.n_samples = n_samples
 
     @classmethod
-    def from_arrays(cls, values) -> ExactQuantileState:
+    def from_arrays(cls, values: ArrayLike) -> ExactQuantileState:
         """A copy of ``values`` (any real dtype, raveled). NaN or infinity raises
         ``ValueError``.
 
