@@ -281,7 +281,6 @@ typedef struct {
     uint64_t dif[FM_ROWS_COLS]; /* the vector loop's differs: all ones where a y differed */
 } fm_rows_acc;
 
-
 /* row I (partial K) of columns [0, CW): YV(j) and PV(j) read column j's values */
 #define FM_ROWS_ROW(K, I, YV, PV)                                                           \
     {                                                                                      \
@@ -291,22 +290,8 @@ typedef struct {
             wv = (double)*(const TW *)(w + (I) * sw);                                      \
             if (with_w)                                                                    \
                 A->w[K] += wv;                                                             \
-            for (j = 0; j < cw; j++) {                                                     \
-                double yv = YV(j), e = yv - PV(j), ae = fabs(e);                           \
-                A->abs[K][j] += wv * ae;                                                   \
-                A->sq[K][j] += wv * (e * e);                                               \
-                if (want_r2)                                                               \
-                    A->sy[K][j] += wv * yv;                                                \
-                if (want_ape) {                                                            \
-                    double ay = fabs(yv);                                                  \
-                    A->ape[K][j] += wv * (ae / (ay > FM_SUMS_EPS64 ? ay : FM_SUMS_EPS64)); \
-                }                                                                          \
-                if (want_hub)                                                              \
-                    A->hub[K][j] += wv * (ae <= delta ? 0.5 * e * e                        \
-                                                      : delta * (ae - half_delta));        \
-                A->differs[j] |= !(yv == first[j]);                                        \
-            }                                                                              \
-        } else if (!want_ape && !want_hub) {                                               \
+        }                                                                                  \
+        if (!has_w && !want_ape && !want_hub) {                                            \
             for (j = 0; j < cw; j++) {                                                     \
                 double yv = YV(j), e = yv - PV(j);                                         \
                 A->abs[K][j] += fabs(e);                                                   \
@@ -315,7 +300,7 @@ typedef struct {
                     A->sy[K][j] += yv;                                                     \
                 A->differs[j] |= !(yv == first[j]);                                        \
             }                                                                              \
-        } else {                                                                           \
+        } else { /* wv * x is x when unweighted: the same bits as the plain loop's */     \
             for (j = 0; j < cw; j++) {                                                     \
                 double yv = YV(j), e = yv - PV(j), ae = fabs(e);                           \
                 A->abs[K][j] += wv * ae;                                                   \
