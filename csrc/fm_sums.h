@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #if defined(__SSE2__) && !defined(FM_NO_VEC)
 #include <emmintrin.h>
 #define FM_SUMS_SSE2 1
@@ -261,6 +262,287 @@ static void fm_sums_block(const char *y, ptrdiff_t sy, int y_f32, const char *p,
     out[FM_S_MEAN] = mb;
     out[FM_S_M2] = m2;
     out[FM_S_DIFF] = differs ? 1.0 : 0.0;
+}
+
+/* The rows form: fm_sums_rows(y, sy0, sy1, y_f32, p, sp0, sp1, p_f32, w, sw, w_f32, has_w,
+ * flags, delta, start, stop, m, first, out) gives, for samples (rows) [start, stop) of
+ * (n, m) targets with byte strides (sy0, sy1) and (sp0, sp1), column j's fm_sums_block out
+ * in out[j * FM_S_N ...], from first[j], bit for bit: the same partial sums (row i into
+ * partial (i - start) % 4 of its column) added in the same order. Rows are read in order,
+ * FM_ROWS_COLS columns at a time, so a row-major (C-ordered) input is read once in order
+ * where the column form would walk it column by column. */
+#define FM_ROWS_COLS 16
+
+typedef struct {
+    double abs[4][FM_ROWS_COLS], sq[4][FM_ROWS_COLS], ape[4][FM_ROWS_COLS];
+    double hub[4][FM_ROWS_COLS], sy[4][FM_ROWS_COLS], m2[4][FM_ROWS_COLS];
+    double c[4][FM_ROWS_COLS], w[4], mb[FM_ROWS_COLS];
+    int differs[FM_ROWS_COLS];
+    uint64_t dif[FM_ROWS_COLS]; /* the vector loop's differs: all ones where a y differed */
+} fm_rows_acc;
+
+/* row I (partial K) of columns [0, CW): YV(j) and PV(j) read column j's values */
+#define FM_ROWS_ROW(K, I, YV, PV)                                                           \
+    {                                                                                      \
+        const char *yr = y + (I) * sy0, *pr = p + (I) * sp0;                               \
+        double wv = 1.0;                                                                   \
+        if (has_w) {                                                                       \
+            wv = (double)*(const TW *)(w + (I) * sw);                                      \
+            if (with_w)                                                                    \
+                A->w[K] += wv;                                                             \
+        }                                                                                  \
+        if (!has_w && !want_ape && !want_hub) {                                            \
+            for (j = 0; j < cw; j++) {                                                     \
+                double yv = YV(j), e = yv - PV(j);                                         \
+                A->abs[K][j] += fabs(e);                                                   \
+                A->sq[K][j] += e * e;                                                      \
+                if (want_r2)                                                               \
+                    A->sy[K][j] += yv;                                                     \
+                A->differs[j] |= !(yv == first[j]);                                        \
+            }                                                                              \
+        } else { /* wv * x is x when unweighted: the same bits as the plain loop's */     \
+            for (j = 0; j < cw; j++) {                                                     \
+                double yv = YV(j), e = yv - PV(j), ae = fabs(e);                           \
+                A->abs[K][j] += wv * ae;                                                   \
+                A->sq[K][j] += wv * (e * e);                                               \
+                if (want_r2)                                                               \
+                    A->sy[K][j] += wv * yv;                                                \
+                if (want_ape) {                                                            \
+                    double ay = fabs(yv);                                                  \
+                    A->ape[K][j] += wv * (ae / (ay > FM_SUMS_EPS64 ? ay : FM_SUMS_EPS64)); \
+                }                                                                          \
+                if (want_hub)                                                              \
+                    A->hub[K][j] += wv * (ae <= delta ? 0.5 * e * e                        \
+                                                      : delta * (ae - half_delta));        \
+                A->differs[j] |= !(yv == first[j]);                                        \
+            }                                                                              \
+        }                                                                                  \
+    }
+
+#define FM_ROWS_DEV(K, I, YV)                                                               \
+    {                                                                                      \
+        const char *yr = y + (I) * sy0;                                                    \
+        if (has_w) {                                                                       \
+            double wv = (double)*(const TW *)(w + (I) * sw);                               \
+            for (j = 0; j < cw; j++) {                                                     \
+                double d = YV(j) - A->mb[j];                                               \
+                A->m2[K][j] += wv * (d * d);                                               \
+                A->c[K][j] += wv * d;                                                      \
+            }                                                                              \
+        } else {                                                                           \
+            for (j = 0; j < cw; j++) {                                                     \
+                double d = YV(j) - A->mb[j];                                               \
+                A->m2[K][j] += d * d;                                                      \
+                A->c[K][j] += d;                                                           \
+            }                                                                              \
+        }                                                                                  \
+    }
+
+/* rows [start, stop), four a step, the last one to three into partials 0 .. 2 */
+#define FM_ROWS_STEPS(ROW, ...)                                                             \
+    for (i = start; i + 4 <= stop; i += 4) {                                               \
+        ROW(0, i, __VA_ARGS__) ROW(1, i + 1, __VA_ARGS__) ROW(2, i + 2, __VA_ARGS__)       \
+        ROW(3, i + 3, __VA_ARGS__)                                                         \
+    }                                                                                      \
+    for (k = 0; i < stop; i++, k++)                                                        \
+        switch (k) {                                                                       \
+        case 0: ROW(0, i, __VA_ARGS__) break;                                              \
+        case 1: ROW(1, i, __VA_ARGS__) break;                                              \
+        default: ROW(2, i, __VA_ARGS__) break;                                             \
+        }
+
+#define FM_ROWS_YC(j) ((double)((const TY *)yr)[j])
+#define FM_ROWS_PC(j) ((double)((const TP *)pr)[j])
+#define FM_ROWS_YS(j) ((double)*(const TY *)(yr + (j) * sy1))
+#define FM_ROWS_PS(j) ((double)*(const TP *)(pr + (j) * sp1))
+
+#define FM_ROWS_TYPED(SUFFIX, TY_, TP_, TW_)                                                 \
+    static void fm_rows_plain_##SUFFIX(                                                    \
+        const char *y, ptrdiff_t sy0, ptrdiff_t sy1, const char *p, ptrdiff_t sp0,         \
+        ptrdiff_t sp1, const char *w, ptrdiff_t sw, int has_w, int with_w, int flags,      \
+        double delta, ptrdiff_t start, ptrdiff_t stop, ptrdiff_t cw, const double *first,  \
+        fm_rows_acc *A) {                                                                  \
+        typedef TY_ TY;                                                                    \
+        typedef TP_ TP;                                                                    \
+        typedef TW_ TW;                                                                    \
+        const int want_ape = flags & 1, want_hub = flags & 2, want_r2 = flags & 4;         \
+        const double half_delta = 0.5 * delta;                                             \
+        ptrdiff_t i, j, k;                                                                 \
+        if (sy1 == (ptrdiff_t)sizeof(TY) && sp1 == (ptrdiff_t)sizeof(TP)) {               \
+            FM_ROWS_STEPS(FM_ROWS_ROW, FM_ROWS_YC, FM_ROWS_PC)                             \
+        } else {                                                                           \
+            FM_ROWS_STEPS(FM_ROWS_ROW, FM_ROWS_YS, FM_ROWS_PS)                             \
+        }                                                                                  \
+    }                                                                                      \
+    static void fm_rows_spread_##SUFFIX(const char *y, ptrdiff_t sy0, ptrdiff_t sy1,       \
+                                        const char *w, ptrdiff_t sw, int has_w,            \
+                                        ptrdiff_t start, ptrdiff_t stop, ptrdiff_t cw,     \
+                                        fm_rows_acc *A) {                                  \
+        typedef TY_ TY;                                                                    \
+        typedef TW_ TW;                                                                    \
+        ptrdiff_t i, j, k;                                                                 \
+        if (sy1 == (ptrdiff_t)sizeof(TY)) {                                                \
+            FM_ROWS_STEPS(FM_ROWS_DEV, FM_ROWS_YC)                                         \
+        } else {                                                                           \
+            FM_ROWS_STEPS(FM_ROWS_DEV, FM_ROWS_YS)                                         \
+        }                                                                                  \
+    }
+
+/* column j's four partial sums of one of fm_rows_acc's sums, added as FM_TOTAL */
+static inline double fm_rows_total(double (*a)[FM_ROWS_COLS], ptrdiff_t j) {
+    return (a[0][j] + a[1][j]) + (a[2][j] + a[3][j]);
+}
+
+FM_ROWS_TYPED(ddd, double, double, double)
+FM_ROWS_TYPED(ddf, double, double, float)
+FM_ROWS_TYPED(dfd, double, float, double)
+FM_ROWS_TYPED(dff, double, float, float)
+FM_ROWS_TYPED(fdd, float, double, double)
+FM_ROWS_TYPED(fdf, float, double, float)
+FM_ROWS_TYPED(ffd, float, float, double)
+FM_ROWS_TYPED(fff, float, float, float)
+
+#ifdef FM_SUMS_SSE2
+/* row I (partial K) of float64 columns [0, CW) stored contiguously, without the Huber and
+ * relative sums, two columns an instruction: each column's partial sums get the same adds as
+ * FM_ROWS_ROW's (the loop below does an odd last column) */
+#define FM_ROWS_ROW2(K, I, U)                                                                \
+    {                                                                                      \
+        const double *yr = (const double *)(y + (I) * sy0);                                \
+        const double *pr = (const double *)(p + (I) * sp0);                                \
+        __m128d wv = one;                                                                  \
+        if (has_w) {                                                                       \
+            double ws = *(const double *)(w + (I) * sw);                                   \
+            wv = _mm_set1_pd(ws);                                                          \
+            if (with_w)                                                                    \
+                A->w[K] += ws;                                                             \
+        }                                                                                  \
+        for (j = 0; j + 2 <= cw; j += 2) {                                                 \
+            __m128d yv = _mm_loadu_pd(yr + j), e = _mm_sub_pd(yv, _mm_loadu_pd(pr + j));   \
+            __m128d ae = _mm_and_pd(e, absmask), q = _mm_mul_pd(e, e);                     \
+            __m128i d = _mm_castpd_si128(_mm_cmpneq_pd(yv, _mm_loadu_pd(first + j)));      \
+            if (has_w) {                                                                   \
+                ae = _mm_mul_pd(wv, ae);                                                   \
+                q = _mm_mul_pd(wv, q);                                                     \
+                yv = _mm_mul_pd(wv, yv);                                                   \
+            }                                                                              \
+            _mm_storeu_pd(&A->abs[K][j], _mm_add_pd(_mm_loadu_pd(&A->abs[K][j]), ae));     \
+            _mm_storeu_pd(&A->sq[K][j], _mm_add_pd(_mm_loadu_pd(&A->sq[K][j]), q));        \
+            if (want_r2)                                                                   \
+                _mm_storeu_pd(&A->sy[K][j], _mm_add_pd(_mm_loadu_pd(&A->sy[K][j]), yv));   \
+            _mm_storeu_si128((__m128i *)&A->dif[j],                                        \
+                             _mm_or_si128(_mm_loadu_si128((const __m128i *)&A->dif[j]), d));\
+        }                                                                                  \
+        for (; j < cw; j++) {                                                              \
+            double yv = yr[j], e = yv - pr[j], ae = fabs(e);                           \
+            double ws = has_w ? *(const double *)(w + (I) * sw) : 1.0;                    \
+            A->abs[K][j] += ws * ae;                                                       \
+            A->sq[K][j] += ws * (e * e);                                                   \
+            if (want_r2)                                                                   \
+                A->sy[K][j] += ws * yv;                                                    \
+            A->differs[j] |= !(yv == first[j]);                                            \
+        }                                                                                  \
+    }
+
+#define FM_ROWS_DEV2(K, I, U)                                                                \
+    {                                                                                      \
+        const double *yr = (const double *)(y + (I) * sy0);                                \
+        double ws = has_w ? *(const double *)(w + (I) * sw) : 1.0;                         \
+        __m128d wv = _mm_set1_pd(ws);                                                      \
+        for (j = 0; j + 2 <= cw; j += 2) {                                                 \
+            __m128d d = _mm_sub_pd(_mm_loadu_pd(yr + j), _mm_loadu_pd(&A->mb[j]));         \
+            __m128d q = _mm_mul_pd(d, d);                                                  \
+            if (has_w) {                                                                   \
+                q = _mm_mul_pd(wv, q);                                                     \
+                d = _mm_mul_pd(wv, d);                                                     \
+            }                                                                              \
+            _mm_storeu_pd(&A->m2[K][j], _mm_add_pd(_mm_loadu_pd(&A->m2[K][j]), q));        \
+            _mm_storeu_pd(&A->c[K][j], _mm_add_pd(_mm_loadu_pd(&A->c[K][j]), d));          \
+        }                                                                                  \
+        for (; j < cw; j++) {                                                              \
+            double d = yr[j] - A->mb[j];                                                   \
+            A->m2[K][j] += ws * (d * d);                                                   \
+            A->c[K][j] += ws * d;                                                          \
+        }                                                                                  \
+    }
+
+/* fm_rows_plain's and fm_rows_spread's float64 contiguous case (see FM_ROWS_ROW2) */
+static void fm_rows_sse2(const char *y, ptrdiff_t sy0, const char *p, ptrdiff_t sp0,
+                         const char *w, ptrdiff_t sw, int has_w, int with_w, int flags,
+                         ptrdiff_t start, ptrdiff_t stop, ptrdiff_t cw, const double *first,
+                         fm_rows_acc *A) {
+    const int want_r2 = flags & 4;
+    const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    const __m128d one = _mm_set1_pd(1.0);
+    ptrdiff_t i, j, k;
+    FM_ROWS_STEPS(FM_ROWS_ROW2, 0)
+}
+
+static void fm_rows_spread_sse2(const char *y, ptrdiff_t sy0, const char *w, ptrdiff_t sw,
+                                int has_w, ptrdiff_t start, ptrdiff_t stop, ptrdiff_t cw,
+                                fm_rows_acc *A) {
+    ptrdiff_t i, j, k;
+    FM_ROWS_STEPS(FM_ROWS_DEV2, 0)
+}
+#endif
+
+static void fm_sums_rows(const char *y, ptrdiff_t sy0, ptrdiff_t sy1, int y_f32, const char *p,
+                         ptrdiff_t sp0, ptrdiff_t sp1, int p_f32, const char *w, ptrdiff_t sw,
+                         int w_f32, int has_w, int flags, double delta, ptrdiff_t start,
+                         ptrdiff_t stop, ptrdiff_t m, const double *first, double *out) {
+    fm_rows_acc A;
+    const int want_r2 = flags & 4;
+    ptrdiff_t j0, j, cw;
+    double bw = (double)(stop - start);
+#ifdef FM_SUMS_SSE2
+    /* float64 values, columns side by side, weights float64 or none, no Huber/relative sums */
+    const int vec = !y_f32 && !p_f32 && (!has_w || !w_f32) && !(flags & 3) && sy1 == 8
+                    && sp1 == 8;
+#endif
+    for (j0 = 0; j0 < m; j0 += FM_ROWS_COLS) {
+        const char *yc = y + j0 * sy1, *pc = p + j0 * sp1;
+        double *o;
+        cw = m - j0 < FM_ROWS_COLS ? m - j0 : FM_ROWS_COLS;
+        memset(&A, 0, sizeof A);
+        /* the weights' sum is every column's: summed with the first columns only */
+#ifdef FM_SUMS_SSE2
+        if (vec)
+            fm_rows_sse2(yc, sy0, pc, sp0, w, sw, has_w, j0 == 0, flags, start, stop, cw,
+                         first + j0, &A);
+        else
+#endif
+            FM_SUMS_DISPATCH(fm_rows_plain, (yc, sy0, sy1, pc, sp0, sp1, w, sw, has_w, j0 == 0,
+                                             flags, delta, start, stop, cw, first + j0, &A));
+        if (j0 == 0 && has_w)
+            bw = FM_TOTAL(A.w);
+        for (j = 0; j < cw; j++) {
+            o = out + (j0 + j) * FM_S_N;
+            o[FM_S_W] = bw;
+            o[FM_S_ABS] = fm_rows_total(A.abs, j);
+            o[FM_S_SQ] = fm_rows_total(A.sq, j);
+            o[FM_S_APE] = fm_rows_total(A.ape, j);
+            o[FM_S_HUB] = fm_rows_total(A.hub, j);
+            o[FM_S_MEAN] = 0.0;
+            o[FM_S_M2] = 0.0;
+            o[FM_S_DIFF] = A.differs[j] || A.dif[j] ? 1.0 : 0.0;
+            A.mb[j] = 0.0;
+            if (want_r2 && bw != 0.0)
+                A.mb[j] = o[FM_S_MEAN] = fm_rows_total(A.sy, j) / bw;
+        }
+        if (want_r2 && bw != 0.0) {
+#ifdef FM_SUMS_SSE2
+            if (vec)
+                fm_rows_spread_sse2(yc, sy0, w, sw, has_w, start, stop, cw, &A);
+            else
+#endif
+                FM_SUMS_DISPATCH(fm_rows_spread,
+                                 (yc, sy0, sy1, w, sw, has_w, start, stop, cw, &A));
+            for (j = 0; j < cw; j++) {
+                double c = fm_rows_total(A.c, j);
+                out[(j0 + j) * FM_S_N + FM_S_M2] = fm_rows_total(A.m2, j) - c * (c / bw);
+            }
+        }
+    }
 }
 
 #undef FM_TOTAL

@@ -297,3 +297,66 @@ def test_regression_same_for_any_thread_count(threads):
         one.as_row()
     assert fm.mean_absolute_percentage_error(y, p, n_threads=threads) == \
         fm.mean_absolute_percentage_error(y, p, n_threads=1)
+
+
+def _sums2d(y, p, w, flags, threads=1):
+    from fastmetrics._kernels import sums as kernel
+    state = np.zeros((y.shape[1], kernel.N_STATE))
+    kernel.sums2d(y, p, np.ones(1) if w is None else w, w is not None, flags, 1.3, state,
+                  threads)
+    return state
+
+
+def _layouts2d(a):
+    """C-ordered (the row pass; contiguous float64 rows take its vector loop), F-ordered (the
+    column pass), rows with a gap between columns (the row pass's strided loop) and a negative
+    row stride."""
+    wide = np.zeros((a.shape[0], 2 * a.shape[1]), dtype=a.dtype)
+    wide[:, ::2] = a
+    rev = np.ascontiguousarray(a[::-1])[::-1]
+    return [np.ascontiguousarray(a), np.asfortranarray(a), wide[:, ::2], rev]
+
+
+@pytest.mark.parametrize("n, m", [(1, 1), (3, 2), (5, 3), (2047, 8), (2049, 5), (4099, 17),
+                                  (40_000, 33), (BIG // 2, 3)])
+@pytest.mark.parametrize("ydtype, pdtype", [(np.float64, np.float64), (np.float32, np.float64),
+                                            (np.float64, np.float32)])
+@pytest.mark.parametrize("wdtype", [None, np.float64, np.float32])
+def test_multioutput_rows_same_bits_as_columns(n, m, ydtype, pdtype, wdtype):
+    """(n, m) targets: the row pass (row-major inputs read once in order) gives every
+    column's sums bit for bit as the column pass (column-major inputs), for every optional
+    sum, any layout and thread count; a constant column stays exactly constant."""
+    rng = np.random.default_rng(n * m)
+    y = rng.normal(size=(n, m)).astype(ydtype)
+    y[:, 0] = 0.1
+    p = (y + rng.normal(size=(n, m))).astype(pdtype)
+    w = None if wdtype is None else rng.random(n).astype(wdtype)
+    for flags in (0, 1, 2, 4, 8, 16, 31):
+        ref = _sums2d(np.asfortranarray(y), np.asfortranarray(p), w, flags)
+        for a, b in zip(_layouts2d(y), _layouts2d(p)):
+            for threads in (1, 2):
+                np.testing.assert_array_equal(_sums2d(a, b, w, flags, threads), ref)
+
+
+def test_multioutput_rows_nan_and_metrics():
+    """A NaN in a C-ordered (n, m) target is found as in the column layout; the public
+    multioutput functions give the same bits for C and F order and scikit-learn's values."""
+    rng = np.random.default_rng(3)
+    y = rng.normal(size=(5000, 8))
+    p = y + rng.normal(size=y.shape)
+    w = rng.random(5000)
+    for name in ("mean_absolute_error", "mean_squared_error", "r2_score",
+                 "explained_variance_score", "mean_absolute_percentage_error"):
+        f = getattr(fm, name)
+        c = f(y, p, sample_weight=w, multioutput="raw_values")
+        np.testing.assert_array_equal(
+            c, f(np.asfortranarray(y), np.asfortranarray(p), sample_weight=w,
+                 multioutput="raw_values"))
+    np.testing.assert_allclose(fm.mean_squared_error(y, p, multioutput="raw_values"),
+                               sk_mse(y, p, multioutput="raw_values"), rtol=RTOL)
+    np.testing.assert_allclose(fm.r2_score(y, p, multioutput="raw_values"),
+                               sk_r2(y, p, multioutput="raw_values"), rtol=1e-9)
+    y[4097, 5] = np.nan
+    for a in (y, np.asfortranarray(y)):
+        with pytest.raises(ValueError, match="NaN"):
+            fm.mean_squared_error(a, p)

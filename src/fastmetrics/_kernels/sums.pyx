@@ -24,6 +24,7 @@ non-finite sum, and the Python layer then looks for the culprit (error path only
 """
 
 from libc.math cimport fabs
+from libc.stdlib cimport free, malloc
 from .common cimport weight_t, yp_t, yt_t, _lane_start
 from cython.parallel cimport prange
 
@@ -36,6 +37,10 @@ cdef extern from "fm_sums.h" nogil:
                        int p_f32, const char* w, Py_ssize_t sw, int w_f32, int has_w,
                        int flags, double delta, Py_ssize_t start, Py_ssize_t stop,
                        double first, double* out)
+    void fm_sums_rows(const char* y, Py_ssize_t sy0, Py_ssize_t sy1, int y_f32, const char* p,
+                      Py_ssize_t sp0, Py_ssize_t sp1, int p_f32, const char* w, Py_ssize_t sw,
+                      int w_f32, int has_w, int flags, double delta, Py_ssize_t start,
+                      Py_ssize_t stop, Py_ssize_t m, const double* first, double* out)
 
 cdef enum:
     LANE_MIN = 262144  # samples per lane at least
@@ -113,16 +118,24 @@ cdef inline void _block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, b
     first value and whose CONST is cleared when a value differs from it. The plain sums and
     the block's mean and spread of y_true come from fm_sums.h (partial sums, SSE2)."""
     cdef double out[FM_S_N]
-    cdef double bmax = state[MAXABS]
-    cdef bint want_max = (flags & FLAG_MAX) != 0
-    cdef bint want_ev = (flags & FLAG_EV) != 0
-    cdef double bse = 0.0
-    cdef double bw, mb
     fm_sums_block(<const char*>&y[0], y.strides[0], yt_t is float,
                   <const char*>&p[0], p.strides[0], yp_t is float,
                   <const char*>&w[0] if has_w else NULL, w.strides[0] if has_w else 0,
                   weight_t is float, has_w, flags & (FLAG_APE | FLAG_HUBER | FLAG_R2), delta,
                   start, stop, state[FIRST], out)
+    _add_block(y, p, w, has_w, flags, start, stop, out, state)
+
+
+cdef inline void _add_block(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w,
+                            bint has_w, int flags, Py_ssize_t start, Py_ssize_t stop,
+                            const double* out, double* state) noexcept nogil:
+    """A block's sums ``out`` (fm_sums.h's) added into ``state``, with the largest error
+    and the errors' spread where ``flags`` asks for them (read from the cached block)."""
+    cdef double bmax = state[MAXABS]
+    cdef bint want_max = (flags & FLAG_MAX) != 0
+    cdef bint want_ev = (flags & FLAG_EV) != 0
+    cdef double bse = 0.0
+    cdef double bw, mb
     bw = out[FM_S_W]
     _chan(state, bw, out[FM_S_MEAN], out[FM_S_M2])
     if want_max or want_ev:
@@ -165,25 +178,55 @@ cdef void _lane_sums(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
     _finish(state, stop0 - start0)
 
 
+cdef inline Py_ssize_t _mag(Py_ssize_t s) noexcept nogil:
+    return -s if s < 0 else s
+
+
 cdef void _lane_sums2d(const yt_t[:, :] y, const yp_t[:, :] p, const weight_t[:] w,
                        bint has_w, int flags, double delta, Py_ssize_t start0,
                        Py_ssize_t stop0, double* state) noexcept nogil:
     """The states of rows [start0, stop0), one per column, into ``state`` (zeroed, m rows of
     N_STATE). Block by block, every column of a block is summed while the block is in cache,
-    so C- and F-ordered inputs alike are read from memory once."""
+    so C- and F-ordered inputs alike are read from memory once: row-major inputs (columns
+    closer than rows) row by row in order (fm_sums_rows), the others column by column; both
+    give each column's block sums bit for bit, so every layout gives the same state."""
     cdef Py_ssize_t m = y.shape[1]
     cdef Py_ssize_t start = start0
-    cdef Py_ssize_t j
+    cdef Py_ssize_t stop, j
+    cdef bint rows = (_mag(y.strides[1]) <= _mag(y.strides[0])
+                      and _mag(p.strides[1]) <= _mag(p.strides[0]))
+    cdef double* first = NULL
+    cdef double* out = NULL
     if stop0 <= start0:
         return
+    if rows:
+        first = <double*>malloc(m * (FM_S_N + 1) * sizeof(double))
+        if first == NULL:
+            rows = False
+        else:
+            out = first + m
     for j in range(m):
         state[j * N_STATE + FIRST] = <double>y[start0, j]
         state[j * N_STATE + CONST] = 1.0
+        if rows:
+            first[j] = state[j * N_STATE + FIRST]
     while start < stop0:
-        for j in range(m):
-            _block(y[:, j], p[:, j], w, has_w, flags, delta, start, min(start + BLOCK, stop0),
-                   &state[j * N_STATE])
+        stop = min(start + BLOCK, stop0)
+        if rows:
+            fm_sums_rows(<const char*>&y[0, 0], y.strides[0], y.strides[1], yt_t is float,
+                         <const char*>&p[0, 0], p.strides[0], p.strides[1], yp_t is float,
+                         <const char*>&w[0] if has_w else NULL, w.strides[0] if has_w else 0,
+                         weight_t is float, has_w, flags & (FLAG_APE | FLAG_HUBER | FLAG_R2),
+                         delta, start, stop, m, first, out)
+            for j in range(m):
+                _add_block(y[:, j], p[:, j], w, has_w, flags, start, stop, &out[j * FM_S_N],
+                           &state[j * N_STATE])
+        else:
+            for j in range(m):
+                _block(y[:, j], p[:, j], w, has_w, flags, delta, start, stop,
+                       &state[j * N_STATE])
         start += BLOCK
+    free(first)
     for j in range(m):
         _finish(&state[j * N_STATE], stop0 - start0)
 
