@@ -25,8 +25,9 @@ K = 10
 
 @pytest.fixture(scope="module")
 def client():
+    # a free port for the dashboard (None means distributed's default :8787, maybe taken)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as c:
+                      dashboard_address=":0") as cluster, Client(cluster) as c:
         yield c
 
 

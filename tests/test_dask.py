@@ -30,9 +30,10 @@ K = 5
 
 @pytest.fixture(scope="module")
 def client():
-    # dashboard off: its port may be taken on a shared machine (a warning, so an error here)
+    # the dashboard on a free port: distributed reads dashboard_address=None as its default
+    # :8787, which another job on a shared machine may hold (a warning, so an error here)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as c:
+                      dashboard_address=":0") as cluster, Client(cluster) as c:
         yield c
 
 
