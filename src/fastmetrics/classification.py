@@ -373,9 +373,11 @@ def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, bet
     >>> p.round(3), s
     (array([0.667, 0.   , 0.   ]), array([2, 2, 2]))
     """
-    return prf.prfs(label_state(y_true, y_pred, sample_weight, n_threads), beta=beta,
-                    labels=labels, pos_label=pos_label, average=average, warn_for=warn_for,
-                    zero_division=zero_division)
+    result: PRFSArrays | PRFSFloats
+    result = prf.prfs(label_state(y_true, y_pred, sample_weight, n_threads), beta=beta,
+                      labels=labels, pos_label=pos_label, average=average, warn_for=warn_for,
+                      zero_division=zero_division)
+    return result
 
 
 @overload
@@ -467,9 +469,11 @@ def fbeta_score(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float,
     >>> round(skm.fbeta_score([0, 1, 1, 0], [0, 1, 0, 0], beta=0.5), 6)
     0.833333
     """
-    return prf.fbeta(label_state(y_true, y_pred, sample_weight, n_threads), beta=beta,
-                     labels=labels, pos_label=pos_label, average=average,
-                     zero_division=zero_division)
+    result: float | FloatArray
+    result = prf.fbeta(label_state(y_true, y_pred, sample_weight, n_threads), beta=beta,
+                       labels=labels, pos_label=pos_label, average=average,
+                       zero_division=zero_division)
+    return result
 
 
 @overload
@@ -555,8 +559,10 @@ def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None =
     >>> skm.f1_score([0, 1, 2, 0, 1, 2], [0, 2, 1, 0, 0, 1], average="macro")
     0.26666666666666666
     """
-    return prf.f1(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
-                  pos_label=pos_label, average=average, zero_division=zero_division)
+    result: float | FloatArray
+    result = prf.f1(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
+                    pos_label=pos_label, average=average, zero_division=zero_division)
+    return result
 
 
 @overload
@@ -643,8 +649,10 @@ def precision_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike |
     >>> skm.precision_score([0, 1, 1, 0], [0, 1, 1, 1])
     0.6666666666666666
     """
-    return prf.precision(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
-                         pos_label=pos_label, average=average, zero_division=zero_division)
+    result: float | FloatArray
+    result = prf.precision(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
+                           pos_label=pos_label, average=average, zero_division=zero_division)
+    return result
 
 
 @overload
@@ -730,8 +738,10 @@ def recall_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | No
     >>> skm.recall_score([0, 1, 1, 0], [0, 1, 0, 0])
     0.5
     """
-    return prf.recall(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
-                      pos_label=pos_label, average=average, zero_division=zero_division)
+    result: float | FloatArray
+    result = prf.recall(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
+                        pos_label=pos_label, average=average, zero_division=zero_division)
+    return result
 
 
 def matthews_corrcoef(y_true: ArrayLike, y_pred: ArrayLike, *,
@@ -1014,9 +1024,11 @@ def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *,
     weighted avg       0.70      0.60      0.61         5
     <BLANKLINE>
     """
-    return prf.report(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
-                      target_names=target_names, digits=digits, output_dict=output_dict,
-                      zero_division=zero_division)
+    result: str | dict[str, Any]
+    result = prf.report(label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
+                        target_names=target_names, digits=digits, output_dict=output_dict,
+                        zero_division=zero_division)
+    return result
 
 
 def zero_one_loss(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = True,
@@ -1212,9 +1224,11 @@ def jaccard_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | N
     >>> skm.jaccard_score([0, 1, 2, 0, 1, 2], [0, 2, 1, 0, 0, 1], average="micro")
     0.2
     """
-    return onevsrest.jaccard(label_state(y_true, y_pred, sample_weight, n_threads),
-                             labels=labels, pos_label=pos_label, average=average,
-                             zero_division=zero_division)
+    result: float | FloatArray
+    result = onevsrest.jaccard(label_state(y_true, y_pred, sample_weight, n_threads),
+                               labels=labels, pos_label=pos_label, average=average,
+                               zero_division=zero_division)
+    return result
 
 
 def class_likelihood_ratios(y_true: ArrayLike, y_pred: ArrayLike, *,
@@ -1379,9 +1393,11 @@ def specificity_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike
     >>> skm.specificity_score([0, 1, 1, 0, 0], [0, 1, 0, 1, 0])
     0.6666666666666666
     """
-    return onevsrest.specificity(label_state(y_true, y_pred, sample_weight, n_threads),
-                                 labels=labels, pos_label=pos_label, average=average,
-                                 zero_division=zero_division)
+    result: float | FloatArray
+    result = onevsrest.specificity(label_state(y_true, y_pred, sample_weight, n_threads),
+                                   labels=labels, pos_label=pos_label, average=average,
+                                   zero_division=zero_division)
+    return result
 
 
 @overload
@@ -1472,9 +1488,11 @@ def false_positive_rate(y_true: ArrayLike, y_pred: ArrayLike, *,
     >>> skm.false_positive_rate([0, 1, 1, 0, 0], [0, 1, 0, 1, 0])
     0.3333333333333333
     """
-    return onevsrest.fpr(
+    result: float | FloatArray
+    result = onevsrest.fpr(
         label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
         pos_label=pos_label, average=average, zero_division=zero_division)
+    return result
 
 
 @overload
@@ -1565,6 +1583,8 @@ def false_negative_rate(y_true: ArrayLike, y_pred: ArrayLike, *,
     >>> skm.false_negative_rate([0, 1, 1, 0, 0], [0, 1, 0, 1, 0])
     0.5
     """
-    return onevsrest.fnr(
+    result: float | FloatArray
+    result = onevsrest.fnr(
         label_state(y_true, y_pred, sample_weight, n_threads), labels=labels,
         pos_label=pos_label, average=average, zero_division=zero_division)
+    return result

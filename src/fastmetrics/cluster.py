@@ -18,7 +18,7 @@ are out of scope: they need the samples' features, not a table of counts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, cast, overload
 
 import numpy as np
 
@@ -47,8 +47,11 @@ __all__ = [
 ]
 
 
-def _state(labels_true, labels_pred) -> ContingencyState:
-    return ContingencyState.from_arrays(labels_true, labels_pred)
+def _state(labels_true: ArrayLike | None, labels_pred: ArrayLike | None) -> ContingencyState:
+    # None (mutual_info_score without a contingency) is rejected there with scikit-learn's
+    # "must be 1D" error
+    return ContingencyState.from_arrays(cast("ArrayLike", labels_true),
+                                        cast("ArrayLike", labels_pred))
 
 
 @overload

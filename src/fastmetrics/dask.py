@@ -43,7 +43,7 @@ Examples
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -67,6 +67,7 @@ from .streaming import (
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ._typing import AccumulatorKind
@@ -106,7 +107,7 @@ _MISSING = (
 )
 
 
-def _dask():
+def _dask() -> tuple[Any, Any]:
     """``(dask, dask.array)``, or ImportError naming the extra."""
     try:
         import dask
@@ -119,7 +120,7 @@ def _dask():
 # --------------------------------------------------------------------------- inputs
 
 
-def _to_dask_or_numpy(x, name: str, da, allow_2d: bool):
+def _to_dask_or_numpy(x: Any, name: str, da: Any, allow_2d: bool) -> Any:
     """A dask array (dataframe columns converted lazily) or a numpy array, 1-D (or 2-D
     where ``allow_2d``); (n, 1) columns are raveled."""
     if hasattr(x, "to_dask_array") and hasattr(x, "npartitions"):  # dask Series / DataFrame
@@ -146,17 +147,18 @@ _WHY_1D = {"y_score": ": the ranking metrics over dask are binary (multiclass an
                       "scores are not merged over chunks)"}
 
 
-def _is_series(x) -> bool:
+def _is_series(x: Any) -> bool:
     """A dask dataframe column (1-D), not an array or a frame."""
     return (hasattr(x, "to_dask_array") and hasattr(x, "npartitions")
             and getattr(x, "ndim", 2) == 1)
 
 
-def _known(x) -> bool:
+def _known(x: Any) -> bool:
     return not any(np.isnan(c) for c in x.chunks[0])
 
 
-def _align(arrays: dict, da, allow_2d: frozenset = frozenset()) -> list:
+def _align(arrays: dict[str, Any], da: Any,
+           allow_2d: frozenset[str] = frozenset()) -> list[Any]:
     """The inputs as dask arrays with the same row blocks. Arrays of unknown chunk lengths
     and the same block count are paired block by block (each task checks the lengths);
     otherwise unknown lengths are computed and all is rechunked to the first dask input."""
@@ -197,7 +199,8 @@ def _align(arrays: dict, da, allow_2d: frozenset = frozenset()) -> list:
 # --------------------------------------------------------------------------- the graph
 
 
-def _chunk_state(factory, init_kw, update_kw, names, index, *blocks):
+def _chunk_state(factory: Callable[..., Any], init_kw: dict[str, Any], update_kw: dict[str, Any],
+                 names: list[str], index: int, *blocks: Any) -> Any:
     """One chunk's accumulator (runs on a worker)."""
     lengths = {n: int(np.shape(b)[0]) for n, b in zip(names, blocks)}
     if len(set(lengths.values())) > 1:
@@ -210,14 +213,15 @@ def _chunk_state(factory, init_kw, update_kw, names, index, *blocks):
     return factory(**init_kw).update(*blocks, **update_kw)
 
 
-def _merge_all(*accs):
+def _merge_all(*accs: Any) -> Any:
     out = accs[0]
     for a in accs[1:]:
         out = out.merge(a)
     return out
 
 
-def _graph(kind, arrays: dict, init_kw: dict, update_kw: dict, split_every):
+def _graph(kind: str, arrays: dict[str, Any], init_kw: dict[str, Any],
+           update_kw: dict[str, Any], split_every: int | None) -> Any:
     """A Delayed of the merged accumulator of ``kind`` over the aligned ``arrays``."""
     dask, da = _dask()
     if kind not in _KINDS:
@@ -345,7 +349,7 @@ def accumulate(kind: AccumulatorKind, y_true: Any, y_pred: Any, *, sample_weight
     return out.compute()
 
 
-def _classes(y_true) -> np.ndarray:
+def _classes(y_true: Any) -> np.ndarray:
     """The sorted classes of ``y_true`` (a dask input is computed: one pass)."""
     _, da = _dask()
     y = _to_dask_or_numpy(y_true, "y_true", da, False)
@@ -354,12 +358,13 @@ def _classes(y_true) -> np.ndarray:
     return np.unique(y)
 
 
-def _finish(acc, fn, args):
+def _finish(acc: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     return fn(acc, *args)
 
 
-def _run(kind, y_true, y_pred, sample_weight, init_kw, fn, args=(), *, compute, split_every,
-         n_threads=None):
+def _run(kind: AccumulatorKind, y_true: Any, y_pred: Any, sample_weight: Any,
+         init_kw: dict[str, Any], fn: Callable[..., Any], args: tuple[Any, ...] = (), *,
+         compute: bool, split_every: int | None, n_threads: int | None = None) -> Any:
     """Build the graph and apply ``fn(acc, *args)`` to the merged accumulator: on the client
     (``compute=True``, so warnings reach the caller as in one pass) or as a last task."""
     acc = accumulate(kind, y_true, y_pred, sample_weight=sample_weight, compute=False,
@@ -377,11 +382,11 @@ _EXTRA = [_PARAM("compute", _PARAM.KEYWORD_ONLY, default=True),
           _PARAM("split_every", _PARAM.KEYWORD_ONLY, default=None)]
 
 
-def _derive(acc, derive, kwargs):
+def _derive(acc: Any, derive: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
     return derive(acc.require_state(), **kwargs)
 
 
-def _function(row: _table.Metric):
+def _function(row: _table.Metric) -> Callable[..., Any]:
     """The Dask function of one table row: the one-shot function's signature plus
     ``compute`` and ``split_every``; the data's chunks are counted into accumulators of the
     row's family, merged, and the row's derivation applied to the merged state."""
@@ -391,7 +396,7 @@ def _function(row: _table.Metric):
     takes = inspect.signature(row.derive).parameters
     metric = [p.name for p in row.metric_parameters()]
 
-    def fn(*args, **kwargs):
+    def fn(*args: Any, **kwargs: Any) -> Any:
         b = sig.bind(*args, **kwargs)
         b.apply_defaults()
         a = b.arguments
@@ -399,8 +404,10 @@ def _function(row: _table.Metric):
         config.update(row.fixed)
         kw = {p: a[p] for p in metric}
         kw.update({p: v for p, v in config.items() if p in takes})
-        return _run(row.family, a[first], a[second], a.get("sample_weight"), config, _derive,
-                    (row.derive, kw), compute=a["compute"], split_every=a["split_every"],
+        # a row's family names its accumulator kind
+        return _run(cast("AccumulatorKind", row.family), a[first], a[second],
+                    a.get("sample_weight"), config, _derive, (row.derive, kw),
+                    compute=a["compute"], split_every=a["split_every"],
                     n_threads=a.get("n_threads"))
 
     fn.__name__ = fn.__qualname__ = row.name
@@ -422,7 +429,7 @@ else:
 # --------------------------------------------------------------------------- intervals
 
 
-def _cell_row(metric) -> _table.Metric:
+def _cell_row(metric: str | Callable[..., Any]) -> _table.Metric:
     for row in _table.METRICS:
         if (row.name == metric or row.function is metric) and row.family in (
                 "confusion", "ranking", "contingency"):
@@ -433,11 +440,11 @@ def _cell_row(metric) -> _table.Metric:
         "(other metrics need the rows)")
 
 
-def _acc_bootstrap(acc, metric, kw):
+def _acc_bootstrap(acc: Any, metric: str | Callable[..., Any], kw: dict[str, Any]) -> Any:
     return acc.bootstrap(metric, **kw)
 
 
-def _acc_compare(acc, metric, kw):
+def _acc_compare(acc: Any, metric: str | Callable[..., Any], kw: dict[str, Any]) -> Any:
     return acc.compare(metric, **kw)
 
 
@@ -468,7 +475,7 @@ _INTERVAL_EXAMPLES = {
 }
 
 
-def _interval_function(local, n_data: int):
+def _interval_function(local: Callable[..., Any], n_data: int) -> Callable[..., Any]:
     """The Dask face of :func:`fastmetrics.bootstrap` (``n_data`` 2) or
     :func:`fastmetrics.compare` (3): the chunks' states are merged in one graph run and
     the resamples drawn from the merged state's cells on the client (O(cells) each; the
@@ -481,7 +488,7 @@ def _interval_function(local, n_data: int):
     params = params[:-1] + extra + params[-1:]  # **metric_kwargs stays last
     new_sig = sig.replace(parameters=params)
 
-    def fn(*args, **kwargs):
+    def fn(*args: Any, **kwargs: Any) -> Any:
         bound = new_sig.bind(*args, **kwargs)
         bound.apply_defaults()
         a = dict(bound.arguments)

@@ -54,7 +54,7 @@ def _ratio(co2_kg: float, denominator: float) -> float:
     return grams / denominator
 
 
-def _check_amount(value, name: str, upper=None) -> float:
+def _check_amount(value: Any, name: str, upper: float | None = None) -> float:
     if isinstance(value, bool):
         raise TypeError(f"{name} must be a number, got {value!r}")
     try:
@@ -188,7 +188,7 @@ class EmissionsReport:
     ram_kwh: float = 0.0
     country_iso_code: str | None = None
     power_source: str = "unknown"
-    hardware: tuple = ()
+    hardware: tuple[str, ...] = ()
     f1: float | None = None
     mae: float | None = None
 
@@ -280,7 +280,7 @@ class EmissionsReport:
             self, f1=self.f1 if f1 is None else _check_amount(f1, "f1", 1.0),
             mae=self.mae if mae is None else _check_amount(mae, "mae"))
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         """The harness keys ``co2_kg``, ``kwh``, ``duration_s``, ``gco2_per_f1_point`` /
         ``gco2_per_mae_unit`` (when the quality is known), and the tracker's details.
 
@@ -301,7 +301,8 @@ class EmissionsReport:
         >>> d["co2_kg"], d["energy.power_source"]
         (0.002, 'unknown')
         """
-        out: dict = {"co2_kg": self.co2_kg, "kwh": self.kwh, "duration_s": self.duration_s}
+        out: dict[str, Any] = {"co2_kg": self.co2_kg, "kwh": self.kwh,
+                               "duration_s": self.duration_s}
         if self.f1 is not None:
             out["gco2_per_f1_point"] = self.gco2_per_f1_point
         if self.mae is not None:
@@ -313,14 +314,14 @@ class EmissionsReport:
         return out
 
 
-def _power_source(hardware) -> str:
+def _power_source(hardware: tuple[str, ...]) -> str:
     cpus = [h for h in hardware if h.startswith(("CPU", "AppleSiliconChip", "Raspberry"))]
     if not cpus:
         return "unknown"
     return "measured" if any(h.startswith(_METERED) for h in cpus) else "estimated"
 
 
-def _country(code):
+def _country(code: object) -> str | None:
     """The ISO 3166-1 alpha-3 code, upper-cased, checked against the energy mixes CodeCarbon
     ships (it would otherwise log an error and use the world average silently)."""
     if code is None:
@@ -336,7 +337,7 @@ def _country(code):
     return code
 
 
-def _tracker_class():
+def _tracker_class() -> Any:
     try:
         from codecarbon import OfflineEmissionsTracker
     except ImportError as exc:
@@ -491,11 +492,12 @@ def tracks_emissions(benchmark: F) -> F:
     ``emissions``."""
 
     @functools.wraps(benchmark)
-    def tracked(*args, emissions=None, **kwargs):
+    def tracked(*args: Any, emissions: bool | dict[str, Any] | None = None,
+                **kwargs: Any) -> Any:
         if emissions is None or emissions is False:
             return benchmark(*args, **kwargs)
         if emissions is True:
-            options: dict = {}
+            options: dict[str, Any] = {}
         elif isinstance(emissions, dict):
             options = emissions
         else:

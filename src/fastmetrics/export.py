@@ -65,7 +65,7 @@ METRIC_KEYS = (
 _BENCHMARK_NAMES = {"macro_f1": "f1_macro", "weighted_f1": "f1_weighted"}
 
 
-def _classification(out: dict, m: ClassificationMetrics) -> None:
+def _classification(out: dict[str, Any], m: ClassificationMetrics) -> None:
     out["f1_macro"] = m.macro_f1
     out["f1_weighted"] = m.weighted_f1
     out["accuracy"] = m.accuracy
@@ -83,20 +83,20 @@ def _classification(out: dict, m: ClassificationMetrics) -> None:
         out["oos_precision"] = m.oos_precision
 
 
-def _latency(out: dict, s: LatencyStats) -> None:
+def _latency(out: dict[str, Any], s: LatencyStats) -> None:
     for k in ("p50", "p95", "p99", "mean", "min", "max"):
         out[f"latency.{k}"] = getattr(s, f"{k}_ms")
 
 
-def _throughput(out: dict, b: BatchStats) -> None:
+def _throughput(out: dict[str, Any], b: BatchStats) -> None:
     out["throughput"] = b.throughput * 60.0  # the harness counts instances per minute
 
 
-def _emissions(out: dict, e: EmissionsReport) -> None:
+def _emissions(out: dict[str, Any], e: EmissionsReport) -> None:
     out.update(e.to_flat_dict())
 
 
-def _benchmark(out: dict, b: ModelBenchmark) -> None:
+def _benchmark(out: dict[str, Any], b: ModelBenchmark) -> None:
     for k, v in b.metrics.items():
         out[_BENCHMARK_NAMES.get(k, k)] = v
     _latency(out, b.latency)
@@ -106,7 +106,7 @@ def _benchmark(out: dict, b: ModelBenchmark) -> None:
         _emissions(out, b.emissions)
 
 
-def _add(out: dict, parsed: list, obj) -> None:
+def _add(out: dict[str, Any], parsed: list[ParsedPredictions], obj: object) -> None:
     if isinstance(obj, ClassificationMetrics):
         _classification(out, obj)
     elif isinstance(obj, ProbabilityReport):
@@ -135,10 +135,10 @@ def _add(out: dict, parsed: list, obj) -> None:
                         "result objects, or other metrics as dicts or keyword arguments")
 
 
-def _values(values: Mapping) -> dict:
+def _values(values: Mapping[Any, Any]) -> dict[str, Any]:
     """Keyword or dict values: nested dicts become dot keys (``mae_by_bin.1-3``), except a
     ``confusion_matrix``, which stays nested; numpy scalars become Python scalars."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for k, v in values.items():
         if k == "confusion_matrix" and isinstance(v, Mapping):
             out[k] = v
@@ -216,8 +216,8 @@ def run_metrics(*results: object, **values: object) -> dict[str, Any]:
     >>> fm.flatten(m)["confusion_matrix.a.b"], m["mdae"]
     (1, 0.5)
     """
-    out: dict = {}
-    parsed: list = []
+    out: dict[str, Any] = {}
+    parsed: list[ParsedPredictions] = []
     for obj in results:
         _add(out, parsed, obj)
     for p in parsed:
@@ -234,13 +234,13 @@ def run_metrics(*results: object, **values: object) -> dict[str, Any]:
     return out
 
 
-def _is_number(v) -> bool:
+def _is_number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _long_rows(rows) -> dict:
+def _long_rows(rows: Iterable[Any]) -> dict[Any, dict[Any, Any]]:
     """(run_id, metric_name, value) rows, or mappings with those keys -> {run: {name: value}}."""
-    runs: dict = {}
+    runs: dict[Any, dict[Any, Any]] = {}
     for row in rows:
         if isinstance(row, Mapping):
             try:
@@ -263,7 +263,7 @@ def _long_rows(rows) -> dict:
     return runs
 
 
-def _same(a, b) -> bool:
+def _same(a: object, b: object) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
 
 
@@ -321,7 +321,7 @@ def metrics_pivot(runs: Iterable[Any], *, as_frame: bool | None = None) -> Any:
                         f"(run_id, metric_name, value) rows, got {type(runs).__name__}")
     else:
         table = _long_rows(runs)
-    columns: dict = {}
+    columns: dict[Any, None] = {}
     for metrics in table.values():
         columns.update(dict.fromkeys(metrics))
     if as_frame is None or as_frame:

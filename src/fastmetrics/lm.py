@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NamedTuple, overload
+from typing import TYPE_CHECKING, NamedTuple, cast, overload
 
 import numpy as np
 
@@ -67,7 +67,7 @@ _NO_MASK = np.empty((0, 0), dtype=np.uint8)
 _NO_MASK.setflags(write=False)
 
 
-def _check_logits(logits) -> tuple[np.ndarray, bool]:
+def _check_logits(logits: ArrayLike) -> tuple[np.ndarray, bool]:
     """(B, T, V) array the kernel reads, and whether the input was 2-D (one sequence)."""
     a = logits if type(logits) is np.ndarray else np.asarray(logits)
     if a.dtype.kind != "f" or a.dtype.itemsize not in (2, 4, 8):
@@ -90,7 +90,7 @@ def _check_logits(logits) -> tuple[np.ndarray, bool]:
     return a, single
 
 
-def _check_targets(targets, shape: tuple[int, int], single: bool) -> np.ndarray:
+def _check_targets(targets: ArrayLike, shape: tuple[int, int], single: bool) -> np.ndarray:
     t = targets if type(targets) is np.ndarray else np.asarray(targets)
     if single and t.ndim == 1:
         t = t[np.newaxis]
@@ -108,7 +108,8 @@ def _check_targets(targets, shape: tuple[int, int], single: bool) -> np.ndarray:
     return native(t)
 
 
-def _check_mask(mask, shape: tuple[int, int], single: bool) -> np.ndarray | None:
+def _check_mask(mask: ArrayLike | None, shape: tuple[int, int],
+                single: bool) -> np.ndarray | None:
     if mask is None:
         return None
     m = mask if type(mask) is np.ndarray else np.asarray(mask)
@@ -125,10 +126,11 @@ def _check_mask(mask, shape: tuple[int, int], single: bool) -> np.ndarray | None
     if bad.any():
         v = m[bad][0].item()
         raise ValueError(f"mask must hold only 0/1 (or bool) values, got {v!r}")
-    return (m != 0).view(np.uint8)
+    return cast("np.ndarray", (m != 0).view(np.uint8))
 
 
-def _run(logits, targets, mask, n_threads):
+def _run(logits: ArrayLike, targets: ArrayLike, mask: ArrayLike | None,
+         n_threads: int | None) -> tuple[FloatArray, NDArray[np.uint8], np.ndarray | None, bool]:
     """Validate, run the kernel; returns (logprobs (B, T), greedy (B, T) uint8, mask or
     None, single)."""
     x, single = _check_logits(logits)
@@ -270,7 +272,7 @@ def sequence_loglik(logits: ArrayLike, targets: ArrayLike, *, mask: ArrayLike | 
     if single:
         ll = float(ll[0])
     if not return_greedy:
-        return ll
+        return cast("float | FloatArray", ll)
     g = np.all(greedy == 1, axis=1)
     return ll, (bool(g[0]) if single else g)
 
@@ -423,7 +425,7 @@ def multiple_choice_accuracy(loglik: ArrayLike, gold: ArrayLike, *,
             raise ValueError("lengths must be positive and finite")
         ll = ll / n
     n_right = int(np.count_nonzero(np.argmax(ll, axis=1) == g))
-    q = ll.shape[0]
+    q: int = ll.shape[0]
     acc = n_right / q
     if not return_stderr:
         return acc
@@ -468,7 +470,7 @@ class ContinuationBatch(NamedTuple):
     n_truncated: np.ndarray
 
 
-def _token_ids(seq, what: str) -> np.ndarray:
+def _token_ids(seq: ArrayLike, what: str) -> np.ndarray:
     a = np.asarray(seq)
     if a.ndim != 1:
         raise ValueError(f"{what} must be a 1-D sequence of token ids, got shape {a.shape}")
@@ -633,7 +635,7 @@ class Window(NamedTuple):
     stop: int
 
 
-def _positive_int(v, name: str) -> int:
+def _positive_int(v: object, name: str) -> int:
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise TypeError(f"{name} must be an int, got {v!r}")
     if v < 1:
@@ -714,7 +716,8 @@ def _windows(n: int, max_length: int, stride: int) -> Iterator[Window]:
         begin += stride
 
 
-def _window_logits(logits_fn, seg, batched: bool) -> np.ndarray:
+def _window_logits(logits_fn: Callable[[np.ndarray], np.ndarray], seg: np.ndarray,
+                   batched: bool) -> np.ndarray:
     """The model's logits for one call, checked against the shape the call promises."""
     logits = np.asarray(logits_fn(seg))
     if logits.ndim != seg.ndim + 1 or logits.shape[:-1] != seg.shape:

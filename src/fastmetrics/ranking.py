@@ -19,7 +19,7 @@ import functools
 import inspect
 import numbers
 import warnings
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, cast, overload
 
 import numpy as np
 
@@ -63,7 +63,9 @@ __all__ = [
 # ----------------------------------------------------------------------------- curves
 
 
-def _curve_state(y_true, y_score, sample_weight, pos_label, n_threads, more_error=None):
+def _curve_state(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+                 pos_label: Label | None, n_threads: int | None,
+                 more_error: str | None = None) -> tuple[RankingState, Label | None]:
     """The state of a curve's input and the positive label to derive it with
     (``more_error``: the error of more than two classes even with a ``pos_label``)."""
     lab, s, w, has_w = ranking.binary_inputs(y_true, y_score, sample_weight)
@@ -159,7 +161,9 @@ def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None 
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
     state, pos_label = _curve_state(y_true, y_score, sample_weight, pos_label, n_threads)
-    return ranking.roc(state, pos_label, drop_intermediate)
+    result: tuple[FloatArray, FloatArray, NDArray[Any]]
+    result = ranking.roc(state, pos_label, drop_intermediate)
+    return result
 
 
 def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
@@ -310,7 +314,9 @@ def det_curve(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label | None = N
     """
     state, pos_label = _curve_state(y_true, y_score, sample_weight, pos_label, n_threads,
                                     ranking.DET_ONE_CLASS)
-    return ranking.det(state, pos_label, drop_intermediate)
+    result: tuple[FloatArray, FloatArray, NDArray[Any]]
+    result = ranking.det(state, pos_label, drop_intermediate)
+    return result
 
 
 def _positional_deprecated(fn: F) -> F:
@@ -321,7 +327,7 @@ def _positional_deprecated(fn: F) -> F:
     kwonly = [name for name, p in params.items() if p.kind is p.KEYWORD_ONLY]
 
     @functools.wraps(fn)
-    def with_positional(*args, **kwargs):
+    def with_positional(*args: Any, **kwargs: Any) -> Any:
         extra = len(args) - n_pos
         if extra > 0:
             given = list(zip(kwonly[:extra], args[-extra:]))
@@ -572,7 +578,7 @@ def auc(x: ArrayLike, y: ArrayLike) -> float:
     return float(area)
 
 
-def _curve_points(a):
+def _curve_points(a: np.ndarray) -> np.ndarray:
     """scikit-learn's ``column_or_1d``: 1-D, an (n, 1) column raveled, else its error."""
     if a.ndim == 2 and a.shape[1] == 1:
         return a[:, 0]
@@ -689,13 +695,15 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
     ind = ranking.indicator(y_true)
     if ind is not None:  # multilabel-indicator
         s = ranking.scores_2d(y_score, ind.shape[0], ind.shape[1])
-        def partial_auc(state):
+        def partial_auc(state: RankingState) -> float:
             return ranking.roc_auc(state, max_fpr=max_fpr)
 
         # a partial AUC needs each column's curve: one state per column
         of_state = partial_auc if max_fpr not in (None, 1) else None
-        return ranking.average_columns(ranking.auc_value, ind, s, average, sample_weight,
-                                       n_threads, of_state=of_state)
+        result: float | FloatArray
+        result = ranking.average_columns(ranking.auc_value, ind, s, average, sample_weight,
+                                         n_threads, of_state=of_state)
+        return result
     lab = ranking.Labels(y_true)
     s = ranking.scores(y_score)
     if lab.more or (s.ndim == 2 and s.shape[1] > 2):
@@ -705,8 +713,9 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *,
                 f"be set to `None`, received `max_fpr={max_fpr}` instead")
         if multi_class == "raise":
             raise ValueError("multi_class must be in ('ovo', 'ovr')")
-        return ranking.multiclass_roc_auc(y_true, lab, s, labels, multi_class, average,
-                                          sample_weight, n_threads)
+        result = ranking.multiclass_roc_auc(y_true, lab, s, labels, multi_class, average,
+                                            sample_weight, n_threads)
+        return result
     if s.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {s.shape} instead.")
     n = lab.y.shape[0]
@@ -813,8 +822,10 @@ def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
         s = ranking.scores_2d(y_score, ind.shape[0])
         if s.shape != ind.shape:
             raise ValueError(f"y_true and y_score have different shapes: {ind.shape} and {s.shape}")
-        return ranking.average_columns(ranking.ap_value, ind, s, average, sample_weight,
-                                       n_threads)
+        result: float | FloatArray
+        result = ranking.average_columns(ranking.ap_value, ind, s, average, sample_weight,
+                                         n_threads)
+        return result
     lab = ranking.Labels(y_true)
     if lab.more:
         if pos_label != 1:
@@ -830,8 +841,9 @@ def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
                 "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` "
                 f"contains multiple classes. Got `y_score.shape={s.shape}`.")
         ind = codes[:, None] == np.arange(classes.shape[0])
-        return ranking.average_columns(ranking.ap_value, ind, s, average, sample_weight,
-                                       n_threads)
+        result = ranking.average_columns(ranking.ap_value, ind, s, average, sample_weight,
+                                         n_threads)
+        return result
     s = ranking.scores(y_score)
     if s.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {s.shape} instead.")
@@ -843,7 +855,7 @@ def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
 
 
 # ----------------------------------------------------------------------------- NDCG / MRR
-def _check_k(k):
+def _check_k(k: object) -> int | None:
     if k is None:
         return None
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
@@ -853,7 +865,7 @@ def _check_k(k):
     return int(k)
 
 
-def _values(a, name):
+def _values(a: ArrayLike, name: str) -> FloatArray:
     """Finite float64 values (scikit-learn checks the values of both inputs before any
     shape)."""
     a = a if type(a) is np.ndarray else np.asarray(a)
@@ -865,7 +877,7 @@ def _values(a, name):
     return a
 
 
-def _matrix(a, name):
+def _matrix(a: ArrayLike, name: str) -> FloatArray:
     a = _values(a, name)
     if a.ndim != 2:
         raise ValueError(
@@ -876,20 +888,23 @@ def _matrix(a, name):
     return a
 
 
-def _weights(sample_weight, n):
+def _weights(sample_weight: ArrayLike | None, n: int) -> FloatArray | None:
     """Weights of the sample average (any sign, as np.average takes them; weights summing
     to zero raise its ZeroDivisionError, as in scikit-learn)."""
-    return check_weights(sample_weight, {"y_true": n, "y_score": n}, allow_zero_sum=True,
-                         check_values=False)
+    weights: FloatArray | None = check_weights(sample_weight, {"y_true": n, "y_score": n},
+                                               allow_zero_sum=True, check_values=False)
+    return weights
 
 
-def _dcg(gains, scores, discount, ignore_ties):
+def _dcg(gains: FloatArray, scores: FloatArray, discount: FloatArray,
+         ignore_ties: bool) -> FloatArray:
     """Per-row DCG: gains ranked by decreasing scores, ties averaged (all rows at once)."""
     n, m = gains.shape
     if ignore_ties:
         ranking = np.argsort(scores)[:, ::-1]  # the same order scikit-learn uses
         ranked = np.take_along_axis(gains, ranking, axis=1)
-        return discount.dot(ranked.T)
+        dcg: FloatArray = discount.dot(ranked.T)
+        return dcg
     order = np.argsort(-scores, axis=1, kind="stable")
     s = np.take_along_axis(scores, order, axis=1)
     g = np.take_along_axis(gains, order, axis=1)
@@ -902,7 +917,8 @@ def _dcg(gains, scores, discount, ignore_ties):
     dsum = np.bincount(gid, weights=np.broadcast_to(discount, (n, m)).ravel(),
                        minlength=n_groups)
     row = np.broadcast_to(np.arange(n)[:, None], (n, m))[start]
-    return np.bincount(row, weights=gsum / cnt * dsum, minlength=n)
+    # float64 (weighted), though numpy's stubs type every bincount as integer counts
+    return cast("FloatArray", np.bincount(row, weights=gsum / cnt * dsum, minlength=n))
 
 
 def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
@@ -985,7 +1001,7 @@ def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
 _DCG_TARGETS = ("multilabel-indicator", "continuous-multioutput", "multiclass-multioutput")
 
 
-def _dcg_target(yt):
+def _dcg_target(yt: np.ndarray) -> None:
     """scikit-learn's target-type check of ``dcg_score``: a 2-D matrix of several columns."""
     if yt.ndim == 2 and yt.shape[1] > 1:
         return
@@ -1132,9 +1148,9 @@ def mean_reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, *,
                 f"1-D y_true must hold column indices in [0, {m}) of the correct label"
             )
         best = np.take_along_axis(ys, yt.astype(np.intp)[:, None], axis=1)[:, 0]
-        has = np.ones(n, dtype=bool)
+        has: NDArray[np.bool_] | np.bool_ = np.ones(n, dtype=bool)
     else:
-        rel = _matrix(yt, "y_true")
+        rel: NDArray[Any] = _matrix(yt, "y_true")
         if rel.shape != ys.shape:
             raise ValueError(
                 f"y_true and y_score have different shapes: {rel.shape} and {ys.shape}"
@@ -1306,7 +1322,7 @@ def label_ranking_loss(y_true: ArrayLike, y_score: ArrayLike, *,
     return labelrank.ranking_loss(state)
 
 
-def _dense(y_true):
+def _dense(y_true: Any) -> Any:
     """A scipy sparse ``y_true`` (which scikit-learn's LRAP and ranking loss take) as the
     dense matrix the kernel reads."""
     if hasattr(y_true, "toarray") and hasattr(y_true, "nnz"):

@@ -181,7 +181,8 @@ def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     0.5
     """
     state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads, flags=0)
-    return sums.mae(state, multioutput)
+    result: float | FloatArray = sums.mae(state, multioutput)
+    return result
 
 
 @overload
@@ -257,7 +258,8 @@ def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     0.375
     """
     state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads, flags=0)
-    return sums.mse(state, multioutput)
+    result: float | FloatArray = sums.mse(state, multioutput)
+    return result
 
 
 @overload
@@ -336,7 +338,8 @@ def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     0.6123724356957945
     """
     state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads, flags=0)
-    return sums.rmse(state, multioutput)
+    result: float | FloatArray = sums.rmse(state, multioutput)
+    return result
 
 
 @overload
@@ -414,7 +417,8 @@ def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     """
     state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                         flags=kernel.FLAG_APE)
-    return sums.mape(state, multioutput)
+    result: float | FloatArray = sums.mape(state, multioutput)
+    return result
 
 
 @overload
@@ -496,7 +500,8 @@ def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
     """
     state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                         flags=kernel.FLAG_R2 | kernel.FLAG_EV)
-    return sums.explained_variance(state, multioutput, force_finite)
+    result: float | FloatArray = sums.explained_variance(state, multioutput, force_finite)
+    return result
 
 
 def max_error(y_true: ArrayLike, y_pred: ArrayLike, *, n_threads: int | None = None) -> float:
@@ -699,7 +704,8 @@ def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike |
     """
     state = RegressionState.from_arrays(y_true, y_pred, sample_weight, n_threads,
                                         flags=kernel.FLAG_R2)
-    return sums.r2(state, multioutput, force_finite)
+    result: float | FloatArray = sums.r2(state, multioutput, force_finite)
+    return result
 
 
 def adjusted_r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, n_features: int,
@@ -825,7 +831,8 @@ def median_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     """
     yt, yp, w = sums.targets(y_true, y_pred, sample_weight)  # no state: O(N) selection
     sums.check_multioutput(multioutput, outputs=sums.n_outputs(yt))
-    return sums.medians(sums.abs_errors(yt, yp, w), w, multioutput)
+    result: float | FloatArray = sums.medians(sums.abs_errors(yt, yp, w), w, multioutput)
+    return result
 
 
 # --------------------------------------------------------------------------------------
@@ -913,7 +920,8 @@ def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
     if multioutput is None or isinstance(multioutput, str):  # before the data, as sklearn
         pinball.check_pinball_multioutput(multioutput, 1)
     state = pinball.PinballState.from_arrays(y_true, y_pred, sample_weight, n_threads)
-    return pinball.loss(state, alpha, multioutput)
+    result: float | FloatArray = pinball.loss(state, alpha, multioutput)
+    return result
 
 
 @overload
@@ -1001,8 +1009,9 @@ def d2_pinball_score(y_true: ArrayLike, y_pred: ArrayLike, *,
     >>> round(fm.d2_pinball_score([1, 2, 3], [1, 3, 3], alpha=0.9), 6)
     0.666667
     """
-    return pinball.d2_score(y_true, y_pred, sample_weight, alpha, multioutput, n_threads,
-                            "d2_pinball_score")
+    result: float | FloatArray = pinball.d2_score(y_true, y_pred, sample_weight, alpha,
+                                                  multioutput, n_threads, "d2_pinball_score")
+    return result
 
 
 @overload
@@ -1082,8 +1091,9 @@ def d2_absolute_error_score(y_true: ArrayLike, y_pred: ArrayLike, *,
     >>> fm.d2_absolute_error_score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
     0.7647058823529411
     """
-    return pinball.d2_score(y_true, y_pred, sample_weight, 0.5, multioutput, n_threads,
-                            "d2_absolute_error_score")
+    result: float | FloatArray = pinball.d2_score(y_true, y_pred, sample_weight, 0.5,
+                                                  multioutput, n_threads, "d2_absolute_error_score")
+    return result
 
 
 def regression_summary(y_true: ArrayLike, y_pred: ArrayLike, *,
@@ -1537,7 +1547,8 @@ def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     0.03973
     """
     state = SquaredLogState.from_arrays(y_true, y_pred, sample_weight, n_threads)
-    return deviance.msle(state, multioutput)
+    result: float | FloatArray = deviance.msle(state, multioutput)
+    return result
 
 
 @overload
@@ -1613,4 +1624,5 @@ def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
     0.199324
     """
     state = SquaredLogState.from_arrays(y_true, y_pred, sample_weight, n_threads)
-    return deviance.rmsle(state, multioutput)
+    result: float | FloatArray = deviance.rmsle(state, multioutput)
+    return result

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -177,8 +177,10 @@ def score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = No
     return replicates.with_intervals(metrics, states, oos_label, level)
 
 
-def card_with_intervals(state, labels=None, oos_label=None, ci=None, n_resamples=1000,
-                        random_state=None) -> ClassificationMetrics:
+def card_with_intervals(state: ConfusionState, labels: ArrayLike | None = None,
+                        oos_label: Label | None = None, ci: float | None = None,
+                        n_resamples: int = 1000,
+                        random_state: RandomState = None) -> ClassificationMetrics:
     """:func:`score`'s report card of a confusion state, with bootstrap intervals of its
     headline numbers drawn from the state's cells when ``ci`` is given (the accumulators'
     and Dask's ``score``; a weighted state's resamples need the rows: ``ValueError``)."""
@@ -240,7 +242,7 @@ RESULTS_HEADER = results_header()
 (no optional column; :func:`results_header` gives the others)."""
 
 
-def results_columns(header_line: str) -> tuple:
+def results_columns(header_line: str) -> tuple[str, ...]:
     """The columns named by the first line of a results-log header.
 
     A header names :data:`~fastmetrics.report.RESULTS_COLUMNS`, then some of
@@ -284,7 +286,7 @@ def results_columns(header_line: str) -> tuple:
     return cols
 
 
-def _number(v, what: str, digits: int) -> str:
+def _number(v: object, what: str, digits: int) -> str:
     if v is None:
         return "N/A"
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
@@ -292,14 +294,14 @@ def _number(v, what: str, digits: int) -> str:
     return f"{v:.{digits}f}"
 
 
-def _headline(metrics, key: str) -> str:
+def _headline(metrics: object, key: str) -> str:
     """A headline number of ``metrics`` as its cell: a report card prints it with its
     interval; a dict (``ModelBenchmark.metrics``) may lack it (N/A)."""
     if isinstance(metrics, Mapping):
         return _number(metrics.get(key), key, 4)
     shown = getattr(metrics, "shown", None)  # with its interval, when score(ci=...)
     if shown is not None:
-        return shown(key)
+        return cast(str, shown(key))
     if key == "oos_recall":  # a report card without an out-of-scope label has none
         return _number(getattr(metrics, key, None), key, 4)
     try:
@@ -312,7 +314,7 @@ def _headline(metrics, key: str) -> str:
     return _number(v, key, 4)
 
 
-def _latency(latency, key: str) -> str:
+def _latency(latency: object, key: str) -> str:
     if latency is None:
         return "N/A"
     try:
@@ -449,16 +451,16 @@ def flatten(obj: object, prefix: str = "") -> dict[str, Any]:
     >>> fm.flatten(fm.score([0, 1], [0, 0]), prefix="run1")["run1.per_class.0.recall"]
     1.0
     """
-    out: dict = {}
+    out: dict[str, Any] = {}
     _flatten_into(out, obj, str(prefix))
     return out
 
 
-def _join(prefix: str, key) -> str:
+def _join(prefix: str, key: object) -> str:
     return f"{prefix}.{key}" if prefix else str(key)
 
 
-def _flatten_into(out: dict, obj, key: str) -> None:
+def _flatten_into(out: dict[str, Any], obj: object, key: str) -> None:
     if hasattr(obj, "to_flat_dict") and not isinstance(obj, type):
         for k, v in obj.to_flat_dict().items():
             _flatten_into(out, v, _join(key, k))

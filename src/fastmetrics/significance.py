@@ -12,7 +12,7 @@ standard method, so neither function takes ``sample_weight``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -21,22 +21,23 @@ from ._states import delong, ranking
 from ._states.delong import DeLongResult, DeLongTest
 
 if TYPE_CHECKING:
-    from typing import Literal
-    from ._typing import ArrayLike, Label
+    from typing import Any, Literal
+    from ._typing import ArrayLike, IntArray, Label, NDArray
 
 __all__ = ["DeLongResult", "DeLongTest", "delong_ci", "delong_test"]
 
 _AVERAGES = ("macro", "weighted")
 
 
-def _check_options(multi_class, average) -> None:
+def _check_options(multi_class: str, average: str) -> None:
     ranking.check_multi_class(multi_class)
     if average not in _AVERAGES:
         raise ValueError(f"average must be one of {_AVERAGES} for DeLong's method (per-class "
                          "results are in the result's per_class)")
 
 
-def _is_multiclass(lab: ranking.Labels, s: np.ndarray, multi_class, pos_label) -> bool:
+def _is_multiclass(lab: ranking.Labels, s: NDArray[Any], multi_class: str,
+                   pos_label: Label | None) -> bool:
     """Whether the input is one-vs-rest (and allowed to be)."""
     if not (lab.more or (s.ndim == 2 and s.shape[1] > 2)):
         return False
@@ -49,7 +50,8 @@ def _is_multiclass(lab: ranking.Labels, s: np.ndarray, multi_class, pos_label) -
     return True
 
 
-def _multiclass(y_true, lab: ranking.Labels, *scores):
+def _multiclass(y_true: ArrayLike, lab: ranking.Labels,
+                *scores: NDArray[Any]) -> tuple[IntArray, NDArray[Any]]:
     """``(codes, classes)`` of multiclass labels, each (n, K) score matrix checked as
     ``roc_auc_score`` checks it (probabilities, one column per class)."""
     n = lab.y.shape[0]
@@ -69,7 +71,7 @@ def _multiclass(y_true, lab: ranking.Labels, *scores):
     return np.searchsorted(classes, a).astype(np.int64), classes
 
 
-def _positive_code(lab: ranking.Labels, pos_label):
+def _positive_code(lab: ranking.Labels, pos_label: Label | None) -> np.integer[Any]:
     """The kernel value of the positive class (None: the greater label), checked."""
     if lab.classes.shape[0] < 2:
         raise ValueError(delong.ONE_CLASS)
@@ -78,7 +80,7 @@ def _positive_code(lab: ranking.Labels, pos_label):
     code = lab.code(positive)
     if code is None:  # a class of the labels always has a code
         raise ValueError(f"pos_label={positive!r} is not a valid label")
-    return code[0]
+    return cast("np.integer[Any]", code[0])
 
 
 def _binary_scores(s: np.ndarray, n: int) -> None:
@@ -180,8 +182,8 @@ def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float 
     s = ranking.scores(y_score)
     if _is_multiclass(lab, s, multi_class, pos_label):
         codes, classes = _multiclass(y_true, lab, s)
-        return delong.averaged(codes, s, classes, average, level, transform,
-                               n_threads=n_threads)
+        return cast(DeLongResult, delong.averaged(codes, s, classes, average, level, transform,
+                                                  n_threads=n_threads))
     n = lab.y.shape[0]
     _binary_scores(s, n)
     return delong.rows_ci(lab.y, _positive_code(lab, pos_label), s, level, transform,
@@ -288,8 +290,8 @@ def delong_test(y_true: ArrayLike, y_score_a: ArrayLike, y_score_b: ArrayLike, *
                          f"{sb.shape}")
     if _is_multiclass(lab, sa, multi_class, pos_label):
         codes, classes = _multiclass(y_true, lab, sa, sb)
-        return delong.averaged(codes, sa, classes, average, level, s2d_b=sb,
-                               alternative=alternative, n_threads=n_threads)
+        return cast(DeLongTest, delong.averaged(codes, sa, classes, average, level, s2d_b=sb,
+                                                alternative=alternative, n_threads=n_threads))
     n = lab.y.shape[0]
     for s in (sa, sb):
         _binary_scores(s, n)

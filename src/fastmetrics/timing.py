@@ -88,7 +88,7 @@ class LatencyStats:
     min_ms: float | None = None
     max_ms: float | None = None
 
-    def as_row(self, digits: int = 4) -> dict:
+    def as_row(self, digits: int = 4) -> dict[str, Any]:
         """Flat dict of the fields, floats rounded to ``digits`` decimals.
 
         Parameters
@@ -142,7 +142,7 @@ class BatchStats:
     n_samples: int
     throughput: float  # samples per second; inf when the time measured is 0
 
-    def as_row(self, digits: int = 4) -> dict:
+    def as_row(self, digits: int = 4) -> dict[str, Any]:
         """Flat dict of the fields, floats rounded to ``digits`` decimals.
 
         Parameters
@@ -206,7 +206,7 @@ class ModelBenchmark:
     fit_seconds: float
     batch: BatchStats
     latency: LatencyStats
-    metrics: dict = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
     emissions: Any = None  # an EmissionsReport with benchmark_model(..., emissions=...)
 
     # the report card's headline names, so that a benchmark is a results-log row
@@ -262,7 +262,7 @@ class ModelBenchmark:
         """
         return self.metrics.get("oos_recall")
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         """Every measurement as one flat dict of dot-keyed scalars.
 
         Returns
@@ -361,7 +361,7 @@ def latency_stats(samples_ns: ArrayLike, *, unit: Literal["ns", "ms"] = "ns") ->
     )
 
 
-def _check_count(value, name, minimum):
+def _check_count(value: object, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {value!r}")
     if value < minimum:
@@ -369,7 +369,7 @@ def _check_count(value, name, minimum):
     return int(value)
 
 
-def chosen_indices(n_inputs: int, n_iters: int, seed=0) -> np.ndarray:
+def chosen_indices(n_inputs: int, n_iters: int, seed: int | None = 0) -> np.ndarray:
     """The input indices :func:`measure_latency` times, in order (reproducible by seed)."""
     return np.random.default_rng(seed).integers(0, n_inputs, size=n_iters)
 
@@ -529,7 +529,7 @@ def measure_batch(fn: Callable[[Any], object], X: Any, *,
     return _timed_batch(fn, X, warmup)[0]
 
 
-def _timed_batch(fn, X, warmup):
+def _timed_batch(fn: Callable[[Any], object], X: Any, warmup: int) -> tuple[BatchStats, Any]:
     """:func:`measure_batch`'s stats and what the timed call returned."""
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
@@ -545,7 +545,7 @@ def _timed_batch(fn, X, warmup):
     return BatchStats(seconds, n, throughput), out
 
 
-def _head(X, k):
+def _head(X: Any, k: int) -> Any:
     if hasattr(X, "iloc"):  # pandas
         return X.iloc[:k]
     return X[:k]
@@ -556,18 +556,19 @@ class _Rows:
 
     __slots__ = ("_X", "_n")
 
-    def __init__(self, X):
+    def __init__(self, X: Any) -> None:
         self._X = X.iloc if hasattr(X, "iloc") else X
         self._n = len(X)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> Any:
         return self._X[i : i + 1]
 
 
-def _classes(classes, model, y_train, k=None):
+def _classes(classes: ArrayLike | None, model: Any, y_train: Any,
+             k: int | None = None) -> tuple[np.ndarray, str]:
     """The classes of the model's outputs, and where they come from: ``classes``, else
     ``model.classes_``, else the sorted distinct labels of ``y_train`` (the order in which
     scikit-learn's classifiers and label encoders lay out probability columns). With ``k``:
@@ -587,7 +588,7 @@ def _classes(classes, model, y_train, k=None):
     return c, src
 
 
-def _labels(pred, classes, model, y_train):
+def _labels(pred: Any, classes: ArrayLike | None, model: Any, y_train: Any) -> np.ndarray:
     """Predictions as a 1-D label array. (n, K>1) probabilities (or scores): the class of
     the largest column; one column (n, 1) or (n,) of floats in [0, 1] that are not labels:
     the positive class's probability (the second class above 0.5, as the argmax of
@@ -595,7 +596,8 @@ def _labels(pred, classes, model, y_train):
     p = np.asarray(pred)
     if p.ndim == 2 and p.shape[1] > 1:
         c, _ = _classes(classes, model, y_train, p.shape[1])
-        return c[p.argmax(axis=1)]
+        largest: np.ndarray = c[p.argmax(axis=1)]
+        return largest
     if p.ndim > 2 or (p.ndim == 2 and p.shape[1] != 1):
         raise ValueError(f"predict returned shape {p.shape}: expected labels (n,) or "
                          "probabilities (n, K)")
@@ -611,10 +613,11 @@ def _labels(pred, classes, model, y_train):
         raise ValueError(f"the model predicted one column of values in [0, 1] that are not "
                          f"labels (the positive class's probability?), but {src} holds "
                          f"{c.shape[0]} classes, not 2: pass classes=[negative, positive]")
-    return np.where(p > 0.5, c[1], c[0])
+    positive: np.ndarray = np.where(p > 0.5, c[1], c[0])
+    return positive
 
 
-def _regression_metrics(y_true, y_pred) -> dict:
+def _regression_metrics(y_true: Any, y_pred: Any) -> dict[str, float]:
     from .regression import regression_summary
 
     y = np.asarray(y_true).reshape(-1)

@@ -47,8 +47,9 @@ from ._states.ranking import RankingState
 from .exceptions import warn
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from ._states.base import State
-    from ._typing import ArrayLike, RandomState
+    from ._typing import ArrayLike, FloatArray, RandomState
 
 __all__ = ["BootstrapResult", "ComparisonResult", "ConfidenceInterval", "McNemarResult",
            "bootstrap", "bootstrap_state", "compare", "compare_state", "mcnemar_from_counts",
@@ -97,7 +98,7 @@ class ConfidenceInterval:
     low: Any
     high: Any
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter((self.low, self.high))
 
 
@@ -273,13 +274,13 @@ class McNemarResult:
     b_only: int
 
 
-def _number(v) -> str:
+def _number(v: Any) -> str:
     if np.ndim(v) == 0:
         return f"{float(v):.4g}"
     return np.array2string(np.asarray(v, dtype=float), precision=4)
 
 
-def _shown(value, ci: ConfidenceInterval) -> str:
+def _shown(value: Any, ci: ConfidenceInterval) -> str:
     if np.ndim(value) == 0:
         return f"{float(value):.4f} [{float(ci.low):.4f}, {float(ci.high):.4f}]"
     return ", ".join(f"{v:.4f} [{lo:.4f}, {hi:.4f}]" for v, lo, hi in zip(
@@ -289,7 +290,7 @@ def _shown(value, ci: ConfidenceInterval) -> str:
 # --------------------------------------------------------------------------- the metric
 
 
-def _metric(metric) -> tuple[Callable, _table.Metric | None]:
+def _metric(metric: str | Callable[..., Any]) -> tuple[Callable[..., Any], _table.Metric | None]:
     """``(function, table row or None)`` of a metric given by function or name."""
     if isinstance(metric, str):
         rows = [r for r in _table.METRICS if r.name == metric]
@@ -308,7 +309,7 @@ def _metric(metric) -> tuple[Callable, _table.Metric | None]:
     return metric, None
 
 
-def _numeric(v, name: str) -> np.ndarray:
+def _numeric(v: object, name: str) -> FloatArray:
     """A metric's value as a float array, or TypeError for reports, dicts and curves."""
     if isinstance(v, (dict, str)):
         raise TypeError(f"{name} returns a {type(v).__name__}: a bootstrap needs a metric "
@@ -326,7 +327,7 @@ def _numeric(v, name: str) -> np.ndarray:
     return a
 
 
-def _check_kwargs(fn: Callable, kwargs: dict, data: int) -> None:
+def _check_kwargs(fn: Callable[..., Any], kwargs: dict[str, Any], data: int) -> None:
     """TypeError for a keyword the metric does not take (before any work)."""
     try:
         sig = inspect.signature(fn)
@@ -339,8 +340,8 @@ def _check_kwargs(fn: Callable, kwargs: dict, data: int) -> None:
         raise TypeError(f"{name}: {exc}") from None
 
 
-def _cell_state(row: _table.Metric | None, inputs: tuple, kwargs: dict, sample_weight,
-                n_threads):
+def _cell_state(row: _table.Metric | None, inputs: tuple[Any, ...], kwargs: dict[str, Any],
+                sample_weight: ArrayLike | None, n_threads: int | None) -> State | None:
     """The count state of a metric that resamples by its cells, or None (rows then)."""
     if row is None or row.family not in _CELL_FAMILIES or sample_weight is not None:
         return None
@@ -367,7 +368,8 @@ def _cell_state(row: _table.Metric | None, inputs: tuple, kwargs: dict, sample_w
     return st if replicates.supports(st) else None
 
 
-def _quiet(derive: Callable, states, kwargs: dict) -> list:
+def _quiet(derive: Callable[..., Any], states: Iterable[State],
+           kwargs: dict[str, Any]) -> list[Any]:
     """The metric of each resampled state; the warnings of resamples (an absent class,
     an undefined precision) are the resample's, not the user's: not repeated."""
     with warnings.catch_warnings():
@@ -375,7 +377,8 @@ def _quiet(derive: Callable, states, kwargs: dict) -> list:
         return [derive(s, **kwargs) for s in states]
 
 
-def _batch(row: _table.Metric, st, draws: np.ndarray, kwargs: dict) -> np.ndarray | None:
+def _batch(row: _table.Metric, st: State, draws: np.ndarray,
+           kwargs: dict[str, Any]) -> np.ndarray | None:
     """The metric of every resampled table at once, where the row has a batch
     derivation that serves these arguments (None: one by one)."""
     if row.batch is None or not isinstance(st, ConfusionState):
@@ -387,7 +390,7 @@ def _batch(row: _table.Metric, st, draws: np.ndarray, kwargs: dict) -> np.ndarra
     return None if out is None else np.asarray(out, dtype=np.float64)
 
 
-def _stack(values: list, name: str) -> np.ndarray:
+def _stack(values: list[Any], name: str) -> np.ndarray:
     arrays = [_numeric(v, name) for v in values]
     shapes = {a.shape for a in arrays}
     if len(shapes) > 1:
@@ -397,7 +400,8 @@ def _stack(values: list, name: str) -> np.ndarray:
     return np.stack(arrays) if arrays else np.empty((0,))
 
 
-def _rows(inputs: tuple, sample_weight) -> tuple[list[np.ndarray], np.ndarray | None, int]:
+def _rows(inputs: tuple[Any, ...],
+          sample_weight: ArrayLike | None) -> tuple[list[np.ndarray], np.ndarray | None, int]:
     arrays = [np.asarray(x) for x in inputs]
     w = None if sample_weight is None else np.asarray(sample_weight)
     lengths = [a.shape[0] if a.ndim else 0 for a in arrays] + ([] if w is None else [w.shape[0]])
@@ -412,9 +416,11 @@ def _rows(inputs: tuple, sample_weight) -> tuple[list[np.ndarray], np.ndarray | 
     return arrays, w, n
 
 
-def _row_values(fn, arrays, w, n, kwargs, rng, n_resamples, combine=None) -> list:
+def _row_values(fn: Callable[..., Any], arrays: Sequence[Any], w: np.ndarray | None, n: int,
+                kwargs: dict[str, Any], rng: np.random.Generator, n_resamples: int,
+                combine: Callable[..., Any] | None = None) -> list[Any]:
     """The metric of ``n_resamples`` row resamples (drawn in blocks of indices)."""
-    out: list = []
+    out: list[Any] = []
     per = max(1, _INDEX_BLOCK // n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -428,7 +434,8 @@ def _row_values(fn, arrays, w, n, kwargs, rng, n_resamples, combine=None) -> lis
     return out
 
 
-def _row_jackknife(fn, arrays, w, n, kwargs, combine=None) -> np.ndarray:
+def _row_jackknife(fn: Callable[..., Any], arrays: Sequence[Any], w: np.ndarray | None, n: int,
+                   kwargs: dict[str, Any], combine: Callable[..., Any] | None = None) -> np.ndarray:
     if n > _ROW_JACKKNIFE_MAX:
         raise ValueError(
             f"method='bca' needs the metric's jackknife, one call per row here ({n} rows, "
@@ -446,7 +453,8 @@ def _row_jackknife(fn, arrays, w, n, kwargs, combine=None) -> np.ndarray:
     return _stack(out, getattr(fn, "__name__", "metric"))
 
 
-def _finish(theta_hat, theta_b, level, method, accel):
+def _finish(theta_hat: Any, theta_b: np.ndarray, level: float, method: str,
+            accel: Any) -> tuple[ConfidenceInterval, Any]:
     low, high = _intervals.interval(theta_hat, theta_b, level, method, accel)
     if method == "bca" and np.any(np.isnan(np.asarray(low, dtype=float))
                                   | np.isnan(np.asarray(high, dtype=float))) \
@@ -458,13 +466,16 @@ def _finish(theta_hat, theta_b, level, method, accel):
     return ConfidenceInterval(_scalar(low), _scalar(high)), _scalar(se)
 
 
-def _scalar(a):
+def _scalar(a: Any) -> Any:
     a = np.asarray(a, dtype=np.float64)
     return float(a) if a.ndim == 0 else a
 
 
-def _setup(metric, n_resamples, confidence_level, method, random_state, sample_weight,
-           n_threads, metric_kwargs):
+def _setup(metric: str | Callable[..., Any], n_resamples: int, confidence_level: float, method: str,
+           random_state: RandomState, sample_weight: ArrayLike | None, n_threads: int | None,
+           metric_kwargs: Mapping[str, Any]
+           ) -> tuple[int, float, str, np.random.Generator, Callable[..., Any],
+                      _table.Metric | None, str, dict[str, Any], dict[str, Any]]:
     """Every argument checked before any work: ``(n_resamples, level, method, rng, fn,
     row, name, kwargs for the function, kwargs for the derivation)``."""
     n_resamples = _intervals.check_resamples(n_resamples)
@@ -601,8 +612,9 @@ def bootstrap(metric: str | Callable[..., Any], y_true: ArrayLike, y_pred: Array
                            resampled)
 
 
-def _state_values(row: _table.Metric, st, kwargs: dict, rng, n_resamples: int, method: str,
-                  name: str):
+def _state_values(row: _table.Metric, st: State, kwargs: dict[str, Any],
+                  rng: np.random.Generator, n_resamples: int, method: str,
+                  name: str) -> tuple[np.ndarray, np.ndarray, Any]:
     """``(value, resampled values, BCa acceleration or None)`` of a count state."""
     theta_hat = _numeric(row.derive(st, **kwargs), name)
     draws = replicates.draws(replicates.cells(st), rng, n_resamples)
@@ -619,7 +631,7 @@ def _state_values(row: _table.Metric, st, kwargs: dict, rng, n_resamples: int, m
 
 
 def _joint_batch(row: _table.Metric, joint: PairedConfusionState, draws: np.ndarray,
-                 kwargs: dict) -> np.ndarray | None:
+                 kwargs: dict[str, Any]) -> np.ndarray | None:
     """The resampled differences B - A at once, where the row has a batch derivation that
     serves these arguments (None: one resample at a time). Each model's resampled tables
     are the joint draws summed over the other model's label: one matrix product."""
@@ -647,12 +659,13 @@ def _joint_batch(row: _table.Metric, joint: PairedConfusionState, draws: np.ndar
     return out[1] - out[0]
 
 
-def _joint_values(row: _table.Metric, joint: PairedConfusionState, kwargs: dict, rng,
-                  n_resamples: int, method: str, name: str):
+def _joint_values(row: _table.Metric, joint: PairedConfusionState, kwargs: dict[str, Any],
+                  rng: np.random.Generator, n_resamples: int, method: str,
+                  name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
     """``(value of A, value of B, resampled differences, BCa acceleration or None)``."""
     derive = row.derive
 
-    def diff(counts):
+    def diff(counts: np.ndarray) -> FloatArray:
         return (_numeric(derive(joint.marginal("b", counts), **kwargs), name)
                 - _numeric(derive(joint.marginal("a", counts), **kwargs), name))
 
@@ -676,7 +689,8 @@ def _joint_values(row: _table.Metric, joint: PairedConfusionState, kwargs: dict,
     return value_a, value_b, theta_b, accel
 
 
-def _state_row(state, metric, kwargs: dict, types) -> tuple[_table.Metric, str]:
+def _state_row(state: object, metric: str | Callable[..., Any], kwargs: dict[str, Any],
+               types: tuple[type[Any], ...]) -> tuple[_table.Metric, str]:
     """The table row of ``metric`` for a state of ``types``, its kwargs checked."""
     fn, row = _metric(metric)
     name = getattr(fn, "__name__", "metric")
@@ -842,8 +856,9 @@ def _check_shapes(name: str, theta_b: np.ndarray, value: np.ndarray) -> None:
                          "has the same classes")
 
 
-def _comparison(name, value_a, value_b, theta_b, level, method, accel, n_resamples,
-                resampled) -> ComparisonResult:
+def _comparison(name: str, value_a: np.ndarray, value_b: np.ndarray, theta_b: np.ndarray,
+                level: float, method: str, accel: Any, n_resamples: int,
+                resampled: str) -> ComparisonResult:
     delta = value_b - value_a
     _check_shapes(name, theta_b, delta)
     ci, se = _finish(delta, theta_b, level, method, accel)
@@ -852,7 +867,7 @@ def _comparison(name, value_a, value_b, theta_b, level, method, accel, n_resampl
                             n_resamples, resampled)
 
 
-def _parameters(fn) -> dict:
+def _parameters(fn: Callable[..., Any]) -> dict[str, inspect.Parameter]:
     try:
         return dict(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
@@ -966,13 +981,15 @@ def compare(metric: str | Callable[..., Any], y_true: ArrayLike, y_pred_a: Array
                        resampled)
 
 
-def _minus(name: str):
-    def combine(a, b):
+def _minus(name: str) -> Callable[[Any, Any], FloatArray]:
+    def combine(a: Any, b: Any) -> FloatArray:
         return _numeric(b, name) - _numeric(a, name)
     return combine
 
 
-def _joint_state(row, y_true, a, b, kwargs, sample_weight) -> PairedConfusionState | None:
+def _joint_state(row: _table.Metric | None, y_true: ArrayLike, a: ArrayLike, b: ArrayLike,
+                 kwargs: dict[str, Any],
+                 sample_weight: ArrayLike | None) -> PairedConfusionState | None:
     if row is None or row.family != "confusion" or sample_weight is not None:
         return None
     takes = inspect.signature(row.derive).parameters
@@ -1042,7 +1059,7 @@ def mcnemar_test(y_true: ArrayLike, y_pred_a: ArrayLike, y_pred_b: ArrayLike, *,
                                correction=bool(correction))
 
 
-def _check_flags(exact, correction) -> None:
+def _check_flags(exact: object, correction: object) -> None:
     for name, v in (("exact", exact), ("correction", correction)):
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name} must be a bool, got {v!r}")
