@@ -83,7 +83,7 @@ _ALL_PRESENT = np.ones(DENSE_MAX_RANGE, dtype=bool)
 _ALL_PRESENT.setflags(write=False)
 
 
-def py_value(v):
+def py_value(v: object) -> Any:
     """numpy scalar -> Python scalar (labels keep their type: int, float, str, bool)."""
     return v.item() if isinstance(v, np.generic) else v
 
