@@ -15,6 +15,10 @@ import inspect
 import re
 import textwrap
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._table import Metric
 
 __all__ = ["Sections", "accumulator_method_doc", "dask_function_doc", "dask_interval_doc",
            "render"]
@@ -93,7 +97,8 @@ def _trim(lines: list[str]) -> list[str]:
     return [line[len(_INDENT):] if line.startswith(_INDENT) else line.strip() for line in lines]
 
 
-def render(summary: str, extended: str = "", sections: tuple = ()) -> str:
+def render(summary: str, extended: str = "",
+           sections: tuple[tuple[str, list[str]], ...] = ()) -> str:
     """A numpydoc docstring from its parts.
 
     Parameters
@@ -192,7 +197,7 @@ def _returns(doc: Sections, where: str, also: str = "") -> list[str]:
 
 #: family -> (accumulator, its example settings, (first, second) inputs): every row of a
 #: family is shown on the same rows, in two chunks (streaming) or chunks of 3 (dask)
-FAMILIES: dict[str, tuple[str, str, tuple[list, list]]] = {
+FAMILIES: dict[str, tuple[str, str, tuple[list[Any], list[Any]]]] = {
     "confusion": ("ConfusionAccumulator", "",
                   ([0, 1, 1, 0, 1, 0, 1, 1], [0, 1, 0, 0, 1, 1, 1, 0])),
     "regression": ("RegressionAccumulator", "",
@@ -309,7 +314,8 @@ NOTES = {
 }
 
 
-def _example_parts(row) -> tuple[str, str, str, str, str, tuple[list, list]] | None:
+def _example_parts(
+        row: Metric) -> tuple[str, str, str, str, str, tuple[list[Any], list[Any]]] | None:
     """``(accumulator, settings, kwargs, shown, value, data)`` of a row's example."""
     if row.family not in FAMILIES or row.name not in EXAMPLES:
         return None
@@ -318,7 +324,7 @@ def _example_parts(row) -> tuple[str, str, str, str, str, tuple[list, list]] | N
     return cls, settings if own is None else own, kwargs, shown, value, data
 
 
-def _accumulator_example(row) -> list[str]:
+def _accumulator_example(row: Metric) -> list[str]:
     parts = _example_parts(row)
     if parts is None:
         return []
@@ -334,7 +340,7 @@ def _accumulator_example(row) -> list[str]:
             value]
 
 
-def _dask_example(row) -> list[str]:
+def _dask_example(row: Metric) -> list[str]:
     parts = _example_parts(row)
     if parts is None:
         return []
@@ -361,7 +367,7 @@ def _dask_example(row) -> list[str]:
 # --------------------------------------------------------------------------- accumulator methods
 
 
-def accumulator_method_doc(row, owner: str) -> str:
+def accumulator_method_doc(row: Metric, owner: str) -> str:
     """The docstring of the accumulator method of one table row.
 
     Parameters
@@ -435,7 +441,7 @@ _DELAYED = "With ``compute=False``, a :class:`dask.delayed.Delayed` of the resul
 
 
 def _dask_parameters(one: Sections, sig: inspect.Signature, where: str,
-                     data: frozenset, own: dict | None = None) -> list[str]:
+                     data: frozenset[str], own: dict[str, list[str]] | None = None) -> list[str]:
     """The entries of a Dask function's parameters: the one-shot function's, with the
     data described as dask inputs, then ``compute`` and ``split_every``; ``own`` gives
     ``name -> entry lines`` of parameters described otherwise here."""
@@ -459,7 +465,7 @@ def _dask_parameters(one: Sections, sig: inspect.Signature, where: str,
     return params
 
 
-def dask_function_doc(row, accumulator: str) -> str:
+def dask_function_doc(row: Metric, accumulator: str) -> str:
     """The docstring of the :mod:`fastmetrics.dask` function of one table row.
 
     Parameters
@@ -506,7 +512,7 @@ def dask_function_doc(row, accumulator: str) -> str:
          ("Examples", _dask_example(row))))
 
 
-def dask_interval_doc(local: Callable, sig: inspect.Signature, what: str,
+def dask_interval_doc(local: Callable[..., Any], sig: inspect.Signature, what: str,
                       example: list[str]) -> str:
     """The docstring of :func:`fastmetrics.dask.bootstrap` or ``compare``.
 

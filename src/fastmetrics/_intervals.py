@@ -14,8 +14,10 @@ from __future__ import annotations
 import math
 import numbers
 from statistics import NormalDist
+from typing import Any, Union, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["METHODS", "acceleration", "check_level", "check_method", "check_resamples",
            "ci_level", "generator", "interval", "ndtr", "ndtri", "pvalue"]
@@ -24,8 +26,11 @@ METHODS = ("percentile", "basic", "bca")
 
 _NORMAL = NormalDist()
 
+# one value per element of the metric's result: a numpy scalar where the metric returns one
+Float64s = Union[NDArray[np.float64], np.float64]
 
-def ndtr(x: np.ndarray) -> np.ndarray:
+
+def ndtr(x: ArrayLike) -> NDArray[np.float64]:
     """The standard normal distribution function, elementwise."""
     x = np.asarray(x, dtype=np.float64)
     flat = [0.5 * math.erfc(-v / math.sqrt(2.0)) if not math.isnan(v) else math.nan
@@ -33,7 +38,7 @@ def ndtr(x: np.ndarray) -> np.ndarray:
     return np.array(flat, dtype=np.float64).reshape(x.shape)
 
 
-def ndtri(p: np.ndarray) -> np.ndarray:
+def ndtri(p: ArrayLike) -> NDArray[np.float64]:
     """The standard normal quantile function, elementwise (``-inf``/``inf`` at 0 and 1,
     NaN outside [0, 1])."""
     p = np.asarray(p, dtype=np.float64)
@@ -50,7 +55,7 @@ def ndtri(p: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=np.float64).reshape(p.shape)
 
 
-def check_level(confidence_level) -> float:
+def check_level(confidence_level: object) -> float:
     """``confidence_level`` as a float in (0, 1), or ``ValueError``."""
     if isinstance(confidence_level, (bool, np.bool_)) or not isinstance(
             confidence_level, numbers.Real):
@@ -62,7 +67,7 @@ def check_level(confidence_level) -> float:
     return level
 
 
-def ci_level(ci) -> float | None:
+def ci_level(ci: object) -> float | None:
     """A report's ``ci`` argument as a level: None/False off, True 0.95, else a number in
     (0, 1)."""
     if ci is None or ci is False:
@@ -72,7 +77,7 @@ def ci_level(ci) -> float | None:
     return check_level(ci)
 
 
-def generator(random_state) -> np.random.Generator:
+def generator(random_state: Any) -> np.random.Generator:
     """A numpy Generator from None, an int, a SeedSequence, a Generator or a legacy
     RandomState (which seeds a new one)."""
     if isinstance(random_state, np.random.RandomState):
@@ -84,13 +89,13 @@ def generator(random_state) -> np.random.Generator:
                          f"RandomState, got {random_state!r} ({exc})") from None
 
 
-def check_method(method) -> str:
+def check_method(method: object) -> str:
     if not isinstance(method, str) or method.lower() not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     return method.lower()
 
 
-def check_resamples(n_resamples) -> int:
+def check_resamples(n_resamples: object) -> int:
     if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, numbers.Integral):
         raise TypeError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     if int(n_resamples) < 1:
@@ -98,7 +103,7 @@ def check_resamples(n_resamples) -> int:
     return int(n_resamples)
 
 
-def acceleration(jack: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+def acceleration(jack: ArrayLike, counts: ArrayLike | None = None) -> Float64s:
     """BCa's acceleration from jackknife values (first axis: the leave-one-out samples).
 
     ``counts`` (optional) is how many samples share each row of ``jack``: a state whose
@@ -115,10 +120,11 @@ def acceleration(jack: np.ndarray, counts: np.ndarray | None = None) -> np.ndarr
     num = (wb * u**3).sum(axis=0) / n**3
     den = (wb * u**2).sum(axis=0) / n**2
     with np.errstate(divide="ignore", invalid="ignore"):
-        return num / (6.0 * den**1.5)
+        return cast(Float64s, num / (6.0 * den**1.5))
 
 
-def interval(theta_hat, theta_b, level: float, method: str, accel=None):
+def interval(theta_hat: ArrayLike, theta_b: ArrayLike, level: float, method: str,
+             accel: Float64s | None = None) -> tuple[Any, Any]:
     """``(low, high)`` of the ``level`` interval from the resampled values ``theta_b``
     (first axis: the resamples); ``accel``: BCa's acceleration (:func:`acceleration`)."""
     theta_b = np.asarray(theta_b, dtype=np.float64)
@@ -132,9 +138,11 @@ def interval(theta_hat, theta_b, level: float, method: str, accel=None):
         z_alpha = float(ndtri(np.float64(alpha)))
         num1 = z0 + z_alpha
         num2 = z0 - z_alpha
+        # BCa is always given its acceleration
+        a = cast(Float64s, accel)
         with np.errstate(divide="ignore", invalid="ignore"):
-            a1 = ndtr(z0 + num1 / (1.0 - accel * num1))
-            a2 = ndtr(z0 + num2 / (1.0 - accel * num2))
+            a1 = ndtr(z0 + num1 / (1.0 - a * num1))
+            a2 = ndtr(z0 + num2 / (1.0 - a * num2))
         low = _quantile_each(theta_b, a1)
         high = _quantile_each(theta_b, a2)
         return low, high
@@ -145,7 +153,7 @@ def interval(theta_hat, theta_b, level: float, method: str, accel=None):
     return low, high
 
 
-def _quantile_each(theta_b: np.ndarray, q: np.ndarray) -> np.ndarray:
+def _quantile_each(theta_b: NDArray[np.float64], q: ArrayLike) -> NDArray[np.float64]:
     """Quantile ``q[i]`` of column ``i`` (NaN where ``q`` is NaN: a degenerate BCa)."""
     flat = theta_b.reshape(theta_b.shape[0], -1)
     qs = np.asarray(q, dtype=np.float64).reshape(-1)
@@ -156,7 +164,7 @@ def _quantile_each(theta_b: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out.reshape(np.shape(q))
 
 
-def pvalue(delta, delta_b) -> np.ndarray:
+def pvalue(delta: ArrayLike, delta_b: ArrayLike) -> Float64s:
     """Two-sided p-value of "no difference" from a paired bootstrap: the share of
     resampled differences at least as far from the observed one as the observed one is
     from zero (the bootstrap distribution shifted to the null), counted as ``(1 + hits) /
@@ -164,4 +172,4 @@ def pvalue(delta, delta_b) -> np.ndarray:
     delta = np.asarray(delta, dtype=np.float64)
     delta_b = np.asarray(delta_b, dtype=np.float64)
     hits = np.count_nonzero(np.abs(delta_b - delta) >= np.abs(delta), axis=0)
-    return (1.0 + hits) / (1.0 + delta_b.shape[0])
+    return cast(Float64s, (1.0 + hits) / (1.0 + delta_b.shape[0]))

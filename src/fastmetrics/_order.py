@@ -7,9 +7,11 @@ median.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from collections.abc import Callable
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ._inputs import native
 from ._kernels import select as _select
@@ -56,17 +58,22 @@ _DISCRETE = frozenset({"inverted_cdf", "closest_observation", "lower", "higher",
 # Every expression keeps numpy's operand order and types so that results agree to the bit.
 
 
-def _round_to_boundary(index, take_previous):
+def _round_to_boundary(
+    index: NDArray[Any],
+    take_previous: Callable[[NDArray[Any], NDArray[Any]], NDArray[np.bool_]],
+) -> NDArray[np.intp]:
     """The discrete methods: floor(index) where take_previous(gamma, index), else floor + 1,
     clipped at 0."""
     previous = np.floor(index)
     gamma = index - previous
-    res = np.where(take_previous(gamma, index), previous, previous + 1).astype(np.intp)
+    res: NDArray[np.intp] = np.where(take_previous(gamma, index), previous,
+                                     previous + 1).astype(np.intp)
     res[res < 0] = 0
     return res
 
 
-def _virtual_index(method, n, q):
+# an array, or a numpy scalar for a 0-d ``q``
+def _virtual_index(method: str, n: int, q: NDArray[Any]) -> Any:
     if method == "linear":
         return (n - 1) * q
     if method in _ALPHA_BETA:
@@ -92,7 +99,7 @@ def _virtual_index(method, n, q):
     raise AssertionError(method)  # pragma: no cover - checked by _check_method
 
 
-def _neighbours(virtual, n):
+def _neighbours(virtual: NDArray[Any], n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """numpy's ``_get_indexes``: floor and floor + 1, both -1 (the last) at or past the end
     and both 0 before the start."""
     previous = np.asanyarray(np.floor(virtual))
@@ -108,7 +115,7 @@ def _neighbours(virtual, n):
     return previous.astype(np.intp), following.astype(np.intp)
 
 
-def _gamma(method, virtual, previous):
+def _gamma(method: str, virtual: NDArray[Any], previous: NDArray[Any]) -> NDArray[Any]:
     gamma = np.asanyarray(virtual - previous)
     if method == "averaged_inverted_cdf":
         gamma = np.where(gamma == 0, 0.5, np.full(gamma.shape, 1.0))
@@ -117,7 +124,7 @@ def _gamma(method, virtual, previous):
     return np.asanyarray(gamma, dtype=virtual.dtype)
 
 
-def _lerp(a, b, t):
+def _lerp(a: NDArray[Any], b: NDArray[Any], t: NDArray[Any] | float) -> Any:
     """numpy's ``_lerp``: a + (b-a)*t, and b - (b-a)*(1-t) where t >= 0.5."""
     diff_b_a = b - a
     res = np.asarray(np.add(a, diff_b_a * t))
@@ -130,7 +137,7 @@ def _lerp(a, b, t):
 # -- the public functions --------------------------------------------------------------------
 
 
-def quantiles(arr, q, method, weak_q) -> Any:
+def quantiles(arr: NDArray[Any], q: NDArray[Any], method: str, weak_q: bool) -> Any:
     """numpy's ``_quantile`` for 1-D ``arr`` with the partition replaced by the kernel."""
     n = arr.shape[0]
     data = native(arr)
@@ -152,6 +159,7 @@ def quantiles(arr, q, method, weak_q) -> Any:
     else:
         lower = values[np.searchsorted(ranks, np.where(previous < 0, previous + n, previous))]
         upper = values[np.searchsorted(ranks, np.where(following < 0, following + n, following))]
+        gamma: NDArray[Any] | float
         gamma = _gamma(method, virtual, previous)
         gamma = float(gamma) if weak_q else gamma.reshape(virtual.shape)
         result = _lerp(lower, upper, gamma)
@@ -163,7 +171,7 @@ def quantiles(arr, q, method, weak_q) -> Any:
     return result
 
 
-def numpy_median(a) -> np.floating[Any]:
+def numpy_median(a: Any) -> np.floating[Any]:
     """numpy's median of ``a`` (flattened): the mean of the two middle order statistics,
     selected in place in O(N); NaN anywhere gives NaN. Empty input: ``ValueError``."""
     data = native(np.asarray(a)).reshape(-1)
@@ -171,20 +179,21 @@ def numpy_median(a) -> np.floating[Any]:
     if n == 0:
         raise ValueError("median of an empty array is undefined")
     if data.dtype.char not in KERNEL_CHARS:
-        return np.median(data)
+        return cast("np.floating[Any]", np.median(data))
     ranks = np.unique(np.array([(n - 1) // 2, n // 2], dtype=np.int64))
     values = np.empty(ranks.shape[0], dtype=data.dtype)
     if _select.select(data, ranks, values):
-        return np.float64(np.nan) if data.dtype.kind != "f" else data.dtype.type(np.nan)
+        return (np.float64(np.nan) if data.dtype.kind != "f"
+                else cast("np.floating[Any]", data.dtype.type(np.nan)))
     return np.mean(values)
 
 
-def check_method(method) -> None:
+def check_method(method: object) -> None:
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"{method!r} is not a valid method. Use one of: {', '.join(METHODS)}")
 
 
-def quantile_of(arr: np.ndarray, q: np.ndarray, method: Method):
+def quantile_of(arr: NDArray[Any], q: NDArray[Any], method: Method) -> Any:
     """numpy's ``quantile(arr, q, method=method)`` of a non-empty 1-D ``arr`` (``q`` and
     ``method`` checked by the caller): the kernel for its dtypes, numpy for the others (bool,
     float16, longdouble...), which copies."""

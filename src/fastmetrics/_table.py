@@ -17,6 +17,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from . import calibration, classification, cluster, probabilities, regression, report
 from . import significance
@@ -68,12 +69,12 @@ class Metric:
 
     name: str
     family: str
-    derive: Callable
-    function: Callable
-    config: tuple = ()
+    derive: Callable[..., Any]
+    function: Callable[..., Any]
+    config: tuple[str, ...] = ()
     dask: bool = True
-    fixed: tuple = ()
-    batch: Callable | None = None
+    fixed: tuple[tuple[str, Any], ...] = ()
+    batch: Callable[..., Any] | None = None
 
     @property
     def signature(self) -> inspect.Signature:

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from numpy.typing import DTypeLike
     from typing_extensions import Self
 
 __all__ = ["FORMAT", "LABEL_KINDS", "State", "StateError", "field", "flag", "integer", "labels",
@@ -117,7 +118,7 @@ class State:
         """
         raise NotImplementedError
 
-    def __add__(self, other):
+    def __add__(self, other: Any) -> Self:
         if type(other) is not type(self):
             return NotImplemented
         return self.merge(other)
@@ -127,19 +128,19 @@ class State:
         """The number of samples the state summarises (every state type defines it)."""
         raise NotImplementedError
 
-    def _check_mergeable(self, other) -> None:
+    def _check_mergeable(self, other: object) -> None:
         if type(other) is not type(self):
             raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:  # pragma: no cover - every state type defines it
+    def _export(self) -> dict[str, Any]:  # pragma: no cover - every state type defines it
         raise NotImplementedError
 
     @classmethod
-    def _load(cls, d: dict):  # pragma: no cover - every state type defines it
+    def _load(cls, d: Mapping[str, Any]) -> Self:  # pragma: no cover - every state type defines it
         raise NotImplementedError
 
-    def to_dict(self, *, as_lists: bool = False) -> dict:
+    def to_dict(self, *, as_lists: bool = False) -> dict[str, Any]:
         """The state as plain values: ``kind``, ``format`` and the type's fields.
 
         Parameters
@@ -166,7 +167,7 @@ class State:
         >>> d["kind"], d["cm"]
         ('confusion', [[1, 0], [1, 0]])
         """
-        d = {"kind": self.kind, "format": FORMAT}
+        d: dict[str, Any] = {"kind": self.kind, "format": FORMAT}
         d.update(self._export())
         if as_lists:
             d = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in d.items()}
@@ -219,9 +220,10 @@ class State:
         fmt = integer(d, "format")
         if fmt != FORMAT:
             raise StateError(f"state format {fmt} is not one this version reads ({FORMAT})")
-        return state_type._load(d)
+        # the base's call gives whichever type ``kind`` names
+        return cast("Self", state_type._load(d))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self).from_dict, (self.to_dict(),))
 
     def __repr__(self) -> str:
@@ -252,7 +254,7 @@ class OutputSums(State):
         """The number of outputs (1 for 1-D targets)."""
         return 1 if self.sums.ndim == 1 else self.sums.shape[0]
 
-    def merge(self, other):
+    def merge(self, other: Self) -> Self:
         """The state of both inputs: the sums add. An empty state is the identity."""
         self._check_outputs(other)
         if other.n_samples == 0:
@@ -261,7 +263,7 @@ class OutputSums(State):
             return other
         return type(self)(self.sums + other.sums, self.weighted or other.weighted)
 
-    def _check_outputs(self, other) -> None:
+    def _check_outputs(self, other: OutputSums) -> None:
         self._check_mergeable(other)
         if other.n_samples and self.n_samples and self.sums.shape != other.sums.shape:
             raise ValueError(
@@ -308,15 +310,15 @@ def load_state(d: Mapping[str, Any]) -> State:
 # ---------------------------------------------------------------------- load helpers
 
 
-def _get(d, key: str):
+def _get(d: Mapping[str, Any], key: str) -> Any:
     try:
         return d[key]
     except KeyError:
         raise StateError(f"the state has no {key!r}") from None
 
 
-def field(d, key: str, *, kinds: str, ndim: int, shape: tuple | None = None,
-          dtype=None) -> np.ndarray:
+def field(d: Mapping[str, Any], key: str, *, kinds: str, ndim: int,
+          shape: tuple[int, ...] | None = None, dtype: DTypeLike | None = None) -> np.ndarray:
     """``d[key]`` as a numpy array of one of the dtype ``kinds`` ('i', 'u', 'f', 'b', 'U'),
     ``ndim`` dimensions (and ``shape`` where given; -1 is any length); ``dtype`` converts
     lists from JSON back to the exported dtype, and only when every value survives the
@@ -357,7 +359,7 @@ def field(d, key: str, *, kinds: str, ndim: int, shape: tuple | None = None,
     return a
 
 
-def labels(d, key: str, *, kinds: str = LABEL_KINDS) -> np.ndarray:
+def labels(d: Mapping[str, Any], key: str, *, kinds: str = LABEL_KINDS) -> np.ndarray:
     """A 1-D label table ``d[key]`` in the dtype ``d[key + "_dtype"]`` names (numbers, bools
     or fixed-width strings; never objects), exactly as exported."""
     name = text(d, key + "_dtype")
@@ -370,7 +372,7 @@ def labels(d, key: str, *, kinds: str = LABEL_KINDS) -> np.ndarray:
     return field(d, key, kinds=kinds, ndim=1, dtype=dtype)
 
 
-def integer(d, key: str, *, minimum: int | None = 0) -> int:
+def integer(d: Mapping[str, Any], key: str, *, minimum: int | None = 0) -> int:
     v = _get(d, key)
     v = v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
     if isinstance(v, np.generic):
@@ -382,7 +384,7 @@ def integer(d, key: str, *, minimum: int | None = 0) -> int:
     return int(v)
 
 
-def number(d, key: str, *, finite: bool = True) -> float:
+def number(d: Mapping[str, Any], key: str, *, finite: bool = True) -> float:
     v = _get(d, key)
     v = v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
     if isinstance(v, np.generic):
@@ -394,7 +396,7 @@ def number(d, key: str, *, finite: bool = True) -> float:
     return float(v)
 
 
-def flag(d, key: str) -> bool:
+def flag(d: Mapping[str, Any], key: str) -> bool:
     v = _get(d, key)
     v = v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
     if isinstance(v, np.bool_):
@@ -404,7 +406,7 @@ def flag(d, key: str) -> bool:
     return v
 
 
-def text(d, key: str) -> str:
+def text(d: Mapping[str, Any], key: str) -> str:
     v = _get(d, key)
     v = v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
     if not isinstance(v, str):

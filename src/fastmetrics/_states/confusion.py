@@ -23,7 +23,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field as dc_field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -83,7 +83,7 @@ _ALL_PRESENT = np.ones(DENSE_MAX_RANGE, dtype=bool)
 _ALL_PRESENT.setflags(write=False)
 
 
-def py_value(v):
+def py_value(v: object) -> Any:
     """numpy scalar -> Python scalar (labels keep their type: int, float, str, bool)."""
     return v.item() if isinstance(v, np.generic) else v
 
@@ -135,8 +135,9 @@ class ConfusionState(base.State):
     __slots__ = ("values", "cm", "present", "n_samples", "weight_sum", "int_weights",
                  "in_true", "margins")
 
-    def __init__(self, values, cm, present, n_samples, weight_sum=None, int_weights=False,
-                 in_true=None, margins=None):
+    def __init__(self, values: np.ndarray, cm: np.ndarray, present: np.ndarray, n_samples: int,
+                 weight_sum: float | None = None, int_weights: bool = False,
+                 in_true: np.ndarray | None = None, margins: np.ndarray | None = None) -> None:
         self.values = values
         self.cm = cm
         self.present = present
@@ -427,8 +428,9 @@ class ConfusionState(base.State):
                     [s.cm.sum(axis=1), s.cm.sum(axis=0)])
         ws = None
         if weighted:
-            ws = (self.weight_sum if self.weighted else float(self.n_samples)) + (
-                other.weight_sum if other.weighted else float(other.n_samples))
+            # weighted: weight_sum is set
+            ws = (cast(float, self.weight_sum) if self.weighted else float(self.n_samples)) + (
+                cast(float, other.weight_sum) if other.weighted else float(other.n_samples))
         return ConfusionState(values, cm, present, self.n_samples + other.n_samples, ws,
                               self.int_weights and other.int_weights, in_true, margins)
 
@@ -810,7 +812,7 @@ class ConfusionState(base.State):
             "in_true": self.in_true,
             "n_samples": int(self.n_samples),
             "weighted": self.weighted,
-            "weight_sum": float(self.weight_sum) if self.weighted else 0.0,
+            "weight_sum": float(cast(float, self.weight_sum)) if self.weighted else 0.0,
             "int_weights": bool(self.int_weights),
             "margins": self.margins if self.margins is not None else np.zeros((2, 0)),
         }

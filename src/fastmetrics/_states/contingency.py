@@ -157,7 +157,8 @@ class ContingencyState(base.State):
     n_samples: int  # a slot here, where State declares a read-only property
     __slots__ = ("true_values", "pred_values", "rows", "cols", "counts", "n_samples")
 
-    def __init__(self, true_values, pred_values, rows, cols, counts, n_samples):
+    def __init__(self, true_values: np.ndarray, pred_values: np.ndarray, rows: np.ndarray,
+                 cols: np.ndarray, counts: np.ndarray, n_samples: int) -> None:
         self.true_values = true_values
         self.pred_values = pred_values
         self.rows = rows

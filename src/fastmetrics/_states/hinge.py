@@ -27,7 +27,7 @@ of a single pass); multiclass states merge over the same columns.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,6 +46,8 @@ from . import base
 from .proba import STREAMED, encode, label_table, undeclared
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .._typing import ArrayLike
 
 __all__ = ["HingeState", "hinge"]
@@ -55,14 +57,14 @@ _NO_WEIGHTS.setflags(write=False)
 _ALL = ("Please include all labels in y_true or pass labels as third argument")
 
 
-def _one_d_error(n: int, n_classes: int, shape) -> ValueError:
+def _one_d_error(n: int, n_classes: int, shape: tuple[int, ...]) -> ValueError:
     return ValueError(
         "The shape of pred_decision cannot be 1d arraywith a multiclass target. "
         "pred_decision shape must be (n_samples, n_classes), that is "
         f"({n}, {n_classes}). Got: {shape}")
 
 
-def _decisions(pred_decision) -> np.ndarray:
+def _decisions(pred_decision: ArrayLike) -> np.ndarray:
     """scikit-learn's ``check_array(pred_decision, ensure_2d=False)``: numbers, at most 2-D,
     read in place when float32 / float64."""
     a = pred_decision if type(pred_decision) is np.ndarray else np.asarray(pred_decision)
@@ -119,7 +121,8 @@ class HingeState(base.State):
     __slots__ = ("classes", "binary", "n_labels", "sums", "per_class", "weighted",
                  "any_weight")
 
-    def __init__(self, classes, binary, n_labels, sums, per_class, weighted, any_weight):
+    def __init__(self, classes: np.ndarray, binary: bool, n_labels: int, sums: np.ndarray,
+                 per_class: np.ndarray, weighted: bool, any_weight: bool) -> None:
         self.classes = classes
         self.binary = binary
         self.n_labels = n_labels
@@ -331,7 +334,7 @@ class HingeState(base.State):
                           self.any_weight or other.any_weight)
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {
             "classes": self.classes.copy(),
             "classes_dtype": self.classes.dtype.str,
@@ -344,7 +347,7 @@ class HingeState(base.State):
         }
 
     @classmethod
-    def _load(cls, d) -> HingeState:
+    def _load(cls, d: Mapping[str, Any]) -> HingeState:
         classes = base.labels(d, "classes")
         K = classes.shape[0]
         if K and np.any(classes[1:] <= classes[:-1]):

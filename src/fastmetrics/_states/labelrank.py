@@ -13,7 +13,7 @@ buffer; ``coverage_error`` takes a pass of its own that sorts nothing
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,8 @@ from .._threads import threads_for
 from . import base
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .._typing import ArrayLike
 
 __all__ = ["LabelRankingState", "coverage", "coverage_of", "lrap", "ranking_loss", "target_kind"]
@@ -46,7 +48,7 @@ def target_kind(a: np.ndarray) -> str:
     return "multiclass" if np.unique(flat).shape[0] > 2 else "binary"
 
 
-def _labels(y_true) -> np.ndarray:
+def _labels(y_true: ArrayLike) -> np.ndarray:
     a = y_true if type(y_true) is np.ndarray else np.asarray(y_true)
     if a.dtype.kind == "b":
         return a.view(np.uint8)
@@ -61,8 +63,9 @@ def _labels(y_true) -> np.ndarray:
     raise ValueError(f"y_true must be a numeric 0/1 label indicator matrix, got dtype {a.dtype}")
 
 
-def _pass(y_true, y_score, sample_weight, n_threads, allow_empty: bool,
-          coverage_only: bool = False):
+def _pass(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+          n_threads: int | None, allow_empty: bool,
+          coverage_only: bool = False) -> tuple[np.ndarray, int, int, bool]:
     """``(sums, n, L, weighted)`` of one kernel pass over validated input (``coverage_only``:
     the coverage and weight sums only, no row sorted)."""
     y = _labels(y_true)
@@ -135,7 +138,7 @@ class LabelRankingState(base.State):
     kind = "label_ranking"
     __slots__ = ("sums", "n", "n_labels", "weighted")
 
-    def __init__(self, sums, n, n_labels, weighted=False):
+    def __init__(self, sums: np.ndarray, n: int, n_labels: int, weighted: bool = False) -> None:
         self.sums = sums
         self.n = n
         self.n_labels = n_labels
@@ -229,12 +232,12 @@ class LabelRankingState(base.State):
         return LabelRankingState(self.sums + other.sums, self.n + other.n, self.n_labels,
                                  self.weighted or other.weighted)
 
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {"sums": self.sums, "n": int(self.n), "n_labels": int(self.n_labels),
                 "weighted": bool(self.weighted)}
 
     @classmethod
-    def _load(cls, d) -> LabelRankingState:
+    def _load(cls, d: Mapping[str, Any]) -> LabelRankingState:
         sums = base.field(d, "sums", kinds="f", ndim=1, shape=(kernel.N_SUMS,),
                           dtype=np.float64).copy()
         n = base.integer(d, "n")
@@ -270,7 +273,8 @@ def coverage(state: LabelRankingState) -> float:
     return _mean(state, kernel.COVERAGE)
 
 
-def coverage_of(y_true, y_score, sample_weight=None, n_threads=None) -> float:
+def coverage_of(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None = None,
+                n_threads: int | None = None) -> float:
     """``coverage_error`` of arrays without a state: the hot path of the one-shot function,
     whose kernel pass scans each row once and sorts none (the state's pass sorts for the
     other two metrics). The same checks, errors and value as ``coverage(from_arrays(...))``."""

@@ -19,7 +19,7 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -36,6 +36,8 @@ from . import base
 from .confusion import ConfusionState
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .._typing import ArrayLike
 
 __all__ = ["PairedConfusionState"]
@@ -77,7 +79,8 @@ class PairedConfusionState(base.State):
     n_samples: int  # a slot here, where State declares a read-only property
     __slots__ = ("values", "keys", "counts", "n_samples")
 
-    def __init__(self, values, keys, counts, n_samples):
+    def __init__(self, values: np.ndarray, keys: np.ndarray, counts: np.ndarray,
+                 n_samples: int) -> None:
         self.values = values
         self.keys = keys
         self.counts = counts
@@ -153,7 +156,8 @@ class PairedConfusionState(base.State):
         return cls(values, keys.astype(np.int64), counts.astype(np.int64), n)
 
     @classmethod
-    def _small_range(cls, t, a, b, out_dtype) -> PairedConfusionState | None:
+    def _small_range(cls, t: np.ndarray, a: np.ndarray, b: np.ndarray,
+                     out_dtype: np.dtype) -> PairedConfusionState | None:
         """Integer labels of one dtype spanning a small range: counted in place by the
         kernel into a dense table over the range (None: a wider range, encoded instead)."""
         lo = min(int(t.min()), int(a.min()), int(b.min()))
@@ -318,7 +322,7 @@ class PairedConfusionState(base.State):
                                     self.n_samples + other.n_samples)
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         if self.values.dtype.kind not in base.LABEL_KINDS:
             raise TypeError(
                 f"labels of dtype {self.values.dtype} cannot be exported as plain arrays")
@@ -326,7 +330,7 @@ class PairedConfusionState(base.State):
                 "keys": self.keys, "counts": self.counts, "n_samples": int(self.n_samples)}
 
     @classmethod
-    def _load(cls, d) -> PairedConfusionState:
+    def _load(cls, d: Mapping[str, Any]) -> PairedConfusionState:
         values = base.labels(d, "values")
         k = values.shape[0]
         keys = base.field(d, "keys", kinds="iu", ndim=1, dtype=np.int64)
@@ -341,15 +345,16 @@ class PairedConfusionState(base.State):
         return cls(values, keys.copy(), counts.copy(), n)
 
 
-def _rekey(s: PairedConfusionState, ix, k: int) -> np.ndarray:
+def _rekey(s: PairedConfusionState, ix: np.ndarray | None, k: int) -> np.ndarray:
     if ix is None:
         return s.keys
     t, a, b = s.positions()
     ix = np.asarray(ix, dtype=np.int64)
-    return (ix[t] * k + ix[a]) * k + ix[b]
+    return cast("np.ndarray", (ix[t] * k + ix[a]) * k + ix[b])
 
 
-def _confusion(values, t, p, counts) -> ConfusionState:
+def _confusion(values: np.ndarray, t: np.ndarray, p: np.ndarray,
+               counts: np.ndarray) -> ConfusionState:
     k = values.shape[0]
     cm = np.bincount(t * k + p, weights=counts, minlength=k * k).astype(np.int64).reshape(k, k)
     rows, cols = cm.sum(axis=1) != 0, cm.sum(axis=0) != 0

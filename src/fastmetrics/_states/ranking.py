@@ -40,7 +40,7 @@ import numbers
 import threading
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -396,12 +396,15 @@ class RankingState(base.State):
     kind = "ranking"
     __slots__ = ("thresholds", "weights", "classes", "counts", "edges", "weighted")
 
-    def __init__(self, thresholds, weights, classes, counts, edges=None, weighted=False):
+    def __init__(self, thresholds: np.ndarray, weights: np.ndarray, classes: np.ndarray,
+                 counts: np.ndarray, edges: np.ndarray | None = None,
+                 weighted: bool = False) -> None:
         self.thresholds = thresholds
         self.weights = weights
         self.classes = classes
         self.counts = counts
-        self.edges = edges
+        # read where ``binned`` said it is set
+        self.edges: Any = edges
         self.weighted = weighted
 
     @property

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator
+from typing import Any, cast
 
 import numpy as np
 
@@ -111,14 +112,15 @@ def resampled(state: State, rng: np.random.Generator, n_resamples: int) -> Itera
         yield replicate(state, c)
 
 
-def card_intervals(states: Iterable, labels: list, oos_label,
-                   level: float) -> dict:
+def card_intervals(states: Iterable[State], labels: list[Any], oos_label: Any,
+                   level: float) -> dict[str, tuple[float, float]]:
     """Percentile intervals of the report card's headline numbers over resampled
     ``states``, each scored over the same pinned ``labels`` (so macro F1 averages the same
     classes in every resample)."""
     values = []
     for s in states:
-        m = card(s, labels, oos_label).metrics
+        # the states of a report card are confusion states
+        m = card(cast(ConfusionState, s), labels, oos_label).metrics
         values.append([np.nan if getattr(m, k) is None else getattr(m, k) for k in HEADLINE])
     theta_b = np.array(values, dtype=np.float64).reshape(-1, len(HEADLINE))
     low, high = _intervals.interval(np.zeros(len(HEADLINE)), theta_b, level, "percentile")
@@ -126,7 +128,7 @@ def card_intervals(states: Iterable, labels: list, oos_label,
             if not (oos_label is None and k.startswith("oos"))}
 
 
-def with_intervals(metrics: ClassificationMetrics, states: Iterable, oos_label,
+def with_intervals(metrics: ClassificationMetrics, states: Iterable[State], oos_label: Any,
                    level: float) -> ClassificationMetrics:
     """``metrics`` with the intervals of its headline numbers over resampled ``states``."""
     ci = card_intervals(states, metrics.labels, oos_label, level)

@@ -13,7 +13,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -34,34 +34,34 @@ class Case:
     """
 
     name: str
-    make: Callable[[int, np.random.Generator], tuple]
+    make: Callable[[int, np.random.Generator], tuple[Any, ...]]
     fast: Callable[..., Any]
     ref: Callable[..., Any] | None
     same: Callable[[Any, Any], bool]
     ref_name: str = "scikit-learn"
 
 
-def _labels(n: int, rng: np.random.Generator) -> tuple:
+def _labels(n: int, rng: np.random.Generator) -> tuple[Any, ...]:
     y_true = rng.integers(0, K, n)
     y_pred = np.where(rng.random(n) < 0.8, y_true, rng.integers(0, K, n))
     return y_true, y_pred
 
 
-def _probabilities(n: int, rng: np.random.Generator) -> tuple:
+def _probabilities(n: int, rng: np.random.Generator) -> tuple[Any, ...]:
     y_prob = rng.random(n)
     return (rng.random(n) < y_prob).astype(np.int64), y_prob
 
 
-def _values(n: int, rng: np.random.Generator) -> tuple:
+def _values(n: int, rng: np.random.Generator) -> tuple[Any, ...]:
     y_true = rng.normal(size=n)
     return y_true, y_true + rng.normal(scale=0.5, size=n)
 
 
-def _sample(n: int, rng: np.random.Generator) -> tuple:
+def _sample(n: int, rng: np.random.Generator) -> tuple[Any, ...]:
     return (rng.lognormal(size=n),)
 
 
-def _logits(n: int, rng: np.random.Generator) -> tuple:
+def _logits(n: int, rng: np.random.Generator) -> tuple[Any, ...]:
     """n float32 logits as (1, n // 1000, 1000) (at least one row), and their targets."""
     t = max(1, n // 1000)
     logits = rng.standard_normal((1, t, 1000), dtype=np.float32) * 3
@@ -72,16 +72,16 @@ def _numpy_sequence_loglik(logits: np.ndarray, targets: np.ndarray) -> np.ndarra
     """log_softmax via logsumexp, then take_along_axis: the (B, T, V) way."""
     m = logits.max(axis=-1, keepdims=True)
     logp = logits - (m + np.log(np.exp(logits - m).sum(axis=-1, keepdims=True)))
-    return np.take_along_axis(logp, targets[..., None], axis=-1)[..., 0].sum(axis=-1,
-                                                                           dtype=np.float64)
+    return cast("np.ndarray", np.take_along_axis(logp, targets[..., None], axis=-1)[..., 0].sum(
+        axis=-1, dtype=np.float64))
 
 
-def _grouped(n: int, rng: np.random.Generator) -> tuple:
+def _grouped(n: int, rng: np.random.Generator) -> tuple[Any, ...]:
     return (*_labels(n, rng), rng.integers(0, 8, n))
 
 
 def _sklearn_group_f1(skm: Any) -> Callable[..., Any]:
-    def run(yt: np.ndarray, yp: np.ndarray, g: np.ndarray) -> dict:
+    def run(yt: np.ndarray, yp: np.ndarray, g: np.ndarray) -> dict[int, Any]:
         return {int(k): skm.f1_score(yt[g == k], yp[g == k], average="macro")
                 for k in np.unique(g)}
 
@@ -144,7 +144,7 @@ def _cases() -> list[Case]:
     ]
 
 
-def _same_report(a: dict, b: dict) -> bool:
+def _same_report(a: dict[str, Any], b: dict[str, Any]) -> bool:
     if a.keys() != b.keys():
         return False
     for k in a:
@@ -161,7 +161,7 @@ def _same_report(a: dict, b: dict) -> bool:
 CASES: list[Case] = _cases()
 
 
-def _time(fn: Callable[..., Any], args: tuple, repeat: int, progress: Progress,
+def _time(fn: Callable[..., Any], args: tuple[Any, ...], repeat: int, progress: Progress,
           label: str) -> tuple[float, Any]:
     result = fn(*args)  # warm-up, and the result to compare
     progress.step(label)

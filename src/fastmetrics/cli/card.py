@@ -57,7 +57,7 @@ class Scores:
 
     true_column: np.ndarray
     probabilities: np.ndarray
-    classes: list
+    classes: list[Any]
 
 
 @dataclass
@@ -89,8 +89,8 @@ class Card:
     name: str
     oos: Any
     metrics: ClassificationMetrics
-    rows: list
-    summary: list
+    rows: list[tuple[Any, ...]]
+    summary: list[tuple[Any, ...]]
     calibration: CalibrationSummary | None = None
     prob_source: str | None = None
     latency: LatencyStats | None = None
@@ -162,7 +162,7 @@ def report_card(args: argparse.Namespace) -> Card:
                 None if cal is None else _scores(cal, typing, list(c.metrics.labels)))
 
 
-def _scores(cal: TopLabel, typing: str, labels: list) -> Scores | None:
+def _scores(cal: TopLabel, typing: str, labels: list[Any]) -> Scores | None:
     """The rows kept for ``--html`` (None without it), each column named by its class."""
     kept = cal.rows(typing)
     if kept is None:
@@ -236,7 +236,8 @@ def _latencies(col: Any, key: str, row0: int, n: int) -> np.ndarray:
     return ms
 
 
-def _table(c: confusion.Card, state: ConfusionState) -> tuple[list, list]:
+def _table(c: confusion.Card,
+           state: ConfusionState) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """``classification_report``'s rows and average rows of a card."""
     m = c.metrics
     p, r, f, s = c.per_class
@@ -275,7 +276,7 @@ def _probability_columns(source: Source,
     return keys, [class_name(k, None) for k in keys], DEFAULT_SOURCE
 
 
-def _pinned(args: argparse.Namespace, state: ConfusionState) -> tuple[list | None, Any]:
+def _pinned(args: argparse.Namespace, state: ConfusionState) -> tuple[list[Any] | None, Any]:
     """--labels and --oos-label in the type of the labels; CLIError for a label listed
     twice or an out-of-scope label that occurs nowhere."""
     like = state.values

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -58,7 +58,7 @@ class Coded:
     """
 
     indices: np.ndarray
-    values: list
+    values: list[Any]
 
     @property
     def ndim(self) -> int:
@@ -77,7 +77,7 @@ class Coded:
         probabilities)."""
         table = np.empty(len(self.values), dtype=object)
         table[:] = self.values
-        return table[self.indices]
+        return cast("np.ndarray", table[self.indices])
 
 
 def is_text(a: Any) -> bool:
@@ -133,7 +133,7 @@ class Truth:
     """
 
     inverse: np.ndarray
-    distinct: dict[str, list]
+    distinct: dict[str, list[Any]]
 
 
 class LabelCoder:
@@ -210,9 +210,9 @@ class LabelCoder:
                 raise CLIError(f"the {what} column has an empty value (data row {row0 + row + 1})")
             self._add(new, values, what, row0)
         table = np.fromiter((self.codes.get(v, -1) for v in a.values), np.int64, k)
-        return table[idx]
+        return cast("np.ndarray", table[idx])
 
-    def _add(self, new: set, values: list, what: str, row0: int) -> None:
+    def _add(self, new: set[Any], values: list[Any], what: str, row0: int) -> None:
         if "" in new or None in new:
             row = next(i for i, v in enumerate(values) if v == "" or v is None)
             raise CLIError(f"the {what} column has an empty value (data row {row0 + row + 1})")
@@ -245,12 +245,12 @@ class LabelCoder:
             u, inverse = np.unique(encoded, return_inverse=True)
             return Truth(inverse.reshape(-1), {"number": u.tolist()})
         # the codes index the table of text labels itself: no pass over the rows, no copy
-        distinct: dict[str, list] = {"text": [_text(v) for v in self.raw]}
+        distinct: dict[str, list[Any]] = {"text": [_text(v) for v in self.raw]}
         if self.nums is not None:
             distinct = {"number": list(self.nums), **distinct}
         return Truth(encoded, distinct)
 
-    def truth_of(self, labels: Sequence) -> Truth:
+    def truth_of(self, labels: Sequence[Any]) -> Truth:
         """The :class:`Truth` of text labels, encoded on the way (for examples and tests)."""
         a = np.asarray(labels)
         return self.truth(self.encode(a, a)[0])
@@ -272,7 +272,7 @@ class LabelCoder:
         return state.relabel(values[state.values])
 
 
-def label_values(values: Sequence[str], like: np.ndarray, what: str) -> list:
+def label_values(values: Sequence[str], like: np.ndarray, what: str) -> list[Any]:
     """Command-line label strings (``--labels``, ``--oos-label``) in the type of the labels
     ``like``.
 
@@ -315,7 +315,7 @@ def class_key(name: str, typing: str) -> Any:
     return number_value(name)
 
 
-def class_values(keys: Sequence[str], names: Sequence[str], labels: list) -> list:
+def class_values(keys: Sequence[str], names: Sequence[str], labels: list[Any]) -> list[Any]:
     """The class of each probability column in the type of ``labels``; CLIError for one
     that is not a label, or a class named twice.
 
@@ -326,7 +326,7 @@ def class_values(keys: Sequence[str], names: Sequence[str], labels: list) -> lis
     """
     lab_set = set(labels)
     like = np.asarray(labels)
-    classes: list = []
+    classes: list[Any] = []
     for key, name in zip(keys, names):
         try:
             (value,) = label_values([name], like, "")
@@ -368,7 +368,7 @@ def stacked(cols: Sequence[np.ndarray]) -> np.ndarray:
         # the K columns are consecutive runs of one owner's memory: the view stays inside it
         return np.lib.stride_tricks.as_strided(first, (n, len(cols)), (size, n * size),
                                                writeable=False)
-    return np.stack(cols).T
+    return cast("np.ndarray", np.stack(cols).T)
 
 
 def as_prob(a: Any, key: str, row0: int = 0, what: str = "probability column") -> np.ndarray:
@@ -383,7 +383,7 @@ def as_prob(a: Any, key: str, row0: int = 0, what: str = "probability column") -
     if isinstance(a, Coded):
         a = a.texts()
     try:
-        return a.astype(np.float64, copy=False)
+        return cast("np.ndarray", a.astype(np.float64, copy=False))
     except (ValueError, TypeError):
         for i, v in enumerate(a.tolist()):
             try:

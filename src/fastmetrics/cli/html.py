@@ -155,7 +155,7 @@ def _per_class(card: Card) -> str:
     head = ("<thead><tr><th>label</th><th>precision</th><th>recall</th><th>f1-score</th>"
             "<th>support</th></tr></thead>")
 
-    def row(r: tuple, cls: str = "") -> str:
+    def row(r: tuple[Any, ...], cls: str = "") -> str:
         name, p, rc, f, s = r
         attr = f' class="{cls}"' if cls else ""
         return (f"<tr{attr}><td>{_e(name)}</td><td>{p:.4f}</td><td>{rc:.4f}</td>"

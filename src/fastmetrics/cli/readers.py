@@ -304,7 +304,7 @@ def _rows_in(path: Any, size: int) -> int:
     return int(size / per_row) + 1
 
 
-def _object_array(values: list) -> np.ndarray:
+def _object_array(values: list[Any]) -> np.ndarray:
     a = np.empty(len(values), dtype=object)
     a[:] = values
     return a
@@ -387,7 +387,7 @@ class ArrowCsvSource(Source):
             raise CLIError(f"{self.name} has a header but no rows")
 
 
-def _arrow_columns(table: Any, need: list[str], labels: tuple[str, ...]) -> dict:
+def _arrow_columns(table: Any, need: list[str], labels: tuple[str, ...]) -> dict[str, Any]:
     """The columns ``need`` of a table from pyarrow's CSV reader: label columns as
     :class:`Coded`, probability columns as float64 rows of one (columns, rows) block, so that
     the calibration reads them as one matrix without copying them again

@@ -20,6 +20,8 @@ without a column, then probabilities outside [0, 1].
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..calibration import CalibrationSummary
@@ -127,7 +129,7 @@ class TopLabel:
         return [as_prob(a, k, row0) for a, k in zip(arrays, self.keys)]
 
     def _feed(self, matrix: np.ndarray, truth: Truth, row0: int,
-              lookups: dict[str, dict]) -> None:
+              lookups: dict[str, dict[Any, int]]) -> None:
         ys = {}
         for t, lookup in lookups.items():
             distinct = truth.distinct.get(t)
@@ -173,7 +175,7 @@ class TopLabel:
                 self.errors[KERNEL] = f"probabilities: {first_line(exc)}{where}"
                 return
 
-    def result(self, typing: str, labels: list) -> CalibrationSummary:
+    def result(self, typing: str, labels: list[Any]) -> CalibrationSummary:
         """The calibration summary once the labels are known: ``typing`` (``"number"`` or
         ``"text"``) and ``labels``, the report's label list (the column order of columns
         read in label order). CLIError for the first error met."""
