@@ -1599,7 +1599,7 @@ def card(state: ConfusionState, labels=None, oos_label=None) -> Card:
     # the per-label sums once; every row and average of the card from them (zero_division=0:
     # no warning, so this is precision_recall_fscore_support's value for each)
     tp, pred, true, _ = st.label_sums(lab)
-    kw = dict(beta=1.0, warn_for=(), zero_division=0, need="prf")
+    kw: dict[str, Any] = dict(beta=1.0, warn_for=(), zero_division=0, need="prf")
     p, r, f, s = prf_from_sums(tp, pred, true, average=None, **kw)
     averages = {a: prf_from_sums(tp, pred, true, average=a, **kw)[:3]
                 for a in ("micro", "macro", "weighted")}

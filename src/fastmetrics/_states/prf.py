@@ -12,10 +12,21 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from ..exceptions import warn, undefined_metric_warning
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from .._typing import Label, ZeroDivision
+
+    #: precision, recall, F (per label: arrays, averaged: floats) and the support
+    PRFS = tuple[Any, Any, Any, Any]
 
 __all__ = ["AVERAGES", "check_zero_division", "f1", "f1_batch", "fbeta", "fbeta_batch",
            "nanaverage", "precision", "precision_batch", "prf_divide", "prf_from_sums", "prfs",
@@ -24,15 +35,15 @@ __all__ = ["AVERAGES", "check_zero_division", "f1", "f1_batch", "fbeta", "fbeta_
 AVERAGES = (None, "micro", "macro", "weighted", "samples")
 
 
-def check_zero_division(zero_division):
+def check_zero_division(zero_division: object) -> float:
     if isinstance(zero_division, str):
         if zero_division == "warn":
-            return np.float64(0.0)
+            return cast("float", np.float64(0.0))
         if zero_division == "nan":
             return np.nan
     elif isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool):
         if zero_division in (0, 1):
-            return np.float64(zero_division)
+            return cast("float", np.float64(zero_division))
         if math.isnan(zero_division):
             return np.nan
     raise ValueError(
@@ -40,7 +51,7 @@ def check_zero_division(zero_division):
     )
 
 
-def _check_beta(beta):
+def _check_beta(beta: object) -> None:
     if type(beta) is float and beta >= 0:  # the common case, without an ABC check
         return
     # ``not beta >= 0`` also refuses NaN. typeshed's numbers.Real declares only < and <=, so
@@ -51,7 +62,7 @@ def _check_beta(beta):
         raise ValueError(f"beta must be a real number >= 0, got {beta!r}")
 
 
-def _warn_prf(average, modifier, msg_start, result_size):
+def _warn_prf(average: str | None, modifier: str, msg_start: str, result_size: int) -> None:
     axis0, axis1 = "sample", "label"
     if average == "samples":
         axis0, axis1 = axis1, axis0
@@ -63,13 +74,15 @@ def _warn_prf(average, modifier, msg_start, result_size):
     warn(msg, undefined_metric_warning())
 
 
-def prf_divide(num, den, metric, modifier, average, warn_for, zero_division):
+def prf_divide(num: NDArray[Any], den: NDArray[Any], metric: str, modifier: str,
+               average: str | None, warn_for: Sequence[str],
+               zero_division: ZeroDivision) -> NDArray[np.float64]:
     if np.count_nonzero(den) == den.shape[0]:  # no zero: no mask to build (small calls)
-        return np.true_divide(num, den, dtype=np.float64)
+        return cast("NDArray[np.float64]", np.true_divide(num, den, dtype=np.float64))
     mask = den == 0
     den = np.array(den, dtype=np.float64)
     den[mask] = 1
-    result = np.asarray(num, dtype=np.float64) / den
+    result: NDArray[np.float64] = np.asarray(num, dtype=np.float64) / den
     result[mask] = check_zero_division(zero_division)
     if zero_division != "warn" or metric not in warn_for:
         return result
@@ -77,7 +90,7 @@ def prf_divide(num, den, metric, modifier, average, warn_for, zero_division):
     return result
 
 
-def nanaverage(a, weights=None):
+def nanaverage(a: NDArray[Any], weights: ArrayLike | None = None) -> Any:
     """scikit-learn's NaN-ignoring (weighted) mean, with the same floating-point steps."""
     n = a.shape[0]
     if n == 0:
@@ -99,12 +112,13 @@ def nanaverage(a, weights=None):
     return np.multiply(a, weights, dtype=np.float64).sum() / wsum
 
 
-def _label_repr(labels) -> str:
+def _label_repr(labels: ArrayLike) -> str:
     """Labels as scikit-learn prints them in this message (a numpy array's repr)."""
     return str(np.asarray(labels))
 
 
-def set_wise_labels(state, average, labels, pos_label):
+def set_wise_labels(state: Any, average: str | None, labels: ArrayLike | None,
+                    pos_label: Label | None) -> Any:
     """scikit-learn's label checks for set-wise metrics: the labels to score."""
     if average not in AVERAGES and average != "binary":
         raise ValueError("average has to be one of " + str(AVERAGES))
@@ -138,8 +152,10 @@ def set_wise_labels(state, average, labels, pos_label):
     return labels
 
 
-def prf_from_sums(tp, pred, true, *, beta, average, warn_for, zero_division, need,
-                  sample_weight=None):
+def prf_from_sums(tp: NDArray[Any], pred: NDArray[Any], true: NDArray[Any], *, beta: float,
+                  average: str | None, warn_for: Sequence[str],
+                  zero_division: ZeroDivision, need: str,
+                  sample_weight: NDArray[Any] | None = None) -> PRFS:
     """Precision, recall, F-beta (and support) from per-label or per-sample sums."""
     if average == "micro":
         tp = np.array([tp.sum()])
@@ -170,14 +186,16 @@ def prf_from_sums(tp, pred, true, *, beta, average, warn_for, zero_division, nee
                             zero_division)
     if average is not None:
         weights = true if average == "weighted" else sample_weight if average == "samples" else None
-        return tuple(
+        return cast("PRFS", tuple(
             None if v is None else float(nanaverage(v, weights)) for v in (precision, recall, f)
-        ) + (None,)
+        ) + (None,))
     return precision, recall, f, true
 
 
-def prfs(state, *, beta=1.0, labels=None, pos_label=1, average=None,
-         warn_for=("precision", "recall", "f-score"), zero_division="warn", need="prf"):
+def prfs(state: Any, *, beta: float = 1.0, labels: ArrayLike | None = None,
+         pos_label: Label | None = 1, average: str | None = None,
+         warn_for: Sequence[str] = ("precision", "recall", "f-score"),
+         zero_division: ZeroDivision = "warn", need: str = "prf") -> PRFS:
     """``precision_recall_fscore_support`` of a label state.
 
     ``need`` names the outputs the caller uses ('p', 'r', 'f'); the others are skipped
@@ -191,32 +209,39 @@ def prfs(state, *, beta=1.0, labels=None, pos_label=1, average=None,
                          zero_division=zero_division, need=need, sample_weight=sample_weight)
 
 
-def fbeta(state, *, beta, labels=None, pos_label=1, average="binary", zero_division="warn"):
+def fbeta(state: Any, *, beta: float, labels: ArrayLike | None = None,
+          pos_label: Label | None = 1, average: str | None = "binary",
+          zero_division: ZeroDivision = "warn") -> Any:
     """``fbeta_score`` of a label state."""
     return prfs(state, beta=beta, labels=labels, pos_label=pos_label, average=average,
                 warn_for=("f-score",), zero_division=zero_division, need="f")[2]
 
 
-def f1(state, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+def f1(state: Any, *, labels: ArrayLike | None = None, pos_label: Label | None = 1,
+       average: str | None = "binary", zero_division: ZeroDivision = "warn") -> Any:
     """``f1_score`` of a label state."""
     return prfs(state, labels=labels, pos_label=pos_label, average=average,
                 warn_for=("f-score",), zero_division=zero_division, need="f")[2]
 
 
-def precision(state, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+def precision(state: Any, *, labels: ArrayLike | None = None, pos_label: Label | None = 1,
+              average: str | None = "binary", zero_division: ZeroDivision = "warn") -> Any:
     """``precision_score`` of a label state."""
     return prfs(state, labels=labels, pos_label=pos_label, average=average,
                 warn_for=("precision",), zero_division=zero_division, need="p")[0]
 
 
-def recall(state, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+def recall(state: Any, *, labels: ArrayLike | None = None, pos_label: Label | None = 1,
+           average: str | None = "binary", zero_division: ZeroDivision = "warn") -> Any:
     """``recall_score`` of a label state."""
     return prfs(state, labels=labels, pos_label=pos_label, average=average,
                 warn_for=("recall",), zero_division=zero_division, need="r")[1]
 
 
-def report(state, *, labels=None, target_names=None, digits=2, output_dict=False,
-           zero_division="warn"):
+def report(state: Any, *, labels: Any = None,
+           target_names: Sequence[str] | None = None, digits: int = 2,
+           output_dict: bool = False,
+           zero_division: ZeroDivision = "warn") -> str | dict[str, Any]:
     """``classification_report`` of a label state: text, or a dict with ``output_dict``."""
     multilabel = state.target_type == "multilabel-indicator"
     averages = ("micro", "macro", "weighted") + (("samples",) if multilabel else ())
@@ -258,7 +283,8 @@ def report(state, *, labels=None, target_names=None, digits=2, output_dict=False
 _HEADERS = ["precision", "recall", "f1-score", "support"]
 
 
-def report_dict(rows, summary) -> dict:
+def report_dict(rows: Sequence[tuple[Any, ...]],
+                summary: Sequence[tuple[Any, ...]]) -> dict[str, Any]:
     """The report as scikit-learn's ``output_dict`` (the accuracy row as one number)."""
     out: dict[str, float | dict[str, float]] = {
         row[0]: dict(zip(_HEADERS, [float(v) for v in row[1:]])) for row in rows}
@@ -268,7 +294,8 @@ def report_dict(rows, summary) -> dict:
     return out
 
 
-def render_report(rows, summary, digits: int) -> str:
+def render_report(rows: Sequence[tuple[Any, ...]], summary: Sequence[tuple[Any, ...]],
+                  digits: int) -> str:
     """The report as scikit-learn's text table: one row per label ``(name, precision,
     recall, f1, support)``, then the averages (``accuracy`` shows only F1 and support)."""
     names = [row[0] for row in rows]
@@ -291,18 +318,20 @@ def render_report(rows, summary, digits: int) -> str:
 # ---------------------------------------------------------------------- many tables at once
 
 
-def _divide_all(num, den, zd) -> np.ndarray:
+def _divide_all(num: NDArray[Any], den: ArrayLike, zd: float) -> NDArray[np.float64]:
     den = np.asarray(den)
     zero = den == 0
     if not zero.any():
-        return np.true_divide(num, den, dtype=np.float64)
-    out = np.asarray(num, dtype=np.float64) / np.where(zero, 1, den)
+        return cast("NDArray[np.float64]", np.true_divide(num, den, dtype=np.float64))
+    out: NDArray[np.float64] = np.asarray(num, dtype=np.float64) / np.where(zero, 1, den)
     out[zero] = zd
     return out
 
 
-def prfs_batch(state, cms, *, beta=1.0, labels=None, pos_label=1, average=None,
-               zero_division="warn"):
+def prfs_batch(state: Any, cms: NDArray[Any], *, beta: float = 1.0,
+               labels: ArrayLike | None = None, pos_label: Label | None = 1,
+               average: str | None = None, zero_division: ZeroDivision = "warn",
+               ) -> tuple[NDArray[np.float64], ...] | None:
     """``(precision, recall, f)`` of many confusion tables over ``state``'s labels (``cms``
     of shape (B, K, K): bootstrap resamples of ``state``), one value per table, with the
     floating-point steps of :func:`prfs`; None where the tables must go one by one (a
@@ -350,15 +379,19 @@ def prfs_batch(state, cms, *, beta=1.0, labels=None, pos_label=1, average=None,
     return tuple(np.add.reduce(v, axis=1) / n for v in (p, r, f))
 
 
-def f1_batch(state, cms, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+def f1_batch(state: Any, cms: NDArray[Any], *, labels: ArrayLike | None = None,
+             pos_label: Label | None = 1, average: str | None = "binary",
+             zero_division: ZeroDivision = "warn") -> NDArray[np.float64] | None:
     """:func:`f1` of many tables (:func:`prfs_batch`)."""
     out = prfs_batch(state, cms, labels=labels, pos_label=pos_label, average=average,
                      zero_division=zero_division)
     return None if out is None else out[2]
 
 
-def fbeta_batch(state, cms, *, beta, labels=None, pos_label=1, average="binary",
-                zero_division="warn"):
+def fbeta_batch(state: Any, cms: NDArray[Any], *, beta: float,
+                labels: ArrayLike | None = None, pos_label: Label | None = 1,
+                average: str | None = "binary",
+                zero_division: ZeroDivision = "warn") -> NDArray[np.float64] | None:
     """:func:`fbeta` of many tables (:func:`prfs_batch`)."""
     _check_beta(beta)
     out = prfs_batch(state, cms, beta=beta, labels=labels, pos_label=pos_label,
@@ -366,16 +399,18 @@ def fbeta_batch(state, cms, *, beta, labels=None, pos_label=1, average="binary",
     return None if out is None else out[2]
 
 
-def precision_batch(state, cms, *, labels=None, pos_label=1, average="binary",
-                    zero_division="warn"):
+def precision_batch(state: Any, cms: NDArray[Any], *, labels: ArrayLike | None = None,
+                    pos_label: Label | None = 1, average: str | None = "binary",
+                    zero_division: ZeroDivision = "warn") -> NDArray[np.float64] | None:
     """:func:`precision` of many tables (:func:`prfs_batch`)."""
     out = prfs_batch(state, cms, labels=labels, pos_label=pos_label, average=average,
                      zero_division=zero_division)
     return None if out is None else out[0]
 
 
-def recall_batch(state, cms, *, labels=None, pos_label=1, average="binary",
-                 zero_division="warn"):
+def recall_batch(state: Any, cms: NDArray[Any], *, labels: ArrayLike | None = None,
+                 pos_label: Label | None = 1, average: str | None = "binary",
+                 zero_division: ZeroDivision = "warn") -> NDArray[np.float64] | None:
     """:func:`recall` of many tables (:func:`prfs_batch`)."""
     out = prfs_batch(state, cms, labels=labels, pos_label=pos_label, average=average,
                      zero_division=zero_division)
