@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -45,6 +46,13 @@ from .._threads import threads_for
 from ..exceptions import warn, undefined_metric_warning
 from .._order import numpy_median as median
 from . import base
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from numpy.typing import ArrayLike, NDArray
+
+    from .._typing import MultiOutput
 
 __all__ = [
     "ALL_FLAGS",
@@ -97,7 +105,7 @@ _EMPTY = ("Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is req
 # ---------------------------------------------------------------------- input policy
 
 
-def target(y, name: str) -> np.ndarray:
+def target(y: ArrayLike, name: str) -> np.ndarray:
     """One target array: 1-D (an (n, 1) column raveled) or (n, m) with m >= 2 outputs,
     float32/float64 read in place, other real dtypes converted to float64 once."""
     a = y if type(y) is np.ndarray else np.asarray(y)
@@ -116,7 +124,7 @@ def target(y, name: str) -> np.ndarray:
     return float_values(a, name)
 
 
-def _plain_pair(y_true, y_pred) -> bool:
+def _plain_pair(y_true: ArrayLike, y_pred: ArrayLike) -> bool:
     """Two native, non-empty 1-D numpy arrays of one float32/float64 dtype and one length:
     what the kernel reads in place, with nothing to validate or convert."""
     return (type(y_true) is np.ndarray and type(y_pred) is np.ndarray
@@ -130,7 +138,9 @@ def n_outputs(a: np.ndarray) -> int:
     return 1 if a.ndim == 1 else a.shape[1]
 
 
-def targets(y_true, y_pred, sample_weight=None, *, allow_empty: bool = False):
+def targets(y_true: ArrayLike, y_pred: ArrayLike, sample_weight: ArrayLike | None = None, *,
+            allow_empty: bool = False
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(yt, yp, w)`` validated: two targets of one length and one number of outputs,
     weights through the one weight validator (:func:`fastmetrics._inputs.sample_weight`).
     Their values (NaN, infinity, all zero) are left to the pass that reads them: the
@@ -154,14 +164,15 @@ def targets(y_true, y_pred, sample_weight=None, *, allow_empty: bool = False):
     return yt, yp, w
 
 
-def weights(sample_weight, n: int) -> np.ndarray:
+def weights(sample_weight: ArrayLike, n: int) -> np.ndarray:
     """Sample weights for ``n`` targets, through the one weight validator; their values are
     left to the pass that reads them."""
-    return check_weights(sample_weight, {"y_true": n, "y_pred": n}, allow_zero_sum=True,
-                         check_values=False)
+    w: np.ndarray = check_weights(sample_weight, {"y_true": n, "y_pred": n},
+                                  allow_zero_sum=True, check_values=False)
+    return w
 
 
-def nonfinite_input(yt, yp, w) -> None:
+def nonfinite_input(yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None) -> None:
     """Error path only: scikit-learn's error for the first input holding NaN or infinity
     (nothing when none does: the sums overflowed on finite values)."""
     for name, a in (("y_true", yt), ("y_pred", yp), ("sample_weight", w)):
@@ -169,7 +180,7 @@ def nonfinite_input(yt, yp, w) -> None:
             raise nonfinite_error(a, name)
 
 
-def check_delta(delta) -> float:
+def check_delta(delta: object) -> float:
     """The Huber ``delta`` as a float (finite, > 0)."""
     # ``not delta > 0`` also refuses NaN. typeshed's numbers.Real declares only < and <=, so
     # mypy rejects > on it; every real type that arrives (int, float, Fraction, numpy
@@ -180,8 +191,9 @@ def check_delta(delta) -> float:
     return float(delta)
 
 
-def check_multioutput(multioutput, allowed=("raw_values", "uniform_average"), *,
-                      output_weights=False, outputs: int = 1) -> None:
+def check_multioutput(multioutput: MultiOutput | None,
+                      allowed: Sequence[str] = ("raw_values", "uniform_average"), *,
+                      output_weights: bool = False, outputs: int = 1) -> None:
     """``multioutput`` checked as scikit-learn does for targets of ``outputs`` outputs.
 
     Single output: the strings are all equivalent; custom output weights raise
@@ -223,14 +235,14 @@ def check_multioutput(multioutput, allowed=("raw_values", "uniform_average"), *,
     raise ValueError("Custom weights are useful only in multi-output cases.")
 
 
-def out(value: float, multioutput):
+def out(value: float, multioutput: MultiOutput | None) -> Any:
     """A metric's value as the one-output result: an array of one for "raw_values"."""
     if isinstance(multioutput, str) and multioutput == "raw_values":
         return np.array([value])
     return float(value)
 
 
-def average(values: np.ndarray, multioutput, weights=None):
+def average(values: np.ndarray, multioutput: MultiOutput | None, weights: Any = None) -> Any:
     """Per-output values as scikit-learn returns them: the array for "raw_values", else
     their average (uniform, or weighted by ``weights`` / the custom output weights) as a
     float."""
@@ -242,17 +254,18 @@ def average(values: np.ndarray, multioutput, weights=None):
     return float(np.average(values, weights=weights))
 
 
-def _per_output(state: RegressionState, value, multioutput, weights=None):
+def _per_output(state: RegressionState, value: Any, multioutput: MultiOutput | None,
+                weights: Any = None) -> Any:
     """``value`` (a scalar for a one-output state, per output else) as the metric's result."""
     if state.sums.ndim == 1:
         return out(value, multioutput)
     return average(value, multioutput, weights)
 
 
-def abs_errors(yt: np.ndarray, yp: np.ndarray, w) -> np.ndarray:
+def abs_errors(yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     """``|y_pred - y_true|`` in the inputs' common float dtype (one O(n) array), NaN and
     infinity named."""
-    e = np.subtract(yp, yt, dtype=np.result_type(yt.dtype, yp.dtype))
+    e: np.ndarray = np.subtract(yp, yt, dtype=np.result_type(yt.dtype, yp.dtype))
     np.abs(e, out=e)
     if e.size and (not np.isfinite(e.max()) or (w is not None and not np.isfinite(w.sum()))):
         nonfinite_input(yt, yp, w)
@@ -298,7 +311,9 @@ class RegressionState(base.OutputSums):
     count_slot = kernel.N
     __slots__ = ("flags", "delta", "kept", "kept_weights")
 
-    def __init__(self, sums, flags, delta, weighted, kept=None, kept_weights=None):
+    def __init__(self, sums: np.ndarray, flags: int, delta: float, weighted: bool,
+                 kept: tuple[np.ndarray, ...] | None = None,
+                 kept_weights: tuple[np.ndarray, ...] | None = None) -> None:
         self.sums = sums
         self.flags = flags
         self.delta = delta
@@ -308,7 +323,8 @@ class RegressionState(base.OutputSums):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *,
+    def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
+                    sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
                     flags: int = ALL_FLAGS, delta: float = 1.0, keep_values: bool = False,
                     allow_empty: bool = False, allow_zero_sum: bool = False
                     ) -> RegressionState:
@@ -371,13 +387,17 @@ class RegressionState(base.OutputSums):
             raise ValueError(f"flags must combine the kernel's FLAG_* bits, got {flags!r}")
         if delta != 1.0 or type(delta) is not float:
             delta = check_delta(delta)
+        yt: np.ndarray
+        yp: np.ndarray
+        w: np.ndarray | None
         if _plain_pair(y_true, y_pred):  # the common call: targets read as they are
-            yt, yp = y_true, y_pred
+            yt, yp = cast("np.ndarray", y_true), cast("np.ndarray", y_pred)
             w = None if sample_weight is None else weights(sample_weight, yt.shape[0])
         else:
             yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=allow_empty)
         n = yt.shape[0]
         nt = threads_for("sums", n * n_outputs(yt), n_threads)
+        s: NDArray[np.float64]
         if yt.ndim == 2:  # several outputs: one row of sums per output, one pass
             s = np.zeros((yt.shape[1], kernel.N_STATE))
             if n:
@@ -390,14 +410,15 @@ class RegressionState(base.OutputSums):
                             delta, s, nt)
         if n:
             # Python floats: cheaper to test than numpy scalars
-            v = s.tolist() if s.ndim == 1 else s.sum(axis=0).tolist()
+            v: list[float] = s.tolist() if s.ndim == 1 else s.sum(axis=0).tolist()
             # NaN / infinity anywhere make one of these sums non-finite (so does an
             # overflow of finite values, which the error path then lets through)
             if not math.isfinite(v[kernel.W] + v[kernel.ABS] + v[kernel.SQ] + v[kernel.MEAN]):
                 nonfinite_input(yt, yp, w)
             if not allow_zero_sum and v[kernel.W] == 0:
                 raise zero_weight_sum_error(w)
-        kept = kept_weights = None
+        kept: tuple[np.ndarray, ...] | None = None
+        kept_weights: tuple[np.ndarray, ...] | None = None
         if keep_values:
             kept = (abs_errors(yt, yp, w),)
             if w is not None:  # a copy: the caller may reuse its array
@@ -405,7 +426,9 @@ class RegressionState(base.OutputSums):
         return cls(s, flags, delta, w is not None, kept, kept_weights)
 
     @classmethod
-    def from_legacy(cls, sums, delta, weighted, errors=None, weights=None) -> RegressionState:
+    def from_legacy(cls, sums: ArrayLike, delta: float, weighted: bool,
+                    errors: Sequence[ArrayLike] | None = None,
+                    weights: Sequence[ArrayLike] | None = None) -> RegressionState:
         """The state of a ``RegressionAccumulator`` pickled by fastmetrics 0.1.0 (its sums
         array, computed with every optional sum, and its lists of kept errors and weights),
         checked like any load.
@@ -484,7 +507,7 @@ class RegressionState(base.OutputSums):
             self.kept_weights = (np.concatenate(self.kept_weights),)
         return self.kept_weights[0]
 
-    def sum(self, slot: int):
+    def sum(self, slot: int) -> Any:
         """The sum of ``slot`` (per output for several outputs); ``ValueError`` when it is
         an optional sum this state was not computed with.
 
@@ -547,7 +570,7 @@ class RegressionState(base.OutputSums):
         4.0
         """
         s = self.sums
-        w = s[kernel.W] if s.ndim == 1 else s[0, kernel.W]
+        w: float = s[kernel.W] if s.ndim == 1 else s[0, kernel.W]
         if w == 0:
             raise ValueError(NONZERO)
         return w
@@ -615,7 +638,7 @@ class RegressionState(base.OutputSums):
                                kept_weights)
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         e = self.errors if self.kept is not None else np.zeros(0)
         w = self.weights
         return {
@@ -630,7 +653,7 @@ class RegressionState(base.OutputSums):
         }
 
     @classmethod
-    def _load(cls, d) -> RegressionState:
+    def _load(cls, d: Mapping[str, Any]) -> RegressionState:
         nd = 2 if isinstance(d, dict) and "sums" in d and np.ndim(d["sums"]) == 2 else 1
         if isinstance(d, dict) and "sums" in d and isinstance(d.get("flags"), int) \
                 and not d["flags"] & (kernel.FLAG_MAX | kernel.FLAG_EV):
@@ -685,7 +708,7 @@ class RegressionState(base.OutputSums):
                 f"weighted={self.weighted}, keep_values={self.kept is not None})")
 
 
-def _with_new_slots(d: dict) -> dict:
+def _with_new_slots(d: Mapping[str, Any]) -> Mapping[str, Any]:
     """A state saved before the slots from MAXABS on existed (float sums of that width):
     the same state, with those sums absent (zero); anything else as it is, for the checks."""
     try:
@@ -745,7 +768,7 @@ _FLAG_OF = {kernel.APE: kernel.FLAG_APE, kernel.HUBER: kernel.FLAG_HUBER,
             kernel.M2E: kernel.FLAG_EV}
 
 
-def _weights_or_ones(st: RegressionState) -> tuple:
+def _weights_or_ones(st: RegressionState) -> tuple[np.ndarray, ...]:
     return st.kept_weights if st.kept_weights is not None else (np.ones(st.n_samples),)
 
 
@@ -816,7 +839,8 @@ RegressionSummary.__module__ = "fastmetrics.regression"
 # ---------------------------------------------------------------------- derivations
 
 
-def _check(state: RegressionState, multioutput, allowed=("raw_values", "uniform_average"),
+def _check(state: RegressionState, multioutput: MultiOutput | None,
+           allowed: Sequence[str] = ("raw_values", "uniform_average"),
            output_weights: bool = False) -> None:
     if type(multioutput) is str and multioutput in allowed:  # the common call, kept cheap
         return
@@ -824,26 +848,26 @@ def _check(state: RegressionState, multioutput, allowed=("raw_values", "uniform_
                       outputs=state.n_outputs)
 
 
-def mae(state: RegressionState, multioutput="uniform_average"):
+def mae(state: RegressionState, multioutput: MultiOutput = "uniform_average") -> Any:
     """Mean absolute error (per output, averaged as ``multioutput`` says)."""
     _check(state, multioutput)
     return _per_output(state, state.sum(kernel.ABS) / state.total(), multioutput)
 
 
-def mse(state: RegressionState, multioutput="uniform_average"):
+def mse(state: RegressionState, multioutput: MultiOutput = "uniform_average") -> Any:
     """Mean squared error."""
     _check(state, multioutput)
     return _per_output(state, state.sum(kernel.SQ) / state.total(), multioutput)
 
 
-def rmse(state: RegressionState, multioutput="uniform_average"):
+def rmse(state: RegressionState, multioutput: MultiOutput = "uniform_average") -> Any:
     """Root mean squared error per output (custom output weights are averaged, as
     scikit-learn does, without its length check)."""
     _check(state, multioutput, output_weights=True)
     return _per_output(state, np.sqrt(state.sum(kernel.SQ) / state.total()), multioutput)
 
 
-def mape(state: RegressionState, multioutput="uniform_average"):
+def mape(state: RegressionState, multioutput: MultiOutput = "uniform_average") -> Any:
     """Mean absolute percentage error (a fraction)."""
     _check(state, multioutput)
     return _per_output(state, state.sum(kernel.APE) / state.total(), multioutput)
@@ -905,7 +929,7 @@ def explained_fractions(num: np.ndarray, den: np.ndarray,
     non-zero numerator."""
     if not force_finite:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return 1 - num / den
+            return cast("np.ndarray", 1 - num / den)
     scores = np.ones(num.shape[0])
     valid = (num != 0) & (den != 0)
     scores[valid] = 1 - num[valid] / den[valid]
@@ -913,7 +937,8 @@ def explained_fractions(num: np.ndarray, den: np.ndarray,
     return scores
 
 
-def r2(state: RegressionState, multioutput="uniform_average", force_finite=True):
+def r2(state: RegressionState, multioutput: MultiOutput | None = "uniform_average",
+       force_finite: bool = True) -> Any:
     """R² (coefficient of determination) per output; NaN with ``UndefinedMetricWarning``
     (a scalar, as scikit-learn returns it, whatever ``multioutput``) for fewer than two
     samples. "variance_weighted" weighs outputs by the spread of their ``y_true`` (uniform
@@ -934,8 +959,9 @@ def r2(state: RegressionState, multioutput="uniform_average", force_finite=True)
     return average(scores, multioutput, weights)
 
 
-def explained_variance(state: RegressionState, multioutput="uniform_average",
-                       force_finite=True):
+def explained_variance(state: RegressionState,
+                       multioutput: MultiOutput | None = "uniform_average",
+                       force_finite: bool = True) -> Any:
     """Explained variance per output: 1 - (spread of the errors) / (spread of y_true),
     both two-pass accurate (Chan et al. merges of block spreads). "variance_weighted"
     weighs outputs by the spread of their ``y_true`` (uniform when every spread is 0)."""
@@ -951,7 +977,7 @@ def explained_variance(state: RegressionState, multioutput="uniform_average",
     return average(scores, multioutput, weights)
 
 
-def adjusted_r2(state: RegressionState, n_features, force_finite=True) -> float:
+def adjusted_r2(state: RegressionState, n_features: int, force_finite: bool = True) -> float:
     """Adjusted R²: ``1 - (1 - R²) (n - 1) / (n - n_features - 1)`` (several outputs: of
     their uniform average R², which is the average of their adjusted R²)."""
     if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) \
@@ -980,7 +1006,7 @@ def summary(state: RegressionState) -> RegressionSummary:
                              _r2(state, True), state.n_samples)
 
 
-def median_ae(state: RegressionState, multioutput="uniform_average"):
+def median_ae(state: RegressionState, multioutput: MultiOutput = "uniform_average") -> Any:
     """Median absolute error of the kept errors (a state built with ``keep_values``)."""
     _check(state, multioutput)
     e = state.errors
@@ -988,7 +1014,7 @@ def median_ae(state: RegressionState, multioutput="uniform_average"):
     return medians(e, state.weights, multioutput)
 
 
-def medians(e: np.ndarray, w: np.ndarray | None, multioutput):
+def medians(e: np.ndarray, w: np.ndarray | None, multioutput: MultiOutput | None) -> Any:
     """The median of the absolute errors ``e`` (per column of 2-D errors), as the median
     absolute error's result."""
     if e.ndim == 1:
