@@ -23,7 +23,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field as dc_field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -50,6 +50,13 @@ from .._threads import resolve_n_threads, threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 from .prf import prf_from_sums
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike, DTypeLike
+
+    from .._typing import Label, Normalize
 
 __all__ = [
     "ClassificationMetrics",
@@ -149,7 +156,8 @@ class ConfusionState(base.State):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_arrays(cls, y_true, y_pred, sample_weight=None, n_threads=None, *,
+    def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
+                    sample_weight: ArrayLike | None = None, n_threads: int | None = None, *,
                     allow_empty: bool = False) -> ConfusionState:
         """Count (y_true, y_pred) pairs (one kernel pass).
 
@@ -203,15 +211,17 @@ class ConfusionState(base.State):
         # straight to a kernel. Small calls (per group, per resample: thousands of them) get
         # the whole state from one C call that checks the layout itself; None from it means
         # another input, a wide label range or a large input.
+        res: Any
         if sample_weight is None:
             res = small_state(y_true, y_pred)
             if res is not None:
                 if n_threads is not None:
                     resolve_n_threads(n_threads)  # validated all the same
                 values, cm, in_true = res
-                return cls(values, cm, _ALL_PRESENT[: values.shape[0]], y_true.shape[0], None,
-                           False, in_true)
+                return cls(values, cm, _ALL_PRESENT[: values.shape[0]],
+                           cast("np.ndarray", y_true).shape[0], None, False, in_true)
         if sample_weight is None and plain_int_pair(y_true, y_pred):
+            y_true, y_pred = cast("np.ndarray", y_true), cast("np.ndarray", y_pred)
             res = kernel.dense_state(y_true, y_pred, DENSE_MAX_RANGE,
                                      threads_for("confusion", y_true.shape[0], n_threads))
             if res is not None:
@@ -259,7 +269,8 @@ class ConfusionState(base.State):
                           threads_for("labels", n, n_threads))
         return st._int_sums(at, ap, sample_weight) if int_weights else st
 
-    def _int_sums(self, at, ap, sample_weight) -> ConfusionState:
+    def _int_sums(self, at: np.ndarray, ap: np.ndarray,
+                  sample_weight: ArrayLike | None) -> ConfusionState:
         """With integer weights scikit-learn sums the table in int64, and so does this
         state: the float sums are exact below 2**53; above, the cells are recounted in int64
         (wrapping on overflow, as scikit-learn's int64 sums do)."""
@@ -277,7 +288,7 @@ class ConfusionState(base.State):
                               True, self.in_true, self.margins)
 
     @classmethod
-    def _shared_codes(cls, yt, yp, nt) -> ConfusionState | None:
+    def _shared_codes(cls, yt: Any, yp: Any, nt: int) -> ConfusionState | None:
         """Categorical labels whose codes index one table (:func:`shared_table`), counted
         by their codes as integer labels are; None for other labels."""
         table = shared_table(yt, yp)
@@ -304,7 +315,8 @@ class ConfusionState(base.State):
         return cls(values, out, _ALL_PRESENT[:k], yt.shape[0], None, False, seen)
 
     @classmethod
-    def _encoded(cls, at, ap, kind, out_dtype, w, int_weights, nt,
+    def _encoded(cls, at: Any, ap: Any, kind: str, out_dtype: DTypeLike, w: np.ndarray | None,
+                 int_weights: bool, nt: int,
                  n_lanes: int = 1) -> ConfusionState:
         """Encode prepared labels (integers of one dtype, strings, or :class:`Encoded`) in
         one hash pass each (:func:`label_codes`), count the first-seen codes with the kernel
@@ -315,7 +327,7 @@ class ConfusionState(base.State):
         kt, kp = int(wt.shape[0]), int(wp.shape[0])  # codes of each side (some maybe unused)
         kc = max(kt, kp)
         margins: np.ndarray | None = None
-        res = None
+        res: Any = None
         if kc <= DENSE_MAX_RANGE:
             res = (_dense_codes(ct, cp, kc, nt) if w is None
                    else _count_weighted(ct, cp, w, 0, _next_pow2(kc), nt))
@@ -359,7 +371,8 @@ class ConfusionState(base.State):
     @property
     def present_labels(self) -> np.ndarray:
         """The labels that occur in the data (not the requested-only ones)."""
-        return self.values[self.present]
+        present: np.ndarray = self.values[self.present]
+        return present
 
     @property
     def target_type(self) -> str:
@@ -367,7 +380,7 @@ class ConfusionState(base.State):
         return "binary" if int(np.count_nonzero(self.present)) <= 2 else "multiclass"
 
     @property
-    def total(self):
+    def total(self) -> Any:
         """The total count (or weight) every one-vs-rest table sums to."""
         return self.weight_sum if self.weighted else self.n_samples
 
@@ -436,7 +449,8 @@ class ConfusionState(base.State):
 
     @classmethod
     def from_pair_counts(cls, counts: np.ndarray, lo: int, shift: int, n_samples: int,
-                         values: np.ndarray | None = None, dtype=None) -> ConfusionState:
+                         values: np.ndarray | None = None, dtype: DTypeLike | None = None
+                         ) -> ConfusionState:
         """The state of ``(2**shift)**2`` pair counts over the label offsets from ``lo``
         (``counts[(a << shift) | b]``: true label ``lo + a`` predicted ``lo + b``): over
         the sorted label ``values`` when given (every count must lie on them), else over
@@ -592,7 +606,8 @@ class ConfusionState(base.State):
                               self.int_weights, in_true, margins)
 
     # ------------------------------------------------------------------ requested labels
-    def select(self, labels, *, rule: str = "numpy") -> tuple[ConfusionState, np.ndarray]:
+    def select(self, labels: ArrayLike | Sequence[Label], *, rule: str = "numpy"
+               ) -> tuple[ConfusionState, np.ndarray]:
         """This state extended (zero rows and columns) to hold every label of ``labels``,
         and the positions of ``labels`` in it.
 
@@ -694,7 +709,8 @@ class ConfusionState(base.State):
                         dtype=np.intp)
 
     # ------------------------------------------------------------------ per-label sums
-    def label_sums(self, labels, average=None):
+    def label_sums(self, labels: ArrayLike | None, average: str | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, None]:
         """Per-label ``(tp, pred_sum, true_sum, None)`` for ``labels`` (default: present
         labels), with scikit-learn's dtypes: int64 unweighted, float64 weighted, and its
         float64 quirk when no sample at all is correctly predicted.
@@ -774,7 +790,8 @@ class ConfusionState(base.State):
         """
         if self.all_present():
             return self.cm
-        return self.cm[np.ix_(self.present, self.present)]
+        cm: np.ndarray = self.cm[np.ix_(self.present, self.present)]
+        return cm
 
     def all_present(self) -> bool:
         """Every label of the table occurs (a view of the shared all-true mask says so
@@ -799,7 +816,7 @@ class ConfusionState(base.State):
         return self.present.base is _ALL_PRESENT or bool(self.present.all())
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         if self.values.dtype.kind not in base.LABEL_KINDS:
             raise TypeError(
                 f"labels of dtype {self.values.dtype} cannot be exported as plain arrays"
@@ -818,7 +835,7 @@ class ConfusionState(base.State):
         }
 
     @classmethod
-    def _load(cls, d) -> ConfusionState:
+    def _load(cls, d: Mapping[str, Any]) -> ConfusionState:
         values = base.labels(d, "values")
         k = values.shape[0]
         weighted = base.flag(d, "weighted")
@@ -884,7 +901,8 @@ class PairCounts:
     the labels keep the one-shot dtype). :meth:`count` runs without the owner's lock;
     :meth:`add` and :meth:`take` run under it."""
 
-    def __init__(self, lo: int, shift: int, values: np.ndarray | None, dtype=None):
+    def __init__(self, lo: int, shift: int, values: np.ndarray | None,
+                 dtype: DTypeLike | None = None) -> None:
         self.lo = lo
         self.mod_lo = lo % _U64  # the kernel subtracts modulo 2**64
         self.shift = shift
@@ -900,7 +918,7 @@ class PairCounts:
         self.n = 0
 
     @classmethod
-    def around(cls, values, fixed: bool) -> PairCounts | None:
+    def around(cls, values: np.ndarray | None, fixed: bool) -> PairCounts | None:
         """A table for sorted integer label ``values`` if they fit one: the fixed labels, or
         (``fixed=False``) those of a first unweighted chunk, whose dtype it then keeps."""
         if values is None or values.dtype.char not in INT_CHARS:
@@ -912,7 +930,8 @@ class PairCounts:
             return cls(lo, (hi - lo).bit_length(), values)
         return cls(lo, max(4, (hi - lo).bit_length()), None, values.dtype)
 
-    def count(self, y_true, y_pred, n_threads=None) -> np.ndarray | None:
+    def count(self, y_true: Any, y_pred: Any,
+              n_threads: int | None = None) -> np.ndarray | None:
         """The pair counts of one unweighted chunk, or None when the table does not take it
         (not a native pair of its integer dtype, or a value outside the table)."""
         if not (plain_int_pair(y_true, y_pred) and y_true.dtype.char not in self.skip
@@ -948,7 +967,8 @@ def _n_lanes(n: int, cells: int) -> int:
     return max(1, min(_MAX_LANES, n // _LANE_MIN, _CELL_BUDGET // cells))
 
 
-def _dense_codes(ct, cp, kc: int, nt: int):
+def _dense_codes(ct: np.ndarray, cp: np.ndarray, kc: int, nt: int
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Unweighted counts of codes ``0 .. kc - 1``: (table kc x kc, which codes occur in
     ct), from the dense kernel (which keeps the codes that occur)."""
     if ct.dtype != cp.dtype:
@@ -967,11 +987,12 @@ def _dense_codes(ct, cp, kc: int, nt: int):
     return full, seen
 
 
-def _wsum(w) -> float:
+def _wsum(w: np.ndarray) -> float:
     return float(np.sum(w, dtype=np.float64))
 
 
-def _count_weighted(yt, yp, w, lo: int, k: int, nt: int):
+def _count_weighted(yt: np.ndarray, yp: np.ndarray, w: np.ndarray, lo: int, k: int, nt: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Weighted kernel over the value range [lo, lo + k): (table k x k, seen (2, k),
     margins (2, k)), or None when a value falls outside the range."""
     n = yt.shape[0]
@@ -990,11 +1011,12 @@ def _count_weighted(yt, yp, w, lo: int, k: int, nt: int):
             np.add.reduce(margins, axis=0).reshape(2, k))
 
 
-def _minmax(a, stop=None):
+def _minmax(a: np.ndarray, stop: int | None = None) -> Any:
     return kernel.minmax(a, a.shape[0] if stop is None else stop)
 
 
-def _weighted_int(at, ap, w, nt):
+def _weighted_int(at: np.ndarray, ap: np.ndarray, w: np.ndarray, nt: int
+                  ) -> tuple[np.ndarray, ...] | None:
     """Weighted dense-table path for integer arrays: (values in the arrays' dtype, cm,
     present, in_true, margins) over the values that occur, or None when the value range is
     too wide."""
@@ -1036,7 +1058,8 @@ def single_label_warning() -> None:
         UserWarning)
 
 
-def matrix(state: ConfusionState, labels=None, normalize=None) -> np.ndarray:
+def matrix(state: ConfusionState, labels: ArrayLike | None = None,
+           normalize: Normalize | None = None) -> np.ndarray:
     """``confusion_matrix``: the table over ``labels`` (default: the present labels)."""
     if normalize not in (None, "true", "pred", "all"):
         raise ValueError(
@@ -1078,7 +1101,8 @@ def matrix(state: ConfusionState, labels=None, normalize=None) -> np.ndarray:
     return cm
 
 
-def mcm(state: ConfusionState, labels=None, samplewise=False) -> np.ndarray:
+def mcm(state: ConfusionState, labels: ArrayLike | None = None,
+        samplewise: bool = False) -> np.ndarray:
     """``multilabel_confusion_matrix`` of 1-D labels: one ``[[tn, fp], [fn, tp]]`` per
     label."""
     if samplewise:
@@ -1089,10 +1113,11 @@ def mcm(state: ConfusionState, labels=None, samplewise=False) -> np.ndarray:
     fp = pred - tp
     fn = true - tp
     tn = state.total - tp - fp - fn
-    return np.array([tn, fp, fn, tp]).T.reshape(-1, 2, 2)
+    table: np.ndarray = np.array([tn, fp, fn, tp]).T.reshape(-1, 2, 2)
+    return table
 
 
-def accuracy(state: ConfusionState, normalize=True) -> float:
+def accuracy(state: ConfusionState, normalize: bool = True) -> float:
     """``accuracy_score``: the fraction (or number, or weight) of correct predictions."""
     correct = np.trace(state.cm)
     if not state.weighted:
@@ -1104,16 +1129,17 @@ def accuracy(state: ConfusionState, normalize=True) -> float:
     return float(correct / state.weight_sum)
 
 
-def accuracy_batch(state: ConfusionState, cms: np.ndarray, normalize=True):
+def accuracy_batch(state: ConfusionState, cms: np.ndarray, normalize: bool = True
+                   ) -> np.ndarray | None:
     """:func:`accuracy` of many unweighted tables over ``state``'s labels (``cms`` of shape
     (B, K, K), each of ``state.n_samples`` samples): one value per table."""
     if state.weighted:
         return None
-    correct = np.trace(cms, axis1=1, axis2=2)
+    correct: np.ndarray = np.trace(cms, axis1=1, axis2=2)
     return correct / state.n_samples if normalize else correct.astype(np.float64)
 
 
-def zero_one(state: ConfusionState, normalize=True) -> float:
+def zero_one(state: ConfusionState, normalize: bool = True) -> float:
     """``zero_one_loss``: the fraction (or number, or weight) of wrong predictions."""
     score = accuracy(state, normalize)
     if normalize:
@@ -1144,7 +1170,7 @@ _LR_TAIL = ("Use the `replace_undefined_by` param to control this behavior. To s
             "`warnings.catch_warnings()`.")
 
 
-def _lr_replacements(replace_undefined_by):
+def _lr_replacements(replace_undefined_by: Any) -> tuple[Any, Any]:
     """scikit-learn's checks of ``replace_undefined_by``: the (LR+, LR-) to report when
     undefined."""
     ok = isinstance(replace_undefined_by, dict) or (
@@ -1172,8 +1198,8 @@ def _lr_replacements(replace_undefined_by):
     return pos, neg
 
 
-def likelihood_ratios(state: ConfusionState, labels=None,
-                      replace_undefined_by=np.nan) -> tuple[float, float]:
+def likelihood_ratios(state: ConfusionState, labels: ArrayLike | None = None,
+                      replace_undefined_by: Any = np.nan) -> tuple[float, float]:
     """``class_likelihood_ratios``: ``(LR+, LR-)`` of a binary problem."""
     if state.target_type != "binary":
         raise ValueError(
@@ -1240,7 +1266,7 @@ def mcc(state: ConfusionState) -> float:
     return float(cov_ytyp / np.sqrt(cov))
 
 
-def balanced_accuracy(state: ConfusionState, adjusted=False) -> float:
+def balanced_accuracy(state: ConfusionState, adjusted: bool = False) -> float:
     """``balanced_accuracy_score``: the mean of per-class recall."""
     C = _labelled_cm(state)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1257,8 +1283,8 @@ def balanced_accuracy(state: ConfusionState, adjusted=False) -> float:
     return float(score)
 
 
-def kappa(state: ConfusionState, labels=None, weights=None,
-          replace_undefined_by=np.nan) -> float:
+def kappa(state: ConfusionState, labels: ArrayLike | None = None, weights: str | None = None,
+          replace_undefined_by: float = np.nan) -> float:
     """``cohen_kappa_score`` (y1 = y_true, y2 = y_pred)."""
     if weights not in (None, "linear", "quadratic"):
         raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
@@ -1304,7 +1330,7 @@ def kappa(state: ConfusionState, labels=None, weights=None,
     return float(1 - k / d)
 
 
-def oos(state: ConfusionState, oos_label) -> tuple[float, float]:
+def oos(state: ConfusionState, oos_label: Label) -> tuple[float, float]:
     """``oos_precision_recall``: ``(precision, recall)`` of the out-of-scope label, 0.0 when
     undefined."""
     st, idx = state.select([oos_label])
@@ -1423,15 +1449,15 @@ class ClassificationMetrics:
     macro_f1: float
     weighted_f1: float = 0.0
     micro_f1: float = 0.0
-    per_class: dict = dc_field(default_factory=dict)
-    labels: list = dc_field(default_factory=list)
+    per_class: dict[Any, Any] = dc_field(default_factory=dict)
+    labels: list[Any] = dc_field(default_factory=list)
     confusion_matrix: Any = None
     oos_recall: float | None = None
     oos_precision: float | None = None
     n_examples: int = 0
-    intervals: dict | None = None
+    intervals: dict[str, Any] | None = None
     confidence_level: float | None = None
-    per_class_f1: dict = dc_field(default_factory=dict, repr=False)
+    per_class_f1: dict[Any, Any] = dc_field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         # the reference harness's third field is per_class_f1; here it is weighted_f1
@@ -1447,7 +1473,7 @@ class ClassificationMetrics:
         else:
             self.per_class_f1 = dict(self.per_class_f1)
 
-    def as_row(self, digits: int = 4) -> dict:
+    def as_row(self, digits: int = 4) -> dict[str, Any]:
         """Flat dict of the headline numbers, rounded (for CSV / tables / dashboards).
 
         Parameters
@@ -1474,7 +1500,7 @@ class ClassificationMetrics:
         0.67
         """
 
-        def r(v):
+        def r(v: Any) -> float | None:
             return None if v is None else round(float(v), digits)
 
         return {
@@ -1524,7 +1550,7 @@ class ClassificationMetrics:
             return f"{v:.{digits}f}"
         return f"{v:.{digits}f} [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         """Every number under a dot key: ``per_class.3.f1``, ``confusion_matrix.0.1``...
 
         Returns
@@ -1580,11 +1606,12 @@ class Card:
     """A report card with the per-class and averaged numbers a report table prints."""
 
     metrics: ClassificationMetrics
-    per_class: tuple  # (precision, recall, f1, support) arrays over metrics.labels
-    averages: dict  # 'micro' / 'macro' / 'weighted' -> (precision, recall, f1)
+    per_class: tuple[Any, ...]  # (precision, recall, f1, support) arrays over metrics.labels
+    averages: dict[str, Any]  # 'micro' / 'macro' / 'weighted' -> (precision, recall, f1)
 
 
-def card(state: ConfusionState, labels=None, oos_label=None) -> Card:
+def card(state: ConfusionState, labels: ArrayLike | None = None,
+         oos_label: Label | None = None) -> Card:
     """The report card of a confusion state (``score``), with what a full report table
     prints. Per-class metrics use ``zero_division=0`` over ``labels`` (default: the present
     labels)."""
