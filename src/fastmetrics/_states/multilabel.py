@@ -10,7 +10,7 @@ rows are stacked) but its memory is O(n * L), unlike the other states.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -19,6 +19,8 @@ from .._kernels import multilabel as kernel
 from . import base
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .._typing import ArrayLike
 
 __all__ = ["MultilabelState", "accuracy", "hamming", "is_multilabel_pair", "mcm",
@@ -27,7 +29,7 @@ __all__ = ["MultilabelState", "accuracy", "hamming", "is_multilabel_pair", "mcm"
 _EMPTY_W = np.zeros(0, dtype=np.float64)
 
 
-def _ndim(y) -> int:
+def _ndim(y: Any) -> int:
     nd = getattr(y, "ndim", None)
     if nd is None and (type(y).__module__.partition(".")[0], type(y).__name__) in (
             ("polars", "Series"), ("pyarrow", "ChunkedArray")) or (
@@ -37,21 +39,21 @@ def _ndim(y) -> int:
     return np.ndim(y) if nd is None else nd
 
 
-def _is_multi_2d(y) -> bool:
+def _is_multi_2d(y: Any) -> bool:
     if _ndim(y) != 2:
         return False
-    shape = getattr(y, "shape", None) or np.shape(y)
+    shape: tuple[int, ...] = getattr(y, "shape", None) or np.shape(y)
     return shape[1] != 1
 
 
-def _type_1d(y) -> str:
+def _type_1d(y: ArrayLike) -> str:
     a = np.asarray(y).reshape(-1)
     if a.dtype.kind == "f" and a.size and not np.array_equal(a, np.floor(a)):
         return "continuous"
     return "binary" if np.unique(a).size <= 2 else "multiclass"
 
 
-def is_multilabel_pair(y_true, y_pred) -> bool:
+def is_multilabel_pair(y_true: Any, y_pred: Any) -> bool:
     """True when both targets are 2-D indicator-like matrices; raises for a mixture of a
     2-D target with a 1-D one (scikit-learn's message)."""
     if getattr(y_true, "ndim", 0) == 1 and getattr(y_pred, "ndim", 0) == 1:
@@ -66,7 +68,7 @@ def is_multilabel_pair(y_true, y_pred) -> bool:
     return False
 
 
-def _as_indicator(y, name):
+def _as_indicator(y: Any, name: str) -> np.ndarray:
     if hasattr(y, "toarray") and getattr(y, "ndim", 0) == 2:  # scipy sparse indicators
         y = y.toarray()
     a = native(np.asarray(y))
@@ -135,8 +137,9 @@ class MultilabelState(base.State):
     __slots__ = ("tp", "pred", "true", "exact", "n_samples", "weight_sum", "yt", "yp", "w",
                  "int_weights")
 
-    def __init__(self, tp, pred, true, exact, n_samples, weight_sum, yt, yp, w,
-                 int_weights=False):
+    def __init__(self, tp: np.ndarray, pred: np.ndarray, true: np.ndarray, exact: Any,
+                 n_samples: int, weight_sum: float | None, yt: np.ndarray, yp: np.ndarray,
+                 w: np.ndarray | None, int_weights: bool = False) -> None:
         self.tp, self.pred, self.true = tp, pred, true
         self.exact, self.n_samples, self.weight_sum = exact, n_samples, weight_sum
         self.yt, self.yp, self.w = yt, yp, w
@@ -202,7 +205,8 @@ class MultilabelState(base.State):
         return cls._count(yt, yp, w, int_weights)
 
     @classmethod
-    def _count(cls, yt, yp, w, int_weights=False) -> MultilabelState:
+    def _count(cls, yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None,
+               int_weights: bool = False) -> MultilabelState:
         L = yt.shape[1]
         icols = np.zeros((3, L), dtype=np.int64)
         fcols = np.zeros((3, L), dtype=np.float64)
@@ -222,7 +226,8 @@ class MultilabelState(base.State):
     @property
     def n_labels(self) -> int:
         """The number of columns (labels)."""
-        return self.tp.shape[0]
+        n: int = self.tp.shape[0]
+        return n
 
     @property
     def weighted(self) -> bool:
@@ -240,7 +245,7 @@ class MultilabelState(base.State):
         return np.arange(self.n_labels)
 
     @property
-    def total(self):
+    def total(self) -> Any:
         """The weight total (the number of rows when unweighted)."""
         return self.weight_sum if self.weighted else self.n_samples
 
@@ -283,13 +288,13 @@ class MultilabelState(base.State):
         return MultilabelState(
             self.tp + other.tp, self.pred + other.pred, self.true + other.true,
             self.exact + other.exact, self.n_samples + other.n_samples,
-            None if w is None else self.weight_sum + other.weight_sum,
+            None if w is None else cast(float, self.weight_sum) + cast(float, other.weight_sum),
             np.concatenate([self.yt, other.yt]).astype(dtype, copy=False),
             np.concatenate([self.yp, other.yp]).astype(dtype, copy=False), w,
             self.int_weights and other.int_weights)
 
     # ------------------------------------------------------------------ per-label sums
-    def columns(self, labels) -> np.ndarray:
+    def columns(self, labels: ArrayLike | None) -> np.ndarray:
         """Column indices for ``labels`` (scikit-learn's checks for multilabel targets).
 
         Parameters
@@ -337,7 +342,7 @@ class MultilabelState(base.State):
                 )
         return lab.astype(np.intp)
 
-    def row_sums(self, idx):
+    def row_sums(self, idx: np.ndarray | list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-sample (tp, pred, true) over the columns ``idx`` (O(n) memory: the
         sample-wise average is the one multilabel path that is not a per-label sum).
 
@@ -377,7 +382,8 @@ class MultilabelState(base.State):
         w = self.w.astype(np.int64) if self.int_weights else self.w
         return tuple(c * w for c in counts)  # scikit-learn: count times the weight
 
-    def label_sums(self, labels, average=None):
+    def label_sums(self, labels: ArrayLike | None, average: str | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """``(tp, pred, true, weights of the samples average)`` over ``labels``: per label,
         or per sample when ``average == "samples"``.
 
@@ -423,13 +429,13 @@ class MultilabelState(base.State):
         return tp, pred, true, self.w
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {"y_true": self.yt, "y_pred": self.yp, "weighted": self.weighted,
                 "sample_weight": self.w if self.w is not None else np.zeros(0),
                 "int_weights": bool(self.int_weights)}
 
     @classmethod
-    def _load(cls, d) -> MultilabelState:
+    def _load(cls, d: Mapping[str, Any]) -> MultilabelState:
         yt = base.field(d, "y_true", kinds="iub", ndim=2)
         yp = base.field(d, "y_pred", kinds="iub", ndim=2, shape=yt.shape)
         w = None
@@ -450,28 +456,30 @@ class MultilabelState(base.State):
 # ---------------------------------------------------------------------- derivations
 
 
-def mcm(state: MultilabelState, labels=None, samplewise=False) -> np.ndarray:
+def mcm(state: MultilabelState, labels: ArrayLike | None = None,
+        samplewise: bool = False) -> np.ndarray:
     """``multilabel_confusion_matrix`` of indicator matrices (per label, or per sample)."""
     idx = state.columns(labels)
     if samplewise:
         tp, pred, true = state.row_sums(idx)
-        w = state.w.astype(np.int64) if state.int_weights else state.w
+        w: Any = cast("np.ndarray", state.w).astype(np.int64) if state.int_weights else state.w
         total = w * len(idx) if state.weighted else len(idx)
     else:
         tp, pred, true = state.tp[idx], state.pred[idx], state.true[idx]
         total = state.total
     fp, fn = pred - tp, true - tp
-    return np.stack([total - tp - fp - fn, fp, fn, tp]).T.reshape(-1, 2, 2)
+    table: np.ndarray = np.stack([total - tp - fp - fn, fp, fn, tp]).T.reshape(-1, 2, 2)
+    return table
 
 
-def accuracy(state: MultilabelState, normalize=True) -> float:
+def accuracy(state: MultilabelState, normalize: bool = True) -> float:
     """Subset accuracy: the fraction (or number, or weight) of rows predicted exactly."""
     if not normalize:
         return float(state.exact)
     return float(state.exact / state.total)
 
 
-def zero_one(state: MultilabelState, normalize=True) -> float:
+def zero_one(state: MultilabelState, normalize: bool = True) -> float:
     """Subset zero-one loss: the fraction (or number, or weight) of rows not predicted
     exactly."""
     score = accuracy(state, normalize)
@@ -484,6 +492,8 @@ def hamming(state: MultilabelState) -> float:
     """``hamming_loss`` of indicator matrices: the fraction of wrong cells, each row
     weighted by its sample weight over the mean weight."""
     differ = state.yt != state.yp
+    n: int
+    L: int
     n, L = differ.shape
     if state.w is None:
         return float(np.count_nonzero(differ)) / (n * L * 1.0)
