@@ -15,6 +15,7 @@ its support, the number of true samples, as imbalanced-learn's ``specificity_sco
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,10 +23,16 @@ from ..exceptions import invalid_parameter
 from . import confusion, multilabel
 from .prf import check_zero_division, nanaverage, prf_divide, set_wise_labels
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Label, ZeroDivision
+
 __all__ = ["fnr", "fpr", "jaccard", "specificity", "tables"]
 
 
-def tables(state, labels, average) -> np.ndarray:
+def tables(state: confusion.ConfusionState | multilabel.MultilabelState, labels: Any,
+           average: str | None) -> np.ndarray:
     """The (n, 2, 2) one-vs-rest tables over ``labels``: per label, or per sample for
     ``average="samples"`` (indicator matrices only; the caller has checked)."""
     samplewise = average == "samples"
@@ -34,7 +41,7 @@ def tables(state, labels, average) -> np.ndarray:
     return confusion.mcm(state, labels, samplewise)
 
 
-def _check_jaccard_zero_division(zero_division):
+def _check_jaccard_zero_division(zero_division: object) -> None:
     ok = zero_division == "warn" if isinstance(zero_division, str) else (
         isinstance(zero_division, numbers.Real) and zero_division in {0, 1})
     if not ok:
@@ -44,7 +51,8 @@ def _check_jaccard_zero_division(zero_division):
         )
 
 
-def jaccard(state, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+def jaccard(state: Any, *, labels: ArrayLike | None = None, pos_label: Label | None = 1,
+            average: str | None = "binary", zero_division: ZeroDivision = "warn") -> Any:
     """``jaccard_score`` of a label state: ``tp / (tp + fp + fn)``."""
     _check_jaccard_zero_division(zero_division)
     labels = set_wise_labels(state, average, labels, pos_label)
@@ -68,8 +76,9 @@ def jaccard(state, *, labels=None, pos_label=1, average="binary", zero_division=
     return float(np.average(score, weights=weights))
 
 
-def _rate(state, num_cell, den_cells, metric, modifier, labels, pos_label, average,
-          zero_division):
+def _rate(state: Any, num_cell: int, den_cells: tuple[int, int], metric: str, modifier: str,
+          labels: ArrayLike | None, pos_label: Label | None, average: str | None,
+          zero_division: ZeroDivision) -> Any:
     """One ratio of table cells, ``recall_score``'s way: checks, warning and averages."""
     check_zero_division(zero_division)
     labels = set_wise_labels(state, average, labels, pos_label)
@@ -89,21 +98,22 @@ def _rate(state, num_cell, den_cells, metric, modifier, labels, pos_label, avera
     return float(nanaverage(score, weights))
 
 
-def specificity(state, *, labels=None, pos_label=1, average="binary", zero_division="warn"):
+def specificity(state: Any, *, labels: ArrayLike | None = None, pos_label: Label | None = 1,
+                average: str | None = "binary", zero_division: ZeroDivision = "warn") -> Any:
     """``specificity_score`` of a label state: ``tn / (tn + fp)``, the true negative rate."""
     return _rate(state, 0, (0, 1), "specificity", "negative", labels, pos_label, average,
                  zero_division)
 
 
-def fpr(state, *, labels=None, pos_label=1, average="binary",
-                        zero_division="warn"):
+def fpr(state: Any, *, labels: ArrayLike | None = None, pos_label: Label | None = 1,
+        average: str | None = "binary", zero_division: ZeroDivision = "warn") -> Any:
     """``false_positive_rate`` of a label state: ``fp / (fp + tn)`` (fall-out)."""
     return _rate(state, 1, (1, 0), "false positive rate", "negative", labels, pos_label,
                  average, zero_division)
 
 
-def fnr(state, *, labels=None, pos_label=1, average="binary",
-                        zero_division="warn"):
+def fnr(state: Any, *, labels: ArrayLike | None = None, pos_label: Label | None = 1,
+        average: str | None = "binary", zero_division: ZeroDivision = "warn") -> Any:
     """``false_negative_rate`` of a label state: ``fn / (fn + tp)`` (miss rate)."""
     return _rate(state, 2, (2, 3), "false negative rate", "true", labels, pos_label,
                  average, zero_division)
