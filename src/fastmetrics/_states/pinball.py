@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,7 +37,11 @@ from .sums import (average, check_multioutput, explained_fractions, n_outputs, n
                    out, targets)
 
 if TYPE_CHECKING:
-    from .._typing import ArrayLike
+    from collections.abc import Mapping
+
+    from numpy.typing import DTypeLike
+
+    from .._typing import ArrayLike, MultiOutput
 
 __all__ = ["PinballState", "check_alpha", "check_pinball_multioutput", "d2_score", "loss",
            "quantiles"]
@@ -46,7 +50,7 @@ _NO_WEIGHTS = np.empty(0)
 _ALLOWED = ("raw_values", "uniform_average")
 
 
-def check_alpha(alpha, function: str = "mean_pinball_loss") -> float:
+def check_alpha(alpha: object, function: str = "mean_pinball_loss") -> float:
     """``alpha`` as a float in [0, 1] (scikit-learn's parameter error otherwise)."""
     # bools are accepted, as scikit-learn's Interval(Real, 0, 1) accepts them
     if not isinstance(alpha, numbers.Real) or not 0 <= alpha <= 1:  # type: ignore[operator]
@@ -56,7 +60,7 @@ def check_alpha(alpha, function: str = "mean_pinball_loss") -> float:
     return float(alpha)
 
 
-def check_pinball_multioutput(multioutput, outputs: int,
+def check_pinball_multioutput(multioutput: MultiOutput | None, outputs: int,
                               function: str = "mean_pinball_loss") -> None:
     """``multioutput`` checked as scikit-learn does: "raw_values", "uniform_average" or
     custom output weights (for several outputs: finite, one per output)."""
@@ -149,11 +153,11 @@ class PinballState(base.OutputSums):
         yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=allow_empty)
         return cls(_pass(yt, yp, w, n_threads, allow_zero_sum), w is not None)
 
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {"sums": self.sums.copy(), "weighted": bool(self.weighted)}
 
     @classmethod
-    def _load(cls, d) -> PinballState:
+    def _load(cls, d: Mapping[str, Any]) -> PinballState:
         nd = 2 if "sums" in d and np.ndim(d["sums"]) == 2 else 1
         s = base.field(d, "sums", kinds="f", ndim=nd, shape=(-1, kernel.N_STATE)[-nd:],
                        dtype=np.float64).copy()
@@ -185,7 +189,8 @@ class PinballState(base.OutputSums):
         return f"PinballState(n_samples={self.n_samples}{outputs}, weighted={self.weighted})"
 
 
-def _pass(yt: np.ndarray, yp: np.ndarray, w, n_threads, allow_zero_sum: bool) -> np.ndarray:
+def _pass(yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None, n_threads: int | None,
+          allow_zero_sum: bool) -> np.ndarray:
     """The kernel's sums of validated targets (``yp`` may be a stride-0 broadcast)."""
     n = yt.shape[0]
     nt = threads_for("pinball", n * n_outputs(yt), n_threads)
@@ -210,7 +215,7 @@ def _pass(yt: np.ndarray, yp: np.ndarray, w, n_threads, allow_zero_sum: bool) ->
     return s
 
 
-def _losses(s: np.ndarray, alpha: float):
+def _losses(s: np.ndarray, alpha: float) -> Any:
     """The mean pinball loss per row of sums (a scalar for one output)."""
     return (alpha * s[..., kernel.OVER] + (1 - alpha) * s[..., kernel.UNDER]) / s[..., kernel.W]
 
@@ -218,7 +223,8 @@ def _losses(s: np.ndarray, alpha: float):
 # ---------------------------------------------------------------------- derivations
 
 
-def loss(state: PinballState, alpha=0.5, multioutput="uniform_average"):
+def loss(state: PinballState, alpha: float = 0.5,
+         multioutput: MultiOutput = "uniform_average") -> Any:
     """Mean pinball loss of quantile level ``alpha`` (per output, averaged as
     ``multioutput`` says)."""
     alpha = check_alpha(alpha)
@@ -233,7 +239,8 @@ def loss(state: PinballState, alpha=0.5, multioutput="uniform_average"):
     return average(value, multioutput)
 
 
-def quantiles(yt: np.ndarray, w, alpha: float, dtype) -> np.ndarray:
+def quantiles(yt: np.ndarray, w: np.ndarray | None, alpha: float, dtype: np.dtype[Any]
+              ) -> np.ndarray:
     """scikit-learn's ``_weighted_percentile(yt, w, alpha * 100, average=True)`` per output
     (float64 array of the values, computed in ``dtype``: scikit-learn's common float dtype
     of the inputs). Unweighted: the one or two order statistics it averages, selected in
@@ -247,7 +254,7 @@ def quantiles(yt: np.ndarray, w, alpha: float, dtype) -> np.ndarray:
                      for c in cols], dtype=np.float64)
 
 
-def _rank(alpha: float, total, dt):
+def _rank(alpha: float, total: Any, dt: DTypeLike) -> Any:
     """scikit-learn's ``alpha * 100 / 100 * total`` in ``dt``, moved off 0."""
     target = np.asarray(alpha * 100, dtype=dt) / 100 * total
     if target == 0:
@@ -255,7 +262,7 @@ def _rank(alpha: float, total, dt):
     return target
 
 
-def _unweighted_quantile(col: np.ndarray, alpha: float, dt: np.dtype):
+def _unweighted_quantile(col: np.ndarray, alpha: float, dt: np.dtype[Any]) -> Any:
     """The quantile with unit weights: their cumulative sum is i + 1 at sorted position i
     (up to where ``dt`` counts ones exactly: 2**24 for float32, where scikit-learn's sum
     stops growing), so the positions follow without a sort."""
@@ -272,7 +279,7 @@ def _unweighted_quantile(col: np.ndarray, alpha: float, dt: np.dtype):
     return (lo + hi) / 2 if exact else lo
 
 
-def _weighted_quantile(col: np.ndarray, w: np.ndarray, alpha: float, dt: np.dtype):
+def _weighted_quantile(col: np.ndarray, w: np.ndarray, alpha: float, dt: np.dtype[Any]) -> Any:
     """scikit-learn's averaged inverted-CDF weighted percentile of one column, step by
     step (its sort, its cumulative sum in ``dt``, its tolerance and its skip of
     zero-weight neighbours), so that ties and float rounding fall the same way."""
@@ -291,7 +298,7 @@ def _weighted_quantile(col: np.ndarray, w: np.ndarray, alpha: float, dt: np.dtyp
     return (col[order[i]] + col[order[j]]) / 2
 
 
-def _common_float(*arrays) -> np.dtype:
+def _common_float(*arrays: Any) -> np.dtype[Any]:
     """scikit-learn's computation dtype: the common float dtype of the inputs that have one
     (float32 only when every float input is float32; float16 is computed as float64 here,
     as every regression function converts it), float64 when none has."""
@@ -302,8 +309,9 @@ def _common_float(*arrays) -> np.dtype:
     return np.dtype(np.float64)
 
 
-def d2_score(y_true, y_pred, sample_weight=None, alpha=0.5, multioutput="uniform_average",
-             n_threads=None, function: str = "d2_pinball_score"):
+def d2_score(y_true: ArrayLike, y_pred: ArrayLike, sample_weight: ArrayLike | None = None,
+             alpha: float = 0.5, multioutput: MultiOutput = "uniform_average",
+             n_threads: int | None = None, function: str = "d2_pinball_score") -> Any:
     """D² pinball score: ``1 - loss(y_pred) / loss(alpha-quantile of y_true)`` per output,
     scikit-learn's ``force_finite`` cases; NaN with ``UndefinedMetricWarning`` for fewer
     than two samples."""
