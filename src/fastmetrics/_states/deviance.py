@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,7 +53,9 @@ from . import base
 from .sums import average, check_multioutput, n_outputs, nonfinite_input, out, targets
 
 if TYPE_CHECKING:
-    from .._typing import ArrayLike
+    from collections.abc import Mapping
+
+    from .._typing import ArrayLike, MultiOutput
 
 __all__ = [
     "SquaredLogState",
@@ -78,7 +80,7 @@ _DOMAIN = {  # scikit-learn's requirement per form of the power
 _WEIGHTS_CANCEL = "Weights sum to zero, can't be normalized"
 
 
-def check_power(power, function: str = "mean_tweedie_deviance"):
+def check_power(power: object, function: str = "mean_tweedie_deviance") -> float:
     """scikit-learn's validation of the Tweedie ``power`` (a real <= 0 or >= 1): the power
     as given (an int stays an int, so messages print it as scikit-learn does)."""
     if not isinstance(power, numbers.Real) or not (float(power) <= 0 or float(power) >= 1) \
@@ -93,12 +95,13 @@ def check_power(power, function: str = "mean_tweedie_deviance"):
     return float(power)
 
 
-def _check_1d(yt, function: str) -> None:
+def _check_1d(yt: np.ndarray, function: str) -> None:
     if yt.ndim != 1:
         raise ValueError(f"Multioutput not supported in {function}")
 
 
-def _pair(y_true, y_pred, sample_weight, allow_empty: bool):
+def _pair(y_true: ArrayLike, y_pred: ArrayLike, sample_weight: ArrayLike | None,
+          allow_empty: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(yt, yp, w)`` through the regression input policy; weights that are all zero
     raise scikit-learn's error here (weights that cancel out: when a metric divides)."""
     yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=allow_empty)
@@ -168,7 +171,7 @@ class TweedieState(base.State):
     kind = "tweedie"
     __slots__ = ("sums", "power", "d2", "weighted")
 
-    def __init__(self, sums, power, d2, weighted):
+    def __init__(self, sums: np.ndarray, power: float, d2: bool, weighted: bool) -> None:
         self.sums = sums
         self.power = power
         self.d2 = d2
@@ -289,12 +292,12 @@ class TweedieState(base.State):
             s[[kernel.SY, kernel.T, kernel.MEAN, kernel.DM, kernel.YMIN, kernel.YMAX]] = 0.0
         return TweedieState(s, self.power, d2, self.weighted or other.weighted)
 
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {"sums": self.sums.copy(), "power": self.power, "d2": bool(self.d2),
                 "weighted": bool(self.weighted)}
 
     @classmethod
-    def _load(cls, d) -> TweedieState:
+    def _load(cls, d: Mapping[str, Any]) -> TweedieState:
         s = base.field(d, "sums", kinds="f", ndim=1, shape=(kernel.N_STATE,),
                        dtype=np.float64).copy()
         raw = d["power"] if "power" in d else None
@@ -369,7 +372,7 @@ def _deviance_at_mean(state: TweedieState) -> float:
                       + w * np.power(mu, 2 - p) / (2 - p)))
 
 
-def _constant_deviance(p, c: float) -> float:
+def _constant_deviance(p: float, c: float) -> float:
     """The unit deviance of ``c`` against itself, by scikit-learn's numpy expression (so
     with its value and warnings: 0, or NaN where it takes 0 * inf)."""
     y, mu = np.array([c]), np.float64(c)
@@ -496,11 +499,11 @@ class SquaredLogState(base.OutputSums):
                 nonfinite_input(yt, yp, w)
         return cls(s[0].copy() if yt.ndim == 1 else s, w is not None)
 
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {"sums": self.sums.copy(), "weighted": bool(self.weighted)}
 
     @classmethod
-    def _load(cls, d) -> SquaredLogState:
+    def _load(cls, d: Mapping[str, Any]) -> SquaredLogState:
         nd = 2 if hasattr(d, "keys") and "sums" in d and np.ndim(d["sums"]) == 2 else 1
         s = base.field(d, "sums", kinds="f", ndim=nd, shape=(-1, kernel.N_STATE)[-nd:],
                        dtype=np.float64).copy()
@@ -519,7 +522,8 @@ class SquaredLogState(base.OutputSums):
         return cls(s, weighted)
 
 
-def _per_output(state: SquaredLogState, multioutput, root: bool, function: str):
+def _per_output(state: SquaredLogState, multioutput: MultiOutput, root: bool,
+                function: str) -> Any:
     if type(multioutput) is not str or multioutput not in ("raw_values", "uniform_average"):
         check_multioutput(multioutput, outputs=state.n_outputs)
     if state.sums[..., kernel.BAD].flat[0]:
@@ -533,11 +537,11 @@ def _per_output(state: SquaredLogState, multioutput, root: bool, function: str):
     return average(values, multioutput)
 
 
-def msle(state: SquaredLogState, multioutput="uniform_average"):
+def msle(state: SquaredLogState, multioutput: MultiOutput = "uniform_average") -> Any:
     """Mean squared logarithmic error per output, averaged as ``multioutput`` says."""
     return _per_output(state, multioutput, False, "Mean Squared Logarithmic Error")
 
 
-def rmsle(state: SquaredLogState, multioutput="uniform_average"):
+def rmsle(state: SquaredLogState, multioutput: MultiOutput = "uniform_average") -> Any:
     """Root mean squared logarithmic error per output, averaged as ``multioutput`` says."""
     return _per_output(state, multioutput, True, "Root Mean Squared Logarithmic Error")
