@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,6 +49,8 @@ from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .._typing import ArrayLike
 
 __all__ = ["NOT_NORMALISED", "STREAMED", "TOO_FEW", "ProbabilityState", "d2_log_loss",
@@ -67,7 +69,7 @@ _SAMPLES = "Found array with 0 sample(s) (shape=(0,)) while a minimum of 1 is re
 # ---------------------------------------------------------------------- input checks
 
 
-def _matrix(y_proba) -> tuple[np.ndarray, bool, bool]:
+def _matrix(y_proba: ArrayLike) -> tuple[np.ndarray, bool, bool]:
     """``(P, binary, one_d)``: the probabilities as the 2-D view the kernel reads (an (n, 1)
     view of 1-D probabilities of the positive class, ``binary``), never a copy of float32 /
     float64 input; ``one_d``: they were 1-D."""
@@ -83,7 +85,7 @@ def _matrix(y_proba) -> tuple[np.ndarray, bool, bool]:
     return p, p.shape[1] == 1, False
 
 
-def label_table(labels) -> np.ndarray:
+def label_table(labels: ArrayLike) -> np.ndarray:
     lab = np.asarray(labels)
     if lab.ndim != 1:
         raise ValueError(f"labels must be a 1-D array-like, got shape {lab.shape}")
@@ -94,7 +96,7 @@ def label_table(labels) -> np.ndarray:
     return lab
 
 
-def sorted_labels(labels) -> np.ndarray:
+def sorted_labels(labels: Any) -> np.ndarray:
     """The classes of ``labels`` (sorted, unique), with scikit-learn's warning when they
     were not given in that order (the columns of y_proba are the sorted classes)."""
     lab = label_table(labels)
@@ -106,7 +108,7 @@ def sorted_labels(labels) -> np.ndarray:
     return classes
 
 
-def undeclared(y, classes: np.ndarray, labels) -> ValueError:
+def undeclared(y: Any, classes: np.ndarray, labels: ArrayLike | None) -> ValueError:
     if isinstance(y, Encoded):
         y = y.decoded()
     if label_kind(y) != label_kind(classes):
@@ -118,7 +120,8 @@ def undeclared(y, classes: np.ndarray, labels) -> ValueError:
                       f"{shown}.")
 
 
-def encode(y: np.ndarray | Encoded, labels, classes: np.ndarray | None):
+def encode(y: np.ndarray | Encoded, labels: ArrayLike | None, classes: np.ndarray | None
+           ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
     """``(classes, yk, lo, lut)``: the sorted classes, and the labels as the kernel reads
     them (the class of sample i is ``lut[yk[i] - lo]``, -1 for a label that is no class).
     Integer labels are read in place through a lookup table over their range; text and
@@ -210,8 +213,9 @@ class ProbabilityState(base.State):
     kind = "probability"
     __slots__ = ("classes", "sums", "class_weight", "weighted", "any_weight", "k", "multilabel")
 
-    def __init__(self, classes, sums, class_weight, weighted, any_weight, k=0,
-                 multilabel=False):
+    def __init__(self, classes: np.ndarray, sums: np.ndarray, class_weight: np.ndarray,
+                 weighted: bool, any_weight: bool, k: int = 0,
+                 multilabel: bool = False) -> None:
         self.k = k
         self.multilabel = multilabel
         self.classes = classes
@@ -371,8 +375,9 @@ class ProbabilityState(base.State):
         return cls(classes, sums, np.zeros(classes.shape[0]), False, False, k, multilabel)
 
     @classmethod
-    def _indicator(cls, y_true, P: np.ndarray, one_d: bool, sample_weight, labels,
-                   n_threads, allow_empty: bool) -> ProbabilityState:
+    def _indicator(cls, y_true: ArrayLike, P: np.ndarray, one_d: bool,
+                   sample_weight: ArrayLike | None, labels: ArrayLike | None,
+                   n_threads: int | None, allow_empty: bool) -> ProbabilityState:
         """The pass over a multilabel indicator ``y_true`` (n, K), scikit-learn's rules:
         ``labels`` cannot be given, the probabilities have K columns (1-D ones when K = 2:
         the second column, the first formed as ``1 - p``)."""
@@ -461,7 +466,7 @@ class ProbabilityState(base.State):
                                 self.any_weight or other.any_weight, self.k, self.multilabel)
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {
             "classes": self.classes.copy(),
             "classes_dtype": self.classes.dtype.str,
@@ -474,7 +479,7 @@ class ProbabilityState(base.State):
         }
 
     @classmethod
-    def _load(cls, d) -> ProbabilityState:
+    def _load(cls, d: Mapping[str, Any]) -> ProbabilityState:
         classes = base.labels(d, "classes")
         K = classes.shape[0]
         if K and np.any(classes[1:] <= classes[:-1]):
@@ -550,13 +555,13 @@ STREAMED = (" (A chunk of a stream must hold every class of the columns of y_pro
              "the accumulator needs labels=.)")
 
 
-def _is_indicator(y_true) -> bool:
+def _is_indicator(y_true: Any) -> bool:
     """A 2-D ``y_true`` of more than one column (scikit-learn's multilabel indicator)."""
     shape = np.shape(y_true) if not hasattr(y_true, "shape") else y_true.shape
     return len(shape) == 2 and shape[1] > 1
 
 
-def _indicator_values(y_true) -> np.ndarray:
+def _indicator_values(y_true: ArrayLike) -> np.ndarray:
     """The indicator as the kernel reads it (integers, bool as uint8, in place), or
     scikit-learn's error when it is no multilabel indicator (at most two distinct integral
     values)."""
@@ -592,7 +597,7 @@ def _check_values(sums: np.ndarray, P: np.ndarray, scores: bool = False) -> None
         raise ValueError(f"y_prob contains values lower than 0: {P.dtype.type(mn)}")
 
 
-def check_k(k) -> int:
+def check_k(k: object) -> int:
     """``top_k_accuracy_score``'s ``k``: an int >= 1 (scikit-learn's parameter error)."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise invalid_parameter("The 'k' parameter of top_k_accuracy_score must be an int in "
@@ -600,7 +605,7 @@ def check_k(k) -> int:
     return int(k)
 
 
-def _top_k_labels(labels) -> np.ndarray:
+def _top_k_labels(labels: ArrayLike) -> np.ndarray:
     """``top_k_accuracy_score``'s labels: unique and sorted, or scikit-learn's error."""
     lab = label_table(labels)
     classes = np.unique(lab)
@@ -615,7 +620,7 @@ def _top_k_shapes(classes: np.ndarray, given: bool, P: np.ndarray, one_d: bool,
                   streamed: bool) -> bool:
     """scikit-learn's checks of the scores' shape against the classes of
     ``top_k_accuracy_score``; whether the problem is binary (1-D scores)."""
-    n_classes = classes.shape[0]
+    n_classes: int = classes.shape[0]
     n = P.shape[0]
     if n_classes <= 2 and not (P.shape[1] == 1):
         raise ValueError(f"`y_true` is binary while y_score is 2d with {P.shape[1]} classes. "
@@ -657,7 +662,7 @@ def _total(state: ProbabilityState) -> float:
     return W
 
 
-def loss(state: ProbabilityState, normalize=True) -> float:
+def loss(state: ProbabilityState, normalize: bool = True) -> float:
     """``log_loss``: the weighted mean (``normalize``) or sum of ``-log(clip(p[true
     class]))``."""
     _warn_unnormalised(state)
@@ -689,7 +694,7 @@ def d2_log_loss(state: ProbabilityState) -> float:
     return float(1 - state.sums[kernel.LOSS] / null)
 
 
-def top_k(state: ProbabilityState, k=2, normalize=True) -> float:
+def top_k(state: ProbabilityState, k: int = 2, normalize: bool = True) -> float:
     """``top_k_accuracy_score``: the weighted fraction (``normalize``) or weight of the
     samples whose class is among the ``k`` best scores (ties: the higher column first);
     binary: ``k`` = 1 predicts the greater class above 0.5 (scores within [0, 1]) or 0,
