@@ -32,6 +32,8 @@ from . import base, prf
 from .confusion import DENSE_MAX_RANGE, ConfusionState, accuracy, balanced_accuracy, py_value
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from .._typing import ArrayLike
 
 __all__ = ["GROUP_METRICS", "GroupMetrics", "GroupedConfusionState", "metric_fn", "summary"]
@@ -42,8 +44,8 @@ _LANE_MIN = 1 << 16
 _MAX_LANES = 16
 
 
-def _prf(average, which):
-    def f(st):
+def _prf(average: str, which: int) -> Callable[[ConfusionState], float]:
+    def f(st: ConfusionState) -> float:
         return float(prf.prfs(st, average=average, zero_division=0, need="prf")[which])
 
     return f
@@ -61,7 +63,7 @@ GROUP_METRICS = {
 }
 
 
-def metric_fn(metric: str):
+def metric_fn(metric: str) -> Callable[[ConfusionState], float]:
     """The function of a ConfusionState that :data:`GROUP_METRICS` names ``metric``, or
     ValueError listing the names."""
     fn = GROUP_METRICS.get(metric) if isinstance(metric, str) else None
@@ -70,7 +72,7 @@ def metric_fn(metric: str):
     return fn
 
 
-def _codes(a: np.ndarray, max_range: int):
+def _codes(a: np.ndarray, max_range: int) -> tuple[np.ndarray, int, int] | None:
     """(array the kernel reads, lo, size of the value range) for one integer or bool array,
     or None when it must be encoded."""
     if a.dtype.kind == "b":
@@ -84,7 +86,7 @@ def _codes(a: np.ndarray, max_range: int):
     return a, lo, hi - lo + 1
 
 
-def _encode(*arrays, name: str):
+def _encode(*arrays: Any, name: str) -> tuple[list[np.ndarray], np.ndarray]:
     """The arrays' values encoded together (np.unique's order, one hash pass per array):
     (int64 codes per array, values)."""
     prepared = []
@@ -105,7 +107,8 @@ def _encode(*arrays, name: str):
     return [c.astype(np.int64, copy=False) for c in codes], values
 
 
-def _label_codes(yt, yp):
+def _label_codes(yt: np.ndarray, yp: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, int, int, np.ndarray]:
     """(codes of y_true, codes of y_pred, lo, K, values) over the label value range
     ``lo .. lo + K - 1``; labels checked and converted as the one-shot functions do."""
     at, ap, out_dtype, kind = label_pair(yt, yp)
@@ -312,12 +315,12 @@ class GroupedConfusionState(base.State):
             out[np.ix_(gi, li, li)] += st.table
         return GroupedConfusionState(out, labels, groups)
 
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {"table": self.table, "labels": self.labels, "labels_dtype": self.labels.dtype.str,
                 "groups": self.groups, "groups_dtype": self.groups.dtype.str}
 
     @classmethod
-    def _load(cls, d) -> GroupedConfusionState:
+    def _load(cls, d: Mapping[str, Any]) -> GroupedConfusionState:
         arrays = []
         for key in ("labels", "groups"):
             a = base.labels(d, key)
@@ -383,17 +386,17 @@ class GroupMetrics:
     """
 
     metric: str
-    per_group: dict
+    per_group: dict[Any, float]
     global_value: float
     worst_group: Any
     best_group: Any
     gap: float
-    disparities: dict
-    n_per_group: dict
+    disparities: dict[Any, float]
+    n_per_group: dict[Any, int]
     confusion: np.ndarray = field(repr=False)
     labels: np.ndarray = field(repr=False)
 
-    def to_flat_dict(self) -> dict:
+    def to_flat_dict(self) -> dict[str, Any]:
         """The reference harness's keys: ``per_group.<g>.<metric>``, ``per_group.<g>.n``,
         ``global_metric``, ``worst_group``, ``fairness_gap``, ``disparities.<g>``.
 
@@ -413,7 +416,7 @@ class GroupMetrics:
         >>> r.to_flat_dict()["disparities.a"]
         -0.25
         """
-        out: dict = {"metric": self.metric, "global_metric": self.global_value,
+        out: dict[str, Any] = {"metric": self.metric, "global_metric": self.global_value,
                      "worst_group": self.worst_group, "best_group": self.best_group,
                      "fairness_gap": self.gap}
         for g, v in self.per_group.items():
