@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._inputs import (
@@ -49,6 +49,10 @@ from ..exceptions import invalid_parameter
 from . import base
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from numpy.typing import DTypeLike
+
     from .._typing import ArrayLike
 
 __all__ = [
@@ -87,7 +91,7 @@ _EPS = float(np.finfo("float64").eps)
 # ---------------------------------------------------------------------------- labels
 
 
-def _labels(y, name: str) -> np.ndarray:
+def _labels(y: ArrayLike, name: str) -> np.ndarray:
     """scikit-learn's ``check_clusterings`` for one array: 1-D, finite floats; continuous
     values warn (when ``warn``) and are clustered by value all the same."""
     a = label_input(y, name)  # data-frame text labels stay codes (Encoded)
@@ -105,7 +109,8 @@ def _continuous(a: np.ndarray) -> bool:
     return a.dtype.kind == "f" and a.size > 0 and not np.array_equal(a, np.floor(a))
 
 
-def check_clusterings(labels_true, labels_pred, *, warn: bool = True):
+def check_clusterings(labels_true: ArrayLike, labels_pred: ArrayLike, *, warn: bool = True
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """The two label arrays, checked as scikit-learn checks them (NaN, continuous values,
     1-D, lengths)."""
     at = _labels(labels_true, "labels_true")
@@ -266,7 +271,7 @@ class ContingencyState(base.State):
         return cls(z, z, z, z, z, 0)
 
     @classmethod
-    def from_table(cls, contingency) -> ContingencyState:
+    def from_table(cls, contingency: Any) -> ContingencyState:
         """The state of a given contingency table (scikit-learn's ``contingency=``: a
         dense array or a scipy sparse matrix, converted to int64 as scikit-learn does);
         its labels are the row and column indices. Rows or columns without samples are
@@ -401,14 +406,14 @@ class ContingencyState(base.State):
                                 self.n_samples + other.n_samples)
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {"true_values": self.true_values, "true_values_dtype": self.true_values.dtype.str,
                 "pred_values": self.pred_values, "pred_values_dtype": self.pred_values.dtype.str,
                 "rows": self.rows, "cols": self.cols, "counts": self.counts,
                 "n_samples": self.n_samples}
 
     @classmethod
-    def _load(cls, d) -> ContingencyState:
+    def _load(cls, d: Mapping[str, Any]) -> ContingencyState:
         tv = base.labels(d, "true_values")
         pv = base.labels(d, "pred_values")
         rows = base.field(d, "rows", kinds="iu", ndim=1, dtype=np.int64)
@@ -448,14 +453,14 @@ def _int64_counts(t: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------- derivations
 
 
-def table(state: ContingencyState, dtype=np.int64) -> np.ndarray:
+def table(state: ContingencyState, dtype: DTypeLike = np.int64) -> np.ndarray:
     """The dense ``(K_true, K_pred)`` table."""
     t = np.zeros(state.shape, dtype=dtype)
     t[state.rows, state.cols] = state.counts.astype(dtype, copy=False)
     return t
 
 
-def check_matrix_options(eps, sparse) -> None:
+def check_matrix_options(eps: object, sparse: bool) -> None:
     """scikit-learn's checks of ``contingency_matrix``'s options, in its order."""
     if eps is not None and (not isinstance(eps, numbers.Real) or not float(eps) >= 0):
         raise invalid_parameter(
@@ -465,7 +470,8 @@ def check_matrix_options(eps, sparse) -> None:
         raise ValueError("Cannot set 'eps' when sparse=True")
 
 
-def matrix(state: ContingencyState, eps=None, sparse=False, dtype=np.int64):
+def matrix(state: ContingencyState, eps: float | None = None, sparse: bool = False,
+           dtype: DTypeLike = np.int64) -> Any:
     """scikit-learn's ``contingency_matrix``: dense (plus ``eps``) or a scipy CSR matrix."""
     check_matrix_options(eps, sparse)
     if sparse:
@@ -548,7 +554,7 @@ def pred_entropy(state: ContingencyState) -> float:
     return _entropy(state.margins()[1], state.n_samples)
 
 
-def check_beta(beta, function: str = "homogeneity_completeness_v_measure"):
+def check_beta(beta: Any, function: str = "homogeneity_completeness_v_measure") -> Any:
     """scikit-learn's validation of ``beta`` (a real >= 0) and its error."""
     if not isinstance(beta, numbers.Real) or not float(beta) >= 0:
         raise invalid_parameter(
@@ -557,7 +563,8 @@ def check_beta(beta, function: str = "homogeneity_completeness_v_measure"):
     return beta
 
 
-def homogeneity_completeness_v(state: ContingencyState, beta=1.0) -> tuple:
+def homogeneity_completeness_v(state: ContingencyState, beta: float = 1.0
+                               ) -> tuple[float, float, float]:
     """scikit-learn's ``homogeneity_completeness_v_measure``."""
     beta = check_beta(beta)
     if state.n_samples == 0:
@@ -583,11 +590,11 @@ def completeness(state: ContingencyState) -> float:
     return homogeneity_completeness_v(state)[1]
 
 
-def v_measure(state: ContingencyState, beta=1.0) -> float:
+def v_measure(state: ContingencyState, beta: float = 1.0) -> float:
     return homogeneity_completeness_v(state, beta=beta)[2]
 
 
-def _average(u: float, v: float, average_method: str):
+def _average(u: float, v: float, average_method: str) -> Any:
     if average_method == "min":
         return min(u, v)
     if average_method == "geometric":
@@ -599,7 +606,7 @@ def _average(u: float, v: float, average_method: str):
     raise ValueError("'average_method' must be 'min', 'geometric', 'arithmetic', or 'max'")
 
 
-def check_average(average_method, function: str = "adjusted_mutual_info_score") -> str:
+def check_average(average_method: object, function: str = "adjusted_mutual_info_score") -> str:
     """scikit-learn's validation of ``average_method`` and its error."""
     if not isinstance(average_method, str) or average_method not in AVERAGE_METHODS:
         raise invalid_parameter(
@@ -617,7 +624,8 @@ def _gammaln(x: np.ndarray) -> np.ndarray:
         out = np.empty(x.shape, dtype=np.float64)
         kernel.log_gamma(np.ascontiguousarray(x, dtype=np.float64), out)
         return out
-    return gammaln(x)
+    g: np.ndarray = gammaln(x)
+    return g
 
 
 def expected_mutual_info(state: ContingencyState, n_samples: int | None = None) -> float:
@@ -638,7 +646,8 @@ def expected_mutual_info(state: ContingencyState, n_samples: int | None = None) 
         _gammaln(n - a + 1), _gammaln(n - b + 1), nijs / n, log_nnij, gln_nnij)
 
 
-def adjusted_mutual_info(state: ContingencyState, average_method="arithmetic") -> float:
+def adjusted_mutual_info(state: ContingencyState, average_method: str = "arithmetic"
+                         ) -> float:
     """scikit-learn's ``adjusted_mutual_info_score``."""
     check_average(average_method)
     kt, kp = state.shape
@@ -664,7 +673,8 @@ def adjusted_mutual_info(state: ContingencyState, average_method="arithmetic") -
     return float(numerator / denominator)
 
 
-def normalized_mutual_info(state: ContingencyState, average_method="arithmetic") -> float:
+def normalized_mutual_info(state: ContingencyState, average_method: str = "arithmetic"
+                           ) -> float:
     """scikit-learn's ``normalized_mutual_info_score``."""
     check_average(average_method, "normalized_mutual_info_score")
     kt, kp = state.shape
