@@ -38,6 +38,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any, cast
 
 import numpy as np
 
@@ -125,7 +126,7 @@ class DeLongResult:
     n_positive: int | None
     n_negative: int | None
     per_class: tuple[DeLongResult, ...] | None = None
-    classes: tuple | None = None
+    classes: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ class DeLongTest:
     confidence_level: float
     alternative: str
     per_class: tuple[DeLongTest, ...] | None = None
-    classes: tuple | None = None
+    classes: tuple[Any, ...] | None = None
 
 
 DeLongResult.__module__ = "fastmetrics.significance"
@@ -200,7 +201,7 @@ DeLongTest.__module__ = "fastmetrics.significance"
 # ----------------------------------------------------------------------------- checks
 
 
-def check_confidence_level(confidence_level) -> float:
+def check_confidence_level(confidence_level: object) -> float:
     if (isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real)
             or not 0 < float(confidence_level) < 1):
         raise ValueError(f"confidence_level must be a number in (0, 1), got "
@@ -208,17 +209,17 @@ def check_confidence_level(confidence_level) -> float:
     return float(confidence_level)
 
 
-def check_transform(transform) -> None:
+def check_transform(transform: object) -> None:
     if transform is not None and transform != "logit":
         raise ValueError(f"transform must be None or 'logit', got {transform!r}")
 
 
-def check_alternative(alternative) -> None:
+def check_alternative(alternative: object) -> None:
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
 
 
-def check_sides(m: int, n: int, label=None) -> None:
+def check_sides(m: int, n: int, label: Any = None) -> None:
     """DeLong's sample variances need two samples on each side."""
     if m == 0 or n == 0:
         raise ValueError(ONE_CLASS)
@@ -235,7 +236,8 @@ def _z(p: float) -> float:
     return NormalDist().inv_cdf(p)
 
 
-def interval(auc: float, se: float, level: float, transform=None) -> tuple[float, float]:
+def interval(auc: float, se: float, level: float, transform: str | None = None
+             ) -> tuple[float, float]:
     """The two-sided interval of an AUC: normal, clipped to [0, 1], or on the logit scale."""
     if not se > 0:
         return (auc, auc)
@@ -249,15 +251,19 @@ def interval(auc: float, se: float, level: float, transform=None) -> tuple[float
     return (max(0.0, auc - z * se), min(1.0, auc + z * se))
 
 
-def _result(auc, var, level, transform, m=None, n=None, per_class=None, classes=None):
+def _result(auc: float, var: float, level: float, transform: str | None, m: int | None = None,
+            n: int | None = None, per_class: tuple[DeLongResult, ...] | None = None,
+            classes: tuple[Any, ...] | None = None) -> DeLongResult:
     var = max(float(var), 0.0)
     se = math.sqrt(var)
     return DeLongResult(float(auc), var, se, interval(float(auc), se, level, transform), level,
                         transform, m, n, per_class, classes)
 
 
-def paired_result(auc_a, auc_b, var_a, var_b, cov, level, alternative, per_class=None,
-                  classes=None) -> DeLongTest:
+def paired_result(auc_a: float, auc_b: float, var_a: float, var_b: float, cov: float,
+                  level: float, alternative: str,
+                  per_class: tuple[DeLongTest, ...] | None = None,
+                  classes: tuple[Any, ...] | None = None) -> DeLongTest:
     """:class:`DeLongTest` from the two AUCs, their variances and covariance."""
     diff = float(auc_b - auc_a)
     var = max(float(var_a + var_b - 2 * cov), 0.0)
@@ -284,7 +290,8 @@ def paired_result(auc_a, auc_b, var_a, var_b, cov, level, alternative, per_class
 # ----------------------------------------------------------------------------- from a state
 
 
-def _summary_placements(p: np.ndarray, q: np.ndarray):
+def _summary_placements(p: np.ndarray, q: np.ndarray
+                        ) -> tuple[float, np.ndarray, np.ndarray, float, float]:
     """``(auc, v10, v01, m, n)`` of a summary: positive / negative counts ``p`` / ``q`` at
     each distinct score, scores decreasing."""
     m, n = float(p.sum()), float(q.sum())
@@ -296,8 +303,9 @@ def _summary_placements(p: np.ndarray, q: np.ndarray):
     return auc, a2 / (2 * n), (2 * pos_above + p) / (2 * m), m, n
 
 
-def ci(state: RankingState, confidence_level=0.95, transform=None, multi_class="raise",
-       average="macro", pos_label=None) -> DeLongResult:
+def ci(state: RankingState, confidence_level: float = 0.95, transform: str | None = None,
+       multi_class: str = "raise", average: str | None = "macro",
+       pos_label: Any = None) -> DeLongResult:
     """:func:`fastmetrics.delong_ci` of a (binary, unweighted) ranking state: ``pos_label``
     positive (None: the greater class). A binned state's scores are taken as tied within
     each bin. ``multi_class`` and ``average`` are checked and, for binary data, ignored, as
@@ -325,13 +333,13 @@ def ci(state: RankingState, confidence_level=0.95, transform=None, multi_class="
 # ----------------------------------------------------------------------------- row by row
 
 
-def _scratch(nrow: int, k: int):
+def _scratch(nrow: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     nk, nt, nh = kernel.scratch_sizes(nrow)
     return np.empty((k, nk), np.uint64), np.empty((k, nt)), np.empty((k, nh), np.uint64)
 
 
-def rows_ci(y: np.ndarray, pos, s: np.ndarray, level: float, transform=None,
-            n_threads=None) -> DeLongResult:
+def rows_ci(y: np.ndarray, pos: Any, s: np.ndarray, level: float,
+            transform: str | None = None, n_threads: int | None = None) -> DeLongResult:
     """:class:`DeLongResult` of one binary problem from its rows (positive: ``y == pos``,
     ``pos`` of ``y``'s dtype) in one kernel call: the sums :func:`ci` forms from a state,
     without building one."""
@@ -348,7 +356,9 @@ def rows_ci(y: np.ndarray, pos, s: np.ndarray, level: float, transform=None,
                    m, n)
 
 
-def placements(y: np.ndarray, pos, s_a: np.ndarray, s_b=None, n_threads=None):
+def placements(y: np.ndarray, pos: Any, s_a: np.ndarray, s_b: np.ndarray | None = None,
+               n_threads: int | None = None
+               ) -> tuple[int, int, tuple[float, np.ndarray], Any]:
     """``(m, n, (auc_a, v_a), (auc_b, v_b))``: every row's placement -- V10 for a positive
     (``y == pos``), V01 for a negative -- of one or two score vectors (``s_b`` None: the
     second pair is None), one radix sort each, the two on two threads."""
@@ -366,7 +376,7 @@ def placements(y: np.ndarray, pos, s_a: np.ndarray, s_b=None, n_threads=None):
                       hist, out, threads if k == 2 else 1)
     for bad, s in ((out[4], s_a), (out[5], s_b)):
         if bad >= 0:
-            raise nonfinite_error(s, None)
+            raise nonfinite_error(cast("np.ndarray", s), None)
     m, n = int(out[0]), int(out[1])
     den = 2.0 * m * n
     first = (out[2] / den if den else math.nan, v_a)
@@ -380,7 +390,8 @@ def psi(pos: np.ndarray, v: np.ndarray, auc: float, m: float, n: float) -> np.nd
     return (v - auc) * scale
 
 
-def paired(y: np.ndarray, pos, s_a: np.ndarray, s_b: np.ndarray, label=None, n_threads=None):
+def paired(y: np.ndarray, pos: Any, s_a: np.ndarray, s_b: np.ndarray, label: Any = None,
+           n_threads: int | None = None) -> tuple[float, float, np.ndarray, np.ndarray]:
     """``(auc_a, auc_b, psi_a, psi_b)`` of two score vectors on the same rows (positive:
     ``y == pos``)."""
     m, n, (auc_a, v_a), (auc_b, v_b) = placements(y, pos, s_a, s_b, n_threads)
@@ -389,8 +400,8 @@ def paired(y: np.ndarray, pos, s_a: np.ndarray, s_b: np.ndarray, label=None, n_t
     return auc_a, auc_b, psi(mask, v_a, auc_a, m, n), psi(mask, v_b, auc_b, m, n)
 
 
-def paired_rows(y: np.ndarray, pos, s_a: np.ndarray, s_b: np.ndarray, level: float,
-                alternative: str, n_threads=None) -> DeLongTest:
+def paired_rows(y: np.ndarray, pos: Any, s_a: np.ndarray, s_b: np.ndarray, level: float,
+                alternative: str, n_threads: int | None = None) -> DeLongTest:
     """:class:`DeLongTest` of one binary problem (positive: ``y == pos``) from its rows: the
     placements of both models, then their sums of squares and products in one pass."""
     m, n, (auc_a, v_a), (auc_b, v_b) = placements(y, pos, s_a, s_b, n_threads)
@@ -402,8 +413,10 @@ def paired_rows(y: np.ndarray, pos, s_a: np.ndarray, s_b: np.ndarray, level: flo
                          s[2] * fp + s[5] * fn, level, alternative)
 
 
-def averaged(codes: np.ndarray, s2d: np.ndarray, classes, average: str, level: float,
-             transform=None, s2d_b=None, alternative="two-sided", n_threads=None):
+def averaged(codes: np.ndarray, s2d: np.ndarray, classes: np.ndarray, average: str,
+             level: float, transform: str | None = None, s2d_b: np.ndarray | None = None,
+             alternative: str = "two-sided", n_threads: int | None = None
+             ) -> DeLongResult | DeLongTest:
     """One-vs-rest: each class's DeLong result (or paired test, with ``s2d_b``) and those
     of the ``average`` of the classes' AUCs, their covariance from the per-row terms."""
     k = s2d.shape[1]
@@ -414,7 +427,7 @@ def averaged(codes: np.ndarray, s2d: np.ndarray, classes, average: str, level: f
     g_b = np.zeros(codes.shape[0])
     auc_a = np.empty(k)
     auc_b = np.empty(k)
-    per = []
+    per: list[Any] = []
     for j in range(k):
         check_sides(int(counts[j]), int(codes.shape[0] - counts[j]), labels[j])
         if s2d_b is None:
