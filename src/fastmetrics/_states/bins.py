@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field as dc_field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -52,6 +52,10 @@ from ..exceptions import warn
 from . import base, proba
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from numpy.typing import DTypeLike
+
     from .._typing import ArrayLike, Label
 
 __all__ = [
@@ -85,7 +89,7 @@ _UNIFORM: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 # ---------------------------------------------------------------------- edges
 
 
-def check_n_bins(n_bins) -> int:
+def check_n_bins(n_bins: object) -> int:
     if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral):
         raise ValueError(f"n_bins must be an int >= 1, got {n_bins!r}")
     if n_bins < 1:
@@ -124,14 +128,15 @@ def _padded(edges: np.ndarray) -> np.ndarray:
     return out
 
 
-def _edge_array(edges) -> np.ndarray:
+def _edge_array(edges: ArrayLike) -> np.ndarray:
     e = np.asarray(edges, dtype=np.float64)
     if e.ndim != 1 or e.shape[0] < 2:
         raise ValueError(f"edges must be a 1-D array of at least 2 values, got shape {e.shape}")
     return e
 
 
-def fixed_edges(n_bins=10, edges=None, strategy="uniform") -> np.ndarray:
+def fixed_edges(n_bins: int = 10, edges: ArrayLike | None = None, strategy: str = "uniform"
+                ) -> np.ndarray:
     """The edges a streamed state is binned over: ``n_bins`` equal-width bins, or ``edges``
     (strictly increasing from 0.0 to 1.0). Only such fixed edges merge: quantile edges need
     all the data first."""
@@ -149,7 +154,7 @@ def fixed_edges(n_bins=10, edges=None, strategy="uniform") -> np.ndarray:
     return u[0] if np.array_equal(e, u[0]) else _read_only(e.copy())
 
 
-def _edges_for(n_bins, edges) -> tuple[np.ndarray, np.ndarray, bool]:
+def _edges_for(n_bins: int, edges: ArrayLike | None) -> tuple[np.ndarray, np.ndarray, bool]:
     """(edges, padded edges, uniform) of a pass: ``n_bins`` equal-width bins when ``edges``
     is None, else the given edges (finite, non-decreasing, within [0, 1]: quantile edges may
     repeat)."""
@@ -172,7 +177,7 @@ def _edges_for(n_bins, edges) -> tuple[np.ndarray, np.ndarray, bool]:
 # ---------------------------------------------------------------------- input checks
 
 
-def probabilities(y_prob, name: str = "y_prob") -> np.ndarray:
+def probabilities(y_prob: ArrayLike, name: str = "y_prob") -> np.ndarray:
     """Probabilities as a float32/float64 native array: 1-D, or (n, K) (an (n, 1) column is
     raveled)."""
     p = float_values(y_prob, name)
@@ -210,7 +215,7 @@ def _probability_error(p: np.ndarray, name: str, row: int | None = None) -> Valu
                       f"(y_prob contains values {side})")
 
 
-def check_probabilities(y_prob, name: str = "y_prob") -> np.ndarray:
+def check_probabilities(y_prob: ArrayLike, name: str = "y_prob") -> np.ndarray:
     """``y_prob`` as the float array a pass reads, every value checked to lie in [0, 1]
     (one vectorised pass: for callers that read the values before the kernel does, as
     quantile edges do)."""
@@ -220,7 +225,8 @@ def check_probabilities(y_prob, name: str = "y_prob") -> np.ndarray:
     return p
 
 
-def _input_error(kind: int, bad: int, p: np.ndarray, w, name: str, K: int = 0) -> Exception:
+def _input_error(kind: int, bad: int, p: np.ndarray, w: np.ndarray | None, name: str,
+                 K: int = 0) -> Exception:
     """The error for the first bad value a kernel reported, in scikit-learn's order: NaN or
     infinite probabilities anywhere, then non-finite weights, then the reported value."""
     if not np.isfinite(p).all():
@@ -237,7 +243,8 @@ def _input_error(kind: int, bad: int, p: np.ndarray, w, name: str, K: int = 0) -
     return MemoryError("calibration pass: out of memory")  # pragma: no cover
 
 
-def _labels_1d(y_true, n_prob: int, sample_weight, name: str) -> np.ndarray:
+def _labels_1d(y_true: ArrayLike, n_prob: int, sample_weight: ArrayLike | None,
+              name: str) -> np.ndarray:
     # data-frame text labels gathered from their codes (no Python objects)
     y = column(label_input(y_true, "y_true", encoded=False), "y_true")
     if y.shape[0] != n_prob:
@@ -256,7 +263,7 @@ def _fast_labels(y: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _label_value(pos, dtype) -> int | None:
+def _label_value(pos: Any, dtype: DTypeLike) -> int | None:
     """``pos`` as an int in the range of the integer ``dtype``; None if no value equals it."""
     if type(pos) is int and 0 <= pos <= 127:  # in every integer dtype's range
         return pos
@@ -270,11 +277,11 @@ def _label_value(pos, dtype) -> int | None:
     return i if info.min <= i <= info.max else None
 
 
-def _classes_message(y) -> str:
+def _classes_message(y: ArrayLike) -> str:
     return ", ".join(repr(c) for c in np.unique(y).tolist())
 
 
-def _no_pos_label(y) -> ValueError:
+def _no_pos_label(y: ArrayLike) -> ValueError:
     return ValueError(
         f"y_true takes value in {{{_classes_message(y)}}} and pos_label is not specified: "
         "either make y_true take value in {0, 1} or {-1, 1} or pass pos_label explicitly."
@@ -351,8 +358,9 @@ class CalibrationState(base.State):
     __slots__ = ("edges", "sums", "mode", "n_classes", "weighted", "any_weight", "class_sq",
                  "class_w")
 
-    def __init__(self, edges, sums, mode, n_classes, weighted, any_weight, class_sq=None,
-                 class_w=None):
+    def __init__(self, edges: np.ndarray, sums: np.ndarray, mode: str, n_classes: int,
+                 weighted: bool, any_weight: bool, class_sq: float | None = None,
+                 class_w: np.ndarray | None = None) -> None:
         self.edges = edges
         self.sums = sums
         self.mode = mode
@@ -441,8 +449,10 @@ class CalibrationState(base.State):
                              labels=labels, n_threads=n_threads, allow_empty=allow_empty)
 
     @classmethod
-    def binary(cls, y_true, y_prob, sample_weight=None, *, n_bins=10, edges=None,
-               pos_label=None, n_threads=None, allow_empty: bool = False,
+    def binary(cls, y_true: ArrayLike, y_prob: ArrayLike,
+               sample_weight: ArrayLike | None = None, *, n_bins: int = 10,
+               edges: ArrayLike | None = None, pos_label: Label | None = None,
+               n_threads: int | None = None, allow_empty: bool = False,
                greater_label: bool = False, name: str = "y_prob") -> CalibrationState:
         """One pass over binary labels and positive-class probabilities.
 
@@ -566,8 +576,10 @@ class CalibrationState(base.State):
         return cls(e, sums, "binary", 0, w is not None, any_weight)
 
     @classmethod
-    def top_label(cls, y_true, y_prob, sample_weight=None, *, n_bins=10, edges=None,
-                  labels=None, n_threads=None, allow_empty: bool = False,
+    def top_label(cls, y_true: ArrayLike, y_prob: ArrayLike,
+                  sample_weight: ArrayLike | None = None, *, n_bins: int = 10,
+                  edges: ArrayLike | None = None, labels: ArrayLike | None = None,
+                  n_threads: int | None = None, allow_empty: bool = False,
                   classes: bool = False, class_weights: bool = False,
                   name: str = "y_prob") -> CalibrationState:
         """One top-label pass over a probability matrix (n, K).
@@ -674,8 +686,10 @@ class CalibrationState(base.State):
                    float(extra[0]) if classes else None, class_w)
 
     @classmethod
-    def for_brier(cls, y_true, y_proba, sample_weight=None, *, pos_label=None,
-                  labels=None, n_threads=None, class_weights: bool = False) -> CalibrationState:
+    def for_brier(cls, y_true: ArrayLike, y_proba: ArrayLike,
+                  sample_weight: ArrayLike | None = None, *, pos_label: Label | None = None,
+                  labels: ArrayLike | None = None, n_threads: int | None = None,
+                  class_weights: bool = False) -> CalibrationState:
         """The one-bin state ``brier_score_loss`` reads, by scikit-learn's rules: 1-D
         ``y_proba`` is binary (the greater label positive when ``pos_label`` is None and the
         labels are not {0, 1} / {-1, 1}); an (n, K) matrix is multiclass (columns in sorted
@@ -735,7 +749,8 @@ class CalibrationState(base.State):
                              class_weights=class_weights, n_threads=n_threads, name="y_proba")
 
     @classmethod
-    def _indicator(cls, Y: np.ndarray, P: np.ndarray, sample_weight, labels) -> CalibrationState:
+    def _indicator(cls, Y: np.ndarray, P: np.ndarray, sample_weight: ArrayLike | None,
+                   labels: ArrayLike | None) -> CalibrationState:
         """scikit-learn's Brier sum of an (n, K) indicator matrix: the multiclass formula
         with the indicator rows as targets (vectorised numpy: no kernel has this form)."""
         n, K = P.shape
@@ -787,7 +802,7 @@ class CalibrationState(base.State):
                    class_w)
 
     @classmethod
-    def from_sums(cls, edges, sums, n_classes: int = 0, *, weighted: bool,
+    def from_sums(cls, edges: ArrayLike, sums: Any, n_classes: int = 0, *, weighted: bool,
                   any_weight: bool) -> CalibrationState:
         """A state from its per-bin sums (e.g. kept by an older version), checked as any
         loaded state: ``n_classes`` 0 for binary, K for top-label.
@@ -879,7 +894,7 @@ class CalibrationState(base.State):
         return "binary" if self.mode == "binary" else f"{self.mode} with K={self.n_classes}"
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {
             "edges": np.array(self.edges),
             "sums": self.sums.copy(),
@@ -894,7 +909,7 @@ class CalibrationState(base.State):
         }
 
     @classmethod
-    def _load(cls, d) -> CalibrationState:
+    def _load(cls, d: Mapping[str, Any]) -> CalibrationState:
         edges = base.field(d, "edges", kinds="f", ndim=1, dtype=np.float64)
         nb = edges.shape[0] - 1
         if nb < 1:
@@ -963,7 +978,8 @@ class CalibrationState(base.State):
                    class_sq, class_w)
 
 
-def _class_indices(y: np.ndarray, labels, K: int, classes: bool, *, encode: bool = False):
+def _class_indices(y: np.ndarray, labels: Any, K: int, classes: bool, *,
+                   encode: bool = False) -> Any:
     """``(indices, direct)``: ``y`` as column indices for the top-label kernel (which checks
     the range), and whether they are ``y`` itself (integers read in place).
 
@@ -999,7 +1015,7 @@ def _class_indices(y: np.ndarray, labels, K: int, classes: bool, *, encode: bool
     return idx if encode else (idx, False)
 
 
-def _mapped(y: np.ndarray, labels, K: int, classes: bool) -> np.ndarray:
+def _mapped(y: np.ndarray, labels: Any, K: int, classes: bool) -> np.ndarray:
     """Column indices of ``y`` among ``labels`` (see :func:`_class_indices`)."""
     lab = np.asarray(labels)
     if classes:  # scikit-learn: the sorted unique labels, whatever the order given
@@ -1035,7 +1051,8 @@ def _mapped(y: np.ndarray, labels, K: int, classes: bool) -> np.ndarray:
     if classes and k != K:
         raise ValueError("The number of classes in labels is different from that in y_prob. "
                          f"Classes found in labels: {lab}")
-    return order[pos].astype(np.int64)
+    idx: np.ndarray = order[pos].astype(np.int64)
+    return idx
 
 
 # ---------------------------------------------------------------------- result types
@@ -1369,12 +1386,12 @@ def curve(state: CalibrationState) -> tuple[np.ndarray, np.ndarray]:
     return s[nz, kernel.SY] / s[nz, kernel.N], s[nz, kernel.SP] / s[nz, kernel.N]
 
 
-def check_scale_by_half(scale_by_half) -> None:
+def check_scale_by_half(scale_by_half: object) -> None:
     if not (isinstance(scale_by_half, bool | np.bool_) or scale_by_half == "auto"):
         raise ValueError(f"scale_by_half must be a bool or 'auto', got {scale_by_half!r}")
 
 
-def brier(state: CalibrationState, scale_by_half="auto") -> float:
+def brier(state: CalibrationState, scale_by_half: bool | str = "auto") -> float:
     """``brier_score_loss``: the weighted mean of ``sum_k (y_k - p_k)**2`` over the two
     columns of a binary problem or the K of a multiclass (multilabel) one, halved for two
     columns with ``scale_by_half="auto"``. Merged top-label states do not know the classes
@@ -1420,6 +1437,7 @@ def d2_brier(state: CalibrationState) -> float:
     score = brier(state, False)  # scikit-learn's errors (zero weights)
     total = state.sums.sum(axis=0)
     W = float(total[kernel.W])
+    c: Any
     if state.mode == "binary":
         pos = float(total[kernel.SY])
         c = np.array([W - pos, pos])
