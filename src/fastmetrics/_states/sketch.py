@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,7 +29,9 @@ from .. import _order
 from . import base
 
 if TYPE_CHECKING:
-    from .._typing import ArrayLike
+    from collections.abc import Mapping
+
+    from .._typing import ArrayLike, QuantileMethod, Quantiles
 
 __all__ = [
     "METHODS",
@@ -48,7 +50,7 @@ METHODS = ("linear", "lower", "higher", "nearest")
 _I64 = 1 << 63
 
 
-def settings(relative_accuracy, max_buckets) -> tuple[float, int]:
+def settings(relative_accuracy: object, max_buckets: object) -> tuple[float, int]:
     """``(relative_accuracy, max_buckets)`` checked: a number in (0, 1) whose ``gamma`` is
     above 1 in float64, and an int >= 1. ``ValueError`` otherwise."""
     a = relative_accuracy
@@ -66,7 +68,7 @@ def _gamma(alpha: float) -> float:
     return (1.0 + alpha) / (1.0 - alpha)
 
 
-def real_values(values) -> np.ndarray:
+def real_values(values: ArrayLike) -> np.ndarray:
     """``values`` (any real dtype, any shape) as a 1-D array; ``TypeError`` for others."""
     a = values if type(values) is np.ndarray else np.asarray(values)
     if a.dtype.kind not in "iufb":
@@ -86,7 +88,8 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------- the sketch
 
 
-def _count_into(values, alpha: float, pos, neg, meta, minmax) -> int:
+def _count_into(values: ArrayLike, alpha: float, pos: np.ndarray, neg: np.ndarray,
+                meta: np.ndarray, minmax: np.ndarray) -> int:
     """One kernel pass counting ``values`` into the stores in place; the number counted.
     NaN or infinity raises ``ValueError`` with the stores untouched."""
     a = real_values(values)
@@ -96,7 +99,8 @@ def _count_into(values, alpha: float, pos, neg, meta, minmax) -> int:
     bad = kernel.add(a, 1.0 / math.log(_gamma(alpha)), pos, neg, meta, minmax)
     if bad >= 0:
         raise _nonfinite(a, bad)
-    return a.shape[0]
+    n: int = a.shape[0]
+    return n
 
 
 class SketchState(base.State):
@@ -137,7 +141,8 @@ class SketchState(base.State):
     n_samples: int  # a slot here, where State declares a read-only property
     __slots__ = ("pos", "neg", "meta", "min", "max", "relative_accuracy", "n_samples")
 
-    def __init__(self, pos, neg, meta, lo, hi, relative_accuracy, n_samples):
+    def __init__(self, pos: np.ndarray, neg: np.ndarray, meta: np.ndarray, lo: float,
+                 hi: float, relative_accuracy: float, n_samples: int) -> None:
         self.pos = _readonly(pos)
         self.neg = _readonly(neg)
         self.meta = _readonly(meta)
@@ -189,7 +194,7 @@ class SketchState(base.State):
         return cls._counted(values, np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
                             np.zeros(kernel.N_META, dtype=np.int64), None, alpha)
 
-    def extended(self, values) -> SketchState:
+    def extended(self, values: ArrayLike) -> SketchState:
         """This state with ``values`` counted in: the counts of ``self.merge(
         SketchState.from_arrays(values, ...))`` in one kernel pass over copies of the stores
         (no second pair of stores to build and shift).
@@ -224,7 +229,8 @@ class SketchState(base.State):
                              self.relative_accuracy)
 
     @classmethod
-    def _counted(cls, values, pos, neg, meta, start: SketchState | None, alpha: float):
+    def _counted(cls, values: ArrayLike, pos: np.ndarray, neg: np.ndarray, meta: np.ndarray,
+                 start: SketchState | None, alpha: float) -> SketchState:
         """The kernel pass over ``values`` into the stores ``pos`` / ``neg`` / ``meta``
         (empty, or copies of ``start``'s)."""
         minmax = (np.array([start.min, start.max]) if start is not None and start.n_samples
@@ -308,7 +314,7 @@ class SketchState(base.State):
                            self.n_samples + other.n_samples)
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         m = self.meta
         return {"pos": self.pos, "neg": self.neg,
                 "pos_hi": int(m[kernel.POS_HI]), "pos_lo": int(m[kernel.POS_LO]),
@@ -318,7 +324,8 @@ class SketchState(base.State):
                 "n_samples": int(self.n_samples)}
 
     @classmethod
-    def from_legacy(cls, pos, neg, meta, minmax, relative_accuracy, max_buckets,
+    def from_legacy(cls, pos: ArrayLike, neg: ArrayLike, meta: ArrayLike, minmax: ArrayLike,
+                    relative_accuracy: float, max_buckets: int,
                     n_samples: int) -> SketchState:
         """The state of a fastmetrics 0.1 accumulator's arrays (its stores, the kernel's
         meta slots and the min/max), through the same checks as any exported state.
@@ -372,7 +379,7 @@ class SketchState(base.State):
             "n_samples": n_samples})
 
     @classmethod
-    def _load(cls, d) -> SketchState:
+    def _load(cls, d: Mapping[str, Any]) -> SketchState:
         try:
             alpha, cap = settings(base.number(d, "relative_accuracy"),
                                   base.integer(d, "max_buckets", minimum=1))
@@ -432,7 +439,7 @@ class RunningSketch:
             self.n_samples = 0
         self.relative_accuracy = relative_accuracy
 
-    def add(self, values) -> int:
+    def add(self, values: ArrayLike) -> int:
         """Count ``values`` in; the number counted. NaN or infinity raises ``ValueError``
         and counts nothing."""
         n = _count_into(values, self.relative_accuracy, self.pos, self.neg, self.meta,
@@ -447,7 +454,8 @@ class RunningSketch:
                            self.relative_accuracy, self.n_samples)
 
 
-def _merge_store(a, hi_a, n_a, b, hi_b, n_b):
+def _merge_store(a: np.ndarray, hi_a: int, n_a: int, b: np.ndarray, hi_b: int, n_b: int
+                 ) -> tuple[np.ndarray, int]:
     """Two stores as one (the kernel's rule: bucket ``i`` in slot ``max(i, hi - cap + 1)``
     of the window ending at ``hi``)."""
     if n_b == 0:
@@ -476,14 +484,14 @@ def _bucket(v: float, alpha: float) -> int:
     return int(meta[kernel.POS_HI])
 
 
-def _int64(d, key: str, minimum: int | None) -> int:
+def _int64(d: Mapping[str, Any], key: str, minimum: int | None) -> int:
     v = base.integer(d, key, minimum=minimum)
     if not -_I64 <= v < _I64:
         raise base.StateError(f"state field {key!r} does not fit int64: {v}")
     return v
 
 
-def _counts(d, key: str, cap: int) -> np.ndarray:
+def _counts(d: Mapping[str, Any], key: str, cap: int) -> np.ndarray:
     """A store: ``cap`` non-negative integer counts (int64)."""
     a = base.field(d, key, kinds="iu", ndim=1, shape=(cap,))
     if a.dtype.kind == "u" and a.size and int(a.max()) >= _I64:
@@ -567,7 +575,7 @@ class ExactQuantileState(base.State):
     n_samples: int  # a slot here, where State declares a read-only property
     __slots__ = ("parts", "n_samples")
 
-    def __init__(self, parts, n_samples):
+    def __init__(self, parts: Any, n_samples: int) -> None:
         self.parts = parts  # an array, or a pair of parts: a tree merged in O(1)
         self.n_samples = n_samples
 
@@ -655,11 +663,11 @@ class ExactQuantileState(base.State):
             return other
         return ExactQuantileState((self.parts, other.parts), self.n_samples + other.n_samples)
 
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         return {"values": self.values}
 
     @classmethod
-    def _load(cls, d) -> ExactQuantileState:
+    def _load(cls, d: Mapping[str, Any]) -> ExactQuantileState:
         a = base.field(d, "values", kinds="iufb", ndim=1)
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             raise base.StateError("state field 'values' holds NaN or infinity")
@@ -738,7 +746,7 @@ class QuantileResult:
 QuantileResult.__module__ = "fastmetrics.streaming"  # its public home (reprs, pickles)
 
 
-def probabilities(q) -> np.ndarray:
+def probabilities(q: Quantiles) -> np.ndarray:
     """``q`` as a non-empty 1-D float64 array of probabilities in [0, 1]."""
     qa = np.atleast_1d(np.asarray(q, dtype=np.float64))
     if qa.ndim != 1 or qa.size == 0 or not np.all((qa >= 0) & (qa <= 1)):
@@ -746,7 +754,8 @@ def probabilities(q) -> np.ndarray:
     return qa
 
 
-def quantiles(state, q=(0.5, 0.9, 0.95, 0.99), method="linear") -> QuantileResult:
+def quantiles(state: SketchState | ExactQuantileState, q: Quantiles = (0.5, 0.9, 0.95, 0.99),
+              method: QuantileMethod = "linear") -> QuantileResult:
     """The quantiles ``q`` of a quantile state, as :class:`QuantileResult`.
 
     An :class:`ExactQuantileState` gives numpy's values for any of numpy's methods; a
@@ -771,7 +780,7 @@ def quantiles(state, q=(0.5, 0.9, 0.95, 0.99), method="linear") -> QuantileResul
     idx = qa * (state.n_samples - 1)
     lo, hi = state.min, state.max
 
-    def at(rank):  # the value of the order statistic ``rank`` (0-based)
+    def at(rank: Any) -> Any:  # the value of the order statistic ``rank`` (0-based)
         return np.clip(vals[np.searchsorted(cum, rank, side="right")], lo, hi)
 
     below = np.floor(idx)
@@ -799,7 +808,7 @@ def _buckets(state: SketchState) -> tuple[np.ndarray, np.ndarray]:
     """Representative values (increasing) and their counts over both stores and zero."""
     cap, g, m = state.max_buckets, state.gamma, state.meta
 
-    def rep(store, hi):
+    def rep(store: np.ndarray, hi: int) -> tuple[np.ndarray, np.ndarray]:
         idx = np.arange(hi - cap + 1, hi + 1, dtype=np.float64)
         nz = store != 0
         return 2.0 * np.power(g, idx[nz]) / (g + 1.0), store[nz]
