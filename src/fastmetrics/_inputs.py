@@ -24,12 +24,17 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._kernels import labels as label_kernel
 from .exceptions import invalid_parameter
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "EMPTY",
@@ -131,7 +136,7 @@ def host_array(x: Any, name: str = "input") -> np.ndarray:
         ) from None
 
 
-def value_dtype(y) -> np.dtype:
+def value_dtype(y: Any) -> np.dtype[Any]:
     """The numpy dtype of an input's values without converting it: an ndarray's own, that of
     the numpy view of a data-frame column (pandas nullable, polars, arrow dtypes are not numpy
     dtypes), float64 for a sequence without one."""
@@ -143,7 +148,7 @@ def value_dtype(y) -> np.dtype:
     return np.asarray(y).dtype
 
 
-def column(y, name: str, *, allow_2d_column: bool = True) -> np.ndarray:
+def column(y: Any, name: str, *, allow_2d_column: bool = True) -> np.ndarray:
     """``y`` as a 1-D ndarray (no copy for ndarrays); (n, 1) columns are raveled.
 
     Raises ``ValueError`` naming ``name`` for scalars, 3-D input and (n, m > 1) input.
@@ -173,7 +178,7 @@ def inconsistent_lengths(**lengths: int | None) -> ValueError:
     )
 
 
-def check_lengths(**arrays) -> int:
+def check_lengths(**arrays: Any) -> int:
     """All given arrays (None skipped) have the same first dimension; returns it."""
     lengths = {k: (a.shape[0] if a.ndim else 1) for k, a in arrays.items() if a is not None}
     values = set(lengths.values())
@@ -203,7 +208,7 @@ def nonfinite_error(a: np.ndarray, name: str | None, *, detail: bool | str = Tru
     return ValueError(f"{subject} {what}{where}.")
 
 
-def float_values(y, name: str) -> np.ndarray:
+def float_values(y: Any, name: str) -> np.ndarray:
     """Numbers (targets, scores, probabilities) as float32/float64 in native order: those
     are read in place, other real dtypes (float16, integers, bool) are converted to float64
     once, as scikit-learn computes them. Complex and non-numeric input raise."""
@@ -225,9 +230,9 @@ def float_values(y, name: str) -> np.ndarray:
 # ------------------------------------------------------------------------ sample weights
 
 
-def sample_weight(sample_weight, lengths: dict, *, keep_int: bool = False,
-                  allow_zero_sum: bool = False, non_negative: bool = False,
-                  check_values: bool = True):
+def sample_weight(sample_weight: ArrayLike | None, lengths: Mapping[str, Any], *,
+                  keep_int: bool = False, allow_zero_sum: bool = False,
+                  non_negative: bool = False, check_values: bool = True) -> Any:
     """The one validator of ``sample_weight``: a 1-D float32/float64 native array, or None.
 
     Parameters
@@ -373,7 +378,7 @@ def _object_kind(a: np.ndarray, name: str) -> str:
     return "str" if has_str else "num"
 
 
-def prepare_labels(a, name: str, other=None):
+def prepare_labels(a: Any, name: str, other: Any = None) -> tuple[Any, np.dtype[Any], str]:
     """One 1-D label array for the kernels: ``(array, label dtype, kind)`` with kind 'int'
     (integers of a dtype :data:`INT_CHARS` holds; bool as a ``uint8`` view; floats holding
     integers as int64) or 'str' (text, to be encoded: a ``U``/``S`` array, or
@@ -429,7 +434,7 @@ def common_int(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (u, s) if ua else (s, u)
 
 
-def label_pair(yt: np.ndarray, yp: np.ndarray):
+def label_pair(yt: Any, yp: Any) -> tuple[Any, Any, np.dtype[Any], str]:
     """Two 1-D label arrays of one length, prepared together: ``(at, ap, out_dtype,
     kind)``. Integer arrays come back in one integer dtype (:func:`common_int`); ``out_dtype``
     is the dtype the labels are reported in (numpy's promotion of the inputs, but integers
@@ -495,14 +500,14 @@ class Encoded:
         """The labels as a plain array (O(N): a gather of the table, no Python objects)."""
         return self.table.take(self.checked_codes())
 
-    def __getitem__(self, key) -> Encoded:
+    def __getitem__(self, key: Any) -> Encoded:
         return Encoded(self.codes[key], self.table, self.name)
 
 
 _FRAME_MODULES = ("pandas", "pyarrow", "polars")
 
 
-def _int_table(values) -> np.ndarray | None:
+def _int_table(values: Any) -> np.ndarray | None:
     """A category/dictionary table (a pandas Index, an arrow Array) of integers as an
     integer array; None for other values."""
     if getattr(values, "null_count", 0):
@@ -512,7 +517,7 @@ def _int_table(values) -> np.ndarray | None:
         else None
 
 
-def _text_table(values) -> np.ndarray | None:
+def _text_table(values: Any) -> np.ndarray | None:
     """A category/dictionary table as a ``U`` array when every value is a ``str``."""
     items = values if isinstance(values, list) else list(values)
     if not all(isinstance(v, str) for v in items):
@@ -520,7 +525,7 @@ def _text_table(values) -> np.ndarray | None:
     return np.array(items, dtype=str) if items else np.empty(0, dtype="<U1")
 
 
-def _arrow_labels(arr, name: str) -> Encoded | None:
+def _arrow_labels(arr: Any, name: str) -> Encoded | None:
     """A pyarrow Array/ChunkedArray of strings (hash-encoded from their buffers) or of
     string or integer dictionaries (codes into the dictionary); None for other types."""
     import pyarrow as pa
@@ -563,7 +568,7 @@ def _arrow_labels(arr, name: str) -> Encoded | None:
     return Encoded(codes, table, name)
 
 
-def _arrow_strings(arr, name: str) -> Encoded | None:
+def _arrow_strings(arr: Any, name: str) -> Encoded | None:
     """An arrow string, large_string or string_view array (chunked too) hash-encoded from
     its buffers, one chunk at a time (no copy, no Python objects but the K distinct values
     of each chunk)."""
@@ -599,7 +604,7 @@ def _arrow_strings(arr, name: str) -> Encoded | None:
     return Encoded(codes, table, name, complete=True)
 
 
-def _arrow_chunk_codes(c) -> tuple[np.ndarray, np.ndarray]:
+def _arrow_chunk_codes(c: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, first)`` of one arrow string array without nulls, read from its buffers
     where its offset says (a slice shares its parent's buffers)."""
     import pyarrow as pa
@@ -620,7 +625,7 @@ def _arrow_chunk_codes(c) -> tuple[np.ndarray, np.ndarray]:
     return label_kernel.encode_offsets(offsets, data)
 
 
-def _pandas_labels(y, name: str) -> Encoded | None:
+def _pandas_labels(y: Any, name: str) -> Encoded | None:
     import pandas as pd
 
     if isinstance(y, (pd.Series, pd.Index)):
@@ -644,7 +649,7 @@ def _pandas_labels(y, name: str) -> Encoded | None:
     return Encoded(np.asarray(cat.codes), table, name)
 
 
-def frame_labels(y, name: str) -> Encoded | None:
+def frame_labels(y: Any, name: str) -> Encoded | None:
     """Labels of a data-frame library, read by their codes: pandas categoricals (codes and
     categories, text or integer) and arrow-backed strings, pyarrow string or dictionary
     arrays (chunked too), polars String/Categorical/Enum Series (through arrow). None for
@@ -678,7 +683,7 @@ def frame_labels(y, name: str) -> Encoded | None:
     return None
 
 
-def _polars_categorical(y, name: str) -> Encoded | None:
+def _polars_categorical(y: Any, name: str) -> Encoded | None:
     """A polars Categorical/Enum Series by its physical codes: an Enum's codes index its
     categories; a Categorical's index a shared string cache, read as they are while the
     cache is small (the table: its first values), else encoded (first-seen codes of the
@@ -718,7 +723,7 @@ _CACHE_TABLE = 1 << 12
 _CODE_SPAN = 1 << 16
 
 
-def shared_table(a, b) -> np.ndarray | None:
+def shared_table(a: Any, b: Any) -> np.ndarray | None:
     """The table the codes of two :class:`Encoded` label arrays both index, when they
     share one (the same categories; the same polars category cache, whose tables differ
     only in how far they reach): then their codes are counted as they are, as integer
@@ -736,7 +741,7 @@ def shared_table(a, b) -> np.ndarray | None:
     return long
 
 
-def table_values(table: np.ndarray, codes: np.ndarray, *arrays) -> np.ndarray:
+def table_values(table: np.ndarray, codes: np.ndarray, *arrays: Any) -> np.ndarray:
     """The labels of the sorted, distinct ``codes`` that occur in ``arrays`` (Encoded
     sharing ``table``), as narrow as those values (the dtype :func:`label_codes` gives);
     a code outside the table is a missing value and raises NaN labels' error."""
@@ -749,7 +754,7 @@ def table_values(table: np.ndarray, codes: np.ndarray, *arrays) -> np.ndarray:
     return np.array(vals.tolist(), dtype=vals.dtype.kind) if vals.shape[0] else vals
 
 
-def label_column(y, name: str):
+def label_column(y: Any, name: str) -> Any:
     """A 1-D label array: :func:`frame_labels` for data-frame labels that can be read by
     their codes (an :class:`Encoded` of text, or integer categories gathered from their
     codes into an integer array, which the integer paths read in place), else
@@ -761,7 +766,7 @@ def label_column(y, name: str):
     return column(y, name)
 
 
-def label_input(y, name: str, *, encoded: bool = True):
+def label_input(y: Any, name: str, *, encoded: bool = True) -> Any:
     """``y`` as ``np.asarray`` gives it (any shape; the caller checks it), but labels of a
     data-frame library read by their codes (:func:`frame_labels`): text as an
     :class:`Encoded` when the caller encodes labels (``encoded``), else gathered from the
@@ -790,7 +795,7 @@ def str_objects(a: np.ndarray) -> Encoded | None:
     return Encoded(codes, a[first].astype(str), complete=True)
 
 
-def _distinct(a, n_threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _distinct(a: Any, n_threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(codes, table, used)`` of one label array: codes into ``table`` and, for encoded
     input, which table entries occur (None: all of them). Fixed-width labels are encoded
     by ``n_threads`` lanes (the same codes for any number)."""
@@ -816,7 +821,7 @@ def _distinct(a, n_threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return codes, a[first], None
 
 
-def label_codes(*arrays, n_threads: int = 1
+def label_codes(*arrays: Any, n_threads: int = 1
                 ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     """The labels of several arrays encoded together, without sorting the data.
 
@@ -850,7 +855,7 @@ def label_codes(*arrays, n_threads: int = 1
     return [f[0] for f in found], where, values
 
 
-def encode_labels(*arrays) -> tuple[list[np.ndarray], np.ndarray]:
+def encode_labels(*arrays: Any) -> tuple[list[np.ndarray], np.ndarray]:
     """``(codes per array, values)``: the sorted union of the labels that occur and each
     label's position in it (``np.unique``'s ``return_inverse`` over the arrays together),
     from one hash pass per array (:func:`label_codes`) and a gather."""
@@ -866,7 +871,7 @@ def label_kind(a: np.ndarray) -> str:
     return "str" if a.dtype.kind in "US" else "num"
 
 
-def union_labels(a: np.ndarray, b: np.ndarray):
+def union_labels(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, Any, Any]:
     """``(values, ia, ib)``: the sorted union of two sorted label tables and where each
     table's labels land in it (``ia``/``ib`` None when the tables are equal). Integer labels
     of two dtypes compare exactly (:func:`common_int`); text and numbers never mix; an empty
@@ -886,7 +891,7 @@ def union_labels(a: np.ndarray, b: np.ndarray):
     return values, np.searchsorted(values, a), np.searchsorted(values, b)
 
 
-def plain_int_pair(y_true, y_pred) -> bool:
+def plain_int_pair(y_true: Any, y_pred: Any) -> bool:
     """Two native, non-empty 1-D numpy arrays of one integer dtype and one length: what the
     counting kernels read in place, with nothing to validate or convert."""
     return (type(y_true) is np.ndarray and type(y_pred) is np.ndarray
