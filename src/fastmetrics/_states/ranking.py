@@ -62,6 +62,8 @@ from ..exceptions import warn, undefined_metric_warning
 from . import base
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .._typing import ArrayLike
 
 __all__ = [
@@ -123,7 +125,7 @@ class Labels:
 
     __slots__ = ("y", "classes", "more", "encoded")
 
-    def __init__(self, y_true, name: str = "y_true", *, allow_empty: bool = False):
+    def __init__(self, y_true: Any, name: str = "y_true", *, allow_empty: bool = False) -> None:
         a = label_input(y_true, name)  # data-frame text labels stay codes (Encoded)
         if a.ndim == 2 and a.shape[1] == 1:
             a = a[:, 0]
@@ -158,7 +160,7 @@ class Labels:
             self.encoded = True
             self.y = codes.reshape(-1).astype(np.int64, copy=False)
 
-    def code(self, label):
+    def code(self, label: Any) -> Any:
         """Kernel value of ``label`` as a length-1 array of the kernel dtype, or None when
         no sample can equal it."""
         if self.encoded:
@@ -175,7 +177,7 @@ class Labels:
             return None
         return np.array([int(label)], dtype=self.y.dtype)  # type: ignore[call-overload]
 
-    def where(self, label) -> np.ndarray:
+    def where(self, label: Any) -> np.ndarray:
         """Boolean mask of the samples equal to ``label``."""
         c = self.code(label)
         return np.zeros(self.y.shape[0], dtype=bool) if c is None else self.y == c[0]
@@ -192,13 +194,13 @@ def _plain_classes(c: np.ndarray) -> np.ndarray:
     return conv if conv.dtype.kind in "iufb" else c
 
 
-def _comparable(classes: np.ndarray, label) -> bool:
+def _comparable(classes: np.ndarray, label: Any) -> bool:
     if classes.dtype.kind in "OUS":
         return isinstance(label, (str, bytes)) or classes.dtype.kind == "O"
     return isinstance(label, (numbers.Number, np.bool_))
 
 
-def _index(classes: np.ndarray, label) -> int | None:
+def _index(classes: np.ndarray, label: Any) -> int | None:
     """Position of ``label`` in ``classes`` (labels of the other kind never match)."""
     if label is None or not _comparable(classes, label):
         return None
@@ -211,7 +213,7 @@ def _index(classes: np.ndarray, label) -> int | None:
     return int(idx[0]) if idx.size else None
 
 
-def scores(y_score, ndim: int = 1) -> np.ndarray:
+def scores(y_score: Any, ndim: int = 1) -> np.ndarray:
     """float32/float64 native scores (other real dtypes are converted once); an (n, 1)
     column is raveled when ``ndim`` is 1."""
     s = float_values(y_score, "y_score")
@@ -220,7 +222,8 @@ def scores(y_score, ndim: int = 1) -> np.ndarray:
     return s
 
 
-def weights(sample_weight, lengths: dict, *, allow_zero_sum: bool = False):
+def weights(sample_weight: ArrayLike | None, lengths: dict[str, Any], *,
+            allow_zero_sum: bool = False) -> Any:
     """``(w, has_w)``: validated non-negative weights (an empty array when unweighted).
 
     Negative weights are refused: they make the cumulative weights non-monotonic, and the
@@ -231,13 +234,13 @@ def weights(sample_weight, lengths: dict, *, allow_zero_sum: bool = False):
     return (_NO_W, False) if w is None else (w, True)
 
 
-def _check_finite_weights(w, has_w) -> None:
+def _check_finite_weights(w: Any, has_w: bool) -> None:
     """For the paths where no kernel pass reads the weights."""
     if has_w and not np.isfinite(w).all():
         raise nonfinite_error(w, "sample_weight")
 
 
-def check_score_lengths(n: int, n_score: int, sample_weight=None) -> None:
+def check_score_lengths(n: int, n_score: int, sample_weight: Any = None) -> None:
     """scikit-learn's error for labels and scores of different lengths (naming the
     weights' length too, as its ``check_consistent_length`` does)."""
     if n != n_score:
@@ -245,7 +248,8 @@ def check_score_lengths(n: int, n_score: int, sample_weight=None) -> None:
         raise inconsistent_lengths(y_true=n, y_score=n_score, sample_weight=nw)
 
 
-def binary_inputs(y_true, y_score, sample_weight, *, allow_empty=False, allow_zero_sum=False):
+def binary_inputs(y_true: Any, y_score: Any, sample_weight: ArrayLike | None, *,
+                  allow_empty: bool = False, allow_zero_sum: bool = False) -> Any:
     """``(labels, scores, w, has_w)`` of a binary problem, validated."""
     lab = Labels(y_true, allow_empty=allow_empty)
     s = scores(y_score)
@@ -258,7 +262,7 @@ def binary_inputs(y_true, y_score, sample_weight, *, allow_empty=False, allow_ze
     return lab, s, w, has_w
 
 
-def check_average(average, options=_AVERAGES) -> None:
+def check_average(average: str | None, options: Any = _AVERAGES) -> None:
     if average not in options:
         raise ValueError(f"average has to be one of {options}")
 
@@ -269,7 +273,7 @@ _SCRATCH_CACHE_MAX = 1 << 25  # samples: larger scratch (> 512 MiB) is never kep
 _tls = threading.local()
 
 
-def _scratch(n, has_w):
+def _scratch(n: int, has_w: bool) -> Any:
     """Sort scratch for n samples: (keys, tmp, w, wtmp, hist), 16 bytes per sample (32 with
     weights). Each thread keeps its largest scratch up to ``_SCRATCH_CACHE_MAX`` samples and
     reuses it: fresh pages cost as much as a radix pass, and repeated calls are the norm."""
@@ -291,13 +295,13 @@ def _scratch(n, has_w):
     return buf
 
 
-def _raise_bad(bad, s, w):
+def _raise_bad(bad: Any, s: Any, w: Any) -> Any:
     if int(bad[2]) == kernel.BAD_WEIGHT:
         raise nonfinite_error(w, "sample_weight")
     raise nonfinite_error(s, None)
 
 
-def plain(y_true, y_score, mode: int, n_threads=None):
+def plain(y_true: Any, y_score: Any, mode: int, n_threads: int | None = None) -> Any:
     """ROC AUC (mode 0, the greater label positive) or AP (mode 1, label 1 positive) of
     plain binary input in one kernel call, or None (then the general path validates, warns
     or raises): see ``kernel.binary_plain``. No state: the hot path of the one-shot
@@ -311,7 +315,8 @@ def plain(y_true, y_score, mode: int, n_threads=None):
     return kernel.binary_plain(y_true, y_score, mode)
 
 
-def statistics(lab: Labels, s, w, has_w, label, n_threads=None) -> np.ndarray:
+def statistics(lab: Labels, s: Any, w: Any, has_w: bool, label: Any,
+               n_threads: int | None = None) -> np.ndarray:
     """The statistics row (``kernel.NPOS`` ... ``kernel.NTHR``) of ``label`` against every
     other class, from the merging walk, without the summary."""
     pos = lab.code(label)
@@ -326,10 +331,12 @@ def statistics(lab: Labels, s, w, has_w, label, n_threads=None) -> np.ndarray:
     if kernel.binary_stats(y[:, None], s[:, None], w, has_w, zero, zero, pos, pos, True, out,
                            bad, _scratch(n, has_w), threads_for("ranking", n, n_threads)) < 0:
         _raise_bad(bad, s, w)
-    return out[0]
+    stats: np.ndarray = out[0]
+    return stats
 
 
-def column_statistics(y2d, ycol, scol, s2d, w, has_w, pos, neg=None, n_threads=None):
+def column_statistics(y2d: Any, ycol: Any, scol: Any, s2d: Any, w: Any, has_w: bool, pos: Any,
+                      neg: Any = None, n_threads: int | None = None) -> Any:
     """Statistics rows of many binary problems in one kernel call (no Python loop): problem
     ``j`` reads labels ``y2d[:, ycol[j]]`` (positive where ``== pos[j]``; negative: ``== neg[j]``
     or, when ``neg`` is None, every other row) and scores ``s2d[:, scol[j]]``."""
@@ -345,7 +352,7 @@ def column_statistics(y2d, ycol, scol, s2d, w, has_w, pos, neg=None, n_threads=N
     return out
 
 
-def _summary_stats(p, q, npos=0, nneg=0) -> np.ndarray:
+def _summary_stats(p: Any, q: Any, npos: Any = 0, nneg: Any = 0) -> np.ndarray:
     st = np.zeros(kernel.N_STATS)
     kernel.summary_stats(np.ascontiguousarray(p), np.ascontiguousarray(q), st)
     st[kernel.NPOS], st[kernel.NNEG] = npos, nneg
@@ -479,7 +486,8 @@ class RankingState(base.State):
         return cls.from_labels(lab, s, w, has_w, n_threads, edges)
 
     @classmethod
-    def from_labels(cls, lab: Labels, s, w, has_w, n_threads=None, edges=None) -> RankingState:
+    def from_labels(cls, lab: Labels, s: Any, w: Any, has_w: bool, n_threads: int | None = None,
+                    edges: Any = None) -> RankingState:
         """The state of validated inputs (labels of at most two classes).
 
         Parameters
@@ -541,7 +549,7 @@ class RankingState(base.State):
         return cls(thr[:m].copy() if m < n else thr, wts, classes, counts, None, has_w)
 
     @classmethod
-    def _binned(cls, lab, s, w, has_w, edges) -> RankingState:
+    def _binned(cls, lab: Any, s: Any, w: Any, has_w: bool, edges: Any) -> RankingState:
         if s.size and not np.isfinite(s).all():
             raise nonfinite_error(s, None)
         _check_finite_weights(w, has_w)
@@ -555,8 +563,9 @@ class RankingState(base.State):
         return cls(_bin_thresholds(edges), wts, lab.classes, counts, edges, has_w)
 
     @classmethod
-    def from_positive_negative(cls, thresholds, p, q, classes, n_pos: int, n_neg: int,
-                               pos_label, edges=None, weighted=False) -> RankingState:
+    def from_positive_negative(cls, thresholds: Any, p: Any, q: Any, classes: Any, n_pos: int,
+                               n_neg: int, pos_label: Any, edges: Any = None,
+                               weighted: bool = False) -> RankingState:
         """A state from a summary of ``pos_label`` against the rest (the form fastmetrics
         0.1 kept): ``p`` / ``q`` the positive / negative weight at each of ``thresholds``
         (decreasing; None for binned ``edges``), ``classes`` the labels seen. Raises
@@ -684,7 +693,7 @@ class RankingState(base.State):
         return RankingState(-u + 0.0, wts, classes, counts, None, weighted)
 
     # ------------------------------------------------------------------ export / load
-    def _export(self) -> dict:
+    def _export(self) -> dict[str, Any]:
         if self.classes.dtype.kind not in base.LABEL_KINDS:
             raise TypeError(
                 f"labels of dtype {self.classes.dtype} cannot be exported as plain arrays")
@@ -700,7 +709,7 @@ class RankingState(base.State):
         }
 
     @classmethod
-    def _load(cls, d) -> RankingState:
+    def _load(cls, d: Mapping[str, Any]) -> RankingState:
         classes = base.labels(d, "classes")
         k = classes.shape[0]
         if k > 2:
@@ -748,10 +757,11 @@ class RankingState(base.State):
 
 def _bin_thresholds(edges: np.ndarray) -> np.ndarray:
     """The label of each bin, decreasing: its upper edge (inf for the last bin)."""
-    return np.concatenate([edges, [np.inf]])[::-1].copy()
+    thresholds: np.ndarray = np.concatenate([edges, [np.inf]])[::-1].copy()
+    return thresholds
 
 
-def _union(a: np.ndarray, b: np.ndarray):
+def _union(a: np.ndarray, b: np.ndarray) -> Any:
     """``(classes, ia, ib)``: the sorted union of two class tables (at most two) and where
     each table's classes land in it."""
     try:
@@ -771,7 +781,7 @@ def _union(a: np.ndarray, b: np.ndarray):
 # ----------------------------------------------------------------------------- derivations
 
 
-def _split(state: RankingState, pos_label):
+def _split(state: RankingState, pos_label: Any) -> Any:
     """``(p, q, npos, nneg)``: the weight of ``pos_label`` and of every other class at each
     threshold, and their sample counts."""
     idx = _index(state.classes, pos_label)
@@ -785,14 +795,14 @@ def _split(state: RankingState, pos_label):
     return p, q, counts[idx], sum(counts) - counts[idx]
 
 
-def _positive(state: RankingState, pos_label):
+def _positive(state: RankingState, pos_label: Any) -> Any:
     """``pos_label``, or when None the greater class (scikit-learn's ROC AUC rule)."""
     if pos_label is None:
         return state.classes[-1] if state.classes.shape[0] == 2 else None
     return pos_label
 
 
-def pos_neg_summary(state: RankingState, pos_label=None):
+def pos_neg_summary(state: RankingState, pos_label: Any = None) -> Any:
     """``(thresholds, positive weight, negative weight)``, thresholds decreasing, with
     ``pos_label`` positive (None: the greater class). Binned: one row per bin, labelled by
     its upper edge (inf for the last)."""
@@ -800,7 +810,7 @@ def pos_neg_summary(state: RankingState, pos_label=None):
     return state.thresholds.copy(), p.copy(), q.copy()
 
 
-def auc_value(st) -> float:
+def auc_value(st: Any) -> float:
     """scikit-learn's ``_binary_roc_auc_score`` on a statistics row (full area)."""
     if st[kernel.NPOS] == 0 or st[kernel.NNEG] == 0:
         warn("Only one class is present in y_true. ROC AUC score is not defined in that case.",
@@ -816,7 +826,7 @@ def auc_value(st) -> float:
     return float(st[kernel.AUC2] / (2.0 * P * N))
 
 
-def ap_value(st) -> float:
+def ap_value(st: Any) -> float:
     """scikit-learn's step-wise AP on a statistics row (a warning when no positives)."""
     if st[kernel.P] == 0:
         warn("No positive class found in y_true, recall is set to one for all thresholds.",
@@ -825,7 +835,7 @@ def ap_value(st) -> float:
     return float(max(0.0, st[kernel.AP] / st[kernel.P]))
 
 
-def _partial_auc(thr, p, q, max_fpr) -> float:
+def _partial_auc(thr: Any, p: Any, q: Any, max_fpr: float) -> float:
     """The standardized (McClish) partial AUC over [0, max_fpr]."""
     fpr, tpr, _ = _roc_points(thr, p, q, True)
     stop = np.searchsorted(fpr, max_fpr, "right")
@@ -842,7 +852,7 @@ def _partial_auc(thr, p, q, max_fpr) -> float:
     return 0.5 * (1 + (partial_auc - min_area) / (max_area - min_area))
 
 
-def check_max_fpr(max_fpr) -> None:
+def check_max_fpr(max_fpr: object) -> None:
     # typeshed's numbers.Real declares only < and <=, so mypy rejects 0 < max_fpr; every real
     # type that arrives (int, float, Fraction, numpy scalars) defines it.
     if max_fpr is not None and (isinstance(max_fpr, bool) or not isinstance(max_fpr, numbers.Real)
@@ -850,13 +860,14 @@ def check_max_fpr(max_fpr) -> None:
         raise ValueError(f"max_fpr must be a float in the range (0.0, 1.0] or None, got {max_fpr!r}")
 
 
-def check_multi_class(multi_class) -> None:
+def check_multi_class(multi_class: str) -> None:
     if multi_class not in ("raise", "ovr", "ovo"):
         raise ValueError(f"multi_class must be one of 'raise', 'ovr', 'ovo', got {multi_class!r}")
 
 
-def roc_auc(state: RankingState, average="macro", max_fpr=None, multi_class="raise",
-            labels=None, pos_label=None) -> float:
+def roc_auc(state: RankingState, average: str | None = "macro", max_fpr: float | None = None,
+            multi_class: str = "raise",
+            labels: Any = None, pos_label: Any = None) -> float:
     """``roc_auc_score`` of a (binary) state: the greater class positive, as scikit-learn,
     or ``pos_label`` where given (the accumulator's). ``average`` and ``multi_class`` are
     checked and, as scikit-learn does for binary input, ignored; ``labels`` indexes the
@@ -873,7 +884,8 @@ def roc_auc(state: RankingState, average="macro", max_fpr=None, multi_class="rai
     return _partial_auc(state.thresholds, p, q, max_fpr)
 
 
-def average_precision(state: RankingState, average="macro", pos_label=1) -> float:
+def average_precision(state: RankingState, average: str | None = "macro",
+                      pos_label: Any = 1) -> float:
     """``average_precision_score`` of a (binary) state, ``pos_label`` positive (``average``
     is checked and ignored, as scikit-learn does for binary input)."""
     check_average(average)
@@ -882,13 +894,13 @@ def average_precision(state: RankingState, average="macro", pos_label=1) -> floa
     return ap_value(_summary_stats(p, q, npos, nneg))
 
 
-def check_ap_pos_label(classes: np.ndarray, pos_label) -> None:
+def check_ap_pos_label(classes: np.ndarray, pos_label: Any) -> None:
     if classes.shape[0] == 2 and _index(classes, pos_label) is None:
         raise ValueError(
             f"pos_label={pos_label} is not a valid label. It should be one of {classes}")
 
 
-def curve_pos_label(classes: np.ndarray, pos_label):
+def curve_pos_label(classes: np.ndarray, pos_label: Any) -> Any:
     """scikit-learn's rule for the curves: with ``pos_label`` None, labels must be {0, 1} /
     {-1, 1} (or one of those values) and 1 is positive."""
     if pos_label is not None:
@@ -902,14 +914,14 @@ def curve_pos_label(classes: np.ndarray, pos_label):
     return 1
 
 
-def _keep_corners(a, b):
+def _keep_corners(a: Any, b: Any) -> Any:
     """scikit-learn's drop_intermediate mask: first, last and points where a or b bends."""
     keep = np.ones(a.shape[0], dtype=bool)
     keep[1:-1] = np.logical_or(np.diff(a, 2), np.diff(b, 2))
     return keep
 
 
-def _roc_points(thr, p, q, drop_intermediate):
+def _roc_points(thr: Any, p: Any, q: Any, drop_intermediate: bool) -> Any:
     m = thr.shape[0]
     tps = np.empty(m + 1)  # the (0, 0) point first, then the cumulative weights
     fps = np.empty(m + 1)
@@ -926,7 +938,7 @@ def _roc_points(thr, p, q, drop_intermediate):
     return _rate(fps, "negative"), _rate(tps, "positive"), thresholds
 
 
-def _rate(cum, side: str):
+def _rate(cum: Any, side: str) -> Any:
     """``cum / cum[-1]``, or nan with scikit-learn's warning when that side weighs nothing."""
     if cum[-1] <= 0:
         _nothing_weighs(side)
@@ -940,13 +952,14 @@ def _nothing_weighs(side: str) -> None:
          undefined_metric_warning())
 
 
-def roc(state: RankingState, pos_label=None, drop_intermediate=True):
+def roc(state: RankingState, pos_label: Any = None, drop_intermediate: bool = True) -> Any:
     """``roc_curve`` of a state: ``(fpr, tpr, thresholds)``."""
     p, q, _, _ = _split(state, curve_pos_label(state.classes, pos_label))
     return _roc_points(state.thresholds, p, q, drop_intermediate)
 
 
-def precision_recall(state: RankingState, pos_label=None, drop_intermediate=False):
+def precision_recall(state: RankingState, pos_label: Any = None,
+                     drop_intermediate: bool = False) -> Any:
     """``precision_recall_curve`` of a state: ``(precision, recall, thresholds)``, the
     thresholds increasing, float64."""
     p, q, _, _ = _split(state, curve_pos_label(state.classes, pos_label))
@@ -970,7 +983,7 @@ def precision_recall(state: RankingState, pos_label=None, drop_intermediate=Fals
             thr[::-1].copy())
 
 
-def confusion_at_thresholds(state: RankingState, pos_label=None):
+def confusion_at_thresholds(state: RankingState, pos_label: Any = None) -> Any:
     """``confusion_matrix_at_thresholds`` of a state: ``(tns, fps, fns, tps, thresholds)``,
     the thresholds decreasing (float64; the one-shot function gives them in the scores'
     dtype)."""
@@ -980,7 +993,7 @@ def confusion_at_thresholds(state: RankingState, pos_label=None):
     return fps[-1] - fps, fps, tps[-1] - tps, tps, state.thresholds.copy()
 
 
-def det(state: RankingState, pos_label=None, drop_intermediate=False):
+def det(state: RankingState, pos_label: Any = None, drop_intermediate: bool = False) -> Any:
     """``det_curve`` of a state: ``(fpr, fnr, thresholds)``, the thresholds increasing and
     ``inf`` where no finite threshold reaches a false positive rate of 0."""
     p, q, _, _ = _split(state, curve_pos_label(state.classes, pos_label))
@@ -1086,7 +1099,7 @@ def _ap_bounds(p: np.ndarray, q: np.ndarray, P: float) -> tuple[float, float]:
     return float(max(0.0, lo.sum() / P)), float(min(1.0, hi.sum() / P))
 
 
-def bounds(state: RankingState, pos_label=None):
+def bounds(state: RankingState, pos_label: Any = None) -> Any:
     """``((auc_low, auc_high), (ap_low, ap_high))``: where the true ROC AUC and AP lie
     whatever the order of the samples inside each bin (a point for an exact state)."""
     p, q, npos, nneg = _split(state, _positive(state, pos_label))
@@ -1104,7 +1117,7 @@ def bounds(state: RankingState, pos_label=None):
     return auc_b, (_ap_bounds(p, q, P) if P > 0 else (ap, ap))
 
 
-def result(state: RankingState, pos_label=None) -> RankingResult:
+def result(state: RankingState, pos_label: Any = None) -> RankingResult:
     """:class:`RankingResult` of a state: AUC and AP with ``pos_label`` positive (None: the
     greater class), their bounds and the mode's guarantee."""
     p, q, npos, nneg = _split(state, _positive(state, pos_label))
@@ -1128,7 +1141,7 @@ def result(state: RankingState, pos_label=None) -> RankingResult:
 # Multilabel and multiclass scores: many binary problems, statistics only (not mergeable).
 
 
-def indicator(y_true):
+def indicator(y_true: Any) -> Any:
     """(n, K) multilabel indicator y_true (values 0/1), or None when y_true is 1-D."""
     a = label_input(y_true, "y_true")
     if a.ndim != 2 or a.shape[1] == 1:
@@ -1147,7 +1160,7 @@ def indicator(y_true):
     return a if a.dtype.kind != "f" else a.astype(np.int8)
 
 
-def scores_2d(y_score, n, k=None):
+def scores_2d(y_score: Any, n: int, k: Any = None) -> Any:
     s = scores(y_score, ndim=2)
     if s.ndim != 2:
         raise ValueError(
@@ -1160,8 +1173,9 @@ def scores_2d(y_score, n, k=None):
     return s
 
 
-def average_columns(metric, y_ind, s2d, average, sample_weight, n_threads=None, *,
-                    of_state=None):
+def average_columns(metric: Any, y_ind: Any, s2d: Any, average: str | None,
+                    sample_weight: ArrayLike | None, n_threads: int | None = None, *,
+                    of_state: Any = None) -> Any:
     """scikit-learn's ``_average_binary_score`` over an (n, K) indicator matrix ``y_ind``
     (any int/bool dtype, values 0/1) and scores ``s2d``: ``metric(stats_row)`` of every
     problem from one kernel call, or ``of_state(state)`` from each problem's
@@ -1206,7 +1220,7 @@ def average_columns(metric, y_ind, s2d, average, sample_weight, n_threads=None, 
     return _averaged(np.array([metric(row) for row in stats]), average, average_weight)
 
 
-def _averaged(score, average, average_weight):
+def _averaged(score: Any, average: str | None, average_weight: Any) -> Any:
     """scikit-learn's average of per-problem scores (those of zero weight count as 0)."""
     if average is None:
         return score
@@ -1215,8 +1229,9 @@ def _averaged(score, average, average_weight):
     return float(np.average(score, weights=average_weight))
 
 
-def multiclass_roc_auc(y_true, lab: Labels, s, labels, multi_class, average, sample_weight,
-                       n_threads=None):
+def multiclass_roc_auc(y_true: Any, lab: Labels, s: Any, labels: Any, multi_class: str,
+                       average: str | None, sample_weight: ArrayLike | None,
+                       n_threads: int | None = None) -> Any:
     """scikit-learn's one-vs-rest / one-vs-one multiclass ROC AUC."""
     if s.ndim != 2:
         raise ValueError(
