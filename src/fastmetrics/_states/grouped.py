@@ -158,7 +158,7 @@ class GroupedConfusionState(base.State):
     kind = "grouped_confusion"
     __slots__ = ("table", "labels", "groups")
 
-    def __init__(self, table: np.ndarray, labels: np.ndarray, groups: np.ndarray):
+    def __init__(self, table: np.ndarray, labels: np.ndarray, groups: np.ndarray) -> None:
         self.table, self.labels, self.groups = table, labels, groups
 
     @classmethod
