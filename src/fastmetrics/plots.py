@@ -141,9 +141,8 @@ def plot_roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | 
     """
     metrics = _displays("plot_roc_curve")
     _, pos = _binary_target(y_true, pos_label)
-    fpr, tpr, _ = roc_curve(y_true, y_score, pos_label=pos_label,
-                                   sample_weight=sample_weight,
-                                   drop_intermediate=drop_intermediate, n_threads=n_threads)
+    fpr, tpr, _ = roc_curve(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight,
+                            drop_intermediate=drop_intermediate, n_threads=n_threads)
     name = "Classifier" if name is None else name
     disp = metrics.RocCurveDisplay(fpr=fpr, tpr=tpr, roc_auc=auc(fpr, tpr), name=name,
                                    pos_label=pos)
@@ -236,8 +235,8 @@ def plot_precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
     precision, recall, _ = precision_recall_curve(
         y_true, y_score, pos_label=pos_label, sample_weight=sample_weight,
         drop_intermediate=drop_intermediate, n_threads=n_threads)
-    ap = average_precision_score(y_true, y_score, pos_label=pos,
-                                        sample_weight=sample_weight, n_threads=n_threads)
+    ap = average_precision_score(y_true, y_score, pos_label=pos, sample_weight=sample_weight,
+                                 n_threads=n_threads)
     mask = labels.where(pos)
     prevalence = np.count_nonzero(mask) / mask.shape[0]
     name = "Classifier" if name is None else name
@@ -313,9 +312,8 @@ def plot_det_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | 
     """
     metrics = _displays("plot_det_curve")
     _, pos = _binary_target(y_true, pos_label)
-    fpr, fnr, _ = det_curve(y_true, y_score, pos_label=pos_label,
-                                   sample_weight=sample_weight,
-                                   drop_intermediate=drop_intermediate, n_threads=n_threads)
+    fpr, fnr, _ = det_curve(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight,
+                            drop_intermediate=drop_intermediate, n_threads=n_threads)
     name = "Classifier" if name is None else name
     disp = metrics.DetCurveDisplay(fpr=fpr, fnr=fnr, estimator_name=name, pos_label=pos)
     return disp.plot(ax=ax, name=name, **kwargs)
