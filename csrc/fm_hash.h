@@ -446,43 +446,27 @@ fm_encode_fixed(const char *data, int64_t n, int64_t stride, int64_t itemsize,
     }
 }
 
-/* Fold the table ``u`` of a later lane (its items start at ``lo``; its first indices
- * count from there) into the table ``t`` of the lanes before it: ``remap[j]`` becomes the
- * code in ``t`` of the lane's code j, a new code (first seen at ``lo + u->first[j]``) when
- * no earlier lane held its value. The lanes before hold every earlier item, so codes stay
- * in order of first occurrence: the result is the one-lane result. Returns the number of
- * codes j with remap[j] != j (0: the lane's codes stand as they are), or -1 when out of
- * memory. */
-static __attribute__((unused)) int64_t fm_fixed_merge(
-    const char *data, int64_t stride, int64_t itemsize, fm_htab *t, const fm_htab *u,
-    int64_t lo, int64_t *remap)
+/* Masks keeping the first l bytes of a little-endian word pair, l = 0 .. 16: a load, not
+ * a branch on the length (labels of mixed lengths would mispredict it). */
+static const uint64_t fm_keep[17][2] = {
+    {0, 0}, {0xffULL, 0}, {0xffffULL, 0}, {0xffffffULL, 0}, {0xffffffffULL, 0},
+    {0xffffffffffULL, 0}, {0xffffffffffffULL, 0}, {0xffffffffffffffULL, 0}, {~0ULL, 0},
+    {~0ULL, 0xffULL}, {~0ULL, 0xffffULL}, {~0ULL, 0xffffffULL}, {~0ULL, 0xffffffffULL},
+    {~0ULL, 0xffffffffffULL}, {~0ULL, 0xffffffffffffULL}, {~0ULL, 0xffffffffffffffULL},
+    {~0ULL, ~0ULL}};
+
+/* Keep the first ``len`` (<= 16) bytes of the words ``w`` loaded from a string, zero the
+ * rest. */
+static inline void fm_keep_bytes(uint64_t *w, int64_t len)
 {
-    int64_t j, c, s, f, moved = 0, mask;
-    uint64_t h;
-    const char *p;
-    for (j = 0; j < u->k; j++) {
-        f = lo + u->first[j];
-        p = data + f * stride;
-        h = fm_hash_fixed(p, itemsize);
-        mask = t->cap - 1;
-        s = (int64_t)(h & (uint64_t)mask);
-        for (;;) {
-            c = t->code[s];
-            if (c < 0) {
-                c = fm_htab_add(t, s, h, f);
-                if (c < 0)
-                    return -1;
-                break;
-            }
-            if (t->hash[s] == h
-                && memcmp(data + t->first[c] * stride, p, (size_t)itemsize) == 0)
-                break;
-            s = (s + 1) & mask;
-        }
-        remap[j] = c;
-        moved += c != j;
-    }
-    return moved;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    int64_t l0 = len < 8 ? len : 8, l1 = len < 8 ? 0 : len - 8;
+    w[0] &= l0 ? ~0ULL << (64 - 8 * l0) : 0;
+    w[1] &= l1 ? ~0ULL << (64 - 8 * l1) : 0;
+#else
+    w[0] &= fm_keep[len][0];
+    w[1] &= fm_keep[len][1];
+#endif
 }
 
 /* The bytes of a short item (``len`` <= 16) as two zero-padded words: two plain loads
@@ -491,16 +475,7 @@ static inline void fm_short_words(const char *p, int64_t len, int64_t room, uint
 {
     if (room >= 16) {
         memcpy(w, p, 16);
-        /* keep the first len bytes, without a branch on the length (labels of random
-         * lengths would mispredict it) */
-        int64_t l0 = len < 8 ? len : 8, l1 = len < 8 ? 0 : len - 8;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        w[0] &= l0 ? ~0ULL << (64 - 8 * l0) : 0;
-        w[1] &= l1 ? ~0ULL << (64 - 8 * l1) : 0;
-#else
-        w[0] &= l0 ? ~0ULL >> (64 - 8 * l0) : 0;
-        w[1] &= l1 ? ~0ULL >> (64 - 8 * l1) : 0;
-#endif
+        fm_keep_bytes(w, len);
     } else {
         w[0] = w[1] = 0;
         memcpy(w, p, (size_t)len);
@@ -625,19 +600,31 @@ fm_vstore_slow(fm_vstore *v, const fm_vkey *x, uint64_t h, int64_t i)
         }                                                                             \
     } while (0)
 
+/* The code of a short item (zero-padded words ``w0``, ``w1`` of its ``len`` <= 16 bytes,
+ * hash ``h``) when the cache holds it, compared in registers; -1 otherwise (the caller then
+ * builds its key and takes FM_VSTORE_CODE's path). */
+static inline int64_t fm_short_hit(const fm_vkey *keys, const int64_t *slot, int shift,
+                                   uint64_t h, uint64_t w0, uint64_t w1, int64_t len)
+{
+    int64_t c = slot[h >> shift];
+    if (c >= 0 && keys[c].len == len && keys[c].w0 == w0 && keys[c].w1 == w1)
+        return c;
+    return -1;
+}
+
 /* Encode n variable-length items (arrow strings: item i is the bytes
  * ``data[off[i] .. off[i + 1])`` of ``data_len`` bytes, offsets int64 ``off64`` or int32
  * ``off32``) the same way. Items of up to 16 bytes (most labels) are read as two words,
- * hashed and compared without a call. The caller checks that the first and last offsets
- * lie in the data; offsets that decrease are found here. Returns 0, -1 when out of memory,
- * or -2 when the offsets decrease. */
+ * hashed and compared in registers. Offsets that decrease, fall below 0 or pass the data's
+ * end are found here. Returns 0, -1 when out of memory, or -2 for such offsets. */
 static __attribute__((unused)) int
 fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
               const int32_t *off32, int64_t n, int32_t *codes32, int64_t *codes64,
               fm_htab *t)
 {
-    int64_t i, c, start;
-    uint64_t h, w[2];
+    int64_t i, c, start, end, len;
+    uint64_t h, w0, w1, w[2];
+    const char *p;
     fm_vkey x;
     fm_vstore v;
     const fm_vkey *keys;
@@ -645,29 +632,47 @@ fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
     int shift;
     if (fm_vstore_start(&v, t, &keys, &slot, &shift) < 0)
         return -1;
-    for (i = 0; i < n; i++) {
-        if (off64) {
-            start = off64[i];
-            x.len = off64[i + 1] - start;
-        } else {
-            start = off32[i];
-            x.len = (int64_t)off32[i + 1] - start;
-        }
+    start = n > 0 ? (off64 ? off64[0] : (int64_t)off32[0]) : 0;
+    if (start < 0) {
+        fm_vstore_free(&v);
+        return -2;
+    }
+    for (i = 0; i < n; i++, start = end) {
+        end = off64 ? off64[i + 1] : (int64_t)off32[i + 1];
+        len = end - start;
         /* offsets that decrease (the caller's error); an item is then also checked to end
          * inside the data, which the first and last offsets alone no longer ensure */
-        if (x.len < 0 || start + x.len > data_len) {
+        if (len < 0 || end > data_len) {
             fm_vstore_free(&v);
             return -2;
         }
-        x.p = data + start;
-        if (x.len <= 16) {
-            fm_short_words(x.p, x.len, data_len - start, w);
+        p = data + start;
+        if (len <= 16 && data_len - start >= 16) {
+            memcpy(w, p, 16);
+            fm_keep_bytes(w, len);
+            w0 = w[0];
+            w1 = w[1];
+            h = fm_hash_short(w0, w1, len);
+            c = fm_short_hit(keys, slot, shift, h, w0, w1, len);
+            if (c >= 0) {
+                fm_put_code(codes32, codes64, i, c);
+                continue;
+            }
+            x.w0 = w0;
+            x.w1 = w1;
+            x.p = p;
+            x.len = len;
+            x.cmp = 0;
+        } else if (len <= 16) {  /* near the data's end: copied */
+            fm_short_words(p, len, data_len - start, w);
             x.w0 = w[0];
             x.w1 = w[1];
+            x.p = p;
+            x.len = len;
             x.cmp = 0;
-            h = fm_hash_short(x.w0, x.w1, x.len);
+            h = fm_hash_short(x.w0, x.w1, len);
         } else {
-            h = fm_vkey_long(&x, x.p, x.len);
+            h = fm_vkey_long(&x, p, len);
         }
         FM_VSTORE_CODE(&v, x, h, i, c, keys, slot, shift);
         fm_put_code(codes32, codes64, i, c);
@@ -676,23 +681,63 @@ fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
     return 0;
 }
 
-/* Encode n arrow string VIEWS (16 bytes each, ``views`` ``n * 16`` bytes): a view holds
- * the string's int32 length, then, for up to 12 bytes, the string itself (zero-padded);
- * for longer strings its first 4 bytes, the int32 index of its data buffer
- * (``bufs[idx]``, ``buf_len[idx]`` bytes, ``nbufs`` of them) and its int32 offset there.
- * Short strings are hashed and compared from the view alone, without reading a data
- * buffer. Returns 0, -1 when out of memory, or -2 when a view points outside its buffers
- * (``*bad`` is then its index). */
+/* The key of arrow string view ``i`` (16 bytes at ``views + 16 * i``) in ``x`` and its
+ * hash in ``*h``: a view holds the string's int32 length, then, for up to 12 bytes, the
+ * string itself (zero-padded); for longer strings its first 4 bytes, the int32 index of
+ * its data buffer (``bufs[idx]``, ``buf_len[idx]`` bytes, ``nbufs`` of them) and its int32
+ * offset there. Short strings are hashed and compared from the view alone, without reading
+ * a data buffer. Returns 0, or -1 when the view points outside its buffers. */
+static inline int fm_view_key(const char *views, int64_t i, const char *const *bufs,
+                              const int64_t *buf_len, int64_t nbufs, fm_vkey *x, uint64_t *h)
+{
+    int32_t len, idx, off;
+    uint64_t w0, w1;
+    uint32_t tail;
+    const char *vw = views + 16 * i;
+    memcpy(&len, vw, 4);
+    x->len = len;
+    if (len <= 12) {
+        if (len < 0)
+            return -1;
+        memcpy(&w0, vw + 4, 8);
+        memcpy(&tail, vw + 12, 4);
+        w1 = tail;
+        /* only the string's bytes count, whatever the padding holds */
+        {
+            int64_t l0 = len < 8 ? len : 8, l1 = len < 8 ? 0 : len - 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            w0 &= l0 ? ~0ULL << (64 - 8 * l0) : 0;
+            w1 = l1 ? (w1 << 32) & (~0ULL << (64 - 8 * l1)) : 0;
+#else
+            w0 &= fm_keep[l0][0];
+            w1 &= fm_keep[l1][0];
+#endif
+        }
+        x->w0 = w0;
+        x->w1 = w1;
+        x->p = vw + 4;
+        x->cmp = 0;
+        *h = fm_hash_short(w0, w1, len);
+        return 0;
+    }
+    memcpy(&idx, vw + 8, 4);
+    memcpy(&off, vw + 12, 4);
+    if (idx < 0 || idx >= nbufs || off < 0 || (int64_t)off + len > buf_len[idx])
+        return -1;
+    *h = fm_vkey_long(x, bufs[idx] + off, len);
+    return 0;
+}
+
+/* Encode n arrow string VIEWS (``views`` ``n * 16`` bytes; see fm_view_key) the same way.
+ * Returns 0, -1 when out of memory, or -2 when a view points outside its buffers (``*bad``
+ * is then its index). */
 static __attribute__((unused)) int
 fm_encode_views(const char *views, int64_t n, const char *const *bufs,
                 const int64_t *buf_len, int64_t nbufs, int32_t *codes32, int64_t *codes64,
                 fm_htab *t, int64_t *bad)
 {
     int64_t i, c;
-    int32_t len, idx, off;
-    uint64_t h, w0, w1;
-    uint32_t tail;
-    const char *vw;
+    uint64_t h;
     fm_vkey x;
     fm_vstore v;
     const fm_vkey *keys;
@@ -701,43 +746,10 @@ fm_encode_views(const char *views, int64_t n, const char *const *bufs,
     if (fm_vstore_start(&v, t, &keys, &slot, &shift) < 0)
         return -1;
     for (i = 0; i < n; i++) {
-        vw = views + 16 * i;
-        memcpy(&len, vw, 4);
-        x.len = len;
-        if (len <= 12) {
-            if (len < 0) {
-                *bad = i;
-                fm_vstore_free(&v);
-                return -2;
-            }
-            memcpy(&w0, vw + 4, 8);
-            memcpy(&tail, vw + 12, 4);
-            w1 = tail;
-            /* only the string's bytes count, whatever the padding holds */
-            {
-                int64_t l0 = len < 8 ? len : 8, l1 = len < 8 ? 0 : len - 8;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-                w0 &= l0 ? ~0ULL << (64 - 8 * l0) : 0;
-                w1 = l1 ? (w1 << 32) & (~0ULL << (64 - 8 * l1)) : 0;
-#else
-                w0 &= l0 ? ~0ULL >> (64 - 8 * l0) : 0;
-                w1 &= l1 ? ~0ULL >> (64 - 8 * l1) : 0;
-#endif
-            }
-            x.w0 = w0;
-            x.w1 = w1;
-            x.p = vw + 4;
-            x.cmp = 0;
-            h = fm_hash_short(w0, w1, len);
-        } else {
-            memcpy(&idx, vw + 8, 4);
-            memcpy(&off, vw + 12, 4);
-            if (idx < 0 || idx >= nbufs || off < 0 || (int64_t)off + len > buf_len[idx]) {
-                *bad = i;
-                fm_vstore_free(&v);
-                return -2;
-            }
-            h = fm_vkey_long(&x, bufs[idx] + off, len);
+        if (fm_view_key(views, i, bufs, buf_len, nbufs, &x, &h) < 0) {
+            *bad = i;
+            fm_vstore_free(&v);
+            return -2;
         }
         FM_VSTORE_CODE(&v, x, h, i, c, keys, slot, shift);
         fm_put_code(codes32, codes64, i, c);

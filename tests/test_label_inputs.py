@@ -615,6 +615,125 @@ def test_fixed_lanes_give_one_lanes_codes(dtype):
             np.testing.assert_array_equal(f, f1)
 
 
+def _lane_texts(n, seed):
+    """n labels from a pool of short, 13-16 byte, long and non-ASCII texts; half of the
+    pool first occurs in the later half of the items (in a later lane)."""
+    rng = np.random.default_rng(seed)
+    pool = ["neg", "pos", "", "é", "日本", "x" * 12, "y" * 13, "z" * 16, "w" * 17,
+            "long label number %d" % 1, "a\x00b", "\U0001F600", "ÿ" * 9, "ab"]
+    late = ["late %d" % j for j in range(5)] + ["later, longer than sixteen bytes"]
+    idx = rng.integers(0, len(pool), n)
+    out = [pool[i] for i in idx]
+    for i in np.flatnonzero(rng.random(n) < 0.3):
+        if i > n // 2:
+            out[i] = late[int(rng.integers(0, len(late)))]
+    return out
+
+
+def _first_seen(items):
+    ref = {}
+    codes = [ref.setdefault(v, len(ref)) for v in items]
+    return codes, [codes.index(c) for c in range(len(ref))]
+
+
+@pytest.mark.parametrize("layout", ["objects", "fresh objects", "offsets", "large offsets",
+                                    "views"])
+def test_text_lanes_give_one_lanes_codes(layout):
+    """Every text encoder gives the codes of one lane for any number of lanes, with labels
+    first seen in a later lane, texts of every length class and kind, and slices."""
+    n = 150_001
+    items = _lane_texts(n, seed=5)
+    want_codes, want_first = _first_seen(items)
+
+    def encode(nt, lo=0, hi=n):
+        part = items[lo:hi]
+        if layout.endswith("objects"):
+            a = np.empty(len(part), dtype=object)
+            a[:] = ["".join([v, ""]) + "" if layout == "objects" else (v + "!")[:-1]
+                    for v in part]
+            return label_kernel.encode_str_objects(a, nt)
+        if layout == "views":
+            arr = pa.array(part, type=pa.string_view())
+            bufs = arr.buffers()
+            views = np.frombuffer(bufs[1], dtype=np.uint8)[:16 * len(part)]
+            return label_kernel.encode_views(views, [b for b in bufs[2:]], nt)
+        arr = pa.array(part, type=pa.large_string() if layout == "large offsets"
+                       else pa.string())
+        _, off, data = arr.buffers()
+        off = np.frombuffer(off, dtype=np.int64 if layout == "large offsets" else np.int32)
+        return label_kernel.encode_offsets(off[:len(part) + 1],
+                                           np.frombuffer(data, dtype=np.uint8), nt)
+
+    for nt in (1, 2, 3, 4):
+        codes, first = encode(nt)
+        assert codes.tolist() == want_codes
+        assert first.tolist() == want_first
+    lo, hi = 77_777, 150_000  # a slice: offsets that do not start at 0
+    codes, first = encode(3, lo, hi)
+    assert (codes.tolist(), first.tolist()) == _first_seen(items[lo:hi])
+
+
+@given(st.lists(st.text(max_size=20), min_size=1, max_size=60), st.integers(0, 2**32 - 1))
+def test_text_encoders_match_first_seen_codes(values, seed):
+    """Random texts (any code point, NUL included, every length around the 8/12/15/16-byte
+    cases), fresh and shared objects, subclasses: each encoder gives the first-seen codes
+    of a dict, as one lane and as two."""
+    rng = np.random.default_rng(seed)
+    items = [values[i] for i in rng.integers(0, len(values), 3 * len(values))]
+    want = _first_seen(items)
+
+    class Text(str):
+        pass
+
+    o = np.empty(len(items), dtype=object)
+    o[:] = [Text(v) if j % 5 == 1 else (v + "!")[:-1] if j % 3 else v
+            for j, v in enumerate(items)]
+    for nt in (1, 2):
+        codes, first = label_kernel.encode_str_objects(o, nt)
+        assert (codes.tolist(), first.tolist()) == want
+    arr = pa.array(items, pa.string())  # hypothesis' text has no lone surrogates
+    _, off, data = arr.buffers()
+    codes, first = label_kernel.encode_offsets(
+        np.frombuffer(off, np.int32)[:len(items) + 1],
+        np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8))
+    assert (codes.tolist(), first.tolist()) == want
+    views = pa.array(items, pa.string_view())
+    vb = views.buffers()
+    codes, first = label_kernel.encode_views(
+        np.frombuffer(vb[1], np.uint8)[:16 * len(items)],
+        [b"" if b is None else b for b in vb[2:]])
+    assert (codes.tolist(), first.tolist()) == want
+
+
+def test_text_lanes_report_the_first_bad_item():
+    """A bad item in a later lane is reported as one lane reports it: the first non-str
+    object's index, the offsets' error, the first bad view."""
+    n = 100_000
+    o = np.array(["a", "b"] * (n // 2), dtype=object)
+    o[n - 5] = 3
+    o[n - 2] = None
+    for nt in (1, 2, 4):
+        assert label_kernel.encode_str_objects(o, nt) == n - 5
+    off = np.arange(n + 1, dtype=np.int32)
+    off[n - 10] = n - 12  # decreases in the last lane
+    for nt in (1, 2, 4):
+        with pytest.raises(ValueError, match="offsets decrease"):
+            label_kernel.encode_offsets(off, np.zeros(n, dtype=np.uint8), nt)
+    off = np.arange(n + 1, dtype=np.int64)
+    off[n // 2 + 3] = -7  # below 0 at a lane's start
+    for nt in (1, 2, 4):
+        with pytest.raises(ValueError, match="offsets decrease"):
+            label_kernel.encode_offsets(off, np.zeros(n, dtype=np.uint8), nt)
+    arr = pa.array(["short", "a label longer than twelve"] * (n // 2), type=pa.string_view())
+    bufs = arr.buffers()
+    views = np.frombuffer(bufs[1], dtype=np.uint8)[:16 * n].copy()
+    for i in (n // 2 + 1, n - 1):  # two long views past their buffer: the first counts
+        views[16 * i + 12:16 * i + 16] = np.frombuffer(np.int32(10**9).tobytes(), np.uint8)
+    for nt in (1, 2, 4):
+        with pytest.raises(ValueError, match=f"view {n // 2 + 1} points outside"):
+            label_kernel.encode_views(views, list(bufs[2:]), nt)
+
+
 def test_f1_score_same_for_any_thread_count_on_strings():
     t, p = _labels(300_000, 7, seed=21)
     one = fm.f1_score(t, p, average="macro", n_threads=1)

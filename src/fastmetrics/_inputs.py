@@ -62,6 +62,7 @@ __all__ = [
     "plain_int_pair",
     "prepare_labels",
     "sample_weight",
+    "sequence_length",
     "str_objects",
     "union_labels",
     "value_dtype",
@@ -176,6 +177,15 @@ def inconsistent_lengths(**lengths: int | None) -> ValueError:
         "Found input variables with inconsistent numbers of samples: "
         f"[{', '.join(str(v) for _, v in items)}] ({', '.join(k for k, _ in items)})"
     )
+
+
+def sequence_length(y: Any) -> int:
+    """``len(y)``, or 0 for an object without one (a scalar, a 0-d array): a size hint for
+    the thread policy before the input is checked."""
+    try:
+        return len(y)
+    except TypeError:
+        return 0
 
 
 def check_lengths(**arrays: Any) -> int:
@@ -378,12 +388,14 @@ def _object_kind(a: np.ndarray, name: str) -> str:
     return "str" if has_str else "num"
 
 
-def prepare_labels(a: Any, name: str, other: Any = None) -> tuple[Any, np.dtype[Any], str]:
+def prepare_labels(a: Any, name: str, other: Any = None, n_threads: int = 1
+                   ) -> tuple[Any, np.dtype[Any], str]:
     """One 1-D label array for the kernels: ``(array, label dtype, kind)`` with kind 'int'
     (integers of a dtype :data:`INT_CHARS` holds; bool as a ``uint8`` view; floats holding
     integers as int64) or 'str' (text, to be encoded: a ``U``/``S`` array, or
     :class:`Encoded` for object arrays of ``str`` and encoded input). ``other`` is the second
-    label array, named in the message when floats turn out continuous."""
+    label array, named in the message when floats turn out continuous; ``n_threads``: lanes
+    of the ``str`` objects' encoder (the same codes for any number)."""
     if isinstance(a, Encoded):
         return a, a.dtype, "str"
     ch = a.dtype.char
@@ -397,7 +409,7 @@ def prepare_labels(a: Any, name: str, other: Any = None) -> tuple[Any, np.dtype[
     if k in "US":
         return a, a.dtype, "str"
     if k == "O":
-        enc = str_objects(a)
+        enc = str_objects(a, n_threads)
         if enc is not None:  # every item a str: encoded in one pass, no astype(str)
             return enc, enc.dtype, "str"
         if _object_kind(a, name) == "str":
@@ -405,7 +417,7 @@ def prepare_labels(a: Any, name: str, other: Any = None) -> tuple[Any, np.dtype[
         conv = np.array(a.tolist())
         if conv.dtype.kind == "O":
             raise TypeError(f"{name}: unsupported object labels")
-        return prepare_labels(conv, name, other)
+        return prepare_labels(conv, name, other, n_threads)
     raise TypeError(f"{name} has unsupported dtype {a.dtype} for class labels")
 
 
@@ -434,13 +446,13 @@ def common_int(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (u, s) if ua else (s, u)
 
 
-def label_pair(yt: Any, yp: Any) -> tuple[Any, Any, np.dtype[Any], str]:
+def label_pair(yt: Any, yp: Any, n_threads: int = 1) -> tuple[Any, Any, np.dtype[Any], str]:
     """Two 1-D label arrays of one length, prepared together: ``(at, ap, out_dtype,
     kind)``. Integer arrays come back in one integer dtype (:func:`common_int`); ``out_dtype``
     is the dtype the labels are reported in (numpy's promotion of the inputs, but integers
-    for int64 with uint64)."""
-    at, dt_t, kt = prepare_labels(yt, "y_true", yp)
-    ap, dt_p, kp = prepare_labels(yp, "y_pred", yt)
+    for int64 with uint64). ``n_threads``: as :func:`prepare_labels`."""
+    at, dt_t, kt = prepare_labels(yt, "y_true", yp, n_threads)
+    ap, dt_p, kp = prepare_labels(yp, "y_pred", yt, n_threads)
     if kt != kp:
         raise ValueError(MIXED_LABELS)
     out_dtype = np.result_type(dt_t, dt_p)
@@ -525,9 +537,10 @@ def _text_table(values: Any) -> np.ndarray | None:
     return np.array(items, dtype=str) if items else np.empty(0, dtype="<U1")
 
 
-def _arrow_labels(arr: Any, name: str) -> Encoded | None:
-    """A pyarrow Array/ChunkedArray of strings (hash-encoded from their buffers) or of
-    string or integer dictionaries (codes into the dictionary); None for other types."""
+def _arrow_labels(arr: Any, name: str, n_threads: int = 1) -> Encoded | None:
+    """A pyarrow Array/ChunkedArray of strings (hash-encoded from their buffers by
+    ``n_threads`` lanes) or of string or integer dictionaries (codes into the dictionary);
+    None for other types."""
     import pyarrow as pa
 
     t = arr.type
@@ -542,7 +555,7 @@ def _arrow_labels(arr: Any, name: str) -> Encoded | None:
             or pa.types.is_string_view(vt) or (vt is not t and pa.types.is_integer(vt))):
         return None
     if not pa.types.is_dictionary(t):  # strings (offsets or views), read in place
-        return _arrow_strings(arr, name)
+        return _arrow_strings(arr, name, n_threads)
     if isinstance(arr, pa.ChunkedArray):
         if arr.num_chunks == 0:
             return Encoded(np.zeros(0, dtype=np.int32), np.empty(0, dtype="<U1"), name)
@@ -568,7 +581,7 @@ def _arrow_labels(arr: Any, name: str) -> Encoded | None:
     return Encoded(codes, table, name)
 
 
-def _arrow_strings(arr: Any, name: str) -> Encoded | None:
+def _arrow_strings(arr: Any, name: str, n_threads: int = 1) -> Encoded | None:
     """An arrow string, large_string or string_view array (chunked too) hash-encoded from
     its buffers, one chunk at a time (no copy, no Python objects but the K distinct values
     of each chunk)."""
@@ -580,7 +593,7 @@ def _arrow_strings(arr: Any, name: str) -> Encoded | None:
         if c.null_count:
             raise missing_label_error(name, start + int(np.flatnonzero(
                 np.asarray(c.is_null()))[0]))
-        codes, first = _arrow_chunk_codes(c)
+        codes, first = _arrow_chunk_codes(c, n_threads)
         # pyarrow has no take for string views: the K values one by one
         table = _text_table([c[i].as_py() for i in first.tolist()]
                             if pa.types.is_string_view(c.type)
@@ -604,7 +617,7 @@ def _arrow_strings(arr: Any, name: str) -> Encoded | None:
     return Encoded(codes, table, name, complete=True)
 
 
-def _arrow_chunk_codes(c: Any) -> tuple[np.ndarray, np.ndarray]:
+def _arrow_chunk_codes(c: Any, n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, first)`` of one arrow string array without nulls, read from its buffers
     where its offset says (a slice shares its parent's buffers)."""
     import pyarrow as pa
@@ -615,17 +628,18 @@ def _arrow_chunk_codes(c: Any) -> tuple[np.ndarray, np.ndarray]:
         views = (np.frombuffer(bufs[1], dtype=np.uint8)[16 * o:16 * (o + n)] if n
                  else np.zeros(0, dtype=np.uint8))
         # views name their data buffer by its index: keep every position
-        return label_kernel.encode_views(views, [b"" if b is None else b for b in bufs[2:]])
+        return label_kernel.encode_views(views, [b"" if b is None else b for b in bufs[2:]],
+                                         n_threads)
     _, off_buf, data_buf = c.buffers()
     off_type = np.int64 if pa.types.is_large_string(c.type) else np.int32
     offsets = np.frombuffer(off_buf, dtype=off_type)[o:o + n + 1] if n else (
         np.zeros(1, dtype=off_type))
     data = (np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None
             else np.zeros(0, dtype=np.uint8))
-    return label_kernel.encode_offsets(offsets, data)
+    return label_kernel.encode_offsets(offsets, data, n_threads)
 
 
-def _pandas_labels(y: Any, name: str) -> Encoded | None:
+def _pandas_labels(y: Any, name: str, n_threads: int = 1) -> Encoded | None:
     import pandas as pd
 
     if isinstance(y, (pd.Series, pd.Index)):
@@ -635,7 +649,7 @@ def _pandas_labels(y: Any, name: str) -> Encoded | None:
         elif isinstance(dt, pd.StringDtype) and dt.storage == "pyarrow":
             import pyarrow as pa
 
-            return _arrow_labels(pa.array(y.array), name)
+            return _arrow_labels(pa.array(y.array), name, n_threads)
         else:
             return None
     elif isinstance(y, pd.Categorical):
@@ -649,22 +663,23 @@ def _pandas_labels(y: Any, name: str) -> Encoded | None:
     return Encoded(np.asarray(cat.codes), table, name)
 
 
-def frame_labels(y: Any, name: str) -> Encoded | None:
+def frame_labels(y: Any, name: str, n_threads: int = 1) -> Encoded | None:
     """Labels of a data-frame library, read by their codes: pandas categoricals (codes and
     categories, text or integer) and arrow-backed strings, pyarrow string or dictionary
     arrays (chunked too), polars String/Categorical/Enum Series (through arrow). None for
     other inputs (numbers, plain numpy arrays), which take :func:`column`. The libraries
-    are imported only when ``y`` comes from one of them."""
+    are imported only when ``y`` comes from one of them. ``n_threads``: lanes of the
+    string encoders (the same codes for any number)."""
     mod = type(y).__module__.partition(".")[0]
     if mod not in _FRAME_MODULES:
         return None
     if mod == "pandas":
-        return _pandas_labels(y, name)
+        return _pandas_labels(y, name, n_threads)
     if mod == "pyarrow":
         import pyarrow as pa
 
         if isinstance(y, (pa.Array, pa.ChunkedArray)):
-            return _arrow_labels(y, name)
+            return _arrow_labels(y, name, n_threads)
         return None
     import polars as pl
 
@@ -675,11 +690,12 @@ def frame_labels(y: Any, name: str) -> Encoded | None:
     if y.dtype == pl.String:  # exported as arrow string views without a copy, per chunk
         level = pl.CompatLevel.newest()
         if y.n_chunks() == 1:
-            return _arrow_labels(y.to_arrow(compat_level=level), name)
+            return _arrow_labels(y.to_arrow(compat_level=level), name, n_threads)
         import pyarrow as pa
 
         return _arrow_labels(pa.chunked_array(
-            [c.to_arrow(compat_level=level) for c in y.get_chunks()], pa.string_view()), name)
+            [c.to_arrow(compat_level=level) for c in y.get_chunks()], pa.string_view()), name,
+            n_threads)
     return None
 
 
@@ -754,13 +770,13 @@ def table_values(table: np.ndarray, codes: np.ndarray, *arrays: Any) -> np.ndarr
     return np.array(vals.tolist(), dtype=vals.dtype.kind) if vals.shape[0] else vals
 
 
-def label_column(y: Any, name: str) -> Any:
+def label_column(y: Any, name: str, n_threads: int = 1) -> Any:
     """A 1-D label array: :func:`frame_labels` for data-frame labels that can be read by
     their codes (an :class:`Encoded` of text, or integer categories gathered from their
     codes into an integer array, which the integer paths read in place), else
-    :func:`column`."""
+    :func:`column`. ``n_threads``: as :func:`frame_labels`."""
     if type(y) is not np.ndarray:
-        enc = frame_labels(y, name)
+        enc = frame_labels(y, name, n_threads)
         if enc is not None:
             return enc if enc.table.dtype.kind in "US" else enc.decoded()
     return column(y, name)
@@ -785,10 +801,11 @@ def missing_label_error(name: str, index: int) -> ValueError:
                       f"missing value at index {index}).")
 
 
-def str_objects(a: np.ndarray) -> Encoded | None:
-    """An object array whose items are all ``str``, encoded in one C-level pass (the table
-    as ``astype(str)`` would hold it); None when some item is not a ``str``."""
-    enc = label_kernel.encode_str_objects(a)
+def str_objects(a: np.ndarray, n_threads: int = 1) -> Encoded | None:
+    """An object array whose items are all ``str``, encoded in one C-level pass by
+    ``n_threads`` lanes (the table as ``astype(str)`` would hold it); None when some item is
+    not a ``str``."""
+    enc = label_kernel.encode_str_objects(a, n_threads)
     if isinstance(enc, int):
         return None
     codes, first = enc
@@ -798,7 +815,7 @@ def str_objects(a: np.ndarray) -> Encoded | None:
 def _distinct(a: Any, n_threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(codes, table, used)`` of one label array: codes into ``table`` and, for encoded
     input, which table entries occur (None: all of them). Fixed-width labels are encoded
-    by ``n_threads`` lanes (the same codes for any number)."""
+    and ``str`` objects by ``n_threads`` lanes (the same codes for any number)."""
     if isinstance(a, Encoded):
         if a.complete:  # first-seen codes: every one in range, every entry used
             return a.codes, a.table, None
@@ -812,7 +829,7 @@ def _distinct(a: Any, n_threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.nd
             raise missing_label_error(a.name, bad)
         return codes, a.table, flags[:k]
     if a.dtype.kind == "O":
-        enc = label_kernel.encode_str_objects(a)
+        enc = label_kernel.encode_str_objects(a, n_threads)
         if not isinstance(enc, int):  # all str: the table stays an object array
             return enc[0], a[enc[1]], None
         table, codes = np.unique(a, return_inverse=True)  # other objects: numpy's rules

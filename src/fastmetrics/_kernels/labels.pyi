@@ -11,9 +11,11 @@ def encode_fixed(
 def encode_offsets(
     offsets: npt.NDArray[np.integer],  # const offset_t[::1] (n + 1,) int32 or int64
     data: npt.NDArray[np.uint8],  # const unsigned char[::1]
+    n_threads: int = 1,
 ) -> tuple[npt.NDArray[np.signedinteger], npt.NDArray[np.int64]]: ...
 def encode_str_objects(
     a: np.ndarray,  # cnp.ndarray, 1-D object array
+    n_threads: int = 1,
 ) -> tuple[npt.NDArray[np.signedinteger], npt.NDArray[np.int64]] | int: ...
 def code_presence(
     codes: npt.NDArray[np.integer],  # const label_t[:]
@@ -23,6 +25,7 @@ def code_presence(
 def encode_views(
     views: npt.NDArray[np.uint8],  # const unsigned char[::1], 16 bytes per item
     buffers: list[Any],  # the data buffers (buffer protocol), in their order
+    n_threads: int = 1,
 ) -> tuple[npt.NDArray[np.signedinteger], npt.NDArray[np.int64]]: ...
 def encode_range(
     a: npt.NDArray[np.integer],  # const label_t[:]

@@ -40,6 +40,7 @@ from .._inputs import (
     nonfinite_error,
     plain_int_pair,
     sample_weight as check_weights,
+    sequence_length,
     shared_table,
     table_values,
     union_labels,
@@ -230,8 +231,11 @@ class ConfusionState(base.State):
                     values = values.astype(y_true.dtype)
                 return cls(values, cm, _ALL_PRESENT[: values.shape[0]], y_true.shape[0], None,
                            False, in_true)
-        yt = label_column(y_true, "y_true")
-        yp = label_column(y_pred, "y_pred")
+        # lanes of the text encoders, which run while the columns are read (a sequence's
+        # length; any count gives the same codes)
+        lanes = threads_for("labels", sequence_length(y_true), n_threads)
+        yt = label_column(y_true, "y_true", lanes)
+        yp = label_column(y_pred, "y_pred", lanes)
         n = yt.shape[0]
         if yp.shape[0] != n:
             w_len = None if sample_weight is None else np.shape(sample_weight)[:1]
@@ -246,7 +250,7 @@ class ConfusionState(base.State):
                                        keep_int=True, check_values=False)
         if n == 0 and not allow_empty:
             raise ValueError(EMPTY)
-        at, ap, out_dtype, kind = label_pair(yt, yp)
+        at, ap, out_dtype, kind = label_pair(yt, yp, lanes)
         if n == 0:
             return cls(np.empty(0, dtype=out_dtype), np.zeros((0, 0), dtype=np.int64),
                        np.zeros(0, dtype=bool), 0, None if w is None else 0.0, int_weights,
@@ -265,8 +269,7 @@ class ConfusionState(base.State):
                     st = cls(values.astype(out_dtype, copy=False), cm, present, n,
                              _wsum(w), int_weights, in_true, margins)
                     return st._int_sums(at, ap, sample_weight) if int_weights else st
-        st = cls._encoded(at, ap, kind, out_dtype, w, int_weights, nt,
-                          threads_for("labels", n, n_threads))
+        st = cls._encoded(at, ap, kind, out_dtype, w, int_weights, nt, lanes)
         return st._int_sums(at, ap, sample_weight) if int_weights else st
 
     def _int_sums(self, at: np.ndarray, ap: np.ndarray,
