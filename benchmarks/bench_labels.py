@@ -1,7 +1,7 @@
 """Text and categorical labels: ``f1_score(average="macro")``, 6 classes, one thread, each
 input type against the same labels as int64 (the goal: within 3x of the int64 time) and
-against scikit-learn, same data, same run; ``<U8`` also with two threads (two encoder
-lanes).
+against scikit-learn, same data, same run; int64 and the text forms also with two threads
+(two encoder lanes).
 
 Each form is also timed against reading its input once (the physical floor of any pass over
 it: ``np.bitwise_or.reduce`` over the words of both columns' buffers -- the ``<U8`` array,
@@ -115,10 +115,15 @@ def test_f1_macro_form(benchmark, data, form):
                               rounds=5 if n > 10**5 else 50, iterations=1) == ref
 
 
-def test_f1_macro_fixed_two_threads(benchmark, data):
+#: the forms timed with two threads too (two encoder lanes; int64 two counting lanes)
+TWO_THREAD_FORMS = ["int64", "<U8", "object str", "pandas str", "polars String"]
+
+
+@pytest.mark.parametrize("form", TWO_THREAD_FORMS)
+def test_f1_macro_two_threads(benchmark, data, form):
     n, forms, _, _, ref = data
     benchmark.group = f"f1_score macro, 6 classes, n={n}"
-    assert benchmark.pedantic(fm.f1_score, args=forms["<U8"],
+    assert benchmark.pedantic(fm.f1_score, args=forms[form],
                               kwargs={"average": "macro", "n_threads": 2},
                               rounds=5 if n > 10**5 else 50, iterations=1) == ref
 
@@ -160,15 +165,22 @@ def _encoders(n, order, seed=7):
         "encode_fixed <U8 2 lanes": (lambda: label_kernel.encode_fixed(u, 2),
                                      _read_once([u]), u),
         "encode_str_objects": (lambda: label_kernel.encode_str_objects(o), _read_once([o]), u),
+        "encode_str_objects 2 lanes": (lambda: label_kernel.encode_str_objects(o, 2),
+                                       _read_once([o]), u),
         "encode_offsets": (lambda: label_kernel.encode_offsets(off, dat), _read_once([arr]),
                            u),
+        "encode_offsets 2 lanes": (lambda: label_kernel.encode_offsets(off, dat, 2),
+                                   _read_once([arr]), u),
         "encode_views": (lambda: label_kernel.encode_views(vw, vdata), _read_once([views]),
                          u),
+        "encode_views 2 lanes": (lambda: label_kernel.encode_views(vw, vdata, 2),
+                                 _read_once([views]), u),
     }
 
 
 ENCODERS = ["encode_fixed <U8", "encode_fixed <U8 2 lanes", "encode_str_objects",
-            "encode_offsets", "encode_views"]
+            "encode_str_objects 2 lanes", "encode_offsets", "encode_offsets 2 lanes",
+            "encode_views", "encode_views 2 lanes"]
 
 
 @pytest.mark.parametrize("order", ["shuffled", "sorted"])
@@ -200,7 +212,7 @@ def encoder_ratios(n, rounds=7):
                     fn()
                     ts.append(time.perf_counter() - t0)
             me, mf = _median_ms(te), _median_ms(tf)
-            print(f"  {name:25s} {order:8s} {me:8.2f} ms   read once {mf:6.2f} ms"
+            print(f"  {name:27s} {order:8s} {me:8.2f} ms   read once {mf:6.2f} ms"
                   f"   {me / mf:5.2f}x")
 
 
@@ -210,7 +222,10 @@ def main(sizes, rounds=7):
         ref = fm.f1_score(*forms["int64"], average="macro")
         calls = {k: (lambda x=x, y=y: fm.f1_score(x, y, average="macro", n_threads=1))
                  for k, (x, y) in forms.items()}
-        calls["<U8, 2 threads"] = lambda: fm.f1_score(ua, ub, average="macro", n_threads=2)
+        for k in TWO_THREAD_FORMS:
+            x, y = forms[k]
+            calls[f"{k}, 2 threads"] = (
+                lambda x=x, y=y: fm.f1_score(x, y, average="macro", n_threads=2))
         if n <= SKLEARN_MAX:
             calls["scikit-learn <U8"] = lambda: skm.f1_score(ua, ub, average="macro")
         floors = {k: _read_once(xy) for k, xy in forms.items()}
@@ -228,16 +243,17 @@ def main(sizes, rounds=7):
                     floors[k]()
                     ftimes[k].append(time.perf_counter() - t0)
         base = _median_ms(times["int64"])
-        print(f"\nf1_score(average='macro'), n={n:.0e}, 6 classes, one thread unless said, "
-              f"median of {rounds}")
-        print(f"  {'':20s} {'time':>10s}   {'/int64':>7s}   {'read once':>9s}   "
+        print(f"\nf1_score(average='macro'), n={n:.0e}, 6 classes, one thread unless said "
+              f"(then /int64 is to int64 at the same threads), median of {rounds}")
+        print(f"  {'':26s} {'time':>10s}   {'/int64':>7s}   {'read once':>9s}   "
               f"{'/read once':>10s}")
         for k, ts in times.items():
             m = _median_ms(ts)
-            fk = k if k in ftimes else ("<U8" if "threads" in k else None)  # same input
+            fk = k.split(",")[0] if k.split(",")[0] in ftimes else None  # same input
             f = f"{_median_ms(ftimes[fk]):6.2f} ms   {m / _median_ms(ftimes[fk]):9.1f}x" \
                 if fk else ""
-            print(f"  {k:20s} {m:7.2f} ms   {m / base:6.2f}x   {f}")
+            b = _median_ms(times["int64, 2 threads"]) if "threads" in k else base
+            print(f"  {k:26s} {m:7.2f} ms   {m / b:6.2f}x   {f}")
         print(f"\nlabel encoders against reading their input once, n={n:.0e}")
         encoder_ratios(n)
 
