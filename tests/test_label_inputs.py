@@ -790,6 +790,63 @@ def test_codes_of_one_table_counted_as_they_are():
             assert w_got == w_want, name
 
 
+def test_codes_of_two_tables_counted_as_they_are():
+    """Two columns whose codes index each their own table (pandas categoricals of different
+    categories, dictionary arrays of different dictionaries, chunked at different places,
+    with chunks that are empty or repeat a table) are counted by their codes, chunk by
+    chunk, and matched by value: scikit-learn's numbers, label order and warnings."""
+    t, p = _labels(5000, 7, seed=23)
+    lst_t, lst_p = t.tolist(), p.tolist()
+
+    def chunked(lst, cuts):
+        bounds = [0, *cuts, len(lst)]
+        return pa.chunked_array([pc.dictionary_encode(pa.array(lst[a:b], pa.string()))
+                                 for a, b in zip(bounds, bounds[1:])],
+                                pa.dictionary(pa.int32(), pa.string()))
+
+    pairs = {
+        "pandas different categories": (
+            pd.Categorical(t, categories=sorted(set(lst_t)) + ["unused"]),
+            pd.Categorical(p, categories=sorted(set(lst_p), reverse=True))),
+        "pandas int8 and int16 codes": (
+            pd.Categorical(t), pd.Categorical(p, categories=[f"c{i}" for i in range(300)]
+                                              + sorted(set(lst_p)))),
+        "arrow chunks at different places": (chunked(lst_t, [700, 700, 2500, 4999]),
+                                             chunked(lst_p, [1, 2000, 3000])),
+        "arrow chunked against one array": (chunked(lst_t, [1234]),
+                                            pc.dictionary_encode(pa.array(lst_p))),
+    }
+    for name, (a, b) in pairs.items():
+        ea, eb = _inputs.label_column(a, "y_true"), _inputs.label_column(b, "y_pred")
+        assert _inputs.shared_table(ea, eb) is None, name
+        assert _inputs.own_tables(ea, eb) is not None, name
+        if ea.parts is not None or eb.parts is not None:
+            pieces = _inputs.code_chunks(ea, eb)
+            assert all(x.shape == y.shape for x, y in pieces), name
+            np.testing.assert_array_equal(np.concatenate([x for x, _ in pieces]), ea.codes)
+            np.testing.assert_array_equal(np.concatenate([y for _, y in pieces]), eb.codes)
+        for fn, kw in [("confusion_matrix", {}), ("f1_score", {"average": None}),
+                       ("classification_report", {"output_dict": True})]:
+            got, w_got = _quiet(getattr(fm, fn), a, b, **kw)
+            want, w_want = _quiet(getattr(skm, fn), t, p, **kw)
+            if fn == "classification_report":
+                assert list(got) == list(want) and got == want, name
+            else:
+                np.testing.assert_array_equal(got, want, err_msg=name)
+            assert w_got == w_want, name
+
+
+def test_codes_of_two_tables_missing_values():
+    """A missing value (code -1) on either side of two own-table categoricals raises NaN
+    labels' error at its index, as for one table."""
+    a = pd.Categorical(["x", "y", "x", "y"])
+    b = pd.Categorical(["y", "x", None, "x"], categories=["y", "x"])
+    with pytest.raises(ValueError, match="y_pred has a missing value at index 2"):
+        fm.confusion_matrix(a, b)
+    with pytest.raises(ValueError, match="y_true has a missing value at index 2"):
+        fm.f1_score(b, a, average="macro")
+
+
 def test_codes_of_one_cache_reaching_further():
     # the second Series adds values to the polars cache: its table reaches further
     a = pl.Series(["x-first", "y-first", "x-first"], dtype=pl.Categorical)

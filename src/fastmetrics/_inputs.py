@@ -42,6 +42,7 @@ __all__ = [
     "MIXED_LABELS",
     "NONZERO",
     "check_lengths",
+    "code_chunks",
     "column",
     "common_int",
     "Encoded",
@@ -59,6 +60,7 @@ __all__ = [
     "host_array",
     "native",
     "nonfinite_error",
+    "own_tables",
     "plain_int_pair",
     "prepare_labels",
     "sample_weight",
@@ -473,17 +475,38 @@ class Encoded:
     names are not labels of the data, and a value may stand in the table more than once
     (chunks encoded apart). ``complete`` says the codes came from an encoder of this
     library: every code indexes the table and every entry occurs, so nothing is left to
-    check. Stands where a label array stands (``shape``, ``dtype``, ``ndim``)."""
+    check. Stands where a label array stands (``shape``, ``dtype``, ``ndim``).
 
-    __slots__ = ("codes", "table", "name", "complete")
+    The codes of a chunked array may be given as their chunks (``parts``, ``codes``
+    None): they are joined into one array only when :attr:`codes` is first read, so a
+    kernel that reads chunks (:func:`code_chunks`) copies nothing."""
 
-    def __init__(self, codes: np.ndarray, table: np.ndarray, name: str = "y",
-                 complete: bool = False):
-        self.codes, self.table, self.name, self.complete = codes, table, name, complete
+    __slots__ = ("_codes", "parts", "n", "table", "name", "complete")
+
+    def __init__(self, codes: np.ndarray | None, table: np.ndarray, name: str = "y",
+                 complete: bool = False, parts: list[np.ndarray] | None = None):
+        self._codes, self.parts = codes, parts
+        self.n = int(codes.shape[0]) if codes is not None else sum(
+            int(c.shape[0]) for c in parts or ())
+        self.table, self.name, self.complete = table, name, complete
+
+    @property
+    def codes(self) -> np.ndarray:
+        if self._codes is None:
+            self._codes = np.concatenate(self.parts) if self.parts else np.zeros(
+                0, dtype=np.int32)
+        return self._codes
+
+    @property
+    def code_dtype(self) -> np.dtype[Any]:
+        """The codes' dtype, without joining chunks."""
+        if self._codes is not None:
+            return self._codes.dtype
+        return self.parts[0].dtype if self.parts else np.dtype(np.int32)
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.codes.shape
+        return (self.n,)
 
     @property
     def ndim(self) -> int:
@@ -491,7 +514,7 @@ class Encoded:
 
     @property
     def size(self) -> int:
-        return int(self.codes.shape[0])
+        return self.n
 
     @property
     def dtype(self) -> np.dtype:
@@ -576,9 +599,9 @@ def _arrow_labels(arr: Any, name: str, n_threads: int = 1) -> Encoded | None:
             raise missing_label_error(name, i)
         parts.append(c.to_numpy())
         start += len(c)
-    codes = parts[0] if len(parts) == 1 else (
-        np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32))
-    return Encoded(codes, table, name)
+    if len(parts) == 1:
+        return Encoded(parts[0], table, name)
+    return Encoded(None, table, name, parts=parts)  # joined only if a kernel needs it
 
 
 def _arrow_strings(arr: Any, name: str, n_threads: int = 1) -> Encoded | None:
@@ -748,13 +771,54 @@ def shared_table(a: Any, b: Any) -> np.ndarray | None:
         return None
     ta, tb = a.table, b.table
     long, short = (ta, tb) if ta.shape[0] >= tb.shape[0] else (tb, ta)
-    ca, cb = a.codes, b.codes
-    if (ca.dtype != cb.dtype or ca.dtype.char not in INT_CHARS or not ca.dtype.isnative
-            or not cb.dtype.isnative or long.dtype.kind != short.dtype.kind):
+    da, db = a.code_dtype, b.code_dtype
+    if (da != db or da.char not in INT_CHARS or not da.isnative or not db.isnative
+            or long.dtype.kind != short.dtype.kind):
         return None
     if short is not long and not np.array_equal(long[:short.shape[0]], short):
         return None
     return long
+
+
+def code_chunks(a: Encoded, b: Encoded) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The codes of two :class:`Encoded` label arrays of one length as pairs of aligned
+    pieces to count: when either came in chunks, the chunks of both cut at every chunk
+    boundary of either (views: nothing joined or copied), else one pair of the whole
+    codes."""
+    if a.parts is None and b.parts is None:
+        return [(a.codes, b.codes)]
+    pa_ = a.parts if a.parts is not None else [a.codes]
+    pb = b.parts if b.parts is not None else [b.codes]
+    ends = np.union1d(np.cumsum([x.shape[0] for x in pa_]),
+                      np.cumsum([y.shape[0] for y in pb]))
+    pairs, lo, i, j, ia, jb = [], 0, 0, 0, 0, 0  # ia, jb: where chunks i, j start
+    for hi in ends.tolist():
+        if hi == lo:
+            continue
+        while ia + pa_[i].shape[0] <= lo:
+            ia += pa_[i].shape[0]
+            i += 1
+        while jb + pb[j].shape[0] <= lo:
+            jb += pb[j].shape[0]
+            j += 1
+        pairs.append((pa_[i][lo - ia:hi - ia], pb[j][lo - jb:hi - jb]))
+        lo = hi
+    return pairs
+
+
+def own_tables(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """The tables of two :class:`Encoded` label arrays that index each their own (two
+    dictionary arrays, categoricals of different categories), when their codes can be
+    counted together as integers and each side's looked up in its table afterwards: native
+    integer codes, tables of one kind of text. None otherwise, and for two arrays from this
+    library's encoders (their codes cover their tables: :func:`label_codes` takes them)."""
+    if not (isinstance(a, Encoded) and isinstance(b, Encoded)) or (a.complete and b.complete):
+        return None
+    da, db = a.code_dtype, b.code_dtype
+    if (da.char not in INT_CHARS or db.char not in INT_CHARS or not da.isnative
+            or not db.isnative or a.table.dtype.kind != b.table.dtype.kind):
+        return None
+    return a.table, b.table
 
 
 def table_values(table: np.ndarray, codes: np.ndarray, *arrays: Any) -> np.ndarray:

@@ -30,6 +30,7 @@ import numpy as np
 from .._inputs import (
     EMPTY,
     INT_CHARS,
+    code_chunks,
     common_int,
     encode_labels,
     inconsistent_lengths,
@@ -38,6 +39,7 @@ from .._inputs import (
     label_kind,
     label_pair,
     nonfinite_error,
+    own_tables,
     plain_int_pair,
     sample_weight as check_weights,
     sequence_length,
@@ -292,15 +294,21 @@ class ConfusionState(base.State):
 
     @classmethod
     def _shared_codes(cls, yt: Any, yp: Any, nt: int) -> ConfusionState | None:
-        """Categorical labels whose codes index one table (:func:`shared_table`), counted
-        by their codes as integer labels are; None for other labels."""
+        """Categorical labels whose codes index one table (:func:`shared_table`), or each
+        its own (:func:`own_tables`), counted by their codes as integer labels are: the
+        count also says which codes occur on each side, so no pass checks the codes first;
+        only the values that occur are looked up, sorted and matched between the tables.
+        None for other labels."""
         table = shared_table(yt, yp)
-        if table is None:
+        tables = (table, table) if table is not None else own_tables(yt, yp)
+        if tables is None:
             return None
-        res = kernel.dense_state(yt.codes, yp.codes, DENSE_MAX_RANGE, nt)
+        res = _dense_chunks(code_chunks(yt, yp), nt)
         if res is None:
             return None
         codes, cm, in_true = res
+        if table is None:
+            return cls._two_tables(codes, cm, in_true, yt, yp, *tables)
         vals = table_values(table, codes, yt, yp)
         values, pos = np.unique(vals, return_inverse=True)
         pos = pos.reshape(-1)
@@ -315,6 +323,25 @@ class ConfusionState(base.State):
             np.add.at(out, (pos[:, None], pos[None, :]), cm)
             seen = np.zeros(k, dtype=bool)
             seen[pos[in_true]] = True
+        return cls(values, out, _ALL_PRESENT[:k], yt.shape[0], None, False, seen)
+
+    @classmethod
+    def _two_tables(cls, codes: np.ndarray, cm: np.ndarray, in_true: np.ndarray, yt: Any,
+                    yp: Any, tt: np.ndarray, tp: np.ndarray) -> ConfusionState:
+        """The state of codes counted together (``codes``: the sorted code values that
+        occur on either side, ``cm`` their table) whose rows index the table ``tt`` and
+        columns ``tp``: each side's codes that occur looked up in its own table, and the
+        rows and columns moved onto the sorted union of those values."""
+        in_pred = cm.any(axis=0)
+        vt = table_values(tt, codes[in_true], yt)
+        vp = table_values(tp, codes[in_pred], yp)
+        values = np.union1d(vt, vp)
+        rt, rp = np.searchsorted(values, vt), np.searchsorted(values, vp)
+        k = values.shape[0]
+        out = np.zeros((k, k), dtype=cm.dtype)
+        np.add.at(out, (rt[:, None], rp[None, :]), cm[np.ix_(in_true, in_pred)])
+        seen = np.zeros(k, dtype=bool)
+        seen[rt] = True
         return cls(values, out, _ALL_PRESENT[:k], yt.shape[0], None, False, seen)
 
     @classmethod
@@ -988,6 +1015,35 @@ def _dense_codes(ct: np.ndarray, cp: np.ndarray, kc: int, nt: int
     seen = np.zeros(kc, dtype=bool)
     seen[values] = in_true
     return full, seen
+
+
+def _dense_chunks(pairs: list[tuple[np.ndarray, np.ndarray]], nt: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The dense kernel's ``(values, table, in_true)`` of integer codes given as pairs of
+    chunks (:func:`code_chunks`), each pair counted where it lies and the small tables
+    added on the union of their values; None when a pair spans too wide a range."""
+    parts = []
+    for ct, cp in pairs:
+        if ct.dtype != cp.dtype:
+            common = np.promote_types(ct.dtype, cp.dtype)
+            ct, cp = ct.astype(common), cp.astype(common)
+        res = kernel.dense_state(ct, cp, DENSE_MAX_RANGE, nt)
+        if res is None:
+            return None
+        parts.append(res)
+    if len(parts) == 1:
+        return parts[0]
+    values = parts[0][0]
+    for v, _, _ in parts[1:]:
+        values = np.union1d(values, v)
+    k = values.shape[0]
+    cm = np.zeros((k, k), dtype=np.int64)
+    in_true = np.zeros(k, dtype=bool)
+    for v, c, t in parts:
+        at = np.searchsorted(values, v)
+        cm[np.ix_(at, at)] += c
+        in_true[at] |= t
+    return values, cm, in_true
 
 
 def _wsum(w: np.ndarray) -> float:
