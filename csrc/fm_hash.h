@@ -639,13 +639,14 @@ fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
     }
     for (i = 0; i < n; i++, start = end) {
         end = off64 ? off64[i + 1] : (int64_t)off32[i + 1];
-        len = end - start;
         /* offsets that decrease (the caller's error); an item is then also checked to end
-         * inside the data, which the first and last offsets alone no longer ensure */
-        if (len < 0 || end > data_len) {
+         * inside the data, which the first and last offsets alone no longer ensure; both
+         * compared before the subtraction, which a huge negative offset would overflow */
+        if (end < start || end > data_len) {
             fm_vstore_free(&v);
             return -2;
         }
+        len = end - start;
         p = data + start;
         if (len <= 16 && data_len - start >= 16) {
             memcpy(w, p, 16);

@@ -155,11 +155,12 @@ fm_encode_lanes(const fm_src *s, int64_t n, int64_t lanes, int32_t *codes32,
     tabs = (fm_htab *)calloc((size_t)lanes, sizeof(fm_htab));
     bads = (int64_t *)calloc((size_t)lanes, sizeof(int64_t));
     rcs = (int *)calloc((size_t)lanes, sizeof(int));
+    if (tabs)
+        tabs[0] = *t;  /* lane 0 encodes into the caller's table (done: hands it back) */
     if (!tabs || !bads || !rcs) {
         rc = -1;
         goto done;
     }
-    tabs[0] = *t;  /* lane 0 encodes into the caller's table */
     for (j = 1; j < lanes; j++)
         if (fm_htab_init(&tabs[j], 64) < 0)
             rc = -1;

@@ -28,6 +28,20 @@ static inline int64_t fm_str_tag(int64_t nbytes, int kind)
     return nbytes * 4 + kind;
 }
 
+/* Whether the str ``o`` holds its characters in its canonical form. Before 3.12 a str made
+ * by the legacy Py_UNICODE API is not "ready" until something asks for its data, and its
+ * kind reads 0; making it ready allocates, which the lanes' threads must not do, so such an
+ * item is left to the caller's general path. */
+static inline int fm_str_ready(PyObject *o)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    return PyUnicode_IS_READY(o);
+#else
+    (void)o;
+    return 1;
+#endif
+}
+
 /* Make ``x`` the key of the str ``o`` (any kind; compact or not, so a subclass's too) and
  * return its hash. */
 static __attribute__((unused, noinline)) uint64_t fm_str_key(PyObject *o, fm_vkey *x)
@@ -98,7 +112,8 @@ static inline int fm_str_key_ascii(PyObject *o, fm_vkey *x, uint64_t *h)
 
 /* Encode the n object pointers at ``data`` (``stride`` bytes apart) into first-seen codes
  * (int32 ``codes32`` or int64 ``codes64``) in table ``t``. Returns 0; -1 when out of
- * memory; -2 when an item is not a ``str`` (or is NULL), ``*bad`` then its index. */
+ * memory; -2 when an item is not a ``str`` (or is NULL, or a legacy str not ready),
+ * ``*bad`` then its index. */
 static __attribute__((unused)) int
 fm_encode_str_objects(const char *data, int64_t n, int64_t stride, int32_t *codes32,
                       int64_t *codes64, fm_htab *t, int64_t *bad)
@@ -118,12 +133,17 @@ fm_encode_str_objects(const char *data, int64_t n, int64_t stride, int32_t *code
         o = *(PyObject *const *)(data + i * stride);
         if (i + FM_PYSTR_AHEAD < n)
             __builtin_prefetch(*(PyObject *const *)(data + (i + FM_PYSTR_AHEAD) * stride));
+        if (o == NULL) {  /* before the run test: ``last`` starts as NULL */
+            *bad = i;
+            fm_vstore_free(&v);
+            return -2;
+        }
         if (o != last) {  /* a run of one object costs one comparison */
             s = ((uint64_t)(uintptr_t)o >> 4) * 0x9E3779B97F4A7C15ULL >> 56;
-            if (o != NULL && seen[s] == o) {
+            if (seen[s] == o) {
                 c = seen_code[s];
             } else {
-                if (o == NULL || !PyUnicode_Check(o)) {
+                if (!PyUnicode_Check(o) || !fm_str_ready(o)) {
                     *bad = i;
                     fm_vstore_free(&v);
                     return -2;

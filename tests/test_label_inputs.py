@@ -4,6 +4,8 @@ String/Categorical/Enum. Each gives exactly what the same labels give as integer
 what scikit-learn gives (label order, report keys, warnings), one-shot, streamed and on
 dask, and missing values raise NaN labels' error."""
 
+import ctypes
+import sys
 import warnings
 
 import numpy as np
@@ -732,6 +734,44 @@ def test_text_lanes_report_the_first_bad_item():
     for nt in (1, 2, 4):
         with pytest.raises(ValueError, match=f"view {n // 2 + 1} points outside"):
             label_kernel.encode_views(views, list(bufs[2:]), nt)
+
+
+def test_text_encoders_refuse_what_they_cannot_read():
+    """Items a lane cannot key are reported, not coded: a NULL slot (an object array from
+    np.empty) first in a lane, offsets far below the previous one (no overflow into a huge
+    length), and, before 3.12, a str of the legacy API that is not "ready" yet."""
+    n = 70_000
+    o = np.empty(n, dtype=object)
+    o[: n // 2] = "x"
+    for nt in (1, 2):
+        assert label_kernel.encode_str_objects(o, nt) == n // 2
+    assert label_kernel.encode_str_objects(np.empty(3, dtype=object)) == 0
+    data = np.frombuffer(b"abcdefghij", np.uint8)
+    for bad in (-2**63, -2**63 + 3, -1):
+        with pytest.raises(ValueError, match="offsets decrease"):
+            label_kernel.encode_offsets(np.array([0, 5, bad, 10], np.int64), data)
+    if sys.version_info >= (3, 12):
+        return
+    api = ctypes.pythonapi
+    api.PyUnicode_FromUnicode.restype = ctypes.py_object
+    api.PyUnicode_FromUnicode.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
+    api.PyUnicode_AsUnicode.restype = ctypes.c_void_p
+    api.PyUnicode_AsUnicode.argtypes = [ctypes.py_object]
+
+    def legacy(text):
+        with warnings.catch_warnings():  # the API is deprecated: that is the point
+            warnings.simplefilter("ignore", DeprecationWarning)
+            s = api.PyUnicode_FromUnicode(None, len(text))
+            buf = (ctypes.c_wchar * len(text)).from_address(api.PyUnicode_AsUnicode(s))
+        for i, ch in enumerate(text):
+            buf[i] = ch
+        return s
+
+    a = np.empty(3, dtype=object)
+    a[:] = [legacy("abc"), legacy("xyz"), legacy("abc")]
+    assert label_kernel.encode_str_objects(a) == 0  # the caller's general path
+    assert fm.confusion_matrix(a, a[::-1]).tolist() == skm.confusion_matrix(
+        ["abc", "xyz", "abc"], ["abc", "xyz", "abc"][::-1]).tolist()
 
 
 def test_f1_score_same_for_any_thread_count_on_strings():
