@@ -307,31 +307,16 @@ class ConfusionState(base.State):
         if res is None:
             return None
         codes, cm, in_true = res
-        if table is None:
-            return cls._two_tables(codes, cm, in_true, yt, yp, *tables)
-        vals = table_values(table, codes, yt, yp)
-        values, pos = np.unique(vals, return_inverse=True)
-        pos = pos.reshape(-1)
-        k = values.shape[0]
-        if k == codes.shape[0]:  # distinct values (a table may repeat one): a permutation
-            out = np.empty_like(cm)
-            out[np.ix_(pos, pos)] = cm
-            seen = np.empty(k, dtype=bool)
-            seen[pos] = in_true
-        else:
-            out = np.zeros((k, k), dtype=cm.dtype)
-            np.add.at(out, (pos[:, None], pos[None, :]), cm)
-            seen = np.zeros(k, dtype=bool)
-            seen[pos[in_true]] = True
-        return cls(values, out, _ALL_PRESENT[:k], yt.shape[0], None, False, seen)
+        return cls._from_tables(codes, cm, in_true, yt, yp, *tables)
 
     @classmethod
-    def _two_tables(cls, codes: np.ndarray, cm: np.ndarray, in_true: np.ndarray, yt: Any,
-                    yp: Any, tt: np.ndarray, tp: np.ndarray) -> ConfusionState:
+    def _from_tables(cls, codes: np.ndarray, cm: np.ndarray, in_true: np.ndarray, yt: Any,
+                     yp: Any, tt: np.ndarray, tp: np.ndarray) -> ConfusionState:
         """The state of codes counted together (``codes``: the sorted code values that
         occur on either side, ``cm`` their table) whose rows index the table ``tt`` and
-        columns ``tp``: each side's codes that occur looked up in its own table, and the
-        rows and columns moved onto the sorted union of those values."""
+        columns ``tp`` (one table twice when they share it): each side's codes that occur
+        looked up in its table, and the rows and columns moved onto the sorted union of
+        those values (values a table holds twice merge)."""
         in_pred = cm.any(axis=0)
         vt = table_values(tt, codes[in_true], yt)
         vp = table_values(tp, codes[in_pred], yp)
@@ -351,7 +336,7 @@ class ConfusionState(base.State):
         """Encode prepared labels (integers of one dtype, strings, or :class:`Encoded`) in
         one hash pass each (:func:`label_codes`), count the first-seen codes with the kernel
         and move the small table onto the sorted labels; numeric labels come back as
-        ``out_dtype``; ``n_lanes`` threads encode fixed-width labels."""
+        ``out_dtype``; ``n_lanes`` threads encode text labels."""
         (ct, cp), (wt, wp), values = label_codes(at, ap, n_threads=n_lanes)
         k = len(values)
         kt, kp = int(wt.shape[0]), int(wp.shape[0])  # codes of each side (some maybe unused)
