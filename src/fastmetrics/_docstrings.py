@@ -367,7 +367,7 @@ def _dask_example(row: Metric) -> list[str]:
 # --------------------------------------------------------------------------- accumulator methods
 
 
-def accumulator_method_doc(row: Metric, owner: str) -> str:
+def accumulator_method_doc(row: Metric) -> str:
     """The docstring of the accumulator method of one table row.
 
     Parameters
@@ -375,8 +375,6 @@ def accumulator_method_doc(row: Metric, owner: str) -> str:
     row : fastmetrics._table.Metric
         The row: its one-shot function's docstring gives the parameters' descriptions,
         the Returns and Warns sections.
-    owner : str
-        The accumulator class's name.
 
     Returns
     -------
