@@ -481,9 +481,8 @@ def dask_function_doc(row: Metric, accumulator: str) -> str:
     """
     one = Sections(row.function.__doc__)
     where = f"fastmetrics.{row.name}"
-    data = frozenset(n for n in ("y_true", "y_pred", "y_prob", "y_proba", "y_score",
-                                 "labels_true", "labels_pred", "pred_decision",
-                                 "sample_weight") if n in row.signature.parameters)
+    # the chunked inputs, as fastmetrics.dask routes them: the first two and the weights
+    data = frozenset([*list(row.signature.parameters)[:2], "sample_weight"])
     extended = (
         f"The same arguments as :func:`{where}` (numpy arrays, dask arrays or dask "
         "dataframe columns) plus ``compute`` and ``split_every``, and the same value "
