@@ -367,7 +367,7 @@ def _dask_example(row: Metric) -> list[str]:
 # --------------------------------------------------------------------------- accumulator methods
 
 
-def accumulator_method_doc(row: Metric, owner: str) -> str:
+def accumulator_method_doc(row: Metric) -> str:
     """The docstring of the accumulator method of one table row.
 
     Parameters
@@ -375,8 +375,6 @@ def accumulator_method_doc(row: Metric, owner: str) -> str:
     row : fastmetrics._table.Metric
         The row: its one-shot function's docstring gives the parameters' descriptions,
         the Returns and Warns sections.
-    owner : str
-        The accumulator class's name.
 
     Returns
     -------
@@ -483,9 +481,8 @@ def dask_function_doc(row: Metric, accumulator: str) -> str:
     """
     one = Sections(row.function.__doc__)
     where = f"fastmetrics.{row.name}"
-    data = frozenset(n for n in ("y_true", "y_pred", "y_prob", "y_proba", "y_score",
-                                 "labels_true", "labels_pred", "pred_decision",
-                                 "sample_weight") if n in row.signature.parameters)
+    # the chunked inputs, as fastmetrics.dask routes them: the first two and the weights
+    data = frozenset([*list(row.signature.parameters)[:2], "sample_weight"])
     extended = (
         f"The same arguments as :func:`{where}` (numpy arrays, dask arrays or dask "
         "dataframe columns) plus ``compute`` and ``split_every``, and the same value "

@@ -17,13 +17,16 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import calibration, classification, cluster, probabilities, regression, report
 from . import significance
 from . import ranking as ranking_face
 from ._states import (bins, confusion, contingency, delong, deviance, hinge, labelrank,
                       onevsrest, pinball, prf, proba, ranking, sums)
+
+if TYPE_CHECKING:
+    from ._typing import AccumulatorKind
 
 __all__ = ["DATA", "METRICS", "Metric", "by_family"]
 
@@ -68,7 +71,7 @@ class Metric:
     """
 
     name: str
-    family: str
+    family: AccumulatorKind
     derive: Callable[..., Any]
     function: Callable[..., Any]
     config: tuple[str, ...] = ()

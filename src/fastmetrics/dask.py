@@ -43,7 +43,7 @@ Examples
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -404,8 +404,7 @@ def _function(row: _table.Metric) -> Callable[..., Any]:
         config.update(row.fixed)
         kw = {p: a[p] for p in metric}
         kw.update({p: v for p, v in config.items() if p in takes})
-        # a row's family names its accumulator kind
-        return _run(cast("AccumulatorKind", row.family), a[first], a[second],
+        return _run(row.family, a[first], a[second],
                     a.get("sample_weight"), config, _derive, (row.derive, kw),
                     compute=a["compute"], split_every=a["split_every"],
                     n_threads=a.get("n_threads"))

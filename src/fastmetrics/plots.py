@@ -19,7 +19,7 @@ from ._states import confusion
 from ._states import ranking as ranking_state
 from ._states.confusion import ConfusionState
 from ._states.multilabel import is_multilabel_pair
-from .ranking import auc, average_precision_score, det_curve, precision_recall_curve, roc_curve
+from .ranking import auc, det_curve, roc_curve
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -232,11 +232,13 @@ def plot_precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
     """
     metrics = _displays("plot_precision_recall_curve")
     labels, pos = _binary_target(y_true, pos_label)
-    precision, recall, _ = precision_recall_curve(
-        y_true, y_score, pos_label=pos_label, sample_weight=sample_weight,
-        drop_intermediate=drop_intermediate, n_threads=n_threads)
-    ap = average_precision_score(y_true, y_score, pos_label=pos, sample_weight=sample_weight,
-                                 n_threads=n_threads)
+    # one sorted state for the curve and its AP, where the two faces would sort the scores
+    # twice: their validation (binary_inputs; more than two classes refused above), the same
+    # numbers bit for bit
+    _, s, w, has_w = ranking_state.binary_inputs(y_true, y_score, sample_weight)
+    state = ranking_state.RankingState.from_labels(labels, s, w, has_w, n_threads)
+    precision, recall, _ = ranking_state.precision_recall(state, pos, drop_intermediate)
+    ap = ranking_state.average_precision(state, pos_label=pos)
     mask = labels.where(pos)
     prevalence = np.count_nonzero(mask) / mask.shape[0]
     name = "Classifier" if name is None else name

@@ -506,7 +506,7 @@ def _attach_metrics(cls: type[Accumulator]) -> type[Accumulator]:
     for row in _table.by_family(cls.family):
         m = _metric_method(row)
         m.__qualname__ = f"{cls.__name__}.{row.name}"
-        m.__doc__ = _docstrings.accumulator_method_doc(row, cls.__name__)
+        m.__doc__ = _docstrings.accumulator_method_doc(row)
         setattr(cls, row.name, m)
     return cls
 

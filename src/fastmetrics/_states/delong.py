@@ -370,10 +370,10 @@ def placements(y: np.ndarray, pos: Any, s_a: np.ndarray, s_b: np.ndarray | None 
     v_a = np.empty(nrow)
     v_b = np.empty(nrow if k == 2 else 0)
     out = np.empty(6, dtype=np.int64)
-    # one score vector is one sort, on one thread; n_threads is still checked
-    threads = threads_for("delong", 2 * nrow, n_threads)
+    # one score vector is one sort on one thread (n 0: n_threads checked, OpenMP not asked)
+    threads = threads_for("delong", 2 * nrow if k == 2 else 0, n_threads)
     kernel.placements(y, pos, s_a, s_a[:0] if s_b is None else s_b, v_a, v_b, keys, tags,
-                      hist, out, threads if k == 2 else 1)
+                      hist, out, threads)
     for bad, s in ((out[4], s_a), (out[5], s_b)):
         if bad >= 0:
             raise nonfinite_error(cast("np.ndarray", s), None)
