@@ -474,3 +474,20 @@ def test_missing_dask_names_the_extra():
     )
     assert r.returncode == 0, r.stderr
     assert 'pip install "fastmetrics-kernels[dask]"' in r.stdout
+
+
+def test_log_loss_takes_the_deprecated_y_pred_spelling(sync):
+    """scikit-learn 1.9's ``y_pred=`` for the probabilities: the one-shot value, its
+    FutureWarning, and its error when both spellings are given."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 500)
+    p = rng.dirichlet(np.ones(3), 500)
+    dy, dp = da.from_array(y, chunks=128), da.from_array(p, chunks=(128, 3))
+    for name in ("log_loss", "d2_log_loss_score"):
+        with pytest.warns(FutureWarning, match="renamed to `y_proba`"):
+            got = getattr(fmd, name)(dy, y_pred=dp)
+        with pytest.warns(FutureWarning, match="renamed to `y_proba`"):
+            want = getattr(skm, name)(y, y_pred=p)
+        assert got == pytest.approx(want, rel=1e-12)
+        with pytest.raises(ValueError, match="Cannot use both"):
+            getattr(fmd, name)(dy, dp, y_pred=dp)

@@ -482,7 +482,10 @@ def dask_function_doc(row: Metric, accumulator: str) -> str:
     one = Sections(row.function.__doc__)
     where = f"fastmetrics.{row.name}"
     # the chunked inputs, as fastmetrics.dask routes them: the first two and the weights
-    data = frozenset([*list(row.signature.parameters)[:2], "sample_weight"])
+    # (and y_pred where it is the deprecated spelling of the second, y_proba)
+    first_two = list(row.signature.parameters)[:2]
+    data = frozenset([*first_two, "sample_weight"]
+                     + (["y_pred"] if first_two[1] == "y_proba" else []))
     extended = (
         f"The same arguments as :func:`{where}` (numpy arrays, dask arrays or dask "
         "dataframe columns) plus ``compute`` and ``split_every``, and the same value "

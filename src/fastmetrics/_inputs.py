@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -63,6 +64,7 @@ __all__ = [
     "own_tables",
     "plain_int_pair",
     "prepare_labels",
+    "proba_argument",
     "sample_weight",
     "sequence_length",
     "str_objects",
@@ -179,6 +181,26 @@ def inconsistent_lengths(**lengths: int | None) -> ValueError:
         "Found input variables with inconsistent numbers of samples: "
         f"[{', '.join(str(v) for _, v in items)}] ({', '.join(k for k, _ in items)})"
     )
+
+
+_BOTH_PROBA = ("Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, use `y_proba` "
+               "instead.")
+_RENAMED_PROBA = ("`y_pred` was renamed to `y_proba` in version 1.9 and will be removed in "
+                  "1.11. Use `y_proba` instead.")
+
+
+def proba_argument(y_proba: Any, y_pred: Any) -> Any:
+    """The probabilities of ``log_loss`` and ``d2_log_loss_score`` (one-shot and Dask):
+    ``y_proba``, or scikit-learn 1.9's deprecated ``y_pred=`` spelling of it, with its
+    FutureWarning (at the caller's caller); both given raise its ValueError."""
+    if isinstance(y_pred, str) and y_pred == "deprecated":
+        if y_proba is None:
+            raise TypeError("log loss: y_proba is required")
+        return y_proba
+    if y_proba is not None:
+        raise ValueError(_BOTH_PROBA)
+    warnings.warn(_RENAMED_PROBA, FutureWarning, stacklevel=3)
+    return y_pred
 
 
 def sequence_length(y: Any) -> int:

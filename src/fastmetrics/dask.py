@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _docstrings, _table
+from ._inputs import proba_argument
 from . import uncertainty as _uncertainty
 
 from .streaming import (
@@ -404,6 +405,8 @@ def _function(row: _table.Metric) -> Callable[..., Any]:
         config.update(row.fixed)
         kw = {p: a[p] for p in metric}
         kw.update({p: v for p, v in config.items() if p in takes})
+        if "y_pred" in a and second == "y_proba":  # scikit-learn's deprecated spelling
+            a[second] = proba_argument(a[second], a["y_pred"])
         return _run(row.family, a[first], a[second],
                     a.get("sample_weight"), config, _derive, (row.derive, kw),
                     compute=a["compute"], split_every=a["split_every"],

@@ -28,9 +28,9 @@ Conventions
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING
 
+from ._inputs import proba_argument
 from ._states import hinge, proba
 from ._states.hinge import HingeState
 from ._states.proba import ProbabilityState
@@ -41,22 +41,6 @@ if TYPE_CHECKING:
     from ._typing import ArrayLike
 
 __all__ = ["d2_log_loss_score", "hinge_loss", "log_loss", "top_k_accuracy_score"]
-
-_BOTH = "Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, use `y_proba` instead."
-_RENAMED = ("`y_pred` was renamed to `y_proba` in version 1.9 and will be removed in 1.11. "
-            "Use `y_proba` instead.")
-
-
-def _proba_argument(y_proba: ArrayLike | None, y_pred: ArrayLike) -> ArrayLike:
-    """scikit-learn 1.9's deprecated ``y_pred=`` spelling of ``y_proba``."""
-    if isinstance(y_pred, str) and y_pred == "deprecated":
-        if y_proba is None:
-            raise TypeError("log loss: y_proba is required")
-        return y_proba
-    if y_proba is not None:
-        raise ValueError(_BOTH)
-    warnings.warn(_RENAMED, FutureWarning, stacklevel=3)
-    return y_pred
 
 
 def log_loss(y_true: ArrayLike, y_proba: ArrayLike | None = None, *, normalize: bool = True,
@@ -132,7 +116,7 @@ def log_loss(y_true: ArrayLike, y_proba: ArrayLike | None = None, *, normalize: 
     ...                   [[.1, .9], [.9, .1], [.8, .2], [.35, .65]]), 5)
     0.21616
     """
-    y_proba = _proba_argument(y_proba, y_pred)
+    y_proba = proba_argument(y_proba, y_pred)
     state = ProbabilityState.from_arrays(y_true, y_proba, sample_weight, labels=labels,
                                          n_threads=n_threads)
     return proba.loss(state, normalize)
@@ -206,7 +190,7 @@ def d2_log_loss_score(y_true: ArrayLike, y_proba: ArrayLike | None = None, *,
     >>> round(fm.d2_log_loss_score([0, 1, 1, 0], [0.2, 0.7, 0.9, 0.4]), 6)
     0.568633
     """
-    y_proba = _proba_argument(y_proba, y_pred)
+    y_proba = proba_argument(y_proba, y_pred)
     if _n_rows(y_proba) < 2:
         n_true = _n_rows(y_true)
         if n_true != _n_rows(y_proba):  # scikit-learn checks the lengths first
