@@ -87,27 +87,6 @@ static inline int fm_equal8(const char *a, const char *b, int64_t n)
     return d == 0;
 }
 
-/* Whether ``n`` bytes at ``a`` and ``b`` are equal, without a call: short runs as two
- * overlapping loads (the first and last 4 or 8 bytes), or, under 4 bytes, three bytes
- * that cover them all. */
-static inline int fm_bytes_equal(const char *a, const char *b, int64_t n)
-{
-    uint32_t x, y, u, v;
-    if (n >= 8)
-        return fm_equal8(a, b, n);
-    if (n >= 4) {
-        memcpy(&x, a, 4);
-        memcpy(&y, b, 4);
-        memcpy(&u, a + n - 4, 4);
-        memcpy(&v, b + n - 4, 4);
-        return ((x ^ y) | (u ^ v)) == 0;
-    }
-    if (n == 0)
-        return 1;
-    return a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1];
-}
-
-
 /* Make room for item ``n`` in the array ``arr`` of ``cap`` items of ``type`` (doubling it
  * when full); runs ``FAIL`` when out of memory. */
 #define FM_RESERVE(arr, cap, n, type, FAIL)                                        \
