@@ -591,6 +591,23 @@ static inline int64_t fm_short_hit(const fm_vkey *keys, const int64_t *slot, int
     return -1;
 }
 
+/* The key of the variable-length item of ``len`` bytes at ``data + start`` (``data_len``
+ * bytes of data) in ``x``; returns its hash. */
+static inline uint64_t fm_var_key(const char *data, int64_t data_len, int64_t start,
+                                  int64_t len, fm_vkey *x)
+{
+    uint64_t w[2];
+    x->p = data + start;
+    if (len > 16)
+        return fm_vkey_long(x, x->p, len);
+    fm_short_words(x->p, len, data_len - start, w);
+    x->w0 = w[0];
+    x->w1 = w[1];
+    x->len = len;
+    x->cmp = 0;
+    return fm_hash_short(x->w0, x->w1, len);
+}
+
 /* Encode n variable-length items (arrow strings: item i is the bytes
  * ``data[off[i] .. off[i + 1])`` of ``data_len`` bytes, offsets int64 ``off64`` or int32
  * ``off32``) the same way. Items of up to 16 bytes (most labels) are read as two words,
@@ -643,16 +660,8 @@ fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
             x.p = p;
             x.len = len;
             x.cmp = 0;
-        } else if (len <= 16) {  /* near the data's end: copied */
-            fm_short_words(p, len, data_len - start, w);
-            x.w0 = w[0];
-            x.w1 = w[1];
-            x.p = p;
-            x.len = len;
-            x.cmp = 0;
-            h = fm_hash_short(x.w0, x.w1, len);
-        } else {
-            h = fm_vkey_long(&x, p, len);
+        } else {  /* a short item near the data's end (copied), or a long one */
+            h = fm_var_key(data, data_len, start, len, &x);
         }
         FM_VSTORE_CODE(&v, x, h, i, c, keys, slot, shift);
         fm_put_code(codes32, codes64, i, c);
