@@ -87,27 +87,6 @@ static inline int fm_equal8(const char *a, const char *b, int64_t n)
     return d == 0;
 }
 
-/* Whether ``n`` bytes at ``a`` and ``b`` are equal, without a call: short runs as two
- * overlapping loads (the first and last 4 or 8 bytes), or, under 4 bytes, three bytes
- * that cover them all. */
-static inline int fm_bytes_equal(const char *a, const char *b, int64_t n)
-{
-    uint32_t x, y, u, v;
-    if (n >= 8)
-        return fm_equal8(a, b, n);
-    if (n >= 4) {
-        memcpy(&x, a, 4);
-        memcpy(&y, b, 4);
-        memcpy(&u, a + n - 4, 4);
-        memcpy(&v, b + n - 4, 4);
-        return ((x ^ y) | (u ^ v)) == 0;
-    }
-    if (n == 0)
-        return 1;
-    return a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1];
-}
-
-
 /* Make room for item ``n`` in the array ``arr`` of ``cap`` items of ``type`` (doubling it
  * when full); runs ``FAIL`` when out of memory. */
 #define FM_RESERVE(arr, cap, n, type, FAIL)                                        \
@@ -612,6 +591,23 @@ static inline int64_t fm_short_hit(const fm_vkey *keys, const int64_t *slot, int
     return -1;
 }
 
+/* The key of the variable-length item of ``len`` bytes at ``data + start`` (``data_len``
+ * bytes of data) in ``x``; returns its hash. */
+static inline uint64_t fm_var_key(const char *data, int64_t data_len, int64_t start,
+                                  int64_t len, fm_vkey *x)
+{
+    uint64_t w[2];
+    x->p = data + start;
+    if (len > 16)
+        return fm_vkey_long(x, x->p, len);
+    fm_short_words(x->p, len, data_len - start, w);
+    x->w0 = w[0];
+    x->w1 = w[1];
+    x->len = len;
+    x->cmp = 0;
+    return fm_hash_short(x->w0, x->w1, len);
+}
+
 /* Encode n variable-length items (arrow strings: item i is the bytes
  * ``data[off[i] .. off[i + 1])`` of ``data_len`` bytes, offsets int64 ``off64`` or int32
  * ``off32``) the same way. Items of up to 16 bytes (most labels) are read as two words,
@@ -664,16 +660,8 @@ fm_encode_var(const char *data, int64_t data_len, const int64_t *off64,
             x.p = p;
             x.len = len;
             x.cmp = 0;
-        } else if (len <= 16) {  /* near the data's end: copied */
-            fm_short_words(p, len, data_len - start, w);
-            x.w0 = w[0];
-            x.w1 = w[1];
-            x.p = p;
-            x.len = len;
-            x.cmp = 0;
-            h = fm_hash_short(x.w0, x.w1, len);
-        } else {
-            h = fm_vkey_long(&x, p, len);
+        } else {  /* a short item near the data's end (copied), or a long one */
+            h = fm_var_key(data, data_len, start, len, &x);
         }
         FM_VSTORE_CODE(&v, x, h, i, c, keys, slot, shift);
         fm_put_code(codes32, codes64, i, c);

@@ -61,23 +61,14 @@ static int fm_src_encode(const fm_src *s, int64_t lo, int64_t hi, int32_t *codes
  * (offsets, views, objects; the item was read by the encoder, so it is valid). */
 static uint64_t fm_src_key(const fm_src *s, int64_t i, fm_vkey *x)
 {
-    uint64_t h = 0, w[2];
+    uint64_t h = 0;
     int64_t start, len;
     PyObject *o;
     switch (s->kind) {
     case FM_SRC_OFFSETS:
         start = s->off64 ? s->off64[i] : (int64_t)s->off32[i];
         len = (s->off64 ? s->off64[i + 1] : (int64_t)s->off32[i + 1]) - start;
-        if (len <= 16) {
-            fm_short_words(s->data + start, len, s->data_len - start, w);
-            x->w0 = w[0];
-            x->w1 = w[1];
-            x->p = s->data + start;
-            x->len = len;
-            x->cmp = 0;
-            return fm_hash_short(x->w0, x->w1, len);
-        }
-        return fm_vkey_long(x, s->data + start, len);
+        return fm_var_key(s->data, s->data_len, start, len, x);
     case FM_SRC_VIEWS:
         fm_view_key(s->data, i, s->bufs, s->buf_len, s->nbufs, x, &h);
         return h;
