@@ -27,6 +27,7 @@ Scores that are NaN or infinite (scikit-learn rejects both) stop the pass and ar
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport isfinite
+from libc.string cimport memmove
 from cython.parallel cimport prange
 
 import numpy as np
@@ -152,27 +153,39 @@ cdef int64_t _walk_counts(const uint64_t* pk, int64_t np_, const uint64_t* nk, i
                           double* stats, double* thr, double* out_p, double* out_q,
                           int n_threads) noexcept nogil:
     """Unweighted walk: the same numbers, in the same order of operations, as the weighted
-    one with unit weights. From PAR_MIN samples (statistics only) the thresholds are cut in
-    two halves at a key, walked on two threads and added: always two halves, whatever the
-    thread count, so the result does not depend on it (auc2 is a sum of integers, exact)."""
+    one with unit weights. From PAR_MIN samples the thresholds are cut in two halves at a
+    key, walked on two threads and added: always two halves, whatever the thread count, so
+    the result does not depend on it (auc2 is a sum of integers, exact). Writing a summary,
+    the second half writes from the number of samples before the cut (at least the
+    thresholds before it) and is moved down next to the first; its counts are absolute, so
+    the summary is the one walk's, whole."""
     cdef double acc[2][3]
     cdef int64_t cut_p[3]
     cdef int64_t cut_n[3]
+    cdef int64_t off, m0
     cdef uint64_t key
     cdef int h, nh = 1
     cut_p[0] = 0
     cut_n[0] = 0
-    if thr == NULL and np_ + nn >= PAR_MIN and np_ >= 2 and nn >= 1:
+    if np_ + nn >= PAR_MIN and np_ >= 2 and nn >= 1:
         key = pk[np_ // 2]  # positives in both halves; equal keys stay on one side
         cut_p[1] = _lower_bound(pk, np_, key)
         cut_n[1] = _lower_bound(nk, nn, key)
         nh = 2
     cut_p[nh] = np_
     cut_n[nh] = nn
+    off = cut_p[1] + cut_n[1] if nh == 2 else 0
     for h in prange(nh, num_threads=n_threads if nh > 1 else 1, schedule="static"):
-        _walk_range(pk, cut_p[h], cut_p[h + 1], nk, cut_n[h], cut_n[h + 1], acc[h], thr,
-                    out_p, out_q)
+        _walk_range(pk, cut_p[h], cut_p[h + 1], nk, cut_n[h], cut_n[h + 1], acc[h],
+                    (thr + off) if (thr != NULL and h == 1) else thr,
+                    (out_p + off) if (thr != NULL and h == 1) else out_p,
+                    (out_q + off) if (thr != NULL and h == 1) else out_q)
     if nh == 2:
+        m0 = <int64_t>acc[0][2]
+        if thr != NULL and m0 < off:
+            memmove(thr + m0, thr + off, <size_t>acc[1][2] * sizeof(double))
+            memmove(out_p + m0, out_p + off, <size_t>acc[1][2] * sizeof(double))
+            memmove(out_q + m0, out_q + off, <size_t>acc[1][2] * sizeof(double))
         acc[0][0] = acc[0][0] + acc[1][0]
         acc[0][1] = acc[0][1] + acc[1][1]
         acc[0][2] = acc[0][2] + acc[1][2]
@@ -542,6 +555,96 @@ def binary_plain(y, s, int mode, scratch=None, int n_threads=1):
         s32 = s[:, None]
         return _plain_labels(y[:, None], s32, yk, ysz, mode, scratch, n_threads)
     return None
+
+
+# ----------------------------------------------------------------------------- merging states
+
+
+cdef int64_t _merge_two(const double* ta, int64_t na, const double* a0, const double* a1,
+                        int64_t sa0, int64_t sa1, const double* tb, int64_t nb,
+                        const double* b0, const double* b1, int64_t sb0, int64_t sb1,
+                        double* ot, double* o0, double* o1, bint two) noexcept nogil:
+    """The merging walk of two summaries (see :func:`merge_runs`); returns the thresholds
+    written. A row a run lacks is read with stride 0 from a zero.
+
+    Without a branch on the comparison (its outcome is unpredictable): each step takes the
+    greater head, or both when they are equal, and adds the weights taken to 0.0 in run
+    order, so a weight is bit for bit what summing the runs' weights from 0.0 gives."""
+    cdef int64_t i = 0, j = 0, m = 0
+    cdef double x, y, fa, fb
+    cdef bint ta_, tb_
+    while i < na and j < nb:
+        x = ta[i]
+        y = tb[j]
+        ta_ = x >= y
+        tb_ = y >= x
+        fa = <double>ta_
+        fb = <double>tb_
+        ot[m] = (x if ta_ else y) + 0.0
+        o0[m] = (0.0 + a0[i * sa0] * fa) + b0[j * sb0] * fb
+        if two:
+            o1[m] = (0.0 + a1[i * sa1] * fa) + b1[j * sb1] * fb
+        i += ta_
+        j += tb_
+        m += 1
+    while i < na:
+        ot[m] = ta[i] + 0.0
+        o0[m] = 0.0 + a0[i * sa0]
+        if two:
+            o1[m] = 0.0 + a1[i * sa1]
+        i += 1
+        m += 1
+    while j < nb:
+        ot[m] = tb[j] + 0.0
+        o0[m] = 0.0 + b0[j * sb0]
+        if two:
+            o1[m] = 0.0 + b1[j * sb1]
+        j += 1
+        m += 1
+    return m
+
+
+def merge_runs(const double[::1] ta, const double[:, ::1] wa, const int64_t[::1] ra,
+               const double[::1] tb, const double[:, ::1] wb, const int64_t[::1] rb,
+               double[::1] out_thr, double[:, ::1] out_w):
+    """Merge two ranking summaries: thresholds ``ta`` / ``tb`` (strictly decreasing) with
+    one weight row per class each holds (``wa`` / ``wb``); ``ra[j]`` / ``rb[j]`` is the row
+    holding class ``j`` of the union (-1: that summary lacks it). Writes the distinct
+    thresholds of both, decreasing, to ``out_thr`` and class ``j``'s weight at each to
+    ``out_w[j]`` (sized for ``len(ta) + len(tb)``); returns how many.
+
+    One walk, no sort: O(len(ta) + len(tb)). The weights of a threshold in both are added
+    ``(0.0 + a) + b``, as summing the concatenated runs from 0.0 does; -0.0 thresholds come
+    out as +0.0, as the sort keys make them."""
+    cdef int64_t na = ta.shape[0], nb = tb.shape[0], k = out_w.shape[0], m
+    cdef double zero = 0.0
+    cdef const double* p[4]
+    cdef int64_t st[4]
+    cdef int64_t j
+    if ra.shape[0] != k or rb.shape[0] != k or k > 2:
+        raise ValueError("merge_runs: the class rows disagree with the output")
+    if out_thr.shape[0] < na + nb or (k and out_w.shape[1] < na + nb):
+        raise ValueError("merge_runs: the output is too small")
+    if k == 0:
+        if na + nb:
+            raise ValueError("merge_runs: thresholds without classes")
+        return 0
+    for j in range(k):
+        if (ra[j] >= wa.shape[0] or rb[j] >= wb.shape[0]
+                or (ra[j] >= 0 and wa.shape[1] != na) or (rb[j] >= 0 and wb.shape[1] != nb)):
+            raise ValueError("merge_runs: a summary's weights do not match its thresholds")
+        p[j] = &wa[ra[j], 0] if (ra[j] >= 0 and na) else &zero
+        st[j] = 1 if (ra[j] >= 0 and na) else 0
+        p[2 + j] = &wb[rb[j], 0] if (rb[j] >= 0 and nb) else &zero
+        st[2 + j] = 1 if (rb[j] >= 0 and nb) else 0
+    if k == 1:
+        p[1], st[1], p[3], st[3] = &zero, 0, &zero, 0
+    with nogil:
+        m = _merge_two(&ta[0] if na else &zero, na, p[0], p[1], st[0], st[1],
+                       &tb[0] if nb else &zero, nb, p[2], p[3], st[2], st[3],
+                       &out_thr[0] if (na + nb) else &zero, &out_w[0, 0],
+                       &out_w[1, 0] if k == 2 else &out_w[0, 0], k == 2)
+    return m
 
 
 LSD_FROM = FM_LSD_FROM

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from numpy.typing import DTypeLike
     from typing_extensions import Self
@@ -117,6 +117,41 @@ class State:
         3
         """
         raise NotImplementedError
+
+    @classmethod
+    def merge_all(cls, states: Sequence[Self]) -> Self:
+        """The state of all inputs' samples: the same as merging them pairwise from left to
+        right (what this base does; a type whose merge is more than a sum merges them all in
+        one walk).
+
+        Parameters
+        ----------
+        states : sequence of State
+            At least one state of this type.
+
+        Returns
+        -------
+        state : State
+            The state of all inputs' samples (a single input is returned as it is).
+
+        See Also
+        --------
+        State.merge : Two states.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> parts = [ConfusionState.from_arrays([0, 1], [0, 0]) for _ in range(3)]
+        >>> ConfusionState.merge_all(parts).n_samples
+        6
+        """
+        states = list(states)
+        if not states:
+            raise ValueError("merge_all needs at least one state")
+        out = states[0]
+        for st in states[1:]:
+            out = out.merge(st)
+        return out
 
     def __add__(self, other: Any) -> Self:
         if type(other) is not type(self):

@@ -62,7 +62,7 @@ from ..exceptions import warn, undefined_metric_warning
 from . import base
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from .._typing import ArrayLike
 
@@ -71,6 +71,7 @@ __all__ = [
     "DET_ONE_CLASS",
     "Labels",
     "RankingResult",
+    "RankingRows",
     "RankingState",
     "ap_value",
     "auc_value",
@@ -91,6 +92,7 @@ __all__ = [
     "multiclass_roc_auc",
     "plain",
     "pos_neg_summary",
+    "positive_statistics",
     "precision_recall",
     "result",
     "roc",
@@ -160,12 +162,20 @@ class Labels:
             self.encoded = True
             self.y = codes.reshape(-1).astype(np.int64, copy=False)
 
+    @classmethod
+    def of_codes(cls, codes: np.ndarray, classes: np.ndarray) -> Labels:
+        """Labels already coded: ``codes[i]`` is the place of sample i's label in the
+        sorted ``classes`` (at most two)."""
+        lab = cls.__new__(cls)
+        lab.y, lab.classes, lab.more, lab.encoded = codes, classes, False, True
+        return lab
+
     def code(self, label: Any) -> Any:
         """Kernel value of ``label`` as a length-1 array of the kernel dtype, or None when
         no sample can equal it."""
         if self.encoded:
             idx = _index(self.classes, label)
-            return None if idx is None else np.array([idx], dtype=np.int64)
+            return None if idx is None else np.array([idx], dtype=self.y.dtype)
         if isinstance(label, (bool, np.bool_)):
             label = int(label)
         if isinstance(label, (str, bytes)) or not isinstance(label, numbers.Number):
@@ -682,15 +692,63 @@ class RankingState(base.State):
             wts[ia] += self.weights
             wts[ib] += other.weights
             return RankingState(self.thresholds, wts, classes, counts, self.edges, weighted)
-        both = np.zeros((k, ma + mb))
-        both[ia, :ma] = self.weights
-        both[ib, ma:] = other.weights
-        u, inv = np.unique(-np.concatenate([self.thresholds, other.thresholds]),
-                           return_inverse=True)
-        wts = np.empty((k, u.shape[0]))
-        for j in range(k):
-            wts[j] = np.bincount(inv, weights=both[j], minlength=u.shape[0])
-        return RankingState(-u + 0.0, wts, classes, counts, None, weighted)
+        # one walk over the two sorted runs (ranking kernel), each class's row found by place
+        thr, wts = np.empty(ma + mb), np.empty((k, ma + mb))
+        m = kernel.merge_runs(self.thresholds, self.weights, _rows(ia, k),
+                              other.thresholds, other.weights, _rows(ib, k), thr, wts)
+        if m < ma + mb:
+            thr, wts = thr[:m].copy(), wts[:, :m].copy()
+        return RankingState(thr, wts, classes, counts, None, weighted)
+
+    @classmethod
+    def merge_all(cls, states: Sequence[RankingState]) -> RankingState:
+        """The state of all inputs' samples: neighbours merged pairwise in a balanced tree,
+        each merge one walk over two sorted threshold runs (no sort), so k states of m
+        thresholds in all cost O(m log k), not the O(m k) of merging them one after another.
+
+        Counts, and weights when unweighted, are exact whatever the order; sample weights
+        are summed in the tree's order (to about 1e-16 relative of any other order).
+
+        Parameters
+        ----------
+        states : sequence of RankingState
+            At least one state, all exact or all binned with the same edges.
+
+        Returns
+        -------
+        state : RankingState
+            The state of all inputs' samples; no input is modified (one input is returned
+            as it is).
+
+        Raises
+        ------
+        ValueError
+            If the states cannot merge (binned edges differ, binned with exact, more than
+            two classes over all of them).
+
+        See Also
+        --------
+        RankingState.merge : Two states.
+        fastmetrics.streaming.RankingAccumulator : Builds one from chunks.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RankingState
+        >>> parts = [RankingState.from_arrays([0, 1], [s, s + 0.5]) for s in (0.1, 0.2, 0.3)]
+        >>> RankingState.merge_all(parts).thresholds
+        array([0.8, 0.7, 0.6, 0.3, 0.2, 0.1])
+        """
+        level = list(states)
+        if not level:
+            raise ValueError("merge_all needs at least one state")
+        for st in level[1:]:
+            level[0]._check_mergeable(st)
+        while len(level) > 1:
+            nxt = [level[i].merge(level[i + 1]) for i in range(0, len(level) - 1, 2)]
+            if len(level) % 2:
+                nxt.append(level[-1])
+            level = nxt
+        return level[0]
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict[str, Any]:
@@ -755,6 +813,129 @@ class RankingState(base.State):
         return cls(thr, wts, classes.copy(), counts.copy(), edges, weighted)
 
 
+class RankingRows:
+    """Rows of a binary ranking problem kept as they came, until one kernel pass turns them
+    all into a :class:`RankingState` (:meth:`take`).
+
+    Each chunk's rows are checked and copied into growing buffers (:meth:`append`: the label
+    as its place in the sorted classes, one byte; the score as float64; the weight). Sorting
+    them once costs what one pass over the concatenated chunks costs -- and gives its state,
+    bit for bit -- where a state per chunk, merged, costs a merge walk per chunk on top of
+    the sorts. The exact ``RankingAccumulator`` keeps its chunks so, and takes a state when
+    a metric is asked or the rows outgrow their bound. Buffers let go by :meth:`take` are
+    kept for the next rows of any thread (one set, as the sort scratch is): fresh pages
+    cost as much as the copy.
+    """
+
+    __slots__ = ("classes", "codes", "scores", "w", "rows", "has_w")
+
+    _spare: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    _spare_lock = threading.Lock()
+
+    def __init__(self) -> None:
+        # the sorted classes of the rows kept (None before any)
+        self.classes: Any = None
+        self.codes = np.empty(0, dtype=np.uint8)
+        self.scores = np.empty(0)
+        self.w = np.empty(0)
+        self.rows = 0
+        self.has_w = False
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the rows kept take (9 a row, 17 with weights)."""
+        return self.rows * (17 if self.has_w else 9)
+
+    def _room(self, n: int, has_w: bool) -> None:
+        """Buffers for ``n`` more rows: the spare set when it is large enough, else twice
+        the rows (the rows kept are copied over)."""
+        need = self.rows + n
+        if need <= self.scores.shape[0] and (not has_w or need <= self.w.shape[0]):
+            return
+        spare = None
+        with RankingRows._spare_lock:
+            if RankingRows._spare and RankingRows._spare[0][1].shape[0] >= need and (
+                    not has_w or RankingRows._spare[0][2].shape[0] >= need):
+                spare = RankingRows._spare.pop()
+        if spare is None:
+            cap = max(need, 2 * self.rows, 1 << 16)
+            spare = (np.empty(cap, dtype=np.uint8), np.empty(cap),
+                     np.empty(cap) if has_w else np.empty(0))
+        r = self.rows
+        spare[0][:r] = self.codes[:r]
+        spare[1][:r] = self.scores[:r]
+        if has_w:
+            spare[2][:r] = self.w[:r]
+        self.codes, self.scores, self.w = spare
+
+    def append(self, lab: Labels, s: np.ndarray, w: np.ndarray, has_w: bool) -> None:
+        """Keep a chunk's validated rows (at most two classes; ``w`` empty unless
+        ``has_w``). Raises ``ValueError``, keeping nothing of the chunk, for non-finite scores
+        or weights (the one-pass functions' messages) and for more than two classes over all
+        rows."""
+        n = s.shape[0]
+        if self.rows and has_w != self.has_w:
+            raise ValueError("rows with and without sample weights cannot be kept together")
+        classes = lab.classes
+        union = classes if self.classes is None else _union(self.classes, classes)[0]
+        self._room(n, has_w)
+        r = self.rows
+        sc = self.scores[r:r + n]
+        sc[...] = s
+        # a sum is finite when every term is (it runs over the copy, in cache); only a
+        # sum that is not, or overflows, reads the scores again to find the first culprit
+        if not math.isfinite(np.add.reduce(sc)) and not np.isfinite(sc).all():
+            raise nonfinite_error(s, None)
+        if has_w:
+            wc = self.w[r:r + n]
+            wc[...] = w
+            if not math.isfinite(np.add.reduce(wc)) and not np.isfinite(wc).all():
+                raise nonfinite_error(w, "sample_weight")
+        codes = self.codes[r:r + n]
+        if classes.shape[0] == 2:
+            np.equal(lab.y, lab.code(classes[1])[0], out=codes.view(bool))
+        else:
+            codes[...] = 0 if _index(union, classes.tolist()[0]) == 0 else 1
+        if self.classes is not None and self.classes.shape[0] == 1 and union.shape[0] == 2 \
+                and _index(union, self.classes.tolist()[0]) == 1:
+            # the rows kept held the only class, coded 0; the new one sorts first
+            self.codes[:r] = 1
+        self.classes = union
+        self.rows = r + n
+        self.has_w = has_w
+
+    def statistics(self, positive: Any, n_threads: int | None = None) -> np.ndarray:
+        """The statistics row (``kernel.NPOS`` ... ``kernel.NTHR``) of ``positive`` against
+        the other class over the rows kept, from one sorting pass that writes no summary:
+        what the one-shot functions compute on the concatenated chunks. The rows stay."""
+        n = self.rows
+        assert self.classes is not None
+        lab = Labels.of_codes(self.codes[:n], self.classes)
+        return statistics(lab, self.scores[:n], self.w[:n] if self.has_w else _NO_W,
+                          self.has_w, positive, n_threads)
+
+    def take(self, n_threads: int | None = None) -> RankingState | None:
+        """The state of the rows kept (None when there are none); they are let go and the
+        buffers kept for the next rows."""
+        n = self.rows
+        if n == 0 or self.classes is None:
+            return None
+        has_w = self.has_w
+        lab = Labels.of_codes(self.codes[:n], self.classes)
+        st = RankingState.from_labels(lab, self.scores[:n], self.w[:n] if has_w else _NO_W,
+                                      has_w, n_threads)
+        bufs = (self.codes, self.scores, self.w)
+        self.classes, self.rows, self.has_w = None, 0, False
+        self.codes, self.scores, self.w = bufs[0][:0], bufs[1][:0], bufs[2][:0]
+        if bufs[1].shape[0] * 17 <= _SPARE_MAX_BYTES:
+            with RankingRows._spare_lock:
+                RankingRows._spare[:] = [bufs]
+        return st
+
+
+_SPARE_MAX_BYTES = 1 << 28
+
+
 def _bin_thresholds(edges: np.ndarray) -> np.ndarray:
     """The label of each bin, decreasing: its upper edge (inf for the last bin)."""
     thresholds: np.ndarray = np.concatenate([edges, [np.inf]])[::-1].copy()
@@ -778,6 +959,14 @@ def _union(a: np.ndarray, b: np.ndarray) -> Any:
     return u, ia, ib
 
 
+def _rows(places: np.ndarray, k: int) -> np.ndarray:
+    """For each class of a union of ``k``, the row of a state whose classes landed at
+    ``places`` in it (-1: the state lacks that class)."""
+    rows = np.full(k, -1, dtype=np.int64)
+    rows[places] = np.arange(places.shape[0])
+    return rows
+
+
 # ----------------------------------------------------------------------------- derivations
 
 
@@ -795,7 +984,15 @@ def _split(state: RankingState, pos_label: Any) -> Any:
     return p, q, counts[idx], sum(counts) - counts[idx]
 
 
-def _positive(state: RankingState, pos_label: Any) -> Any:
+def positive_statistics(source: RankingState | RankingRows, positive: Any) -> np.ndarray:
+    """The statistics row of ``positive`` against the rest: from a state's summary, or from
+    rows not yet sorted into one (:meth:`RankingRows.statistics`, no summary written)."""
+    if isinstance(source, RankingRows):
+        return source.statistics(positive)
+    return _summary_stats(*_split(source, positive))
+
+
+def _positive(state: RankingState | RankingRows, pos_label: Any) -> Any:
     """``pos_label``, or when None the greater class (scikit-learn's ROC AUC rule)."""
     if pos_label is None:
         return state.classes[-1] if state.classes.shape[0] == 2 else None
@@ -865,7 +1062,7 @@ def check_multi_class(multi_class: str) -> None:
         raise ValueError(f"multi_class must be one of 'raise', 'ovr', 'ovo', got {multi_class!r}")
 
 
-def roc_auc(state: RankingState, average: str | None = "macro", max_fpr: float | None = None,
+def roc_auc(state: RankingState | RankingRows, average: str | None = "macro", max_fpr: float | None = None,
             multi_class: str = "raise",
             labels: Any = None, pos_label: Any = None) -> float:
     """``roc_auc_score`` of a (binary) state: the greater class positive, as scikit-learn,
@@ -878,20 +1075,23 @@ def roc_auc(state: RankingState, average: str | None = "macro", max_fpr: float |
     if labels is not None:
         raise ValueError("labels is for multiclass y_true, which a ranking state (binary, over "
                          "chunks or dask) does not hold: y_true must be binary")
-    p, q, npos, nneg = _split(state, _positive(state, pos_label))
-    if npos == 0 or nneg == 0 or max_fpr is None or max_fpr == 1:
+    positive = _positive(state, pos_label)
+    if max_fpr is None or max_fpr == 1:
+        return auc_value(positive_statistics(state, positive))
+    assert isinstance(state, RankingState)  # rows answer only the full area
+    p, q, npos, nneg = _split(state, positive)
+    if npos == 0 or nneg == 0:
         return auc_value(_summary_stats(p, q, npos, nneg))
     return _partial_auc(state.thresholds, p, q, max_fpr)
 
 
-def average_precision(state: RankingState, average: str | None = "macro",
+def average_precision(state: RankingState | RankingRows, average: str | None = "macro",
                       pos_label: Any = 1) -> float:
     """``average_precision_score`` of a (binary) state, ``pos_label`` positive (``average``
     is checked and ignored, as scikit-learn does for binary input)."""
     check_average(average)
     check_ap_pos_label(state.classes, pos_label)
-    p, q, npos, nneg = _split(state, pos_label)
-    return ap_value(_summary_stats(p, q, npos, nneg))
+    return ap_value(positive_statistics(state, pos_label))
 
 
 def check_ap_pos_label(classes: np.ndarray, pos_label: Any) -> None:
