@@ -43,6 +43,7 @@ Examples
 from __future__ import annotations
 
 import inspect
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -215,10 +216,8 @@ def _chunk_state(factory: Callable[..., Any], init_kw: dict[str, Any], update_kw
 
 
 def _merge_all(*accs: Any) -> Any:
-    out = accs[0]
-    for a in accs[1:]:
-        out = out.merge(a)
-    return out
+    # one merge of all of a node's inputs (a k-way walk for exact ranking states)
+    return type(accs[0]).merge_all(accs)
 
 
 def _graph(kind: str, arrays: dict[str, Any], init_kw: dict[str, Any],
@@ -363,17 +362,30 @@ def _finish(acc: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     return fn(acc, *args)
 
 
+def _finish_recorded(acc: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """``(fn(acc, *args), warnings raised)``: the last task, where the merged state is."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = fn(acc, *args)
+    return value, [(w.category, str(w.message)) for w in caught]
+
+
 def _run(kind: AccumulatorKind, y_true: Any, y_pred: Any, sample_weight: Any,
          init_kw: dict[str, Any], fn: Callable[..., Any], args: tuple[Any, ...] = (), *,
          compute: bool, split_every: int | None, n_threads: int | None = None) -> Any:
-    """Build the graph and apply ``fn(acc, *args)`` to the merged accumulator: on the client
-    (``compute=True``, so warnings reach the caller as in one pass) or as a last task."""
+    """Build the graph and apply ``fn(acc, *args)`` to the merged accumulator as its last
+    task, where the merged state is: only the result travels to the client (an exact
+    ranking state is 24 bytes a distinct score), and ``compute=True`` raises its warnings
+    again on the client, as one pass would."""
     acc = accumulate(kind, y_true, y_pred, sample_weight=sample_weight, compute=False,
                      split_every=split_every, n_threads=n_threads, **init_kw)
+    dask, _ = _dask()
     if not compute:
-        dask, _ = _dask()
         return dask.delayed(_finish, pure=False)(acc, fn, args)
-    return fn(acc.compute(), *args)
+    value, caught = dask.delayed(_finish_recorded, pure=False)(acc, fn, args).compute()
+    for category, message in caught:
+        warnings.warn(message, category, stacklevel=3)
+    return value
 
 
 # --------------------------------------------------------------------------- the table
