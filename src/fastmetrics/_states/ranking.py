@@ -813,6 +813,14 @@ class RankingState(base.State):
         return cls(thr, wts, classes.copy(), counts.copy(), edges, weighted)
 
 
+def _all_finite(a: np.ndarray) -> bool:
+    """Whether every value of ``a`` is finite: a sum is finite when every term is (one
+    vectorised pass); only a sum that is not, or overflows, is checked value by value."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(a)
+    return math.isfinite(total) or bool(np.isfinite(a).all())
+
+
 class RankingRows:
     """Rows of a binary ranking problem kept as they came, until one kernel pass turns them
     all into a :class:`RankingState` (:meth:`take`).
@@ -882,14 +890,13 @@ class RankingRows:
         r = self.rows
         sc = self.scores[r:r + n]
         sc[...] = s
-        # a sum is finite when every term is (it runs over the copy, in cache); only a
-        # sum that is not, or overflows, reads the scores again to find the first culprit
-        if not math.isfinite(np.add.reduce(sc)) and not np.isfinite(sc).all():
+        # checked on the copy, in cache
+        if not _all_finite(sc):
             raise nonfinite_error(s, None)
         if has_w:
             wc = self.w[r:r + n]
             wc[...] = w
-            if not math.isfinite(np.add.reduce(wc)) and not np.isfinite(wc).all():
+            if not _all_finite(wc):
                 raise nonfinite_error(w, "sample_weight")
         codes = self.codes[r:r + n]
         if classes.shape[0] == 2:
