@@ -33,7 +33,7 @@ from ._kernels import labels as label_kernel
 from .exceptions import invalid_parameter
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from numpy.typing import ArrayLike
 
@@ -68,6 +68,7 @@ __all__ = [
     "sample_weight",
     "sequence_length",
     "str_objects",
+    "union_all_labels",
     "union_labels",
     "value_dtype",
     "zero_weight_sum_error",
@@ -992,6 +993,27 @@ def union_labels(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, Any, Any]:
         return a, None, None
     values = np.union1d(a, b)
     return values, np.searchsorted(values, a), np.searchsorted(values, b)
+
+
+def union_all_labels(tables: Sequence[np.ndarray]) -> tuple[np.ndarray, list[Any]]:
+    """``(values, maps)``: the label table of :func:`union_labels` folded left to right over
+    ``tables`` (the same values, dtype and errors), and where each table's labels land in it
+    (None where a table is the union itself). The tables are small; each map is composed
+    once, so no table of cells is re-indexed more than once."""
+    values = tables[0]
+    steps = []
+    for t in tables[1:]:
+        values, ia, ib = union_labels(values, t)
+        steps.append((ia, ib))
+    maps: list[Any] = [None] * len(tables)
+    to_final: Any = None  # positions in the union so far -> positions in the final union
+    for i in range(len(steps), 0, -1):
+        ia, ib = steps[i - 1]
+        maps[i] = to_final if ib is None else ib if to_final is None else to_final[ib]
+        if ia is not None:
+            to_final = ia if to_final is None else to_final[ia]
+    maps[0] = to_final
+    return values, maps
 
 
 def plain_int_pair(y_true: Any, y_pred: Any) -> bool:
