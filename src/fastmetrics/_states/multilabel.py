@@ -19,7 +19,7 @@ from .._kernels import multilabel as kernel
 from . import base
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from .._typing import ArrayLike
 
@@ -278,20 +278,63 @@ class MultilabelState(base.State):
         >>> a.merge(b).tp
         array([1, 2])
         """
-        self._check_mergeable(other)
-        if self.n_labels != other.n_labels:
-            raise ValueError("Multi-label binary indicator input with different numbers of labels")
-        if self.weighted != other.weighted:
-            raise ValueError("cannot merge a weighted multilabel state with an unweighted one")
-        dtype = np.promote_types(self.yt.dtype, other.yt.dtype)
-        w = None if self.w is None else np.concatenate([self.w, other.w])
-        return MultilabelState(
-            self.tp + other.tp, self.pred + other.pred, self.true + other.true,
-            self.exact + other.exact, self.n_samples + other.n_samples,
-            None if w is None else cast(float, self.weight_sum) + cast(float, other.weight_sum),
-            np.concatenate([self.yt, other.yt]).astype(dtype, copy=False),
-            np.concatenate([self.yp, other.yp]).astype(dtype, copy=False), w,
-            self.int_weights and other.int_weights)
+        return self.merge_all([self, other])
+
+    @classmethod
+    def merge_all(cls, states: Sequence[MultilabelState]) -> MultilabelState:
+        """The state of all inputs' rows, bit for bit the left fold of :meth:`merge`: the
+        sums added left to right, the kept matrices stacked by one copy (the fold copies the
+        rows stacked so far at every step: O(n k) for k chunks).
+
+        Parameters
+        ----------
+        states : sequence of MultilabelState
+            At least one state.
+
+        Returns
+        -------
+        state : MultilabelState
+            The state of all inputs' rows (a single input is returned as it is).
+
+        See Also
+        --------
+        MultilabelState.merge : Two states.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import MultilabelState
+        >>> parts = [MultilabelState.from_arrays(np.array([[1, 0]]), np.array([[1, 1]]))] * 3
+        >>> MultilabelState.merge_all(parts).tp
+        array([3, 0])
+        """
+        states = list(states)
+        if not states:
+            raise ValueError("merge_all needs at least one state")
+        if len(states) == 1:
+            return states[0]
+        first = states[0]
+        tp, pred, true, exact = first.tp, first.pred, first.true, first.exact
+        weight_sum, dtype, int_weights = first.weight_sum, first.yt.dtype, first.int_weights
+        for st in states[1:]:
+            first._check_mergeable(st)
+            if first.n_labels != st.n_labels:
+                raise ValueError(
+                    "Multi-label binary indicator input with different numbers of labels")
+            if first.weighted != st.weighted:
+                raise ValueError(
+                    "cannot merge a weighted multilabel state with an unweighted one")
+            tp, pred, true, exact = tp + st.tp, pred + st.pred, true + st.true, exact + st.exact
+            if weight_sum is not None:
+                weight_sum = weight_sum + cast(float, st.weight_sum)
+            dtype = np.promote_types(dtype, st.yt.dtype)
+            int_weights = int_weights and st.int_weights
+        w = None if first.w is None else np.concatenate([cast("np.ndarray", st.w)
+                                                           for st in states])
+        return cls(tp, pred, true, exact, sum(st.n_samples for st in states), weight_sum,
+                   np.concatenate([st.yt for st in states]).astype(dtype, copy=False),
+                   np.concatenate([st.yp for st in states]).astype(dtype, copy=False), w,
+                   int_weights)
 
     # ------------------------------------------------------------------ per-label sums
     def columns(self, labels: ArrayLike | None) -> np.ndarray:

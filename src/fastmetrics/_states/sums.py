@@ -605,37 +605,79 @@ class RegressionState(base.OutputSums):
         >>> a.merge(b).n_samples
         4
         """
-        self._check_outputs(other)
-        if self.delta != other.delta:
-            raise ValueError(
-                f"cannot merge regression states of different Huber delta ({self.delta} and "
-                f"{other.delta})"
-            )
-        if other.n_samples == 0:
-            return self
-        if self.n_samples == 0:
-            return other
-        s = self.sums.copy()
-        for a, b in zip(s.reshape(-1, kernel.N_STATE), other.sums.reshape(-1, kernel.N_STATE)):
-            kernel.merge(a, b)
-        flags = self.flags & other.flags
-        if not flags & kernel.FLAG_APE:
-            s[..., kernel.APE] = 0.0
-        if not flags & kernel.FLAG_HUBER:
-            s[..., kernel.HUBER] = 0.0
-        if not flags & kernel.FLAG_R2:
-            s[..., kernel.MEAN] = s[..., kernel.M2] = 0.0
-        if not flags & kernel.FLAG_MAX:
-            s[..., kernel.MAXABS] = 0.0
-        if not flags & kernel.FLAG_EV:
-            s[..., kernel.MEANE] = s[..., kernel.M2E] = 0.0
-        kept = kept_weights = None
-        if self.kept is not None and other.kept is not None:
-            kept = self.kept + other.kept
-            if self.weighted or other.weighted:
-                kept_weights = _weights_or_ones(self) + _weights_or_ones(other)
-        return RegressionState(s, flags, self.delta, self.weighted or other.weighted, kept,
-                               kept_weights)
+        return self.merge_all([self, other])
+
+    @classmethod
+    def merge_all(cls, states: Sequence[RegressionState]) -> RegressionState:
+        """The state of all inputs' samples, bit for bit the left fold of :meth:`merge`: the
+        sums merged left to right (Chan et al.'s update is not associative in floats), the
+        kept errors and weights gathered into one tuple of chunks (the fold copies the
+        tuple built so far at every step: O(k**2) for k chunks).
+
+        Parameters
+        ----------
+        states : sequence of RegressionState
+            At least one state.
+
+        Returns
+        -------
+        state : RegressionState
+            The state of all inputs' samples (an input is returned as it is when no other
+            holds samples).
+
+        See Also
+        --------
+        RegressionState.merge : Two states.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RegressionState
+        >>> parts = [RegressionState.from_arrays([1.0, 2.0], [i, 2.0], keep_values=True)
+        ...          for i in range(3)]
+        >>> RegressionState.merge_all(parts).errors
+        array([1., 0., 0., 0., 1., 0.])
+        """
+        states = list(states)
+        if not states:
+            raise ValueError("merge_all needs at least one state")
+        acc = states[0]
+        s, flags, weighted = acc.sums, acc.flags, acc.weighted
+        kept = None if acc.kept is None else list(acc.kept)
+        kept_w = None if acc.kept_weights is None else list(acc.kept_weights)
+        merged = False  # whether s is a merge of two inputs' sums (then new and owned here)
+        for st in states[1:]:
+            acc._check_outputs(st)  # acc holds samples unless every input so far is empty
+            if acc.delta != st.delta:
+                raise ValueError(
+                    f"cannot merge regression states of different Huber delta ({acc.delta} "
+                    f"and {st.delta})")
+            if st.n_samples == 0:
+                continue
+            if acc.n_samples == 0:  # the identity: st as it is so far
+                acc, s, flags, weighted, merged = st, st.sums, st.flags, st.weighted, False
+                kept = None if st.kept is None else list(st.kept)
+                kept_w = None if st.kept_weights is None else list(st.kept_weights)
+                continue
+            n = int(s[..., kernel.N].flat[0])
+            if not merged:
+                s, merged = s.copy(), True
+            for a, b in zip(s.reshape(-1, kernel.N_STATE), st.sums.reshape(-1, kernel.N_STATE)):
+                kernel.merge(a, b)
+            flags &= st.flags
+            _drop_absent(s, flags)
+            if kept is not None and st.kept is not None:
+                if weighted or st.weighted:
+                    if kept_w is None:
+                        kept_w = [np.ones(n)]
+                    kept_w.extend(_weights_or_ones(st))
+                kept.extend(st.kept)
+            else:
+                kept = kept_w = None
+            weighted = weighted or st.weighted
+        if not merged:
+            return acc
+        return cls(s, flags, acc.delta, weighted, None if kept is None else tuple(kept),
+                   None if kept_w is None else tuple(kept_w))
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict[str, Any]:
@@ -766,6 +808,21 @@ _FLAG_OF = {kernel.APE: kernel.FLAG_APE, kernel.HUBER: kernel.FLAG_HUBER,
             kernel.MEAN: kernel.FLAG_R2, kernel.M2: kernel.FLAG_R2,
             kernel.MAXABS: kernel.FLAG_MAX, kernel.MEANE: kernel.FLAG_EV,
             kernel.M2E: kernel.FLAG_EV}
+
+
+def _drop_absent(s: np.ndarray, flags: int) -> None:
+    """Zero the optional sums of ``s`` that ``flags`` does not hold (merged from states of
+    which one lacks them, they mean nothing)."""
+    if not flags & kernel.FLAG_APE:
+        s[..., kernel.APE] = 0.0
+    if not flags & kernel.FLAG_HUBER:
+        s[..., kernel.HUBER] = 0.0
+    if not flags & kernel.FLAG_R2:
+        s[..., kernel.MEAN] = s[..., kernel.M2] = 0.0
+    if not flags & kernel.FLAG_MAX:
+        s[..., kernel.MAXABS] = 0.0
+    if not flags & kernel.FLAG_EV:
+        s[..., kernel.MEANE] = s[..., kernel.M2E] = 0.0
 
 
 def _weights_or_ones(st: RegressionState) -> tuple[np.ndarray, ...]:
