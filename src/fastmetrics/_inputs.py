@@ -1000,6 +1000,11 @@ def union_all_labels(tables: Sequence[np.ndarray]) -> tuple[np.ndarray, list[Any
     ``tables`` (the same values, dtype and errors), and where each table's labels land in it
     (None where a table is the union itself). The tables are small; each map is composed
     once, so no table of cells is re-indexed more than once."""
+    full = [t for t in tables if t.shape[0]]  # an empty table takes the other's labels
+    if len(full) > 2 and len({(t.dtype, label_kind(t)) for t in full}) == 1:
+        # one dtype: the fold's union at once (a fold of k unions costs O(k K))
+        values = np.unique(np.concatenate(full))
+        return values, [np.searchsorted(values, t) for t in tables]
     values = tables[0]
     steps = []
     for t in tables[1:]:
