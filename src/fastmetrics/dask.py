@@ -212,7 +212,9 @@ def _chunk_state(factory: Callable[..., Any], init_kw: dict[str, Any], update_kw
             + "): their partitions do not line up; pass dask arrays with known chunk sizes "
             "(e.g. series.to_dask_array(lengths=True))"
         )
-    return factory(**init_kw).update(*blocks, **update_kw)
+    acc = factory(**init_kw).update(*blocks, **update_kw)
+    acc.state  # noqa: B018 - an accumulator keeping rows sorts them here, beside its chunk
+    return acc
 
 
 def _merge_all(*accs: Any) -> Any:
