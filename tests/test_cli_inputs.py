@@ -172,9 +172,9 @@ def test_csv_of_many_blocks_read_whole_and_in_batches(tmp_path, monkeypatch):
     fed = []
     real = toplabel.TopLabel._feed
 
-    def spy(self, matrix, truth, row0, lookups):
+    def spy(self, matrix, truth, row0, lookups, pred=None):
         fed.append(matrix)
-        return real(self, matrix, truth, row0, lookups)
+        return real(self, matrix, truth, row0, lookups, pred)
 
     monkeypatch.setattr(toplabel.TopLabel, "_feed", spy)
     whole = run_main(["report", "big.csv", "--format", "json"], tmp_path)

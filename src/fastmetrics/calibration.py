@@ -39,6 +39,7 @@ import numpy as np
 from ._states import bins, proba
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._inputs import inconsistent_lengths
+from ._prob_order import agreement_table, check_column_order
 from .percentiles import percentile
 
 
@@ -710,7 +711,8 @@ class ProbabilityReport:
 
 
 def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike, *,
-                        n_bins: int = 10, **score_kwargs: Any) -> ProbabilityReport:
+                        n_bins: int = 10, allow_prob_mismatch: bool = False,
+                        **score_kwargs: Any) -> ProbabilityReport:
     """``fastmetrics.score(y_true, y_pred, **score_kwargs)`` plus ECE, MCE and Brier score of
     ``y_prob`` (binary probabilities, or an (n, K) matrix for top-label calibration).
 
@@ -728,6 +730,12 @@ def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike,
         Probability of the positive class, or a probability matrix.
     n_bins : int, default=10
         Number of equal-width calibration bins (>= 1).
+    allow_prob_mismatch : bool, default=False
+        The predictions are checked against the probabilities: when the predicted label is
+        the most probable column on fewer than half the rows while another order of the
+        columns agrees on far more (at least half, twice as many), the columns were taken
+        in the wrong order and ``ValueError`` names the likely one. True: a warning, and
+        the report as the columns were given.
     **score_kwargs : dict
         Keyword arguments of ``fastmetrics.score`` (``sample_weight``, ``labels``, ...).
 
@@ -740,7 +748,9 @@ def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike,
     ------
     ValueError
         For the inputs ``fastmetrics.score`` or :func:`calibration_summary` refuse (lengths
-        that differ, probabilities outside [0, 1] or NaN, a bad ``n_bins``, ...).
+        that differ, probabilities outside [0, 1] or NaN, a bad ``n_bins``, ...), and for
+        probability columns that the predictions say are out of order (see
+        ``allow_prob_mismatch``).
     TypeError
         If ``score_kwargs`` holds a keyword ``fastmetrics.score`` does not take.
 
@@ -759,11 +769,37 @@ def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike,
     """
     from .report import score  # lazily: the report card is a separate module
 
+    labels = score_kwargs.get("labels") if np.ndim(y_prob) == 2 else None
     summary = calibration_summary(
         y_true, y_prob, n_bins=n_bins, sample_weight=score_kwargs.get("sample_weight"),
-        labels=score_kwargs.get("labels") if np.ndim(y_prob) == 2 else None,
+        labels=labels,
     )
-    return ProbabilityReport(score(y_true, y_pred, **score_kwargs), summary)
+    card = score(y_true, y_pred, **score_kwargs)
+    table, classes = _order_table(y_pred, y_prob, labels)
+    check_column_order(table, classes, allow=allow_prob_mismatch,
+                       fix="pass the columns' classes in their order as labels=",
+                       allow_hint="allow_prob_mismatch=True reports anyway")
+    return ProbabilityReport(card, summary)
+
+
+def _order_table(y_pred: ArrayLike, y_prob: ArrayLike, labels: Any) -> tuple[np.ndarray, list[Any]]:
+    """The agreement table of the predictions with the probabilities (validated by then):
+    a matrix's columns are ``labels`` or the class indices ``0..K-1``; a binary
+    probability is the column of label 1 beside one of the other label."""
+    pred = np.asarray(y_pred).reshape(-1)
+    prob = np.asarray(y_prob, dtype=np.float64)
+    if prob.ndim == 1:
+        classes: list[Any] = ["the other label", 1]
+        cols = np.where(pred == 1, 1, 0).astype(np.int64)
+        top = (prob > 0.5).astype(np.int64)
+        table = np.bincount(cols * 2 + top, minlength=4).reshape(2, 2)
+        return table, classes
+    k = prob.shape[1]
+    classes = list(range(k)) if labels is None else np.asarray(labels).tolist()
+    where = {c: j for j, c in enumerate(classes)}
+    values, inverse = np.unique(pred, return_inverse=True)
+    cols = np.array([where.get(v, -1) for v in values.tolist()], dtype=np.int64)
+    return agreement_table(cols[inverse.reshape(-1)], prob), classes
 
 
 # --------------------------------------------------------------------------------------

@@ -114,6 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "cannot be used)")
     g.add_argument("--no-prob", action="store_true",
                    help="no calibration: leave the p_* columns out")
+    r.add_argument("--prob-classes", nargs="+", metavar="C",
+                   help="the class of each column of a probability matrix (--prob ARRAY) or "
+                   "of positional columns, in column order (default: a 'classes' or "
+                   "'classes_' array in the NPZ, else the sorted labels)")
+    r.add_argument("--allow-prob-mismatch", action="store_true",
+                   help="report even when the predictions say the probability columns are "
+                   "out of order (the most probable column is rarely the predicted label "
+                   "while another column order agrees): a warning instead of an error")
     r.add_argument("--oos-label", metavar="X", help="the out-of-scope (abstain) label")
     r.add_argument("--labels", nargs="+", metavar="L",
                    help="pin the label vocabulary and its order (default: labels seen)")

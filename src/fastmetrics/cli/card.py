@@ -29,7 +29,7 @@ from .columns import (DEFAULT_CLASS_PREFIX, LabelCoder, as_prob, class_name, cla
                       label_values)
 from .errors import CLIError, first_line
 from .progress import Progress
-from .readers import Reread, Source, batch_rows, open_source
+from .readers import NpzSource, Reread, Source, batch_rows, open_source
 from .toplabel import TopLabel
 
 __all__ = ["SAMPLE_DEFAULTS", "Card", "Scores", "card_of", "report_card"]
@@ -167,7 +167,7 @@ def _scores(cal: TopLabel, typing: str, labels: list[Any]) -> Scores | None:
     kept = cal.rows(typing)
     if kept is None:
         return None
-    classes = labels if cal.names is None else class_values(cal.keys, cal.names, labels)
+    classes = labels if cal.names is None else class_values(cal.column_keys, cal.names, labels)
     return Scores(kept[0], kept[1], classes)
 
 
@@ -184,12 +184,25 @@ def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
     keys, names, prob_source = _probability_columns(source, args)
     if not keys and args.diagram:
         raise CLIError(DIAGRAM_NEEDS)
+    given = getattr(args, "prob_classes", None)
+    if given is not None and (not keys or (names is not None and len(keys) > 1)):
+        raise CLIError("--prob-classes names the columns of a probability matrix (--prob "
+                       "ARRAY) or of positional columns: named columns carry their classes")
+    if given is not None and len(keys) > 1 and len(given) != len(keys):
+        raise CLIError(f"--prob-classes gives {len(given)} classes for {len(keys)} "
+                       "probability columns")
+    # an NPZ may say which class each column of its matrix holds
+    classes_key = (next((k for k in ("classes", "classes_") if k in source.names), None)
+                   if given is None and isinstance(source, NpzSource) and len(keys) == 1 else None)
     coder = LabelCoder()
     acc = ConfusionAccumulator()
     # --html draws ROC and PR curves: they need every row's probabilities
     cal = (TopLabel(keys, names, args.n_bins, prob_source,
-                    keep_rows=bool(getattr(args, "html", None))) if keys else None)
-    need = list(dict.fromkeys([true, pred, *keys, *([] if lat is None else [lat])]))
+                    keep_rows=bool(getattr(args, "html", None)), classes=given,
+                    allow_mismatch=bool(getattr(args, "allow_prob_mismatch", False)))
+           if keys else None)
+    need = list(dict.fromkeys([true, pred, *keys, *([] if lat is None else [lat]),
+                               *([] if classes_key is None else [classes_key])]))
     labels = tuple(dict.fromkeys([true, pred]))
     rows_per_batch = source.plan(requested, need, labels)
     progress = Progress(source.size, unit=source.unit) if rows_per_batch and source.size else None
@@ -206,8 +219,11 @@ def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
         except (ValueError, TypeError) as exc:
             raise CLIError(first_line(exc)) from None
         if cal is not None:
+            if classes_key is not None and cal.classes is None \
+                    and np.ndim(batch.columns[keys[0]]) == 2:
+                cal.set_classes(_classes_array(batch.columns[classes_key], classes_key))
             cal.update([batch.columns[k] for k in keys], coder.truth(yt), batch.row0,
-                       yt.shape[0])
+                       yt.shape[0], coder.truth(yp))
         if lat is not None:
             latencies.append(_latencies(batch.columns[lat], lat, batch.row0, yt.shape[0]))
         n_rows += yt.shape[0]
@@ -219,6 +235,15 @@ def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
         raise CLIError(f"{source.name} has no predictions")
     latency = None if lat is None else latency_stats(np.concatenate(latencies), unit="ms")
     return coder.finish(acc.state), coder.typing(), cal, latency
+
+
+def _classes_array(a: Any, key: str) -> list[str]:
+    """An NPZ's ``classes`` array as the class names of its probability matrix's columns."""
+    a = np.asarray(a)
+    if a.ndim != 1 or a.shape[0] == 0 or a.dtype.kind not in "iubUSf":
+        raise CLIError(f"the {key!r} array must be a 1-D array of class labels, one per "
+                       f"probability column (got shape {a.shape}, dtype {a.dtype})")
+    return [v.decode() if isinstance(v, bytes) else str(v) for v in a.tolist()]
 
 
 def _latencies(col: Any, key: str, row0: int, n: int) -> np.ndarray:

@@ -11,7 +11,13 @@ end the accumulator of the typing the labels took gives the result. A file with 
 integer or text labels maps alike under both, so it is binned once.
 
 Columns read in label order (an (n, K) NPZ matrix, 2-D NPY columns) cannot be mapped before
-the label order is known: their batches wait (those formats are read whole, one batch).
+the label order is known: their batches wait (those formats are read whole, one batch). Given
+their classes (``--prob-classes``, a ``classes`` array in the NPZ) they are mapped by them.
+
+With the predicted labels, each batch also counts which column names the predicted label
+against which column is the most probable (:func:`fastmetrics._prob_order.agreement_table`):
+columns taken in an order they do not hold stop the report
+(:func:`~fastmetrics._prob_order.check_column_order`), or, when allowed, warn.
 
 Errors are kept and raised at the end in the order one reading of the whole file meets them:
 a class that is no label, a value that is not a number, columns of other lengths, a true label
@@ -24,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .._prob_order import agreement_table, check_column_order
 from ..calibration import CalibrationSummary
 from ..streaming import CalibrationAccumulator
 from .columns import Truth, as_prob, class_key, class_values, stacked
@@ -52,6 +59,11 @@ class TopLabel:
     keep_rows : bool, default=False
         Also keep every row's probabilities and true column in memory (8 bytes per column
         and row, plus 8), for the curves of :meth:`rows`.
+    classes : list of str or None, default=None
+        The class of each column of a probability matrix or of positional columns (None:
+        they follow the label order).
+    allow_mismatch : bool, default=False
+        Columns that the predictions say are out of order warn instead of raising.
 
     Notes
     -----
@@ -70,35 +82,75 @@ class TopLabel:
     """
 
     def __init__(self, keys: list[str], names: list[str] | None, n_bins: int,
-                 source: str, keep_rows: bool = False) -> None:
+                 source: str, keep_rows: bool = False, classes: list[str] | None = None,
+                 allow_mismatch: bool = False) -> None:
         self.keys = keys
+        self.classes = classes
+        self.allow_mismatch = allow_mismatch
+        # typing -> (predicted label's column, most probable column) counts
+        self.agree: dict[str, np.ndarray] = {}
         self.source = source
         self.names = names
         self.n_bins = n_bins
         self.accs: dict[str, CalibrationAccumulator] = {}  # typing -> its bins (may share)
         self.unmapped: dict[str, str] = {}  # typing -> its first true label without a column
         self.errors: dict[str, str] = {}  # kind -> the first error of that kind
-        self.pending: list[tuple[np.ndarray, Truth, int]] = []  # columns in label order
+        # columns in label order: (matrix, truth, row0, predictions)
+        self.pending: list[tuple[np.ndarray, Truth, int, Truth | None]] = []
         self.width = len(keys)
         # with keep_rows: per typing, each batch's true column (-1: none), and the batches'
         # probability matrices, in the order they were binned
         self.kept: dict[str, list[np.ndarray]] | None = {} if keep_rows else None
         self.kept_probs: list[np.ndarray] = []
-        self.lookups = {} if names is None else {
-            t: {k: j for j, k in reversed(list(enumerate(class_key(nm, t) for nm in names)))}
-            for t in TYPINGS
-        }
+        # the given classes name positional columns now, a matrix when it comes
+        self.named_by_classes = names is None and classes is not None
+        if self.named_by_classes:
+            assert classes is not None
+            self.names = names = list(classes)
+            self.source += f" (classes {', '.join(classes)})"
+        self.lookups = {} if names is None else self._lookups(names)
 
-    def update(self, arrays: list[np.ndarray], truth: Truth, row0: int, n: int) -> None:
+    def set_classes(self, classes: list[str]) -> None:
+        """The class of each column of the probability matrix (before its batch)."""
+        self.classes = classes
+
+    @staticmethod
+    def _lookups(names: list[str]) -> dict[str, dict[Any, int]]:
+        return {t: {k: j for j, k in reversed(list(enumerate(class_key(nm, t) for nm in names)))}
+                for t in TYPINGS}
+
+    @property
+    def column_keys(self) -> list[str]:
+        """A name for each probability column (a matrix's: ``key[:, j]``)."""
+        if len(self.keys) == 1 and self.width > 1:
+            return [f"{self.keys[0]}[:, {j}]" for j in range(self.width)]
+        return self.keys
+
+    def update(self, arrays: list[np.ndarray], truth: Truth, row0: int, n: int,
+               pred: Truth | None = None) -> None:
         """Add a batch: its probability ``arrays`` (one per key; or one (n, K) matrix for
-        a single key), the :class:`~fastmetrics.cli.columns.Truth` of its ``n`` rows, and
-        the data rows before it."""
+        a single key), the :class:`~fastmetrics.cli.columns.Truth` of its ``n`` rows (and
+        of its predicted labels, ``pred``), and the data rows before it."""
         if VALUES in self.errors or ROWS in self.errors:
             return  # the first such error is the report's; nothing later outranks it
         matrix_given = len(arrays) == 1 and arrays[0].ndim == 2
-        if matrix_given:  # one (n, K) matrix: its columns follow the label order
-            self.names, self.lookups = None, {}
-            self.source = f"matrix {self.keys[0]!r}"
+        if self.classes is None:
+            if matrix_given:  # its columns follow the label order
+                self.names, self.lookups = None, {}
+                self.source = f"matrix {self.keys[0]!r}"
+        elif not matrix_given and not self.named_by_classes:
+            self.errors[VALUES] = (
+                f"--prob-classes names the columns of a probability matrix or of positional "
+                f"columns, and {self.keys[0]!r} is a column of its own")
+            return
+        elif matrix_given:
+            self.source = f"matrix {self.keys[0]!r} (classes {', '.join(self.classes)})"
+            if arrays[0].shape[1] != len(self.classes):
+                self.errors[VALUES] = (
+                    f"probability matrix {self.keys[0]!r} has {arrays[0].shape[1]} columns but "
+                    f"{len(self.classes)} classes are given for them")
+                return
+            self.names, self.lookups = list(self.classes), self._lookups(self.classes)
         try:
             cols = self._floats(arrays, row0)
         except CLIError as exc:
@@ -116,9 +168,9 @@ class TopLabel:
                 return
         matrix = cols[0] if matrix_given else stacked(cols)
         if self.names is None:
-            self.pending.append((matrix, truth, row0))
+            self.pending.append((matrix, truth, row0, pred))
         else:
-            self._feed(matrix, truth, row0, self.lookups)
+            self._feed(matrix, truth, row0, self.lookups, pred)
 
     def _floats(self, arrays: list[np.ndarray], row0: int) -> list[np.ndarray]:
         if len(arrays) == 1 and arrays[0].ndim == 2:
@@ -129,12 +181,16 @@ class TopLabel:
         return [as_prob(a, k, row0) for a, k in zip(arrays, self.keys)]
 
     def _feed(self, matrix: np.ndarray, truth: Truth, row0: int,
-              lookups: dict[str, dict[Any, int]]) -> None:
+              lookups: dict[str, dict[Any, int]], pred: Truth | None = None) -> None:
         ys = {}
         for t, lookup in lookups.items():
             distinct = truth.distinct.get(t)
             if distinct is None or t in self.unmapped:
                 continue
+            if pred is not None and matrix.shape[1] > 1 and t in pred.distinct:
+                pcols = np.array([lookup.get(v, -1) for v in pred.distinct[t]], dtype=np.int64)
+                table = agreement_table(pcols[pred.inverse], matrix)
+                self.agree[t] = table if t not in self.agree else self.agree[t] + table
             cols = np.array([lookup.get(v, -1) for v in distinct], dtype=np.int64)
             y = cols[truth.inverse]
             if self.kept is not None:
@@ -189,11 +245,14 @@ class TopLabel:
                     "read in label order: pin the classes with --labels"
                 )
             lookup = {typing: {v: j for j, v in enumerate(labels)}}
-            for matrix, truth, row0 in self.pending:
-                self._feed(matrix, truth, row0, lookup)
+            for matrix, truth, row0, pred in self.pending:
+                self._feed(matrix, truth, row0, lookup, pred)
             self.pending = []
+            classes = list(labels)
         else:
-            class_values(self.keys, self.names, labels)
+            if VALUES in self.errors:
+                raise CLIError(self.errors[VALUES])
+            classes = class_values(self.column_keys, self.names, labels)
         for kind in (VALUES, ROWS):
             if kind in self.errors:
                 raise CLIError(self.errors[kind])
@@ -201,6 +260,16 @@ class TopLabel:
             raise CLIError(self.unmapped[typing])
         if KERNEL in self.errors:
             raise CLIError(self.errors[KERNEL])
+        if typing in self.agree:
+            fix = ("check the probability columns' names" if len(self.keys) > 1
+                   and self.classes is None else
+                   "give the columns' classes in their order with --prob-classes (or a "
+                   "'classes' array in the NPZ)")
+            try:
+                check_column_order(self.agree[typing], classes, allow=self.allow_mismatch,
+                                   fix=fix, allow_hint="--allow-prob-mismatch reports anyway")
+            except ValueError as exc:
+                raise CLIError(str(exc)) from None
         return self.accs[typing].result()
 
     def rows(self, typing: str) -> tuple[np.ndarray, np.ndarray] | None:
