@@ -302,3 +302,56 @@ def test_positive_statistics_of_rows_and_state_agree():
     for pos in (0, 1, 5):
         np.testing.assert_allclose(ranking.positive_statistics(rows, pos),
                                    ranking.positive_statistics(st, pos), rtol=1e-12)
+
+
+def test_dask_calls_from_threads_keep_the_process_warnings():
+    """The last task records its warnings in its own context: concurrent calls neither
+    swap them nor leave the process's warning filters changed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import dask
+    import dask.array as da
+
+    import fastmetrics.dask as fmd
+    from fastmetrics.exceptions import UndefinedMetricWarning
+    y = da.from_array(np.zeros(40, dtype=int), chunks=9)
+    s = da.from_array(np.linspace(0, 1, 40), chunks=9)
+    filters = list(warnings.filters)
+
+    def call(_):
+        # (no catch_warnings here: it is what is not thread-safe) the test run turns
+        # warnings into errors, so each call's warning, raised again on the client, raises
+        try:
+            fmd.roc_auc_score(y, s)
+        except UndefinedMetricWarning:
+            return True
+        return False
+
+    with dask.config.set(scheduler="threads"):
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(call, range(16)))
+    assert warnings.filters == filters
+    assert all(results)
+    with pytest.warns(UserWarning, match="still shown"):
+        warnings.warn("still shown", UserWarning)
+
+
+def test_rows_let_go_after_a_sort():
+    acc = RankingAccumulator()
+    acc.ROWS_BYTES = 0  # sort every chunk at once
+    acc.update(np.arange(200_000) % 2, np.zeros(200_000))
+    rows = acc._rows  # noqa: SLF001 - what the accumulator holds after the sort
+    assert rows.rows == 0 and rows.scores.base is None and rows.scores.shape == (0,)
+    assert acc.state.thresholds.shape == (1,)
+
+
+def test_merge_of_hand_built_states():
+    """The constructor does not check its arrays: a NaN threshold or another dtype must not
+    crash the merge walk (the checked loader refuses them)."""
+    good = RankingState.from_arrays([0, 1], [0.2, 0.7])
+    odd = RankingState(np.array([np.nan]), np.array([[1.0]]), np.array([1]),
+                       np.array([1], dtype=np.int64))
+    assert odd.merge(good).thresholds.shape[0] <= 3
+    f32 = RankingState(np.array([0.5], dtype=np.float32), np.array([[1]], dtype=np.int64),
+                       np.array([1]), np.array([1], dtype=np.int64))
+    np.testing.assert_array_equal(f32.merge(good).thresholds, [0.7, 0.5, 0.2])

@@ -51,6 +51,7 @@ import numpy as np
 from . import _docstrings, _table
 from ._inputs import proba_argument
 from . import uncertainty as _uncertainty
+from .exceptions import recording_warnings
 
 from .streaming import (
     PairedConfusionAccumulator,
@@ -365,11 +366,12 @@ def _finish(acc: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
 
 
 def _finish_recorded(acc: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    """``(fn(acc, *args), warnings raised)``: the last task, where the merged state is."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    """``(fn(acc, *args), warnings raised)``: the last task, where the merged state is.
+    Recorded in this task's context only (other threads of the worker, or of a threaded
+    scheduler in the client's process, warn as usual)."""
+    with recording_warnings() as caught:
         value = fn(acc, *args)
-    return value, [(w.category, str(w.message)) for w in caught]
+    return value, caught
 
 
 def _run(kind: AccumulatorKind, y_true: Any, y_pred: Any, sample_weight: Any,

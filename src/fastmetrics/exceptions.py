@@ -12,6 +12,9 @@ import functools
 import os
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import FrameType
 from typing import TYPE_CHECKING, Callable
 
@@ -19,7 +22,7 @@ if TYPE_CHECKING:  # the name ``__getattr__`` below gives, for type checkers and
     from sklearn.exceptions import UndefinedMetricWarning  # noqa: F401
 
 __all__ = ["UndefinedMetricWarning", "invalid_parameter", "lazy_warning_classes",
-           "undefined_metric_warning", "warn"]
+           "recording_warnings", "undefined_metric_warning", "warn"]
 
 
 class _UndefinedMetricWarning(UserWarning):
@@ -140,6 +143,42 @@ def invalid_parameter(message: str) -> Exception:
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# the list that :func:`warn` appends to instead of warning, in a recording_warnings() context
+_RECORDER: ContextVar[list[tuple[type[Warning], str]] | None] = ContextVar(
+    "fastmetrics_recorded_warnings", default=None)
+
+
+@contextmanager
+def recording_warnings() -> Iterator[list[tuple[type[Warning], str]]]:
+    """Keep the warnings fastmetrics raises in this context as ``(category, message)``
+    pairs instead of raising them, for the caller to raise elsewhere (a Dask task's, on the
+    client). Only this thread's (this task's) context records: unlike
+    ``warnings.catch_warnings``, no process-wide state changes, so calls in other threads
+    warn as usual.
+
+    Yields
+    ------
+    list of (type, str)
+        The warnings recorded, in order.
+
+    See Also
+    --------
+    warn : What records into it.
+
+    Examples
+    --------
+    >>> from fastmetrics.exceptions import recording_warnings, warn
+    >>> with recording_warnings() as caught:
+    ...     warn("careful")
+    >>> caught
+    [(<class 'UserWarning'>, 'careful')]
+    """
+    caught: list[tuple[type[Warning], str]] = []
+    token = _RECORDER.set(caught)
+    try:
+        yield caught
+    finally:
+        _RECORDER.reset(token)
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
@@ -170,6 +209,10 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     >>> str(caught[0].message)
     'careful'
     """
+    caught = _RECORDER.get()
+    if caught is not None:  # inside recording_warnings(): kept for the caller to raise
+        caught.append((category, str(message)))
+        return
     level = 2
     frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):

@@ -576,8 +576,9 @@ cdef int64_t _merge_two(const double* ta, int64_t na, const double* a0, const do
     while i < na and j < nb:
         x = ta[i]
         y = tb[j]
-        ta_ = x >= y
-        tb_ = y >= x
+        # "not greater" rather than ">=": a NaN (a state built by hand) still advances
+        ta_ = not (y > x)
+        tb_ = not (x > y)
         fa = <double>ta_
         fb = <double>tb_
         ot[m] = (x if ta_ else y) + 0.0

@@ -694,8 +694,9 @@ class RankingState(base.State):
             return RankingState(self.thresholds, wts, classes, counts, self.edges, weighted)
         # one walk over the two sorted runs (ranking kernel), each class's row found by place
         thr, wts = np.empty(ma + mb), np.empty((k, ma + mb))
-        m = kernel.merge_runs(self.thresholds, self.weights, _rows(ia, k),
-                              other.thresholds, other.weights, _rows(ib, k), thr, wts)
+        m = kernel.merge_runs(_f64(self.thresholds), _f64(self.weights), _rows(ia, k),
+                              _f64(other.thresholds), _f64(other.weights), _rows(ib, k), thr,
+                              wts)
         if m < ma + mb:
             thr, wts = thr[:m].copy(), wts[:, :m].copy()
         return RankingState(thr, wts, classes, counts, None, weighted)
@@ -932,8 +933,7 @@ class RankingRows:
         st = RankingState.from_labels(lab, self.scores[:n], self.w[:n] if has_w else _NO_W,
                                       has_w, n_threads)
         bufs = (self.codes, self.scores, self.w)
-        self.classes, self.rows, self.has_w = None, 0, False
-        self.codes, self.scores, self.w = bufs[0][:0], bufs[1][:0], bufs[2][:0]
+        self.__init__()  # type: ignore[misc]  # no view of the buffers kept: they may go
         if bufs[1].shape[0] * 17 <= _SPARE_MAX_BYTES:
             with RankingRows._spare_lock:
                 RankingRows._spare[:] = [bufs]
@@ -964,6 +964,11 @@ def _union(a: np.ndarray, b: np.ndarray) -> Any:
     ia = np.arange(a.shape[0]) if ia is None else ia
     ib = np.arange(b.shape[0]) if ib is None else ib
     return u, ia, ib
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    """A state's array as the merge kernel reads it (states built by hand may hold others)."""
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 def _rows(places: np.ndarray, k: int) -> np.ndarray:
