@@ -15,11 +15,19 @@ raises :class:`Reread`, and the file is read again by the csv module (:class:`Cs
 which gives today's result or today's one-line error. Stdin, and every CSV without pyarrow,
 goes through the csv module: columns as object arrays of ``str``. Nothing here decides what
 a value means (:mod:`fastmetrics.cli.columns` does).
+
+A CSV/TSV file may be compressed (``.csv.gz``, ``.csv.bz2``, ``.csv.zst``; the format is
+told by the suffix before the compression's): pyarrow reads it through its decompressing
+stream, the csv module through :mod:`gzip` or :mod:`bz2` (zstd: pyarrow's stream, so
+``.zst`` needs pyarrow). Its size in memory cannot be estimated from its first bytes, so it
+is streamed like stdin.
 """
 
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
 import io
 import os
 import sys
@@ -78,6 +86,11 @@ class Reread(Exception):
 
 CSV_EXTS = (".csv", ".tsv", ".txt", "")
 PARQUET_EXTS = (".parquet", ".pq")
+#: the compressions a CSV/TSV file may have, by its last suffix (pyarrow's codec names)
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}
+# what a damaged compressed file raises while it is read: gzip and bz2 (OSError, EOFError,
+# zlib.error), pyarrow's streams (OSError)
+DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error)
 
 
 @dataclass
@@ -124,6 +137,7 @@ class Source:
     positional: bool = False
     size: int = 0
     unit: str = "B"
+    delimited: bool = False  # a CSV/TSV text (a one-column header may be misread)
 
     def __enter__(self) -> Source:
         return self
@@ -150,8 +164,21 @@ class Source:
             return str(int(key))
         if key not in self.names:
             shown = ", ".join(self.names[:20]) + (", ..." if len(self.names) > 20 else "")
-            raise CLIError(f"unknown {what} column {key!r} in {self.name}; columns are: {shown}")
+            raise CLIError(f"unknown {what} column {key!r} in {self.name}; columns are: "
+                           f"{shown}{self._delimiter_hint()}")
         return key
+
+    def _delimiter_hint(self) -> str:
+        """For a delimited text whose header is one column holding ``;``, ``|`` or a tab:
+        the delimiter it looks separated by, and how to pass it (else "")."""
+        if not self.delimited or len(self.names) != 1:
+            return ""
+        counts = {d: self.names[0].count(d) for d in (";", "|", "\t")}
+        d = max(counts, key=lambda c: counts[c])
+        if not counts[d]:
+            return ""
+        shown, flag = ("tab", "tab") if d == "\t" else (repr(d), repr(d))
+        return f"; the header looks {shown}-separated: pass --delimiter {flag}"
 
     def batches(self, need: list[str], batch_rows: int | None,
                 labels: tuple[str, ...] = ()) -> Iterator[Batch]:
@@ -178,23 +205,34 @@ class Source:
 
 
 class CsvSource(Source):
-    """A CSV/TSV text: Python's csv module, one row list per line, checked as it comes."""
+    """A CSV/TSV text: Python's csv module, one row list per line, checked as it comes.
+    ``raw``: the file under a decompressing ``f`` (its position is the progress, and it is
+    closed with ``f``); ``compression``: its codec (see :data:`COMPRESSIONS`)."""
+
+    delimited = True
 
     def __init__(self, f: Any, name: str, delimiter: str = ",", size: int = 0,
-                 owned: bool = True) -> None:
+                 owned: bool = True, raw: Any = None, compression: str | None = None) -> None:
         self.f, self.name, self.size, self.owned = f, name, size, owned
+        self.raw, self.compression = raw, compression
         self.reader = csv.reader(f, delimiter=delimiter)
-        self.names, self.header_rows = _header(self.reader, name)
+        try:
+            self.names, self.header_rows = _header(self.reader, name)
+        except DECOMPRESS_ERRORS as exc:
+            raise _damaged(name, compression, exc) from None
         self.sample = 0  # bytes per data row, estimated on the first batch
 
     def close(self) -> None:
         if self.owned:
             self.f.close()
+            if self.raw is not None:
+                self.raw.close()
 
     def position(self) -> int:
-        # the binary buffer under the text reader: its position moves a block at a time,
-        # which is what a progress bar needs, at no cost per line
-        buffer = getattr(self.f, "buffer", None)
+        # the binary buffer under the text reader (the compressed file under a decompressing
+        # one): its position moves a block at a time, which is what a progress bar needs, at
+        # no cost per line
+        buffer = self.raw if self.raw is not None else getattr(self.f, "buffer", None)
         return buffer.tell() if self.size and buffer is not None else 0
 
     def estimate(self, need: list[str], labels: tuple[str, ...]) -> int:
@@ -208,9 +246,10 @@ class CsvSource(Source):
 
     def plan(self, requested: int | None, need: list[str],
              labels: tuple[str, ...]) -> int | None:
-        if requested is None and not self.size and self.owned is False:
-            # stdin: its size is unknown, so it is streamed; a pipe of up to 10^6 rows is
-            # still one batch, the whole-file result
+        if requested is None and ((not self.size and self.owned is False)
+                                  or self.compression is not None):
+            # stdin (or a compressed file): its size in memory is unknown, so it is streamed;
+            # up to 10^6 rows are still one batch, the whole-file result
             return DEFAULT_BATCH_ROWS
         return super().plan(requested, need, labels)
 
@@ -241,6 +280,8 @@ class CsvSource(Source):
             raise CLIError(f"{self.name} is not a UTF-8 text (CSV) file") from None
         except csv.Error as exc:  # a field over the limit, a NUL byte, a bad quote
             raise _csv_error(self.name, self.reader, exc) from None
+        except DECOMPRESS_ERRORS as exc:  # a damaged or truncated compressed file
+            raise _damaged(self.name, self.compression, exc) from None
         if row0 == 0:
             raise CLIError(f"{self.name} has a header but no rows")
 
@@ -285,6 +326,14 @@ def _header(reader: Any, name: str) -> tuple[list[str], int]:
     return header, header_rows
 
 
+def _damaged(name: str, compression: str | None, exc: BaseException) -> CLIError:
+    """The one-line error for a file that fails while it is read (decompressed)."""
+    if compression is None:
+        return CLIError(f"cannot read {name}: {first_line(exc)}")
+    return CLIError(f"cannot read {name} as {compression}-compressed CSV: {first_line(exc)} "
+                    "(a damaged or truncated file?)")
+
+
 def _csv_error(name: str, reader: Any, exc: csv.Error) -> CLIError:
     msg = first_line(exc)
     if "field larger than field limit" in msg:
@@ -294,8 +343,8 @@ def _csv_error(name: str, reader: Any, exc: csv.Error) -> CLIError:
 
 def _rows_in(path: Any, size: int) -> int:
     """Data rows in a CSV file of ``size`` bytes, estimated from its first 64 KiB (0 when
-    it cannot be read again: a pipe)."""
-    if not isinstance(path, str) or not os.path.isfile(path):
+    it cannot be read again: a pipe, or compressed: its raw bytes are not its rows)."""
+    if not isinstance(path, str) or not os.path.isfile(path) or _compression(path):
         return 0
     with open(path, "rb") as f:
         head = f.read(1 << 16)
@@ -314,32 +363,51 @@ class ArrowCsvSource(Source):
     """A CSV/TSV file read by ``pyarrow.csv``: whole (``read_csv``) or in batches
     (``open_csv``, out of core). The header is read by the csv module, so that names, blank
     lines before it and a byte order mark are handled as :class:`CsvSource` handles them;
-    :class:`Reread` for anything the csv module would read, or report, its own way."""
+    :class:`Reread` for anything the csv module would read, or report, its own way.
+    A compressed file is read through pyarrow's decompressing stream, and streamed."""
+
+    delimited = True
 
     def __init__(self, path: str, delimiter: str, size: int) -> None:
+        self.compression = _compression(path)
+        self.name = path
+        f, raw = _open_text(path, self.compression)
         try:
-            with open(path, newline="", encoding="utf-8-sig") as f:
-                self.names, self.header_rows = _header(csv.reader(f, delimiter=delimiter),
-                                                       path)
+            self.names, self.header_rows = _header(csv.reader(f, delimiter=delimiter), path)
         except UnicodeDecodeError:
             raise CLIError(f"{path} is not a UTF-8 text (CSV) file") from None
-        except OSError as exc:
-            raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except DECOMPRESS_ERRORS as exc:
+            raise _damaged(path, self.compression, exc) from None
+        finally:
+            f.close()
+            if raw is not None:
+                raw.close()
         if any("\n" in n or "\r" in n for n in self.names):
             raise Reread  # a quoted line break in the header: pyarrow counts rows otherwise
-        self.name, self.path, self.delimiter, self.size = path, path, delimiter, size
+        self.path, self.delimiter, self.size = path, delimiter, size
         self.stream: Any = None
+        self.raw: Any = None  # the compressed file under the stream
         self.done = 0  # data rows handed out
-        self.rows = _rows_in(path, size)  # estimated
+        self.rows = _rows_in(path, size)  # estimated (0 when compressed)
 
     def close(self) -> None:
         if self.stream is not None:
             self.stream.close()
+        if self.raw is not None:
+            self.raw.close()
 
     def position(self) -> int:
+        if self.compression is not None:  # the compressed bytes read so far
+            return min(self.size, self.raw.tell()) if self.raw is not None else 0
         # pyarrow reads ahead of the batches handed out: the bytes of the rows done so far,
         # from the bytes per row of the file's first 64 KiB
         return min(self.size, self.size * self.done // self.rows) if self.rows else 0
+
+    def plan(self, requested: int | None, need: list[str],
+             labels: tuple[str, ...]) -> int | None:
+        if requested is None and self.compression is not None:
+            return DEFAULT_BATCH_ROWS  # its rows are not known from its first bytes
+        return super().plan(requested, need, labels)
 
     def estimate(self, need: list[str], labels: tuple[str, ...]) -> int:
         # per row: a label's int32 index and its int64 code; a probability's float64, as
@@ -369,6 +437,9 @@ class ArrowCsvSource(Source):
         row0 = 0
         try:
             self.stream = pa.OSFile(self.path, "r")
+            if self.compression is not None:
+                self.raw = self.stream
+                self.stream = pa.CompressedInputStream(self.raw, self.compression)
             if batch_rows is None:
                 table = pacsv.read_csv(self.stream, read, parse, convert)
                 if table.num_rows:
@@ -381,7 +452,8 @@ class ArrowCsvSource(Source):
                         yield Batch(_arrow_columns(piece, need, labels), row0)
                         row0 += piece.num_rows
                         self.done = row0
-        except pa.ArrowException:  # ragged, bad UTF-8, not a number, a quote...
+        except (pa.ArrowException, OSError):  # ragged, bad UTF-8, not a number, a quote,
+            # a damaged compressed file...: the csv module reads it, or names the error
             raise Reread from None
         if row0 == 0:
             raise CLIError(f"{self.name} has a header but no rows")
@@ -656,8 +728,63 @@ class NpzSource(Source):
 # --------------------------------------------------------------------------- opening
 
 
+def _compression(path: str | None) -> str | None:
+    """The codec of a compressed file, from its last suffix (None: not compressed).
+
+    Examples
+    --------
+    >>> _compression("x.csv.gz"), _compression("x.TSV.BZ2"), _compression("x.csv.zst")
+    ('gzip', 'bz2', 'zstd')
+    >>> _compression("x.csv"), _compression("-")
+    (None, None)
+    """
+    if path in (None, "-"):
+        return None
+    return COMPRESSIONS.get(os.path.splitext(path)[1].lower())
+
+
 def _ext(path: str | None) -> str:
-    return "" if path in (None, "-") else os.path.splitext(path)[1].lower()
+    """The format's extension, lower case: the suffix before a compression's.
+
+    Examples
+    --------
+    >>> _ext("x.csv.gz"), _ext("x.Tsv.bz2"), _ext("x.parquet"), _ext("x.gz"), _ext("-")
+    ('.csv', '.tsv', '.parquet', '', '')
+    """
+    if path in (None, "-"):
+        return ""
+    root, ext = os.path.splitext(path)
+    if ext.lower() in COMPRESSIONS:
+        ext = os.path.splitext(root)[1]
+    return ext.lower()
+
+
+def _open_text(path: str, compression: str | None) -> tuple[Any, Any]:
+    """A file as UTF-8 text for the csv module (a byte order mark dropped, line breaks left
+    to the csv module), decompressed; and the file under it (None when not compressed).
+    CLIError when it cannot be opened, or is .zst and pyarrow is missing."""
+    if compression == "zstd":  # the csv module reads pyarrow's stream when pyarrow's
+        try:                    # reader is not used (a Reread)
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise CLIError(f"reading {path} (zstd-compressed) needs pyarrow, which is not "
+                           "installed: pip install \"fastmetrics-kernels[cli]\"") from None
+    try:
+        if compression is None:
+            return open(path, newline="", encoding="utf-8-sig"), None
+        raw = open(path, "rb")
+    except OSError as exc:
+        raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
+    binary: Any
+    if compression == "gzip":
+        binary = gzip.GzipFile(fileobj=raw, mode="rb")
+    elif compression == "bz2":
+        binary = bz2.BZ2File(raw)
+    else:
+        import pyarrow as pa
+
+        binary = pa.CompressedInputStream(raw, compression)
+    return io.TextIOWrapper(binary, encoding="utf-8-sig", newline=""), raw
 
 
 def batch_rows(path: str | None, requested: int | None) -> int | None:
@@ -671,6 +798,8 @@ def batch_rows(path: str | None, requested: int | None) -> int | None:
     """
     ext = _ext(path)
     batched = path in (None, "-") or ext in CSV_EXTS + PARQUET_EXTS
+    if _compression(path) is not None:
+        batched = ext in CSV_EXTS  # a compressed Parquet file is refused when opened
     if requested is not None and not batched:
         raise CLIError("--batch-rows streams CSV/TSV (or stdin) and Parquet files only")
     return requested
@@ -728,6 +857,10 @@ def open_source(path: str | None, delimiter: str | None = None,
         if os.path.isdir(path):
             raise CLIError(f"{path} is a directory, not a predictions file")
         ext = _ext(path)
+        compression = _compression(path)
+        if compression is not None and ext not in CSV_EXTS:
+            raise CLIError(f"cannot read {path}: only CSV/TSV files are read compressed "
+                           "(.csv.gz, .csv.bz2, .csv.zst)")
         if ext in PARQUET_EXTS:
             return ParquetSource(path)
         if ext == ".npy":
@@ -737,7 +870,7 @@ def open_source(path: str | None, delimiter: str | None = None,
         if ext not in CSV_EXTS:
             raise CLIError(
                 f"cannot tell the format of {path} from its extension {ext!r}: use .csv, "
-                ".tsv, .parquet, .npy or .npz"
+                ".tsv (or compressed: .csv.gz, .csv.bz2, .csv.zst), .parquet, .npy or .npz"
             )
         size = os.path.getsize(path)
         if arrow and have_pyarrow():
@@ -745,14 +878,13 @@ def open_source(path: str | None, delimiter: str | None = None,
                 return ArrowCsvSource(path, delim, size)
             except Reread:
                 pass
+        f, raw = _open_text(path, compression)
         try:
-            f = open(path, newline="", encoding="utf-8-sig")
-        except OSError as exc:
-            raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
-        try:
-            return CsvSource(f, path, delim, size)
+            return CsvSource(f, path, delim, size, raw=raw, compression=compression)
         except BaseException:
             f.close()
+            if raw is not None:
+                raw.close()
             raise
     except UnicodeDecodeError:
         raise CLIError(f"{name} is not a UTF-8 text (CSV) file") from None
