@@ -201,3 +201,26 @@ def test_delimiter_hint(tmp_path, sep, flag, suffix, monkeypatch):
     (tmp_path / "g.csv").write_text("label\na\n")
     rc, out, err = run_main(["report", "g.csv"], tmp_path)
     assert rc == 2 and "the header looks" not in err
+
+
+@pytest.mark.parametrize("suffix", ["", ".bz2"])
+def test_comma_header_in_a_tsv_gets_the_hint(tmp_path, suffix):
+    plain = tmp_path / "f.tsv"
+    plain.write_text("y_true,y_pred\na,b\nb,b\n")
+    if suffix:
+        _compress(plain, tmp_path / ("f.tsv" + suffix))
+    one_error(*run_main(["report", "f.tsv" + suffix], tmp_path),
+              "the header looks ','-separated: pass --delimiter ','")
+    rc, out, err = run_main(["report", "f.tsv" + suffix, "--delimiter", ",", "--format",
+                             "json"], tmp_path)
+    assert rc == 0 and json.loads(out)["accuracy"] == 0.5, err
+
+
+def test_streamed_report_draws_the_finished_bar_once(files):
+    """A compressed file is streamed: its bar reaches 100% with the last batch (the whole
+    compressed file read), and the end of the report does not draw it again."""
+    d, _, _ = files
+    _compress(d / "text.csv", d / "text.csv.gz")
+    for extra in ([], ["--batch-rows", "100"]):
+        rc, _, err = run_main(["report", "text.csv.gz", *extra], d)
+        assert rc == 0 and err.count("100%") == 1, err

@@ -75,6 +75,8 @@ class Progress:
     def step(self, label: str, n: int = 1) -> None:
         """Advance by ``n`` units and redraw."""
         self.done = min(self.total, self.done + n)
+        if self._last == 100:
+            return  # the finished bar is drawn once (a reader may reach the end early)
         filled = self.width * self.done // self.total
         pct = 100 * self.done // self.total
         if not self.tty and pct // 10 == self._last // 10 and self.done < self.total:

@@ -138,6 +138,7 @@ class Source:
     size: int = 0
     unit: str = "B"
     delimited: bool = False  # a CSV/TSV text (a one-column header may be misread)
+    delimiter: str = ","  # the one it is read with, when delimited
 
     def __enter__(self) -> Source:
         return self
@@ -169,11 +170,13 @@ class Source:
         return key
 
     def _delimiter_hint(self) -> str:
-        """For a delimited text whose header is one column holding ``;``, ``|`` or a tab:
-        the delimiter it looks separated by, and how to pass it (else "")."""
+        """For a delimited text whose header is one column holding ``;``, ``|``, a tab or a
+        comma (other than the delimiter it was read with): the delimiter it looks separated
+        by, and how to pass it (else "")."""
         if not self.delimited or len(self.names) != 1:
             return ""
-        counts = {d: self.names[0].count(d) for d in (";", "|", "\t")}
+        counts = {d: self.names[0].count(d) for d in (";", "|", "\t", ",")
+                  if d != self.delimiter}
         d = max(counts, key=lambda c: counts[c])
         if not counts[d]:
             return ""
@@ -214,7 +217,7 @@ class CsvSource(Source):
     def __init__(self, f: Any, name: str, delimiter: str = ",", size: int = 0,
                  owned: bool = True, raw: Any = None, compression: str | None = None) -> None:
         self.f, self.name, self.size, self.owned = f, name, size, owned
-        self.raw, self.compression = raw, compression
+        self.raw, self.compression, self.delimiter = raw, compression, delimiter
         self.reader = csv.reader(f, delimiter=delimiter)
         try:
             self.names, self.header_rows = _header(self.reader, name)
