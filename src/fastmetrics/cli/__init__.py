@@ -98,8 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
         "out-of-scope precision/recall, confusion matrix, calibration) of a predictions file.",
     )
     r.add_argument("file", nargs="?", metavar="FILE",
-                   help="CSV/TSV, Parquet (pyarrow), NPY or NPZ file, '-' for CSV on stdin "
-                   "(default: the sample shipped with fastmetrics)")
+                   help="CSV/TSV (also .csv.gz, .csv.bz2, .csv.zst), Parquet (pyarrow), NPY "
+                   "or NPZ file, '-' for CSV on stdin (default: the sample shipped with "
+                   "fastmetrics)")
     r.add_argument("--true", default="y_true", metavar="COL",
                    help="column of true labels (default: y_true; a column index for 2-D NPY)")
     r.add_argument("--pred", default="y_pred", metavar="COL",
