@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import brier_score_loss
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import fastmetrics as fm
-from fastmetrics._prob_order import agreement_table, check_column_order, column_order
+from fastmetrics._prob_order import (agreement_table, check_column_order, column_order,
+                                     one_column_table)
 from fastmetrics.cli import main
 
 CANCER = np.array(["malignant", "benign"])  # the dataset's target 0, 1: not sorted
@@ -188,8 +190,13 @@ def test_score_probabilities_checks_the_order(cancer):
     with pytest.warns(UserWarning, match="out of order"):
         swapped = fm.score_probabilities(y, pred, proba[:, ::-1], allow_prob_mismatch=True)
     assert swapped.calibration.brier == fm.calibration_summary(y, proba[:, ::-1]).brier
-    with pytest.raises(ValueError, match="out of order"):  # a binary probability too
+    # a binary probability too: that of the other label
+    with pytest.raises(ValueError, match=r"y_prob does not look like that of label 1: .* "
+                       r"exactly where it is under 0.5 on 100.0%.*positive label, 1"):
         fm.score_probabilities(y, pred, proba[:, 0])
+    with pytest.warns(UserWarning, match="reported as given"):
+        other = fm.score_probabilities(y, pred, proba[:, 0], allow_prob_mismatch=True)
+    assert other.calibration.brier == fm.calibration_summary(y, proba[:, 0]).brier
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fm.score_probabilities(y, pred, proba[:, 1])
@@ -212,4 +219,33 @@ def test_column_order_edges():
     t = agreement_table(np.array([0, 0, 1, -1]), np.array([[.5, .5], [.2, .8], [.9, .1],
                                                            [0, 1]]))
     assert t.tolist() == [[1, 1], [1, 0]]
+    # one column: a tie at 0.5 counts as its class (the first of p, 1 - p)
+    t = one_column_table(np.array([True, False, True]), np.array([0.5, 0.5, 0.49]))
+    assert t.tolist() == [[1, 1], [1, 0]]
+    assert t.tolist() == agreement_table(
+        np.array([0, 1, 0]), np.array([[.5, .5], [.5, .5], [.49, .51]])).tolist()
     assert check_column_order(np.array([[9, 1], [1, 9]]), ["a", "b"]).order is None
+
+
+def test_one_column_of_another_label(cancer, tmp_path, capsys):
+    """One probability column that holds the other label's probability (p_1 = P(0)): the
+    predicted label is 1 exactly where it is under 0.5. Asked for: exit 2; found by its name
+    only: left out with a warning; with --allow-prob-mismatch: reported as given."""
+    y, pred, proba = cancer
+    np.savez(tmp_path / "wrong.npz", y_true=y, y_pred=pred, p_1=proba[:, 0])
+    np.savez(tmp_path / "right.npz", y_true=y, y_pred=pred, p_1=proba[:, 1])
+    rc, out, err = run(["report", str(tmp_path / "wrong.npz"), "--prob", "p_1"], capsys)
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "column 'p_1' does not look like that of label 1" in err
+    rc, out, err = run(["report", str(tmp_path / "wrong.npz"), "--format", "json"], capsys)
+    assert rc == 0 and "are not used for calibration" in err
+    assert "calibration.ece" not in json.loads(out)
+    rc, out, err = run(["report", str(tmp_path / "wrong.npz"), "--prob", "p_1",
+                        "--allow-prob-mismatch", "--format", "json"], capsys)
+    assert rc == 0 and "reported as given" in err
+    same(calibration(out), expected(y, proba[:, 0], None))
+    rc, out, err = run(["report", str(tmp_path / "right.npz"), "--format", "json"], capsys)
+    assert rc == 0 and err == ""
+    got = calibration(out)
+    same(got, expected(y, proba[:, 1], None))
+    assert got["brier"] == pytest.approx(brier_score_loss(y, proba[:, 1]), rel=1e-12)

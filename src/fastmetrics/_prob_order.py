@@ -18,7 +18,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["ColumnOrder", "agreement_table", "check_column_order", "column_order"]
+__all__ = ["ColumnOrder", "agreement_table", "check_column_order", "column_order",
+           "one_column_table"]
 
 #: a permutation must agree on this many rows more than the order given before it is
 #: believed over it (tiny inputs agree by chance)
@@ -41,6 +42,23 @@ def agreement_table(pred_column: np.ndarray, proba: np.ndarray) -> np.ndarray:
     ok = pred_column >= 0
     counts = np.bincount(pred_column[ok].astype(np.int64) * k + top[ok], minlength=k * k)
     table: np.ndarray = counts.reshape(k, k)
+    return table
+
+
+def one_column_table(is_class: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    """:func:`agreement_table` of one probability column, as the two columns (the column's
+    class, any other label) of ``prob`` and ``1 - prob``: rows by whether the predicted label
+    is the class, columns by whether ``prob`` is at least 0.5 (the first of a tie).
+
+    Examples
+    --------
+    >>> one_column_table(np.array([True, True, False, False]),
+    ...                  np.array([0.9, 0.2, 0.5, 0.1])).tolist()
+    [[1, 1], [1, 1]]
+    """
+    row = (~np.asarray(is_class, dtype=bool)).astype(np.int64)
+    top = (np.asarray(prob) < 0.5).astype(np.int64)
+    table: np.ndarray = np.bincount(2 * row + top, minlength=4).reshape(2, 2)
     return table
 
 
@@ -103,10 +121,13 @@ def column_order(table: np.ndarray) -> ColumnOrder:
 
 
 def check_column_order(table: np.ndarray, classes: Sequence[Any], *, allow: bool = False,
-                       fix: str = "", allow_hint: str = "") -> ColumnOrder:
+                       fix: str = "", allow_hint: str = "",
+                       column: str | None = None) -> ColumnOrder:
     """Raise ``ValueError`` (with ``allow``: warn) when the agreement table says the
     probability columns, taken to hold ``classes`` in this order, hold them in another.
     ``fix`` / ``allow_hint`` say, in the caller's terms, how to give the order or go on.
+    ``column``: the table is :func:`one_column_table`'s, of the probability so named, said
+    to be that of ``classes[0]``.
 
     Examples
     --------
@@ -118,13 +139,19 @@ def check_column_order(table: np.ndarray, classes: Sequence[Any], *, allow: bool
     verdict = column_order(table)
     if verdict.order is None:
         return verdict
-    likely = ", ".join(str(classes[i]) for i in verdict.order)
-    msg = (f"the probability columns look out of order: the predicted label is the most "
-           f"probable column on {100 * verdict.agreement:.1f}% of rows, and would be on "
-           f"{100 * verdict.permuted_agreement:.1f}% with the columns holding {likely}")
+    if column is None:
+        likely = ", ".join(str(classes[i]) for i in verdict.order)
+        msg = (f"the probability columns look out of order: the predicted label is the most "
+               f"probable column on {100 * verdict.agreement:.1f}% of rows, and would be on "
+               f"{100 * verdict.permuted_agreement:.1f}% with the columns holding {likely}")
+    else:
+        msg = (f"the probability {column} does not look like that of label {classes[0]}: the "
+               f"predicted label is {classes[0]} exactly where it is at least 0.5 on "
+               f"{100 * verdict.agreement:.1f}% of rows, and exactly where it is under 0.5 on "
+               f"{100 * verdict.permuted_agreement:.1f}% (the probability of another label?)")
     if allow:
-        warnings.warn(msg + " (reported in the order given, as asked)", UserWarning,
-                      stacklevel=2)
+        given = "as given" if column is not None else "in the order given"
+        warnings.warn(f"{msg} (reported {given}, as asked)", UserWarning, stacklevel=2)
         return verdict
     tail = "; ".join(h for h in (fix, allow_hint) if h)
     raise ValueError(msg + (f": {tail}" if tail else ""))

@@ -39,7 +39,7 @@ import numpy as np
 from ._states import bins, proba
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._inputs import inconsistent_lengths
-from ._prob_order import agreement_table, check_column_order
+from ._prob_order import agreement_table, check_column_order, one_column_table
 from .percentiles import percentile
 
 
@@ -734,7 +734,9 @@ def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike,
         The predictions are checked against the probabilities: when the predicted label is
         the most probable column on fewer than half the rows while another order of the
         columns agrees on far more (at least half, twice as many), the columns were taken
-        in the wrong order and ``ValueError`` names the likely one. True: a warning, and
+        in the wrong order and ``ValueError`` names the likely one (a binary ``y_prob``:
+        when the predicted label is 1 exactly where ``y_prob`` is under 0.5, on at least
+        half the rows and twice as many as where it is at least 0.5). True: a warning, and
         the report as the columns were given.
     **score_kwargs : dict
         Keyword arguments of ``fastmetrics.score`` (``sample_weight``, ``labels``, ...).
@@ -776,24 +778,25 @@ def score_probabilities(y_true: ArrayLike, y_pred: ArrayLike, y_prob: ArrayLike,
     )
     card = score(y_true, y_pred, **score_kwargs)
     table, classes = _order_table(y_pred, y_prob, labels)
-    check_column_order(table, classes, allow=allow_prob_mismatch,
-                       fix="pass the columns' classes in their order as labels=",
-                       allow_hint="allow_prob_mismatch=True reports anyway")
+    if np.ndim(y_prob) == 1:
+        check_column_order(table, classes, allow=allow_prob_mismatch, column="y_prob",
+                           fix="y_prob is the probability of the positive label, 1",
+                           allow_hint="allow_prob_mismatch=True reports anyway")
+    else:
+        check_column_order(table, classes, allow=allow_prob_mismatch,
+                           fix="pass the columns' classes in their order as labels=",
+                           allow_hint="allow_prob_mismatch=True reports anyway")
     return ProbabilityReport(card, summary)
 
 
 def _order_table(y_pred: ArrayLike, y_prob: ArrayLike, labels: Any) -> tuple[np.ndarray, list[Any]]:
     """The agreement table of the predictions with the probabilities (validated by then):
     a matrix's columns are ``labels`` or the class indices ``0..K-1``; a binary
-    probability is the column of label 1 beside one of the other label."""
+    probability is that of label 1 (:func:`one_column_table`)."""
     pred = np.asarray(y_pred).reshape(-1)
     prob = np.asarray(y_prob, dtype=np.float64)
     if prob.ndim == 1:
-        classes: list[Any] = ["the other label", 1]
-        cols = np.where(pred == 1, 1, 0).astype(np.int64)
-        top = (prob > 0.5).astype(np.int64)
-        table = np.bincount(cols * 2 + top, minlength=4).reshape(2, 2)
-        return table, classes
+        return one_column_table(pred == 1, prob), [1]
     k = prob.shape[1]
     classes = list(range(k)) if labels is None else np.asarray(labels).tolist()
     where = {c: j for j, c in enumerate(classes)}

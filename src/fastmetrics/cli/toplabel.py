@@ -15,9 +15,10 @@ the label order is known: their batches wait (those formats are read whole, one 
 their classes (``--prob-classes``, a ``classes`` array in the NPZ) they are mapped by them.
 
 With the predicted labels, each batch also counts which column names the predicted label
-against which column is the most probable (:func:`fastmetrics._prob_order.agreement_table`):
-columns taken in an order they do not hold stop the report
-(:func:`~fastmetrics._prob_order.check_column_order`), or, when allowed, warn.
+against which column is the most probable (:func:`fastmetrics._prob_order.agreement_table`;
+one column: whether the predicted label is its class against whether it is at least 0.5):
+columns taken in an order they do not hold, or a column that is another label's, stop the
+report (:func:`~fastmetrics._prob_order.check_column_order`), or, when allowed, warn.
 
 Errors are kept and raised at the end in the order one reading of the whole file meets them:
 a class that is no label, a value that is not a number, columns of other lengths, a true label
@@ -30,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._prob_order import agreement_table, check_column_order
+from .._prob_order import agreement_table, check_column_order, one_column_table
 from ..calibration import CalibrationSummary
 from ..streaming import CalibrationAccumulator
 from .columns import Truth, as_prob, class_key, class_values, stacked
@@ -187,9 +188,11 @@ class TopLabel:
             distinct = truth.distinct.get(t)
             if distinct is None or t in self.unmapped:
                 continue
-            if pred is not None and matrix.shape[1] > 1 and t in pred.distinct:
+            if pred is not None and t in pred.distinct:
                 pcols = np.array([lookup.get(v, -1) for v in pred.distinct[t]], dtype=np.int64)
-                table = agreement_table(pcols[pred.inverse], matrix)
+                pc = pcols[pred.inverse]
+                table = (agreement_table(pc, matrix) if matrix.shape[1] > 1
+                         else one_column_table(pc == 0, matrix[:, 0]))
                 self.agree[t] = table if t not in self.agree else self.agree[t] + table
             cols = np.array([lookup.get(v, -1) for v in distinct], dtype=np.int64)
             y = cols[truth.inverse]
@@ -261,13 +264,19 @@ class TopLabel:
         if KERNEL in self.errors:
             raise CLIError(self.errors[KERNEL])
         if typing in self.agree:
-            fix = ("check the probability columns' names" if len(self.keys) > 1
-                   and self.classes is None else
-                   "give the columns' classes in their order with --prob-classes (or a "
-                   "'classes' array in the NPZ)")
+            column = None
+            if self.width == 1:  # one class's probability: is it that class's?
+                column = f"column {self.column_keys[0]!r}"
+                fix = "check which label's probability the column holds"
+            elif len(self.keys) > 1 and self.classes is None:
+                fix = "check the probability columns' names"
+            else:
+                fix = ("give the columns' classes in their order with --prob-classes (or a "
+                       "'classes' array in the NPZ)")
             try:
                 check_column_order(self.agree[typing], classes, allow=self.allow_mismatch,
-                                   fix=fix, allow_hint="--allow-prob-mismatch reports anyway")
+                                   fix=fix, allow_hint="--allow-prob-mismatch reports anyway",
+                                   column=column)
             except ValueError as exc:
                 raise CLIError(str(exc)) from None
         return self.accs[typing].result()
