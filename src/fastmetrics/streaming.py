@@ -340,21 +340,7 @@ class Accumulator:
         >>> a.merge(b).accuracy_score(), (a + b).n_samples, a.n_samples
         (0.75, 4, 2)
         """
-        if type(other) is not type(self):
-            raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
-        differ = self._config_differences(other)
-        if differ:
-            raise ValueError(
-                f"cannot merge {type(self).__name__}s with different {' / '.join(differ)} "
-                f"configurations ({self._describe()} vs {other._describe()})"
-            )
-        if None not in (self._weighted, other._weighted) and self._weighted != other._weighted:
-            raise ValueError(_MIXED_WEIGHTS)
-        out = self._empty_like()
-        out._weighted = self._weighted if self._weighted is not None else other._weighted
-        a, b = self.state, other.state
-        out._state = b if a is None else a if b is None else a.merge(b)
-        return out
+        return type(self).merge_all([self, other])
 
     @classmethod
     def merge_all(cls, accumulators: Sequence[Self]) -> Self:
@@ -397,7 +383,7 @@ class Accumulator:
         if not accs:
             raise ValueError("merge_all needs at least one accumulator")
         first = accs[0]
-        if type(first) is not cls and not issubclass(type(first), cls):
+        if not isinstance(first, cls):
             raise TypeError(f"cannot merge {type(first).__name__} as {cls.__name__}")
         weighted = None
         for a in accs:
@@ -1978,10 +1964,7 @@ class RankingAccumulator(Accumulator, RankingAccumulatorMethods):
         # others in one pass (a state per chunk would cost a merge walk per chunk)
         lab, s, w, has_w = ranking.binary_inputs(y_true, y_score, sample_weight,
                                                  allow_empty=True, allow_zero_sum=True)
-        if lab.more:
-            raise ValueError(
-                "y_true holds more than two labels: a ranking state is binary (one class "
-                "against the other)")
+        ranking.check_binary(lab)
         if s.shape[0] == 0:
             return self
         with self._lock:

@@ -588,19 +588,20 @@ cdef int64_t _merge_two(const double* ta, int64_t na, const double* a0, const do
         i += ta_
         j += tb_
         m += 1
-    while i < na:
-        ot[m] = ta[i] + 0.0
-        o0[m] = 0.0 + a0[i * sa0]
+    m = _tail(ta, i, na, a0, a1, sa0, sa1, ot, o0, o1, m, two)
+    return _tail(tb, j, nb, b0, b1, sb0, sb1, ot, o0, o1, m, two)
+
+
+cdef inline int64_t _tail(const double* t, int64_t i, int64_t n, const double* w0,
+                          const double* w1, int64_t s0, int64_t s1, double* ot, double* o0,
+                          double* o1, int64_t m, bint two) noexcept nogil:
+    """Copy what is left of one run (``t[i:n]``) after the other ran out; returns ``m``."""
+    while i < n:
+        ot[m] = t[i] + 0.0
+        o0[m] = 0.0 + w0[i * s0]
         if two:
-            o1[m] = 0.0 + a1[i * sa1]
+            o1[m] = 0.0 + w1[i * s1]
         i += 1
-        m += 1
-    while j < nb:
-        ot[m] = tb[j] + 0.0
-        o0[m] = 0.0 + b0[j * sb0]
-        if two:
-            o1[m] = 0.0 + b1[j * sb1]
-        j += 1
         m += 1
     return m
 

@@ -145,12 +145,20 @@ class State:
         >>> ConfusionState.merge_all(parts).n_samples
         6
         """
-        states = list(states)
-        if not states:
-            raise ValueError("merge_all needs at least one state")
+        states = cls._merge_inputs(states)
         out = states[0]
         for st in states[1:]:
             out = out.merge(st)
+        return out
+
+    @classmethod
+    def _merge_inputs(cls, states: Sequence[Self]) -> list[Self]:
+        """``merge_all``'s inputs as a list: at least one, each of the first one's type."""
+        out = list(states)
+        if not out:
+            raise ValueError("merge_all needs at least one state")
+        for st in out[1:]:
+            out[0]._check_mergeable(st)
         return out
 
     def __add__(self, other: Any) -> Self:

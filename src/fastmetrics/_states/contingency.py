@@ -414,11 +414,7 @@ class ContingencyState(base.State):
         >>> ContingencyState.merge_all(parts).shape
         (3, 2)
         """
-        states = list(states)
-        if not states:
-            raise ValueError("merge_all needs at least one state")
-        for st in states[1:]:
-            states[0]._check_mergeable(st)
+        states = cls._merge_inputs(states)
         full = [st for st in states if st.n_samples]  # an empty state is the identity
         if len(full) < 2:
             return full[0] if full else states[0]

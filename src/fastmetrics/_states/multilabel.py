@@ -308,16 +308,13 @@ class MultilabelState(base.State):
         >>> MultilabelState.merge_all(parts).tp
         array([3, 0])
         """
-        states = list(states)
-        if not states:
-            raise ValueError("merge_all needs at least one state")
+        states = cls._merge_inputs(states)
         if len(states) == 1:
             return states[0]
         first = states[0]
         tp, pred, true, exact = first.tp, first.pred, first.true, first.exact
         weight_sum, dtype, int_weights = first.weight_sum, first.yt.dtype, first.int_weights
         for st in states[1:]:
-            first._check_mergeable(st)
             if first.n_labels != st.n_labels:
                 raise ValueError(
                     "Multi-label binary indicator input with different numbers of labels")

@@ -339,13 +339,9 @@ class PairedConfusionState(base.State):
         >>> PairedConfusionState.merge_all(parts).values
         array([0, 1, 2])
         """
-        states = list(states)
-        if not states:
-            raise ValueError("merge_all needs at least one state")
+        states = cls._merge_inputs(states)
         if len(states) == 1:
             return states[0]
-        for st in states[1:]:
-            states[0]._check_mergeable(st)
         values, maps = union_all_labels([st.values for st in states])
         k = values.shape[0]
         # each input's keys stay sorted under the increasing maps: the stable sort merges runs

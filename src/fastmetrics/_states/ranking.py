@@ -81,6 +81,7 @@ __all__ = [
     "bounds",
     "check_ap_pos_label",
     "check_average",
+    "check_binary",
     "check_max_fpr",
     "check_multi_class",
     "check_score_lengths",
@@ -270,6 +271,13 @@ def binary_inputs(y_true: Any, y_score: Any, sample_weight: ArrayLike | None, *,
     w, has_w = weights(sample_weight, {"y_true": n, "y_score": n},
                        allow_zero_sum=allow_zero_sum or n == 0)
     return lab, s, w, has_w
+
+
+def check_binary(lab: Labels) -> None:
+    """``ValueError`` for labels of more than two classes (a ranking state's are binary)."""
+    if lab.more:
+        raise ValueError("y_true holds more than two labels: a ranking state is binary (one "
+                         "class against the other)")
 
 
 def check_average(average: str | None, options: Any = _AVERAGES) -> None:
@@ -489,10 +497,7 @@ class RankingState(base.State):
         """
         lab, s, w, has_w = binary_inputs(y_true, y_score, sample_weight, allow_empty=allow_empty,
                                          allow_zero_sum=allow_zero_sum)
-        if lab.more:
-            raise ValueError(
-                "y_true holds more than two labels: a ranking state is binary (one class "
-                "against the other)")
+        check_binary(lab)
         return cls.from_labels(lab, s, w, has_w, n_threads, edges)
 
     @classmethod
@@ -739,11 +744,7 @@ class RankingState(base.State):
         >>> RankingState.merge_all(parts).thresholds
         array([0.8, 0.7, 0.6, 0.3, 0.2, 0.1])
         """
-        level = list(states)
-        if not level:
-            raise ValueError("merge_all needs at least one state")
-        for st in level[1:]:
-            level[0]._check_mergeable(st)
+        level = cls._merge_inputs(states)
         while len(level) > 1:
             nxt = [level[i].merge(level[i + 1]) for i in range(0, len(level) - 1, 2)]
             if len(level) % 2:
@@ -842,6 +843,10 @@ class RankingRows:
     _spare_lock = threading.Lock()
 
     def __init__(self) -> None:
+        self._clear()
+
+    def _clear(self) -> None:
+        """No rows, and no view of any buffer (they may go)."""
         # the sorted classes of the rows kept (None before any)
         self.classes: Any = None
         self.codes = np.empty(0, dtype=np.uint8)
@@ -933,7 +938,7 @@ class RankingRows:
         st = RankingState.from_labels(lab, self.scores[:n], self.w[:n] if has_w else _NO_W,
                                       has_w, n_threads)
         bufs = (self.codes, self.scores, self.w)
-        self.__init__()  # type: ignore[misc]  # no view of the buffers kept: they may go
+        self._clear()
         if bufs[1].shape[0] * 17 <= _SPARE_MAX_BYTES:
             with RankingRows._spare_lock:
                 RankingRows._spare[:] = [bufs]

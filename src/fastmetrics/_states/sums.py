@@ -637,9 +637,7 @@ class RegressionState(base.OutputSums):
         >>> RegressionState.merge_all(parts).errors
         array([1., 0., 0., 0., 1., 0.])
         """
-        states = list(states)
-        if not states:
-            raise ValueError("merge_all needs at least one state")
+        states = cls._merge_inputs(states)
         acc = states[0]
         s, flags, weighted = acc.sums, acc.flags, acc.weighted
         kept = None if acc.kept is None else list(acc.kept)
