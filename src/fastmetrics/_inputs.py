@@ -50,6 +50,8 @@ __all__ = [
     "float_values",
     "foreign_array",
     "frame_labels",
+    "GroupKeys",
+    "group_keys",
     "encode_labels",
     "inconsistent_lengths",
     "label_codes",
@@ -1028,3 +1030,118 @@ def plain_int_pair(y_true: Any, y_pred: Any) -> bool:
             and y_true.ndim == 1 and y_pred.ndim == 1 and y_true.dtype is y_pred.dtype
             and y_true.dtype.char in INT_CHARS and y_true.dtype.isnative
             and 0 < y_true.shape[0] == y_pred.shape[0])
+
+
+# ------------------------------------------------------------------------ group keys
+
+
+class GroupKeys:
+    """Rows' groups as codes: ``codes[i]`` is the position of row ``i``'s key among the keys
+    that occur, sorted (numpy's order, lexicographic over several columns).
+
+    ``keys`` holds one array per key column (``n_groups`` values each), ``names`` the
+    columns' names.
+    """
+
+    __slots__ = ("codes", "keys", "names")
+
+    def __init__(self, codes: np.ndarray, keys: tuple[np.ndarray, ...],
+                 names: tuple[str, ...]) -> None:
+        self.codes, self.keys, self.names = codes, keys, names
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.keys[0].shape[0])
+
+    def key(self, g: int) -> Any:
+        """Group ``g``'s key: its value (one column) or the tuple of its values."""
+        if len(self.keys) == 1:
+            return self.keys[0][g].item()
+        return tuple(k[g].item() for k in self.keys)
+
+
+def _key_columns(groups: Any, name: str) -> list[tuple[str, Any]]:
+    """``groups`` as (name, column) pairs: a DataFrame's (pandas, polars) or a pyarrow
+    Table's columns, a dict's items, the columns of a 2-D array, the arrays of a list of
+    arrays; anything else is one column named after it (or its Series name)."""
+    mod = type(groups).__module__.partition(".")[0]
+    if mod == "pandas":
+        import pandas as pd
+
+        if isinstance(groups, pd.DataFrame):
+            return [(str(c), groups[c]) for c in groups.columns]
+        if isinstance(groups, pd.Series) and groups.name is not None:
+            return [(str(groups.name), groups)]
+    elif mod == "polars":
+        import polars as pl
+
+        if isinstance(groups, pl.DataFrame):
+            return [(c, groups[c]) for c in groups.columns]
+        if isinstance(groups, pl.Series) and groups.name:
+            return [(groups.name, groups)]
+    elif mod == "pyarrow":
+        import pyarrow as pa
+
+        if isinstance(groups, pa.Table):
+            return [(c, groups.column(c)) for c in groups.column_names]
+    if isinstance(groups, dict):
+        return [(str(k), v) for k, v in groups.items()]
+    if isinstance(groups, np.ndarray) and groups.ndim == 2:
+        return [(f"{name}_{j}", groups[:, j]) for j in range(groups.shape[1])]
+    if isinstance(groups, (list, tuple)) and groups and all(
+            hasattr(c, "__len__") and not isinstance(c, (str, bytes)) for c in groups):
+        return [(f"{name}_{j}", c) for j, c in enumerate(groups)]
+    return [(name, groups)]
+
+
+def _key_codes(col: Any, cname: str, n_rows: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 code of each row, sorted values) of one key column."""
+    a = label_column(col, cname)
+    n = a.codes.shape[0] if isinstance(a, Encoded) else a.shape[0]
+    if n_rows is not None and n != n_rows:
+        raise ValueError(f"{cname} has {n} rows, the data has {n_rows}")
+    if n == 0:
+        raise ValueError(f"{cname} is empty")
+    if isinstance(a, np.ndarray) and a.dtype.kind == "O" and any(v is None for v in a.tolist()):
+        raise ValueError(f"{cname} contains None (a missing group key)")
+    try:
+        (codes,), where, values = label_codes(a)
+    except TypeError as exc:
+        raise TypeError(f"{cname} mixes keys that cannot be ordered ({exc})") from None
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError(f"{cname} contains NaN (a missing group key)")
+    return np.take(where, codes).astype(np.int64, copy=False), values
+
+
+def group_keys(groups: Any, n_rows: int | None = None, name: str = "groups") -> GroupKeys:
+    """Encode the rows' group keys: one column, or several crossed into one code.
+
+    ``groups`` is one key column (any label input: numbers, strings, categoricals, arrow or
+    polars columns), or several: a DataFrame, a pyarrow Table, a dict of columns, a 2-D
+    array or a list of arrays. Each column is hash-encoded once; several are crossed by a
+    mixed-radix code of their positions, encoded again so that only combinations that occur
+    become groups. NaN or None keys and columns of another length than ``n_rows`` raise
+    ``ValueError`` naming the column.
+    """
+    cols = _key_columns(groups, name)
+    if not cols:
+        raise ValueError(f"{name} has no columns")
+    coded = [_key_codes(c, cname, n_rows) for cname, c in cols]
+    lengths = {cname: c.shape[0] for (cname, _), (c, _) in zip(cols, coded)}
+    if len(set(lengths.values())) > 1:
+        raise inconsistent_lengths(**lengths)
+    names = tuple(cname for cname, _ in cols)
+    if len(coded) == 1:
+        codes, values = coded[0]
+        return GroupKeys(codes, (values,), names)
+    # cross one column at a time, keeping only the combinations that occur: the code of a
+    # combination is below (groups so far) x (this column's keys), so it stays in int64
+    codes, values = coded[0]
+    digits = [np.arange(values.shape[0], dtype=np.int64)]
+    for c, values in coded[1:]:
+        size = values.shape[0]
+        (codes,), present = encode_labels(codes * size + c)
+        present = present.astype(np.int64, copy=False)
+        digits = [d[present // size] for d in digits] + [present % size]
+    keys = tuple(values[d] for (_, values), d in zip(coded, digits))
+    return GroupKeys(codes.astype(np.int64, copy=False), keys, names)

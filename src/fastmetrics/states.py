@@ -17,6 +17,7 @@ from ._states.bins import CalibrationState
 from ._states.confusion import ConfusionState
 from ._states.contingency import ContingencyState
 from ._states.grouped import GroupedConfusionState
+from ._states.groups import GroupedState
 from ._states.hinge import HingeState
 from ._states.labelrank import LabelRankingState
 from ._states.multilabel import MultilabelState
@@ -34,6 +35,7 @@ __all__ = [
     "ContingencyState",
     "ExactQuantileState",
     "GroupedConfusionState",
+    "GroupedState",
     "HingeState",
     "LabelRankingState",
     "MultilabelState",

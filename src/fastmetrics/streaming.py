@@ -66,6 +66,9 @@ from ._states.sketch import ExactQuantileState, QuantileResult, SketchState
 from ._states.sums import RegressionState
 from ._states.deviance import SquaredLogState, TweedieState, check_power
 from ._states.paired import PairedConfusionState
+from ._states.grouped import GroupedConfusionState
+from ._states.groups import GroupedState, concat_keys, group_runs
+from ._inputs import GroupKeys, group_keys, inconsistent_lengths, label_input
 from .uncertainty import (
     BootstrapResult,
     ComparisonResult,
@@ -121,6 +124,7 @@ __all__ = [
     "CalibrationAccumulator",
     "ConfusionAccumulator",
     "ContingencyAccumulator",
+    "GroupedAccumulator",
     "ProbabilityAccumulator",
     "HingeAccumulator",
     "LabelRankingAccumulator",
@@ -2704,3 +2708,488 @@ def _mcnemar_method(self: PairedConfusionAccumulator, *, exact: bool = True,
 # methods attached, not defined in the class: a public name has one ``def`` (the face's)
 setattr(PairedConfusionAccumulator, "compare", _compare_method)
 setattr(PairedConfusionAccumulator, "mcnemar_test", _mcnemar_method)
+
+
+# --------------------------------------------------------------------------- by group
+
+#: the accumulator of each state family (the ``kind`` of :class:`GroupedAccumulator` and of
+#: :func:`fastmetrics.dask.accumulate`)
+KINDS: dict[str, type[Accumulator]] = {
+    "confusion": ConfusionAccumulator,
+    "calibration": CalibrationAccumulator,
+    "regression": RegressionAccumulator,
+    "ranking": RankingAccumulator,
+    "contingency": ContingencyAccumulator,
+    "proba": ProbabilityAccumulator,
+    "hinge": HingeAccumulator,
+    "label_ranking": LabelRankingAccumulator,
+    "pinball": PinballAccumulator,
+    "tweedie": TweedieAccumulator,
+    "squared_log": SquaredLogAccumulator,
+    "paired": PairedConfusionAccumulator,
+}
+
+
+def _rows(x: Any, name: str) -> Any:
+    """A data argument as the row-aligned ndarray the grouping gathers from (data-frame
+    columns read by their codes and decoded once, never through Python objects)."""
+    if x is None or type(x) is np.ndarray:
+        return x
+    return label_input(x, name, encoded=False)
+
+
+class GroupedAccumulator:
+    """One accumulator of a family per group of rows (slice), updated chunk by chunk: every
+    metric of the family, for every group, from one pass over each chunk.
+
+    Each chunk's rows are ordered by group (a counting sort) and each group's rows go to
+    that group's accumulator as one contiguous chunk, so a group's state is what its rows
+    alone would give. Chunks may bring new groups; they are appended in the order they are
+    first seen.
+
+    Parameters
+    ----------
+    kind : str
+        The state family, as :func:`fastmetrics.dask.accumulate` names them: "confusion",
+        "calibration", "regression", "ranking", "contingency", "proba", "hinge",
+        "label_ranking", "pinball", "tweedie", "squared_log" or "paired".
+    **config
+        The family's accumulator settings (``pos_label=``, ``n_bins=``, ``labels=``...),
+        the same for every group.
+
+    Attributes
+    ----------
+    kind : str
+    names : tuple of str or None
+        The key columns' names (None before the first update).
+
+    See Also
+    --------
+    fastmetrics.MetricFrame : Metrics by group in one call.
+    fastmetrics.states.GroupedState : The state it holds.
+
+    Examples
+    --------
+    >>> from fastmetrics.streaming import GroupedAccumulator
+    >>> acc = GroupedAccumulator("confusion")
+    >>> acc = acc.update([0, 1, 1, 0], [0, 1, 0, 0], groups=["a", "a", "b", "b"])
+    >>> acc = acc.update([1], [1], groups=["c"])
+    >>> acc.metric("accuracy_score")
+    {'a': 1.0, 'b': 0.5, 'c': 1.0}
+    """
+
+    def __init__(self, kind: str = "confusion", /, **config: Any) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
+        self.kind = kind
+        self._factory = KINDS[kind]
+        self._factory(**config)  # bad settings fail here, before any data
+        self._config = dict(config)
+        self.names: tuple[str, ...] | None = None
+        self._keys: list[np.ndarray] = []
+        self._index: dict[tuple[Any, ...], int] = {}
+        self._accs: list[Accumulator] = []
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ updating
+    def update(self, *data: Any, groups: Any, sample_weight: Any = None,
+               n_threads: int | None = None) -> Self:
+        """Add a chunk: its rows go to their groups' accumulators.
+
+        Parameters
+        ----------
+        *data : array-like
+            The family's data arguments, as its accumulator's ``update`` takes them
+            (``y_true, y_pred``; ``y_true, y_score``...), rows first.
+        groups : array-like or table of columns
+            The group of each row: one key column, or several crossed (a DataFrame, a
+            dict of columns, a 2-D array or a list of arrays).
+        sample_weight : array-like of shape (n_samples,), optional
+        n_threads : int or None, default=None
+            Threads of each group's kernel pass (results do not depend on it).
+
+        Returns
+        -------
+        self : GroupedAccumulator
+
+        Raises
+        ------
+        ValueError
+            Inputs of different lengths, NaN or None group keys, key columns other than
+            the first chunk's, or what the family's accumulator refuses.
+
+        See Also
+        --------
+        fastmetrics.streaming.GroupedAccumulator.metric : A metric of every group.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import GroupedAccumulator
+        >>> acc = GroupedAccumulator("regression").update([1.0, 2.0, 3.0], [1.5, 2.0, 2.0],
+        ...                                               groups=[0, 1, 1])
+        >>> acc.mean_absolute_error()
+        {0: 0.5, 1: 0.5}
+        """
+        if not data:
+            raise TypeError("update() needs the family's data arguments")
+        names = ("y_true", "y_pred", "y_third")
+        cols = [_rows(x, names[min(i, 2)]) for i, x in enumerate(data)]
+        w = None if sample_weight is None else np.asarray(sample_weight)
+        lengths = {names[min(i, 2)] if i < 2 else f"data_{i}": np.shape(c)[0] if np.ndim(c)
+                   else 0 for i, c in enumerate(cols)}
+        if w is not None:
+            lengths["sample_weight"] = w.shape[0] if w.ndim else 0
+        if len(set(lengths.values())) > 1:
+            raise inconsistent_lengths(**lengths)
+        n = next(iter(lengths.values()))
+        if isinstance(groups, GroupKeys):  # already encoded by the caller
+            if groups.codes.shape[0] != n:
+                raise inconsistent_lengths(**lengths, groups=groups.codes.shape[0])
+            keys = groups
+        else:
+            keys = group_keys(groups, n)
+        kw = {} if n_threads is None else {"n_threads": n_threads}
+        with self._lock:
+            if self.names is None:
+                self.names = keys.names
+                self._keys = [k[:0] for k in keys.keys]
+            elif keys.names != self.names:
+                raise ValueError(f"groups has key columns {list(keys.names)}, earlier chunks "
+                                 f"had {list(self.names)}")
+            where = self._positions(keys)
+            weighted = w is not None
+            if self._counted(cols, w, keys, where):
+                return self
+            for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
+                acc: Any = self._accs[where[g]]
+                if weighted:
+                    acc.update(*part[:-1], sample_weight=part[-1], **kw)
+                else:  # contingency and paired counts take no weights
+                    acc.update(*part[:-1], **kw)
+        return self
+
+    def _positions(self, keys: GroupKeys) -> list[int]:
+        """Each of the chunk's groups' position among all groups (new ones appended)."""
+        where, new = [], []
+        for g, key in enumerate(zip(*(k.tolist() for k in keys.keys))):
+            i = self._index.get(key)
+            if i is None:
+                i = self._index[key] = len(self._accs)
+                self._accs.append(self._factory(**self._config))
+                new.append(g)
+            where.append(i)
+        if new:
+            self._keys = [concat_keys(a, k[new]) for a, k in zip(self._keys, keys.keys)]
+        return where
+
+    def _counted(self, cols: list[Any], w: Any, keys: GroupKeys, where: list[int]) -> bool:
+        """The confusion family's grouped kernel: one counting pass into a G x K x K table,
+        each group's table handed to its accumulator (the state its rows alone give).
+        False where it does not apply (weights, settings, 2-D labels, too many cells)."""
+        if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
+                or any(np.ndim(c) != 1 for c in cols)):
+            return False
+        try:
+            table = GroupedConfusionState.from_arrays(cols[0], cols[1], keys.codes)
+        except ValueError as exc:
+            if "too many" in str(exc):  # a dense table would not fit: the generic rule
+                return False
+            raise
+        for g in range(keys.n_groups):
+            self._accs[where[g]]._add(table.group_state(g), False)
+        return True
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def n_groups(self) -> int:
+        """The number of groups seen."""
+        return len(self._accs)
+
+    def keys(self) -> list[Any]:
+        """The groups' keys, in the order they were first seen: values (one key column)
+        or tuples.
+
+        Returns
+        -------
+        list
+
+        See Also
+        --------
+        fastmetrics.streaming.GroupedAccumulator.metric : Values in the same order.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import GroupedAccumulator
+        >>> GroupedAccumulator("confusion").update([0, 1], [0, 1], groups=["y", "x"]).keys()
+        ['x', 'y']
+        """
+        tuples = list(zip(*(k.tolist() for k in self._keys)))
+        return [t[0] for t in tuples] if len(self._keys) == 1 else tuples
+
+    def __getitem__(self, key: Any) -> Accumulator:
+        """The accumulator of the group whose key is ``key``."""
+        return self._accs[self._index[key if isinstance(key, tuple) else (key,)]]
+
+    @property
+    def state(self) -> GroupedState | None:
+        """The grouped state (None before any sample)."""
+        if not self._accs:
+            return None
+        assert self.names is not None
+        return GroupedState(tuple(self._keys), self.names, [a.state for a in self._accs])
+
+    def metric(self, name: str, /, *, errors: str = "raise", **kwargs: Any) -> dict[Any, Any]:
+        """A metric of the family for every group: key -> value.
+
+        Parameters
+        ----------
+        name : str
+            A metric method of the family's accumulator (``"f1_score"``...).
+        errors : {"raise", "nan"}, default="raise"
+            What a group whose metric raises ``ValueError`` gives: the error, or NaN.
+        **kwargs
+            The metric's parameters (``average="macro"``...).
+
+        Returns
+        -------
+        dict
+            Group key -> value, keys in the order first seen.
+
+        Raises
+        ------
+        ValueError
+            An unknown metric or ``errors``, or a group's error with ``errors="raise"``.
+
+        See Also
+        --------
+        fastmetrics.MetricFrame : Several metrics by group as pandas objects.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import GroupedAccumulator
+        >>> acc = GroupedAccumulator("confusion").update([0, 1, 1], [0, 1, 0], groups=[1, 1, 2])
+        >>> acc.metric("f1_score", average="macro")
+        {1: 1.0, 2: 0.0}
+        """
+        if errors not in ("raise", "nan"):
+            raise ValueError(f"errors must be 'raise' or 'nan', got {errors!r}")
+        if name not in {r.name for r in _table.by_family(self._factory.family)}:
+            raise ValueError(f"{name!r} is not a metric of the {self.kind} family; one of "
+                             f"{sorted(r.name for r in _table.by_family(self._factory.family))}")
+        out = {}
+        for key, acc in zip(self.keys(), self._accs):
+            try:
+                out[key] = getattr(acc, name)(**kwargs)
+            except ValueError:
+                if errors == "raise":
+                    raise
+                out[key] = float("nan")
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        # the family's metric methods, each giving key -> value
+        if name.startswith("_") or "_factory" not in self.__dict__:
+            raise AttributeError(name)
+        if name in {r.name for r in _table.by_family(self._factory.family)}:
+            return lambda *args, **kwargs: self._metric_args(name, args, kwargs)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def _metric_args(self, name: str, args: tuple[Any, ...],
+                     kwargs: dict[str, Any]) -> dict[Any, Any]:
+        return {key: getattr(acc, name)(*args, **kwargs)
+                for key, acc in zip(self.keys(), self._accs)}
+
+    # ------------------------------------------------------------------ merging
+    def merge(self, other: GroupedAccumulator) -> GroupedAccumulator:
+        """A new grouped accumulator of both inputs: a key's accumulators merge, new keys
+        are appended.
+
+        Parameters
+        ----------
+        other : GroupedAccumulator
+            One of the same kind, settings and key columns.
+
+        Returns
+        -------
+        GroupedAccumulator
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge : The merge of each group's accumulators.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import GroupedAccumulator
+        >>> a = GroupedAccumulator("confusion").update([0, 1], [0, 1], groups=["x", "y"])
+        >>> b = GroupedAccumulator("confusion").update([0], [1], groups=["x"])
+        >>> (a + b).accuracy_score()
+        {'x': 0.5, 'y': 1.0}
+        """
+        return GroupedAccumulator.merge_all([self, other])
+
+    def __add__(self, other: object) -> GroupedAccumulator:
+        if not isinstance(other, GroupedAccumulator):
+            return NotImplemented
+        return self.merge(other)
+
+    @staticmethod
+    def merge_all(accumulators: Sequence[GroupedAccumulator]) -> GroupedAccumulator:
+        """A new grouped accumulator of all inputs (see :meth:`merge`).
+
+        Parameters
+        ----------
+        accumulators : sequence of GroupedAccumulator
+            At least one, all of one kind, settings and key columns.
+
+        Returns
+        -------
+        GroupedAccumulator
+
+        See Also
+        --------
+        fastmetrics.streaming.GroupedAccumulator.merge : Two of them.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import GroupedAccumulator
+        >>> parts = [GroupedAccumulator("confusion").update([0], [0], groups=[g])
+        ...          for g in "aba"]
+        >>> GroupedAccumulator.merge_all(parts).keys()
+        ['a', 'b']
+        """
+        accs = list(accumulators)
+        if not accs:
+            raise ValueError("merge_all needs at least one accumulator")
+        first = accs[0]
+        for a in accs:
+            if not isinstance(a, GroupedAccumulator):
+                raise TypeError(f"cannot merge GroupedAccumulator with {type(a).__name__}")
+            if a.kind != first.kind:
+                raise ValueError(f"cannot merge {a.kind} and {first.kind} grouped accumulators")
+            if a.names is not None and first.names is not None and a.names != first.names:
+                raise ValueError(f"cannot merge grouped accumulators of different key columns "
+                                 f"({list(first.names)} and {list(a.names)})")
+        out = GroupedAccumulator(first.kind, **first._config)
+        parts: list[list[Accumulator]] = []
+        for a in accs:
+            if a.names is None:
+                continue
+            if out.names is None:
+                out.names = a.names
+                out._keys = [k[:0] for k in a._keys]
+            new = []
+            for g, key in enumerate(zip(*(k.tolist() for k in a._keys))):
+                i = out._index.get(key)
+                if i is None:
+                    out._index[key] = len(parts)
+                    parts.append([a._accs[g]])
+                    new.append(g)
+                else:
+                    parts[i].append(a._accs[g])
+            if new:
+                out._keys = [concat_keys(x, k[new]) for x, k in zip(out._keys, a._keys)]
+        out._accs = [p[0].merge(p[0]._empty_like()) if len(p) == 1
+                     else type(p[0]).merge_all(p) for p in parts]
+        return out
+
+    # ------------------------------------------------------------------ export / load
+    def to_dict(self, *, as_lists: bool = False) -> dict[str, Any]:
+        """The grouped accumulator as plain values: kind, settings, key columns and each
+        group's accumulator's :meth:`~fastmetrics.streaming.Accumulator.to_dict`.
+
+        Parameters
+        ----------
+        as_lists : bool, default=False
+            Give arrays as lists (for JSON).
+
+        Returns
+        -------
+        dict
+
+        See Also
+        --------
+        fastmetrics.streaming.GroupedAccumulator.from_dict : Loads it back.
+
+        Examples
+        --------
+        >>> import json
+        >>> from fastmetrics.streaming import GroupedAccumulator
+        >>> acc = GroupedAccumulator("confusion").update([0, 1], [0, 0], groups=["a", "b"])
+        >>> d = json.loads(json.dumps(acc.to_dict(as_lists=True)))
+        >>> GroupedAccumulator.from_dict(d).accuracy_score()
+        {'a': 1.0, 'b': 0.0}
+        """
+        keys = [k.tolist() if as_lists else k for k in self._keys]
+        config = {k: (v.tolist() if as_lists and isinstance(v, np.ndarray) else v)
+                  for k, v in self._config.items()}
+        return {"accumulator": "GroupedAccumulator", "format": _FORMAT, "kind": self.kind,
+                "config": config, "names": None if self.names is None else list(self.names),
+                "keys": keys, "key_dtypes": [k.dtype.str for k in self._keys],
+                "groups": [a.to_dict(as_lists=as_lists) for a in self._accs]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> GroupedAccumulator:
+        """Rebuild a grouped accumulator from :meth:`to_dict`'s values, checked.
+
+        Parameters
+        ----------
+        d : mapping
+
+        Returns
+        -------
+        GroupedAccumulator
+
+        Raises
+        ------
+        fastmetrics.states.StateError
+            If ``d`` is not an exported grouped accumulator, or a group's part is refused.
+
+        See Also
+        --------
+        fastmetrics.streaming.GroupedAccumulator.to_dict : The values this reads.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import GroupedAccumulator
+        >>> acc = GroupedAccumulator("regression").update([1.0], [2.0], groups=["a"])
+        >>> GroupedAccumulator.from_dict(acc.to_dict()).keys()
+        ['a']
+        """
+        try:
+            if d["accumulator"] != "GroupedAccumulator" or d["format"] != _FORMAT:
+                raise StateError(f"not an exported GroupedAccumulator: {d['accumulator']!r}")
+            kind, config, names = d["kind"], dict(d["config"]), d["names"]
+            keys, dtypes, groups = list(d["keys"]), list(d["key_dtypes"]), list(d["groups"])
+        except (KeyError, TypeError) as exc:
+            raise StateError(f"not an exported GroupedAccumulator: {exc!r}") from None
+        try:
+            out = cls(kind, **config)
+        except (TypeError, ValueError) as exc:
+            raise StateError(f"invalid GroupedAccumulator settings: {exc}") from None
+        if names is None:
+            if groups or keys:
+                raise StateError("a GroupedAccumulator without key columns holds no groups")
+            return out
+        if len(keys) != len(names) or len(dtypes) != len(names):
+            raise StateError("a GroupedAccumulator needs one key array per key column")
+        arrays = []
+        for k, dt in zip(keys, dtypes):
+            a = np.asarray(k, dtype=np.dtype(dt))
+            if a.ndim != 1 or a.shape[0] != len(groups) or a.dtype.kind not in "iufbU":
+                raise StateError("the key arrays must be 1-D, one key per group")
+            arrays.append(a)
+        out.names = tuple(str(n) for n in names)
+        out._keys = arrays
+        for g, key in enumerate(zip(*(k.tolist() for k in arrays))):
+            if key in out._index:
+                raise StateError(f"group key {key!r} occurs twice")
+            out._index[key] = g
+        out._accs = [out._factory.from_dict(a) for a in groups]
+        return out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (GroupedAccumulator.from_dict, (self.to_dict(),))
+
+    def __repr__(self) -> str:
+        n = sum(a.n_samples for a in self._accs)
+        return f"GroupedAccumulator({self.kind!r}, n_groups={self.n_groups}, n_samples={n})"
