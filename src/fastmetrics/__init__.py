@@ -175,6 +175,7 @@ from .lm import (
     token_logprobs,
 )
 from .fairness import GroupMetrics, group_metrics
+from .metricframe import MetricFrame
 from .parsing import ParsedPredictions, parse_failures
 from .robustness import RobustnessReport, consistency_rate, robustness_report, robustness_score
 from .stability import Stability, stability_summary
@@ -348,6 +349,7 @@ __all__ = [
     "token_logprobs",
     "GroupMetrics",
     "group_metrics",
+    "MetricFrame",
     "RobustnessReport",
     "consistency_rate",
     "robustness_report",
