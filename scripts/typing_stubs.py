@@ -6,8 +6,9 @@ This script writes their static signatures from the same rows and the one-shot f
 annotations (their ``@overload`` stubs included):
 
 - ``src/fastmetrics/_dask_signatures.pyi``: each Dask function is the one-shot signature plus
-  ``compute`` (``True``: the one-shot result type; ``False``: a ``dask.delayed.Delayed``) and
-  ``split_every``, with ``bootstrap`` and ``compare``;
+  ``compute`` (``True``: the one-shot result type; ``False``: a ``dask.delayed.Delayed``),
+  ``split_every`` and ``groups`` (given: a dict of one value per group), with ``bootstrap``
+  and ``compare``;
 - ``src/fastmetrics/_accumulator_methods.pyi``: one class per accumulator
   (``<Accumulator>Methods``) with its metric methods (the one-shot signature less data and
   configuration) and its other attached methods (``bootstrap``, ``compare``, ``mcnemar_test``).
@@ -166,7 +167,7 @@ def _def(name: str, params: list[str], ret: str, indent: str, overload: bool) ->
 
 
 def _dask_function(name: str, fn: Callable[..., Any], imports: _Imports,
-                   drop: Iterable[str] = ()) -> list[str]:
+                   drop: Iterable[str] = (), grouped: bool = True) -> list[str]:
     """The overloads of one Dask function: the one-shot overloads with ``compute=True``, and
     the implementation's signature with ``compute=False`` (a Delayed)."""
     drop = set(drop)
@@ -176,13 +177,21 @@ def _dask_function(name: str, fn: Callable[..., Any], imports: _Imports,
     def keep(sig: inspect.Signature) -> list[inspect.Parameter]:
         return [p for p in sig.parameters.values() if p.name not in drop]
 
+    by_group = ["groups: None = ..."] if grouped else []
     for sig in _signatures(fn):
         imports.need(sig.return_annotation, fn)
         params = _params(keep(sig), imports, fn,
-                         ["compute: Literal[True] = ...", "split_every: int | None = ..."])
+                         ["compute: Literal[True] = ...", "split_every: int | None = ..."]
+                         + by_group)
         out += _def(name, params, sig.return_annotation, "", True) + [""]
+    if grouped:  # by group: one value per group key (its type: the one-shot result's)
+        params = _params(keep(impl), imports, fn,
+                         ["compute: Literal[True] = ...", "split_every: int | None = ...",
+                          "groups: ArrayLike"])
+        out += _def(name, params, "dict[Any, Any]", "", True) + [""]
     params = _params(keep(impl), imports, fn,
-                     ["compute: Literal[False]", "split_every: int | None = ..."])
+                     ["compute: Literal[False]", "split_every: int | None = ..."]
+                     + (["groups: ArrayLike | None = ..."] if grouped else []))
     out += _def(name, params, "Delayed", "", True)
     imports.lines.add("from typing import Literal")
     imports.lines.add("from typing import overload")
@@ -198,7 +207,7 @@ def dask_stub() -> str:
         if row.dask:
             body += [""] + _dask_function(row.name, row.function, imports) + [""]
     for fn in (uncertainty.bootstrap, uncertainty.compare):
-        body += [""] + _dask_function(fn.__name__, fn, imports) + [""]
+        body += [""] + _dask_function(fn.__name__, fn, imports, grouped=False) + [""]
     return (HEADER + "\n" + imports.render() + "\n"
             + "# dask.delayed.Delayed: dask ships no type information\nDelayed = Any\n"
             + "\n".join(body))

@@ -203,12 +203,13 @@ def test_every_row_is_served_by_every_face(row):
     got = list(inspect.signature(method).parameters.values())[1:]
     assert [(p.name, p.kind, p.default) for p in got] == \
         [(p.name, p.kind, p.default) for p in params]
-    # the Dask function: the one-shot signature plus compute and split_every
+    # the Dask function: the one-shot signature plus compute, split_every and groups
     if row.dask:
         fmd = pytest.importorskip("fastmetrics.dask")
         dsig = inspect.signature(getattr(fmd, row.name))
         assert list(dsig.parameters)[: len(sig.parameters)] == list(sig.parameters)
-        assert list(dsig.parameters)[len(sig.parameters):] == ["compute", "split_every"]
+        assert list(dsig.parameters)[len(sig.parameters):] == ["compute", "split_every",
+                                                               "groups"]
         assert row.name in fmd.__all__
 
 

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastmetrics as fm
+from fastmetrics.streaming import GroupedAccumulator
 from fastmetrics.states import (
     ConfusionState,
     GroupedConfusionState,
@@ -96,6 +97,16 @@ def grouped_data(draw):
     yt, yp = _labels(draw, n, np.int32)
     g = np.array(draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n)))
     return (yt, yp, g), None
+
+
+@st.composite
+def grouped_regression_data(draw):
+    n = draw(st.integers(1, 60))
+    finite = st.floats(-100, 100, allow_nan=False)
+    yt = np.array(draw(st.lists(finite, min_size=n, max_size=n)))
+    yp = np.array(draw(st.lists(finite, min_size=n, max_size=n)))
+    g = np.array(draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n)))
+    return (yt, yp, g), _weights(draw, n, zero_ok=False)
 
 
 def _weights(draw, n, *, zero_ok=True):
@@ -188,6 +199,9 @@ CASES = {
                          lambda a, w: fm.states.PairedConfusionState.from_arrays(*a)),
     "multilabel": (multilabel_data(), lambda a, w: MultilabelState.from_arrays(*a, w)),
     "grouped_confusion": (grouped_data(), lambda a, w: GroupedConfusionState.from_arrays(*a)),
+    # one regression state per group (the rule every family's grouped state follows)
+    "grouped": (grouped_regression_data(), lambda a, w: GroupedAccumulator("regression").update(
+        a[0], a[1], groups=a[2], sample_weight=w).state),
     "contingency": (contingency_data(), lambda a, w: fm.states.ContingencyState.from_arrays(*a)),
     "calibration": (calibration_data(),
                     lambda a, w: fm.states.CalibrationState.from_arrays(*a, w, n_bins=5)),
@@ -216,6 +230,12 @@ _ROWS = {"multilabel": ("y_true", "y_pred", "sample_weight"), "exact_quantile": 
 
 
 def _canonical(kind, st_):
+    if kind == "grouped":  # keys in the order first seen: compared key by key
+        order = sorted(range(st_.n_groups), key=st_.key)
+        d = {f"key.{i}": np.asarray(st_.key(g)) for i, g in enumerate(order)}
+        for i, g in enumerate(order):
+            d.update({f"{i}.{k}": v for k, v in st_[g].to_dict().items()})
+        return d
     d = st_.to_dict()
     keys = _ROWS.get(kind, ())
     rows = [np.asarray(d[k]) for k in keys if np.asarray(d[k]).size]

@@ -21,13 +21,20 @@ Delayed = Any
 def confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                      sample_weight: ArrayLike | None = ..., normalize: Normalize | None = ...,
                      n_threads: int | None = ..., compute: Literal[True] = ...,
-                     split_every: int | None = ...) -> NDArray[np.int64] | NDArray[np.float64]: ...
+                     split_every: int | None = ...,
+                     groups: None = ...) -> NDArray[np.int64] | NDArray[np.float64]: ...
+
+@overload
+def confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                     sample_weight: ArrayLike | None = ..., normalize: Normalize | None = ...,
+                     n_threads: int | None = ..., compute: Literal[True] = ...,
+                     split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                      sample_weight: ArrayLike | None = ..., normalize: Normalize | None = ...,
                      n_threads: int | None = ..., compute: Literal[False],
-                     split_every: int | None = ...) -> Delayed: ...
+                     split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -35,26 +42,43 @@ def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *,
                                 sample_weight: ArrayLike | None = ...,
                                 labels: ArrayLike | None = ..., samplewise: bool = ...,
                                 n_threads: int | None = ..., compute: Literal[True] = ...,
-                                split_every: int | None = ...
-                               ) -> NDArray[np.int64] | NDArray[np.float64]: ...
+                                split_every: int | None = ...,
+                                groups: None = ...) -> NDArray[np.int64] | NDArray[np.float64]: ...
+
+@overload
+def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sample_weight: ArrayLike | None = ...,
+                                labels: ArrayLike | None = ..., samplewise: bool = ...,
+                                n_threads: int | None = ..., compute: Literal[True] = ...,
+                                split_every: int | None = ...,
+                                groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *,
                                 sample_weight: ArrayLike | None = ...,
                                 labels: ArrayLike | None = ..., samplewise: bool = ...,
                                 n_threads: int | None = ..., compute: Literal[False],
-                                split_every: int | None = ...) -> Delayed: ...
+                                split_every: int | None = ...,
+                                groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = ...,
                    sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                   compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                   compute: Literal[True] = ..., split_every: int | None = ...,
+                   groups: None = ...) -> float: ...
 
 @overload
 def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = ...,
                    sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                   compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                   compute: Literal[True] = ..., split_every: int | None = ...,
+                   groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = ...,
+                   sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+                   compute: Literal[False], split_every: int | None = ...,
+                   groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -63,8 +87,8 @@ def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, bet
                                     average: None = ..., warn_for: Sequence[str] = ...,
                                     sample_weight: ArrayLike | None = ...,
                                     zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-                                    compute: Literal[True] = ...,
-                                    split_every: int | None = ...) -> PRFSArrays: ...
+                                    compute: Literal[True] = ..., split_every: int | None = ...,
+                                    groups: None = ...) -> PRFSArrays: ...
 
 @overload
 def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float = ...,
@@ -72,8 +96,8 @@ def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, bet
                                     average: Average, warn_for: Sequence[str] = ...,
                                     sample_weight: ArrayLike | None = ...,
                                     zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-                                    compute: Literal[True] = ...,
-                                    split_every: int | None = ...) -> PRFSFloats: ...
+                                    compute: Literal[True] = ..., split_every: int | None = ...,
+                                    groups: None = ...) -> PRFSFloats: ...
 
 @overload
 def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float = ...,
@@ -81,8 +105,17 @@ def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, bet
                                     average: Average | None = ..., warn_for: Sequence[str] = ...,
                                     sample_weight: ArrayLike | None = ...,
                                     zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-                                    compute: Literal[False],
-                                    split_every: int | None = ...) -> Delayed: ...
+                                    compute: Literal[True] = ..., split_every: int | None = ...,
+                                    groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def precision_recall_fscore_support(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float = ...,
+                                    labels: ArrayLike | None = ..., pos_label: Label = ...,
+                                    average: Average | None = ..., warn_for: Sequence[str] = ...,
+                                    sample_weight: ArrayLike | None = ...,
+                                    zero_division: ZeroDivision = ..., n_threads: int | None = ...,
+                                    compute: Literal[False], split_every: int | None = ...,
+                                    groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -90,41 +123,59 @@ def fbeta_score(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float,
                 labels: ArrayLike | None = ..., pos_label: Label = ..., average: Average = ...,
                 sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                 n_threads: int | None = ..., compute: Literal[True] = ...,
-                split_every: int | None = ...) -> float: ...
+                split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def fbeta_score(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float,
                 labels: ArrayLike | None = ..., pos_label: Label = ..., average: None,
                 sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                 n_threads: int | None = ..., compute: Literal[True] = ...,
-                split_every: int | None = ...) -> FloatArray: ...
+                split_every: int | None = ..., groups: None = ...) -> FloatArray: ...
 
 @overload
 def fbeta_score(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float,
                 labels: ArrayLike | None = ..., pos_label: Label = ...,
                 average: Average | None = ..., sample_weight: ArrayLike | None = ...,
                 zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-                compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                compute: Literal[True] = ..., split_every: int | None = ...,
+                groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def fbeta_score(y_true: ArrayLike, y_pred: ArrayLike, *, beta: float,
+                labels: ArrayLike | None = ..., pos_label: Label = ...,
+                average: Average | None = ..., sample_weight: ArrayLike | None = ...,
+                zero_division: ZeroDivision = ..., n_threads: int | None = ...,
+                compute: Literal[False], split_every: int | None = ...,
+                groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
              pos_label: Label = ..., average: Average = ..., sample_weight: ArrayLike | None = ...,
              zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-             compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+             compute: Literal[True] = ..., split_every: int | None = ...,
+             groups: None = ...) -> float: ...
 
 @overload
 def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
              pos_label: Label = ..., average: None, sample_weight: ArrayLike | None = ...,
              zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-             compute: Literal[True] = ..., split_every: int | None = ...) -> FloatArray: ...
+             compute: Literal[True] = ..., split_every: int | None = ...,
+             groups: None = ...) -> FloatArray: ...
 
 @overload
 def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
              pos_label: Label = ..., average: Average | None = ...,
              sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
-             n_threads: int | None = ..., compute: Literal[False],
-             split_every: int | None = ...) -> Delayed: ...
+             n_threads: int | None = ..., compute: Literal[True] = ...,
+             split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def f1_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+             pos_label: Label = ..., average: Average | None = ...,
+             sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+             n_threads: int | None = ..., compute: Literal[False], split_every: int | None = ...,
+             groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -132,20 +183,28 @@ def precision_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike |
                     pos_label: Label = ..., average: Average = ...,
                     sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                     n_threads: int | None = ..., compute: Literal[True] = ...,
-                    split_every: int | None = ...) -> float: ...
+                    split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def precision_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                     pos_label: Label = ..., average: None, sample_weight: ArrayLike | None = ...,
                     zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-                    compute: Literal[True] = ..., split_every: int | None = ...) -> FloatArray: ...
+                    compute: Literal[True] = ..., split_every: int | None = ...,
+                    groups: None = ...) -> FloatArray: ...
+
+@overload
+def precision_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                    pos_label: Label = ..., average: Average | None = ...,
+                    sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                    n_threads: int | None = ..., compute: Literal[True] = ...,
+                    split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def precision_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                     pos_label: Label = ..., average: Average | None = ...,
                     sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                     n_threads: int | None = ..., compute: Literal[False],
-                    split_every: int | None = ...) -> Delayed: ...
+                    split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -153,44 +212,68 @@ def recall_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | No
                  pos_label: Label = ..., average: Average = ...,
                  sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                  n_threads: int | None = ..., compute: Literal[True] = ...,
-                 split_every: int | None = ...) -> float: ...
+                 split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def recall_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                  pos_label: Label = ..., average: None, sample_weight: ArrayLike | None = ...,
                  zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-                 compute: Literal[True] = ..., split_every: int | None = ...) -> FloatArray: ...
+                 compute: Literal[True] = ..., split_every: int | None = ...,
+                 groups: None = ...) -> FloatArray: ...
+
+@overload
+def recall_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                 pos_label: Label = ..., average: Average | None = ...,
+                 sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                 n_threads: int | None = ..., compute: Literal[True] = ...,
+                 split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def recall_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                  pos_label: Label = ..., average: Average | None = ...,
                  sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                  n_threads: int | None = ..., compute: Literal[False],
-                 split_every: int | None = ...) -> Delayed: ...
+                 split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def matthews_corrcoef(y_true: ArrayLike, y_pred: ArrayLike, *,
                       sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                      compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: None = ...) -> float: ...
 
 @overload
 def matthews_corrcoef(y_true: ArrayLike, y_pred: ArrayLike, *,
                       sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                      compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def matthews_corrcoef(y_true: ArrayLike, y_pred: ArrayLike, *,
+                      sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+                      compute: Literal[False], split_every: int | None = ...,
+                      groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def balanced_accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *,
                             sample_weight: ArrayLike | None = ..., adjusted: bool = ...,
                             n_threads: int | None = ..., compute: Literal[True] = ...,
-                            split_every: int | None = ...) -> float: ...
+                            split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def balanced_accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ..., adjusted: bool = ...,
+                            n_threads: int | None = ..., compute: Literal[True] = ...,
+                            split_every: int | None = ...,
+                            groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def balanced_accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *,
                             sample_weight: ArrayLike | None = ..., adjusted: bool = ...,
                             n_threads: int | None = ..., compute: Literal[False],
-                            split_every: int | None = ...) -> Delayed: ...
+                            split_every: int | None = ...,
+                            groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -198,14 +281,22 @@ def cohen_kappa_score(y1: ArrayLike, y2: ArrayLike, *, labels: ArrayLike | None 
                       weights: Literal['linear', 'quadratic'] | None = ...,
                       sample_weight: ArrayLike | None = ..., replace_undefined_by: float = ...,
                       n_threads: int | None = ..., compute: Literal[True] = ...,
-                      split_every: int | None = ...) -> float: ...
+                      split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def cohen_kappa_score(y1: ArrayLike, y2: ArrayLike, *, labels: ArrayLike | None = ...,
+                      weights: Literal['linear', 'quadratic'] | None = ...,
+                      sample_weight: ArrayLike | None = ..., replace_undefined_by: float = ...,
+                      n_threads: int | None = ..., compute: Literal[True] = ...,
+                      split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def cohen_kappa_score(y1: ArrayLike, y2: ArrayLike, *, labels: ArrayLike | None = ...,
                       weights: Literal['linear', 'quadratic'] | None = ...,
                       sample_weight: ArrayLike | None = ..., replace_undefined_by: float = ...,
                       n_threads: int | None = ..., compute: Literal[False],
-                      split_every: int | None = ...) -> Delayed: ...
+                      split_every: int | None = ...,
+                      groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -214,7 +305,7 @@ def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *, labels: Array
                           sample_weight: ArrayLike | None = ..., digits: int = ...,
                           output_dict: Literal[False] = ..., zero_division: ZeroDivision = ...,
                           n_threads: int | None = ..., compute: Literal[True] = ...,
-                          split_every: int | None = ...) -> str: ...
+                          split_every: int | None = ..., groups: None = ...) -> str: ...
 
 @overload
 def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
@@ -222,7 +313,15 @@ def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *, labels: Array
                           sample_weight: ArrayLike | None = ..., digits: int = ...,
                           output_dict: Literal[True], zero_division: ZeroDivision = ...,
                           n_threads: int | None = ..., compute: Literal[True] = ...,
-                          split_every: int | None = ...) -> dict[str, Any]: ...
+                          split_every: int | None = ..., groups: None = ...) -> dict[str, Any]: ...
+
+@overload
+def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                          target_names: Sequence[str] | None = ...,
+                          sample_weight: ArrayLike | None = ..., digits: int = ...,
+                          output_dict: bool = ..., zero_division: ZeroDivision = ...,
+                          n_threads: int | None = ..., compute: Literal[True] = ...,
+                          split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
@@ -230,29 +329,43 @@ def classification_report(y_true: ArrayLike, y_pred: ArrayLike, *, labels: Array
                           sample_weight: ArrayLike | None = ..., digits: int = ...,
                           output_dict: bool = ..., zero_division: ZeroDivision = ...,
                           n_threads: int | None = ..., compute: Literal[False],
-                          split_every: int | None = ...) -> Delayed: ...
+                          split_every: int | None = ...,
+                          groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def zero_one_loss(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = ...,
                   sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                  compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                  compute: Literal[True] = ..., split_every: int | None = ...,
+                  groups: None = ...) -> float: ...
 
 @overload
 def zero_one_loss(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = ...,
                   sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                  compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                  compute: Literal[True] = ..., split_every: int | None = ...,
+                  groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def zero_one_loss(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = ...,
+                  sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+                  compute: Literal[False], split_every: int | None = ...,
+                  groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def hamming_loss(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
                  n_threads: int | None = ..., compute: Literal[True] = ...,
-                 split_every: int | None = ...) -> float: ...
+                 split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def hamming_loss(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
+                 n_threads: int | None = ..., compute: Literal[True] = ...,
+                 split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def hamming_loss(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
                  n_threads: int | None = ..., compute: Literal[False],
-                 split_every: int | None = ...) -> Delayed: ...
+                 split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -260,20 +373,28 @@ def jaccard_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | N
                   pos_label: Label = ..., average: Average = ...,
                   sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                   n_threads: int | None = ..., compute: Literal[True] = ...,
-                  split_every: int | None = ...) -> float: ...
+                  split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def jaccard_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                   pos_label: Label = ..., average: None, sample_weight: ArrayLike | None = ...,
                   zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-                  compute: Literal[True] = ..., split_every: int | None = ...) -> FloatArray: ...
+                  compute: Literal[True] = ..., split_every: int | None = ...,
+                  groups: None = ...) -> FloatArray: ...
+
+@overload
+def jaccard_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                  pos_label: Label = ..., average: Average | None = ...,
+                  sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                  n_threads: int | None = ..., compute: Literal[True] = ...,
+                  split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def jaccard_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                   pos_label: Label = ..., average: Average | None = ...,
                   sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                   n_threads: int | None = ..., compute: Literal[False],
-                  split_every: int | None = ...) -> Delayed: ...
+                  split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -281,14 +402,24 @@ def class_likelihood_ratios(y_true: ArrayLike, y_pred: ArrayLike, *,
                             labels: ArrayLike | None = ..., sample_weight: ArrayLike | None = ...,
                             replace_undefined_by: float | dict[str, float] = ...,
                             n_threads: int | None = ..., compute: Literal[True] = ...,
-                            split_every: int | None = ...) -> tuple[float, float]: ...
+                            split_every: int | None = ...,
+                            groups: None = ...) -> tuple[float, float]: ...
+
+@overload
+def class_likelihood_ratios(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            labels: ArrayLike | None = ..., sample_weight: ArrayLike | None = ...,
+                            replace_undefined_by: float | dict[str, float] = ...,
+                            n_threads: int | None = ..., compute: Literal[True] = ...,
+                            split_every: int | None = ...,
+                            groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def class_likelihood_ratios(y_true: ArrayLike, y_pred: ArrayLike, *,
                             labels: ArrayLike | None = ..., sample_weight: ArrayLike | None = ...,
                             replace_undefined_by: float | dict[str, float] = ...,
                             n_threads: int | None = ..., compute: Literal[False],
-                            split_every: int | None = ...) -> Delayed: ...
+                            split_every: int | None = ...,
+                            groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -296,21 +427,29 @@ def specificity_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike
                       pos_label: Label = ..., average: Average = ...,
                       sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                       n_threads: int | None = ..., compute: Literal[True] = ...,
-                      split_every: int | None = ...) -> float: ...
+                      split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def specificity_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                       pos_label: Label = ..., average: None, sample_weight: ArrayLike | None = ...,
                       zero_division: ZeroDivision = ..., n_threads: int | None = ...,
-                      compute: Literal[True] = ...,
-                      split_every: int | None = ...) -> FloatArray: ...
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: None = ...) -> FloatArray: ...
+
+@overload
+def specificity_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                      pos_label: Label = ..., average: Average | None = ...,
+                      sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                      n_threads: int | None = ..., compute: Literal[True] = ...,
+                      split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def specificity_score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                       pos_label: Label = ..., average: Average | None = ...,
                       sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                       n_threads: int | None = ..., compute: Literal[False],
-                      split_every: int | None = ...) -> Delayed: ...
+                      split_every: int | None = ...,
+                      groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -318,21 +457,29 @@ def false_positive_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLi
                         pos_label: Label = ..., average: Average = ...,
                         sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                         n_threads: int | None = ..., compute: Literal[True] = ...,
-                        split_every: int | None = ...) -> float: ...
+                        split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def false_positive_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                         pos_label: Label = ..., average: None,
                         sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                         n_threads: int | None = ..., compute: Literal[True] = ...,
-                        split_every: int | None = ...) -> FloatArray: ...
+                        split_every: int | None = ..., groups: None = ...) -> FloatArray: ...
+
+@overload
+def false_positive_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                        pos_label: Label = ..., average: Average | None = ...,
+                        sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                        n_threads: int | None = ..., compute: Literal[True] = ...,
+                        split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def false_positive_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                         pos_label: Label = ..., average: Average | None = ...,
                         sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                         n_threads: int | None = ..., compute: Literal[False],
-                        split_every: int | None = ...) -> Delayed: ...
+                        split_every: int | None = ...,
+                        groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -340,33 +487,48 @@ def false_negative_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLi
                         pos_label: Label = ..., average: Average = ...,
                         sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                         n_threads: int | None = ..., compute: Literal[True] = ...,
-                        split_every: int | None = ...) -> float: ...
+                        split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def false_negative_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                         pos_label: Label = ..., average: None,
                         sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                         n_threads: int | None = ..., compute: Literal[True] = ...,
-                        split_every: int | None = ...) -> FloatArray: ...
+                        split_every: int | None = ..., groups: None = ...) -> FloatArray: ...
+
+@overload
+def false_negative_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+                        pos_label: Label = ..., average: Average | None = ...,
+                        sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
+                        n_threads: int | None = ..., compute: Literal[True] = ...,
+                        split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def false_negative_rate(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
                         pos_label: Label = ..., average: Average | None = ...,
                         sample_weight: ArrayLike | None = ..., zero_division: ZeroDivision = ...,
                         n_threads: int | None = ..., compute: Literal[False],
-                        split_every: int | None = ...) -> Delayed: ...
+                        split_every: int | None = ...,
+                        groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def oos_precision_recall(y_true: ArrayLike, y_pred: ArrayLike, oos_label: Label, *,
                          sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                         compute: Literal[True] = ...,
-                         split_every: int | None = ...) -> tuple[float, float]: ...
+                         compute: Literal[True] = ..., split_every: int | None = ...,
+                         groups: None = ...) -> tuple[float, float]: ...
 
 @overload
 def oos_precision_recall(y_true: ArrayLike, y_pred: ArrayLike, oos_label: Label, *,
                          sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                         compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                         compute: Literal[True] = ..., split_every: int | None = ...,
+                         groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def oos_precision_recall(y_true: ArrayLike, y_pred: ArrayLike, oos_label: Label, *,
+                         sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+                         compute: Literal[False], split_every: int | None = ...,
+                         groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -374,95 +536,133 @@ def score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ..
           oos_label: Label | None = ..., sample_weight: ArrayLike | None = ...,
           n_threads: int | None = ..., ci: float | None = ..., n_resamples: int = ...,
           random_state: RandomState = ..., compute: Literal[True] = ...,
-          split_every: int | None = ...) -> ClassificationMetrics: ...
+          split_every: int | None = ..., groups: None = ...) -> ClassificationMetrics: ...
 
 @overload
 def score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
           oos_label: Label | None = ..., sample_weight: ArrayLike | None = ...,
           n_threads: int | None = ..., ci: float | None = ..., n_resamples: int = ...,
-          random_state: RandomState = ..., compute: Literal[False],
-          split_every: int | None = ...) -> Delayed: ...
+          random_state: RandomState = ..., compute: Literal[True] = ...,
+          split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def score(y_true: ArrayLike, y_pred: ArrayLike, *, labels: ArrayLike | None = ...,
+          oos_label: Label | None = ..., sample_weight: ArrayLike | None = ...,
+          n_threads: int | None = ..., ci: float | None = ..., n_resamples: int = ...,
+          random_state: RandomState = ..., compute: Literal[False], split_every: int | None = ...,
+          groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                         sample_weight: ArrayLike | None = ..., multioutput: Literal['raw_values'],
                         n_threads: int | None = ..., compute: Literal[True] = ...,
-                        split_every: int | None = ...) -> FloatArray: ...
+                        split_every: int | None = ..., groups: None = ...) -> FloatArray: ...
 
 @overload
 def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                         sample_weight: ArrayLike | None = ...,
                         multioutput: MultiOutputAverage = ..., n_threads: int | None = ...,
-                        compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                        compute: Literal[True] = ..., split_every: int | None = ...,
+                        groups: None = ...) -> float: ...
+
+@overload
+def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
+                        n_threads: int | None = ..., compute: Literal[True] = ...,
+                        split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def mean_absolute_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                         sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
                         n_threads: int | None = ..., compute: Literal[False],
-                        split_every: int | None = ...) -> Delayed: ...
+                        split_every: int | None = ...,
+                        groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                        sample_weight: ArrayLike | None = ..., multioutput: Literal['raw_values'],
                        n_threads: int | None = ..., compute: Literal[True] = ...,
-                       split_every: int | None = ...) -> FloatArray: ...
+                       split_every: int | None = ..., groups: None = ...) -> FloatArray: ...
 
 @overload
 def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                        sample_weight: ArrayLike | None = ...,
                        multioutput: MultiOutputAverage = ..., n_threads: int | None = ...,
-                       compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                       compute: Literal[True] = ..., split_every: int | None = ...,
+                       groups: None = ...) -> float: ...
+
+@overload
+def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
+                       n_threads: int | None = ..., compute: Literal[True] = ...,
+                       split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                        sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
                        n_threads: int | None = ..., compute: Literal[False],
-                       split_every: int | None = ...) -> Delayed: ...
+                       split_every: int | None = ...,
+                       groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                             sample_weight: ArrayLike | None = ...,
                             multioutput: Literal['raw_values'], n_threads: int | None = ...,
-                            compute: Literal[True] = ...,
-                            split_every: int | None = ...) -> FloatArray: ...
+                            compute: Literal[True] = ..., split_every: int | None = ...,
+                            groups: None = ...) -> FloatArray: ...
 
 @overload
 def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                             sample_weight: ArrayLike | None = ...,
                             multioutput: MultiOutputAverage = ..., n_threads: int | None = ...,
-                            compute: Literal[True] = ...,
-                            split_every: int | None = ...) -> float: ...
+                            compute: Literal[True] = ..., split_every: int | None = ...,
+                            groups: None = ...) -> float: ...
+
+@overload
+def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                            sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
+                            n_threads: int | None = ..., compute: Literal[True] = ...,
+                            split_every: int | None = ...,
+                            groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def root_mean_squared_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                             sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
                             n_threads: int | None = ..., compute: Literal[False],
-                            split_every: int | None = ...) -> Delayed: ...
+                            split_every: int | None = ...,
+                            groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                                    sample_weight: ArrayLike | None = ...,
                                    multioutput: Literal['raw_values'], n_threads: int | None = ...,
-                                   compute: Literal[True] = ...,
-                                   split_every: int | None = ...) -> FloatArray: ...
+                                   compute: Literal[True] = ..., split_every: int | None = ...,
+                                   groups: None = ...) -> FloatArray: ...
 
 @overload
 def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                                    sample_weight: ArrayLike | None = ...,
                                    multioutput: MultiOutputAverage = ...,
                                    n_threads: int | None = ..., compute: Literal[True] = ...,
-                                   split_every: int | None = ...) -> float: ...
+                                   split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                                    sample_weight: ArrayLike | None = ...,
                                    multioutput: MultiOutput = ..., n_threads: int | None = ...,
-                                   compute: Literal[False],
-                                   split_every: int | None = ...) -> Delayed: ...
+                                   compute: Literal[True] = ..., split_every: int | None = ...,
+                                   groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def mean_absolute_percentage_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                   sample_weight: ArrayLike | None = ...,
+                                   multioutput: MultiOutput = ..., n_threads: int | None = ...,
+                                   compute: Literal[False], split_every: int | None = ...,
+                                   groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -470,118 +670,178 @@ def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
                              sample_weight: ArrayLike | None = ...,
                              multioutput: Literal['raw_values'], force_finite: bool = ...,
                              n_threads: int | None = ..., compute: Literal[True] = ...,
-                             split_every: int | None = ...) -> FloatArray: ...
+                             split_every: int | None = ..., groups: None = ...) -> FloatArray: ...
 
 @overload
 def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
                              sample_weight: ArrayLike | None = ...,
                              multioutput: MultiOutputAverage = ..., force_finite: bool = ...,
                              n_threads: int | None = ..., compute: Literal[True] = ...,
-                             split_every: int | None = ...) -> float: ...
+                             split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
                              sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
                              force_finite: bool = ..., n_threads: int | None = ...,
-                             compute: Literal[False],
-                             split_every: int | None = ...) -> Delayed: ...
+                             compute: Literal[True] = ..., split_every: int | None = ...,
+                             groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def explained_variance_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                             sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
+                             force_finite: bool = ..., n_threads: int | None = ...,
+                             compute: Literal[False], split_every: int | None = ...,
+                             groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def max_error(y_true: ArrayLike, y_pred: ArrayLike, *, n_threads: int | None = ...,
-              compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+              compute: Literal[True] = ..., split_every: int | None = ...,
+              groups: None = ...) -> float: ...
 
 @overload
 def max_error(y_true: ArrayLike, y_pred: ArrayLike, *, n_threads: int | None = ...,
-              compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+              compute: Literal[True] = ..., split_every: int | None = ...,
+              groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def max_error(y_true: ArrayLike, y_pred: ArrayLike, *, n_threads: int | None = ...,
+              compute: Literal[False], split_every: int | None = ...,
+              groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def huber_loss(y_true: ArrayLike, y_pred: ArrayLike, *, delta: float = ...,
                sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-               compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+               compute: Literal[True] = ..., split_every: int | None = ...,
+               groups: None = ...) -> float: ...
 
 @overload
 def huber_loss(y_true: ArrayLike, y_pred: ArrayLike, *, delta: float = ...,
                sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-               compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+               compute: Literal[True] = ..., split_every: int | None = ...,
+               groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def huber_loss(y_true: ArrayLike, y_pred: ArrayLike, *, delta: float = ...,
+               sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+               compute: Literal[False], split_every: int | None = ...,
+               groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
              multioutput: Literal['raw_values'], force_finite: bool = ...,
              n_threads: int | None = ..., compute: Literal[True] = ...,
-             split_every: int | None = ...) -> FloatArray: ...
+             split_every: int | None = ..., groups: None = ...) -> FloatArray: ...
 
 @overload
 def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
              multioutput: MultiOutputAverage = ..., force_finite: bool = ...,
              n_threads: int | None = ..., compute: Literal[True] = ...,
-             split_every: int | None = ...) -> float: ...
+             split_every: int | None = ..., groups: None = ...) -> float: ...
 
 @overload
 def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
              multioutput: MultiOutput = ..., force_finite: bool = ..., n_threads: int | None = ...,
-             compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+             compute: Literal[True] = ..., split_every: int | None = ...,
+             groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, sample_weight: ArrayLike | None = ...,
+             multioutput: MultiOutput = ..., force_finite: bool = ..., n_threads: int | None = ...,
+             compute: Literal[False], split_every: int | None = ...,
+             groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def adjusted_r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, n_features: int,
                       sample_weight: ArrayLike | None = ..., force_finite: bool = ...,
                       n_threads: int | None = ..., compute: Literal[True] = ...,
-                      split_every: int | None = ...) -> float: ...
+                      split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def adjusted_r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, n_features: int,
+                      sample_weight: ArrayLike | None = ..., force_finite: bool = ...,
+                      n_threads: int | None = ..., compute: Literal[True] = ...,
+                      split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def adjusted_r2_score(y_true: ArrayLike, y_pred: ArrayLike, *, n_features: int,
                       sample_weight: ArrayLike | None = ..., force_finite: bool = ...,
                       n_threads: int | None = ..., compute: Literal[False],
-                      split_every: int | None = ...) -> Delayed: ...
+                      split_every: int | None = ...,
+                      groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def regression_summary(y_true: ArrayLike, y_pred: ArrayLike, *,
                        sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                       compute: Literal[True] = ...,
-                       split_every: int | None = ...) -> RegressionSummary: ...
+                       compute: Literal[True] = ..., split_every: int | None = ...,
+                       groups: None = ...) -> RegressionSummary: ...
 
 @overload
 def regression_summary(y_true: ArrayLike, y_pred: ArrayLike, *,
                        sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                       compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                       compute: Literal[True] = ..., split_every: int | None = ...,
+                       groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def regression_summary(y_true: ArrayLike, y_pred: ArrayLike, *,
+                       sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+                       compute: Literal[False], split_every: int | None = ...,
+                       groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
                       sample_weight: ArrayLike | None = ..., alpha: float = ...,
                       multioutput: Literal['raw_values'], n_threads: int | None = ...,
-                      compute: Literal[True] = ...,
-                      split_every: int | None = ...) -> FloatArray: ...
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: None = ...) -> FloatArray: ...
 
 @overload
 def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
                       sample_weight: ArrayLike | None = ..., alpha: float = ...,
                       multioutput: MultiOutputAverage = ..., n_threads: int | None = ...,
-                      compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: None = ...) -> float: ...
 
 @overload
 def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
                       sample_weight: ArrayLike | None = ..., alpha: float = ...,
                       multioutput: MultiOutput = ..., n_threads: int | None = ...,
-                      compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def mean_pinball_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
+                      sample_weight: ArrayLike | None = ..., alpha: float = ...,
+                      multioutput: MultiOutput = ..., n_threads: int | None = ...,
+                      compute: Literal[False], split_every: int | None = ...,
+                      groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def calibration_summary(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
                         sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
                         labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                        compute: Literal[True] = ...,
-                        split_every: int | None = ...) -> CalibrationSummary: ...
+                        compute: Literal[True] = ..., split_every: int | None = ...,
+                        groups: None = ...) -> CalibrationSummary: ...
 
 @overload
 def calibration_summary(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
                         sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
                         labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                        compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                        compute: Literal[True] = ..., split_every: int | None = ...,
+                        groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def calibration_summary(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
+                        sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
+                        labels: ArrayLike | None = ..., n_threads: int | None = ...,
+                        compute: Literal[False], split_every: int | None = ...,
+                        groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -589,15 +849,24 @@ def calibration_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
                      strategy: Literal['uniform', 'quantile'] = ...,
                      sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
                      labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                     compute: Literal[True] = ...,
-                     split_every: int | None = ...) -> CalibrationBins: ...
+                     compute: Literal[True] = ..., split_every: int | None = ...,
+                     groups: None = ...) -> CalibrationBins: ...
 
 @overload
 def calibration_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
                      strategy: Literal['uniform', 'quantile'] = ...,
                      sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
                      labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                     compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                     compute: Literal[True] = ..., split_every: int | None = ...,
+                     groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def calibration_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
+                     strategy: Literal['uniform', 'quantile'] = ...,
+                     sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
+                     labels: ArrayLike | None = ..., n_threads: int | None = ...,
+                     compute: Literal[False], split_every: int | None = ...,
+                     groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -606,7 +875,16 @@ def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: 
                                sample_weight: ArrayLike | None = ...,
                                pos_label: Label | None = ..., labels: ArrayLike | None = ...,
                                n_threads: int | None = ..., compute: Literal[True] = ...,
-                               split_every: int | None = ...) -> float: ...
+                               split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
+                               strategy: Literal['uniform', 'quantile'] = ...,
+                               sample_weight: ArrayLike | None = ...,
+                               pos_label: Label | None = ..., labels: ArrayLike | None = ...,
+                               n_threads: int | None = ..., compute: Literal[True] = ...,
+                               split_every: int | None = ...,
+                               groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
@@ -614,7 +892,8 @@ def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: 
                                sample_weight: ArrayLike | None = ...,
                                pos_label: Label | None = ..., labels: ArrayLike | None = ...,
                                n_threads: int | None = ..., compute: Literal[False],
-                               split_every: int | None = ...) -> Delayed: ...
+                               split_every: int | None = ...,
+                               groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -622,28 +901,45 @@ def max_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int =
                           strategy: Literal['uniform', 'quantile'] = ...,
                           sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
                           labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                          compute: Literal[True] = ...,
-                          split_every: int | None = ...) -> float: ...
+                          compute: Literal[True] = ..., split_every: int | None = ...,
+                          groups: None = ...) -> float: ...
 
 @overload
 def max_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
                           strategy: Literal['uniform', 'quantile'] = ...,
                           sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
                           labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                          compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                          compute: Literal[True] = ..., split_every: int | None = ...,
+                          groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def max_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = ...,
+                          strategy: Literal['uniform', 'quantile'] = ...,
+                          sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
+                          labels: ArrayLike | None = ..., n_threads: int | None = ...,
+                          compute: Literal[False], split_every: int | None = ...,
+                          groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def calibration_curve(y_true: ArrayLike, y_prob: ArrayLike, *, pos_label: Label | None = ...,
                       n_bins: int = ..., strategy: Literal['uniform', 'quantile'] = ...,
                       n_threads: int | None = ..., compute: Literal[True] = ...,
-                      split_every: int | None = ...) -> tuple[FloatArray, FloatArray]: ...
+                      split_every: int | None = ...,
+                      groups: None = ...) -> tuple[FloatArray, FloatArray]: ...
+
+@overload
+def calibration_curve(y_true: ArrayLike, y_prob: ArrayLike, *, pos_label: Label | None = ...,
+                      n_bins: int = ..., strategy: Literal['uniform', 'quantile'] = ...,
+                      n_threads: int | None = ..., compute: Literal[True] = ...,
+                      split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def calibration_curve(y_true: ArrayLike, y_prob: ArrayLike, *, pos_label: Label | None = ...,
                       n_bins: int = ..., strategy: Literal['uniform', 'quantile'] = ...,
                       n_threads: int | None = ..., compute: Literal[False],
-                      split_every: int | None = ...) -> Delayed: ...
+                      split_every: int | None = ...,
+                      groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -651,27 +947,40 @@ def brier_score_loss(y_true: ArrayLike, y_proba: ArrayLike, *,
                      sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
                      labels: ArrayLike | None = ..., scale_by_half: bool | Literal['auto'] = ...,
                      n_threads: int | None = ..., compute: Literal[True] = ...,
-                     split_every: int | None = ...) -> float: ...
+                     split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def brier_score_loss(y_true: ArrayLike, y_proba: ArrayLike, *,
+                     sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
+                     labels: ArrayLike | None = ..., scale_by_half: bool | Literal['auto'] = ...,
+                     n_threads: int | None = ..., compute: Literal[True] = ...,
+                     split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def brier_score_loss(y_true: ArrayLike, y_proba: ArrayLike, *,
                      sample_weight: ArrayLike | None = ..., pos_label: Label | None = ...,
                      labels: ArrayLike | None = ..., scale_by_half: bool | Literal['auto'] = ...,
                      n_threads: int | None = ..., compute: Literal[False],
-                     split_every: int | None = ...) -> Delayed: ...
+                     split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def d2_brier_score(y_true: ArrayLike, y_proba: ArrayLike, *, sample_weight: ArrayLike | None = ...,
                    pos_label: Label | None = ..., labels: ArrayLike | None = ...,
                    n_threads: int | None = ..., compute: Literal[True] = ...,
-                   split_every: int | None = ...) -> float: ...
+                   split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def d2_brier_score(y_true: ArrayLike, y_proba: ArrayLike, *, sample_weight: ArrayLike | None = ...,
+                   pos_label: Label | None = ..., labels: ArrayLike | None = ...,
+                   n_threads: int | None = ..., compute: Literal[True] = ...,
+                   split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def d2_brier_score(y_true: ArrayLike, y_proba: ArrayLike, *, sample_weight: ArrayLike | None = ...,
                    pos_label: Label | None = ..., labels: ArrayLike | None = ...,
                    n_threads: int | None = ..., compute: Literal[False],
-                   split_every: int | None = ...) -> Delayed: ...
+                   split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -679,81 +988,121 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *, average: RankingAver
                   sample_weight: ArrayLike | None = ..., max_fpr: float | None = ...,
                   multi_class: Literal['raise', 'ovr', 'ovo'] = ...,
                   labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                  compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                  compute: Literal[True] = ..., split_every: int | None = ...,
+                  groups: None = ...) -> float: ...
 
 @overload
 def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *, average: None,
                   sample_weight: ArrayLike | None = ..., max_fpr: float | None = ...,
                   multi_class: Literal['raise', 'ovr', 'ovo'] = ...,
                   labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                  compute: Literal[True] = ..., split_every: int | None = ...) -> FloatArray: ...
+                  compute: Literal[True] = ..., split_every: int | None = ...,
+                  groups: None = ...) -> FloatArray: ...
 
 @overload
 def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *, average: RankingAverage | None = ...,
                   sample_weight: ArrayLike | None = ..., max_fpr: float | None = ...,
                   multi_class: Literal['raise', 'ovr', 'ovo'] = ...,
                   labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                  compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                  compute: Literal[True] = ..., split_every: int | None = ...,
+                  groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike, *, average: RankingAverage | None = ...,
+                  sample_weight: ArrayLike | None = ..., max_fpr: float | None = ...,
+                  multi_class: Literal['raise', 'ovr', 'ovo'] = ...,
+                  labels: ArrayLike | None = ..., n_threads: int | None = ...,
+                  compute: Literal[False], split_every: int | None = ...,
+                  groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
                             average: RankingAverage = ..., pos_label: Label = ...,
                             sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                            compute: Literal[True] = ...,
-                            split_every: int | None = ...) -> float: ...
+                            compute: Literal[True] = ..., split_every: int | None = ...,
+                            groups: None = ...) -> float: ...
 
 @overload
 def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *, average: None,
                             pos_label: Label = ..., sample_weight: ArrayLike | None = ...,
                             n_threads: int | None = ..., compute: Literal[True] = ...,
-                            split_every: int | None = ...) -> FloatArray: ...
+                            split_every: int | None = ..., groups: None = ...) -> FloatArray: ...
 
 @overload
 def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
                             average: RankingAverage | None = ..., pos_label: Label = ...,
                             sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                            compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                            compute: Literal[True] = ..., split_every: int | None = ...,
+                            groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                            average: RankingAverage | None = ..., pos_label: Label = ...,
+                            sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+                            compute: Literal[False], split_every: int | None = ...,
+                            groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = ...,
               sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ...,
               n_threads: int | None = ..., compute: Literal[True] = ...,
-              split_every: int | None = ...) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
+              split_every: int | None = ...,
+              groups: None = ...) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
 
 @overload
 def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = ...,
               sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ...,
-              n_threads: int | None = ..., compute: Literal[False],
-              split_every: int | None = ...) -> Delayed: ...
+              n_threads: int | None = ..., compute: Literal[True] = ...,
+              split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = ...,
+              sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ...,
+              n_threads: int | None = ..., compute: Literal[False], split_every: int | None = ...,
+              groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = ...,
                            sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ...,
                            n_threads: int | None = ..., compute: Literal[True] = ...,
-                           split_every: int | None = ...
-                          ) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
+                           split_every: int | None = ...,
+                           groups: None = ...) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
+
+@overload
+def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = ...,
+                           sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ...,
+                           n_threads: int | None = ..., compute: Literal[True] = ...,
+                           split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = ...,
                            sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ...,
                            n_threads: int | None = ..., compute: Literal[False],
-                           split_every: int | None = ...) -> Delayed: ...
+                           split_every: int | None = ...,
+                           groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def det_curve(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label | None = ...,
               sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ..., *,
               n_threads: int | None = ..., compute: Literal[True] = ...,
-              split_every: int | None = ...) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
+              split_every: int | None = ...,
+              groups: None = ...) -> tuple[FloatArray, FloatArray, NDArray[Any]]: ...
 
 @overload
 def det_curve(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label | None = ...,
               sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ..., *,
-              n_threads: int | None = ..., compute: Literal[False],
-              split_every: int | None = ...) -> Delayed: ...
+              n_threads: int | None = ..., compute: Literal[True] = ...,
+              split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def det_curve(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label | None = ...,
+              sample_weight: ArrayLike | None = ..., drop_intermediate: bool = ..., *,
+              n_threads: int | None = ..., compute: Literal[False], split_every: int | None = ...,
+              groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -761,14 +1110,24 @@ def confusion_matrix_at_thresholds(y_true: ArrayLike, y_score: ArrayLike, *,
                                    pos_label: Label | None = ...,
                                    sample_weight: ArrayLike | None = ...,
                                    n_threads: int | None = ..., compute: Literal[True] = ...,
-                                   split_every: int | None = ...) -> tuple[NDArray[Any], ...]: ...
+                                   split_every: int | None = ...,
+                                   groups: None = ...) -> tuple[NDArray[Any], ...]: ...
+
+@overload
+def confusion_matrix_at_thresholds(y_true: ArrayLike, y_score: ArrayLike, *,
+                                   pos_label: Label | None = ...,
+                                   sample_weight: ArrayLike | None = ...,
+                                   n_threads: int | None = ..., compute: Literal[True] = ...,
+                                   split_every: int | None = ...,
+                                   groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def confusion_matrix_at_thresholds(y_true: ArrayLike, y_score: ArrayLike, *,
                                    pos_label: Label | None = ...,
                                    sample_weight: ArrayLike | None = ...,
                                    n_threads: int | None = ..., compute: Literal[False],
-                                   split_every: int | None = ...) -> Delayed: ...
+                                   split_every: int | None = ...,
+                                   groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -776,25 +1135,40 @@ def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float 
               transform: Literal['logit'] | None = ..., pos_label: Label | None = ...,
               multi_class: Literal['raise', 'ovr', 'ovo'] = ...,
               average: Literal['macro', 'weighted'] = ..., n_threads: int | None = ...,
-              compute: Literal[True] = ..., split_every: int | None = ...) -> DeLongResult: ...
+              compute: Literal[True] = ..., split_every: int | None = ...,
+              groups: None = ...) -> DeLongResult: ...
 
 @overload
 def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = ...,
               transform: Literal['logit'] | None = ..., pos_label: Label | None = ...,
               multi_class: Literal['raise', 'ovr', 'ovo'] = ...,
               average: Literal['macro', 'weighted'] = ..., n_threads: int | None = ...,
-              compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+              compute: Literal[True] = ..., split_every: int | None = ...,
+              groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def delong_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = ...,
+              transform: Literal['logit'] | None = ..., pos_label: Label | None = ...,
+              multi_class: Literal['raise', 'ovr', 'ovo'] = ...,
+              average: Literal['macro', 'weighted'] = ..., n_threads: int | None = ...,
+              compute: Literal[False], split_every: int | None = ...,
+              groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def coverage_error(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = ...,
                    n_threads: int | None = ..., compute: Literal[True] = ...,
-                   split_every: int | None = ...) -> float: ...
+                   split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def coverage_error(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = ...,
+                   n_threads: int | None = ..., compute: Literal[True] = ...,
+                   split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def coverage_error(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = ...,
                    n_threads: int | None = ..., compute: Literal[False],
-                   split_every: int | None = ...) -> Delayed: ...
+                   split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
@@ -802,293 +1176,465 @@ def label_ranking_average_precision_score(y_true: ArrayLike, y_score: ArrayLike,
                                           sample_weight: ArrayLike | None = ...,
                                           n_threads: int | None = ...,
                                           compute: Literal[True] = ...,
-                                          split_every: int | None = ...) -> float: ...
+                                          split_every: int | None = ...,
+                                          groups: None = ...) -> float: ...
+
+@overload
+def label_ranking_average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                                          sample_weight: ArrayLike | None = ...,
+                                          n_threads: int | None = ...,
+                                          compute: Literal[True] = ...,
+                                          split_every: int | None = ...,
+                                          groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def label_ranking_average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
                                           sample_weight: ArrayLike | None = ...,
                                           n_threads: int | None = ..., compute: Literal[False],
-                                          split_every: int | None = ...) -> Delayed: ...
+                                          split_every: int | None = ...,
+                                          groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def label_ranking_loss(y_true: ArrayLike, y_score: ArrayLike, *,
                        sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                       compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                       compute: Literal[True] = ..., split_every: int | None = ...,
+                       groups: None = ...) -> float: ...
 
 @overload
 def label_ranking_loss(y_true: ArrayLike, y_score: ArrayLike, *,
                        sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                       compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                       compute: Literal[True] = ..., split_every: int | None = ...,
+                       groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def label_ranking_loss(y_true: ArrayLike, y_score: ArrayLike, *,
+                       sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+                       compute: Literal[False], split_every: int | None = ...,
+                       groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *, eps: float | None = ...,
                        sparse: Literal[False] = ..., dtype: DTypeLike = ...,
-                       compute: Literal[True] = ...,
-                       split_every: int | None = ...) -> NDArray[Any]: ...
+                       compute: Literal[True] = ..., split_every: int | None = ...,
+                       groups: None = ...) -> NDArray[Any]: ...
 
 @overload
 def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *, eps: float | None = ...,
                        sparse: Literal[True], dtype: DTypeLike = ..., compute: Literal[True] = ...,
-                       split_every: int | None = ...) -> Any: ...
+                       split_every: int | None = ..., groups: None = ...) -> Any: ...
+
+@overload
+def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *, eps: float | None = ...,
+                       sparse: bool = ..., dtype: DTypeLike = ..., compute: Literal[True] = ...,
+                       split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *, eps: float | None = ...,
                        sparse: bool = ..., dtype: DTypeLike = ..., compute: Literal[False],
-                       split_every: int | None = ...) -> Delayed: ...
+                       split_every: int | None = ...,
+                       groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
-                          compute: Literal[True] = ...,
-                          split_every: int | None = ...) -> IntArray: ...
+                          compute: Literal[True] = ..., split_every: int | None = ...,
+                          groups: None = ...) -> IntArray: ...
 
 @overload
 def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
-                          compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                          compute: Literal[True] = ..., split_every: int | None = ...,
+                          groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                          compute: Literal[False], split_every: int | None = ...,
+                          groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, compute: Literal[True] = ...,
-               split_every: int | None = ...) -> float: ...
+               split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, compute: Literal[True] = ...,
+               split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, compute: Literal[False],
-               split_every: int | None = ...) -> Delayed: ...
+               split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
-                        compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                        compute: Literal[True] = ..., split_every: int | None = ...,
+                        groups: None = ...) -> float: ...
+
+@overload
+def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                        compute: Literal[True] = ..., split_every: int | None = ...,
+                        groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, compute: Literal[False],
-                        split_every: int | None = ...) -> Delayed: ...
+                        split_every: int | None = ...,
+                        groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def mutual_info_score(labels_true: ArrayLike | None, labels_pred: ArrayLike | None, *,
                       contingency: ArrayLike | None = ..., compute: Literal[True] = ...,
-                      split_every: int | None = ...) -> float: ...
+                      split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def mutual_info_score(labels_true: ArrayLike | None, labels_pred: ArrayLike | None, *,
+                      contingency: ArrayLike | None = ..., compute: Literal[True] = ...,
+                      split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def mutual_info_score(labels_true: ArrayLike | None, labels_pred: ArrayLike | None, *,
                       contingency: ArrayLike | None = ..., compute: Literal[False],
-                      split_every: int | None = ...) -> Delayed: ...
+                      split_every: int | None = ...,
+                      groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                average_method: AverageMethod = ..., compute: Literal[True] = ...,
-                               split_every: int | None = ...) -> float: ...
+                               split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                               average_method: AverageMethod = ..., compute: Literal[True] = ...,
+                               split_every: int | None = ...,
+                               groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                average_method: AverageMethod = ..., compute: Literal[False],
-                               split_every: int | None = ...) -> Delayed: ...
+                               split_every: int | None = ...,
+                               groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                  average_method: AverageMethod = ..., compute: Literal[True] = ...,
-                                 split_every: int | None = ...) -> float: ...
+                                 split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                                 average_method: AverageMethod = ..., compute: Literal[True] = ...,
+                                 split_every: int | None = ...,
+                                 groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                  average_method: AverageMethod = ..., compute: Literal[False],
-                                 split_every: int | None = ...) -> Delayed: ...
+                                 split_every: int | None = ...,
+                                 groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                        beta: float = ..., compute: Literal[True] = ...,
-                                       split_every: int | None = ...
-                                      ) -> tuple[float, float, float]: ...
+                                       split_every: int | None = ...,
+                                       groups: None = ...) -> tuple[float, float, float]: ...
+
+@overload
+def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                                       beta: float = ..., compute: Literal[True] = ...,
+                                       split_every: int | None = ...,
+                                       groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                        beta: float = ..., compute: Literal[False],
-                                       split_every: int | None = ...) -> Delayed: ...
+                                       split_every: int | None = ...,
+                                       groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
-                      compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: None = ...) -> float: ...
+
+@overload
+def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, compute: Literal[False],
-                      split_every: int | None = ...) -> Delayed: ...
+                      split_every: int | None = ...,
+                      groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
-                       compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                       compute: Literal[True] = ..., split_every: int | None = ...,
+                       groups: None = ...) -> float: ...
+
+@overload
+def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                       compute: Literal[True] = ..., split_every: int | None = ...,
+                       groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, compute: Literal[False],
-                       split_every: int | None = ...) -> Delayed: ...
+                       split_every: int | None = ...,
+                       groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = ...,
-                    compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                    compute: Literal[True] = ..., split_every: int | None = ...,
+                    groups: None = ...) -> float: ...
 
 @overload
 def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = ...,
-                    compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                    compute: Literal[True] = ..., split_every: int | None = ...,
+                    groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = ...,
+                    compute: Literal[False], split_every: int | None = ...,
+                    groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
-                          compute: Literal[True] = ...,
-                          split_every: int | None = ...) -> float: ...
+                          compute: Literal[True] = ..., split_every: int | None = ...,
+                          groups: None = ...) -> float: ...
 
 @overload
 def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
-                          compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                          compute: Literal[True] = ..., split_every: int | None = ...,
+                          groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                          compute: Literal[False], split_every: int | None = ...,
+                          groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def log_loss(y_true: ArrayLike, y_proba: ArrayLike | None = ..., *, normalize: bool = ...,
              sample_weight: ArrayLike | None = ..., labels: ArrayLike | None = ...,
              y_pred: ArrayLike | Literal['deprecated'] = ..., n_threads: int | None = ...,
-             compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+             compute: Literal[True] = ..., split_every: int | None = ...,
+             groups: None = ...) -> float: ...
 
 @overload
 def log_loss(y_true: ArrayLike, y_proba: ArrayLike | None = ..., *, normalize: bool = ...,
              sample_weight: ArrayLike | None = ..., labels: ArrayLike | None = ...,
              y_pred: ArrayLike | Literal['deprecated'] = ..., n_threads: int | None = ...,
-             compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+             compute: Literal[True] = ..., split_every: int | None = ...,
+             groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def log_loss(y_true: ArrayLike, y_proba: ArrayLike | None = ..., *, normalize: bool = ...,
+             sample_weight: ArrayLike | None = ..., labels: ArrayLike | None = ...,
+             y_pred: ArrayLike | Literal['deprecated'] = ..., n_threads: int | None = ...,
+             compute: Literal[False], split_every: int | None = ...,
+             groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def d2_log_loss_score(y_true: ArrayLike, y_proba: ArrayLike | None = ..., *,
                       sample_weight: ArrayLike | None = ..., labels: ArrayLike | None = ...,
                       y_pred: ArrayLike | Literal['deprecated'] = ..., n_threads: int | None = ...,
-                      compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: None = ...) -> float: ...
 
 @overload
 def d2_log_loss_score(y_true: ArrayLike, y_proba: ArrayLike | None = ..., *,
                       sample_weight: ArrayLike | None = ..., labels: ArrayLike | None = ...,
                       y_pred: ArrayLike | Literal['deprecated'] = ..., n_threads: int | None = ...,
-                      compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                      compute: Literal[True] = ..., split_every: int | None = ...,
+                      groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def d2_log_loss_score(y_true: ArrayLike, y_proba: ArrayLike | None = ..., *,
+                      sample_weight: ArrayLike | None = ..., labels: ArrayLike | None = ...,
+                      y_pred: ArrayLike | Literal['deprecated'] = ..., n_threads: int | None = ...,
+                      compute: Literal[False], split_every: int | None = ...,
+                      groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def top_k_accuracy_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int = ...,
                          normalize: bool = ..., sample_weight: ArrayLike | None = ...,
                          labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                         compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                         compute: Literal[True] = ..., split_every: int | None = ...,
+                         groups: None = ...) -> float: ...
 
 @overload
 def top_k_accuracy_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int = ...,
                          normalize: bool = ..., sample_weight: ArrayLike | None = ...,
                          labels: ArrayLike | None = ..., n_threads: int | None = ...,
-                         compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                         compute: Literal[True] = ..., split_every: int | None = ...,
+                         groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def top_k_accuracy_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int = ...,
+                         normalize: bool = ..., sample_weight: ArrayLike | None = ...,
+                         labels: ArrayLike | None = ..., n_threads: int | None = ...,
+                         compute: Literal[False], split_every: int | None = ...,
+                         groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def hinge_loss(y_true: ArrayLike, pred_decision: ArrayLike, *, labels: ArrayLike | None = ...,
                sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-               compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+               compute: Literal[True] = ..., split_every: int | None = ...,
+               groups: None = ...) -> float: ...
 
 @overload
 def hinge_loss(y_true: ArrayLike, pred_decision: ArrayLike, *, labels: ArrayLike | None = ...,
                sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-               compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+               compute: Literal[True] = ..., split_every: int | None = ...,
+               groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def hinge_loss(y_true: ArrayLike, pred_decision: ArrayLike, *, labels: ArrayLike | None = ...,
+               sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+               compute: Literal[False], split_every: int | None = ...,
+               groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def mean_tweedie_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
                           sample_weight: ArrayLike | None = ..., power: float = ...,
                           n_threads: int | None = ..., compute: Literal[True] = ...,
-                          split_every: int | None = ...) -> float: ...
+                          split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def mean_tweedie_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          sample_weight: ArrayLike | None = ..., power: float = ...,
+                          n_threads: int | None = ..., compute: Literal[True] = ...,
+                          split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def mean_tweedie_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
                           sample_weight: ArrayLike | None = ..., power: float = ...,
                           n_threads: int | None = ..., compute: Literal[False],
-                          split_every: int | None = ...) -> Delayed: ...
+                          split_every: int | None = ...,
+                          groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def mean_poisson_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
                           sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                          compute: Literal[True] = ...,
-                          split_every: int | None = ...) -> float: ...
+                          compute: Literal[True] = ..., split_every: int | None = ...,
+                          groups: None = ...) -> float: ...
 
 @overload
 def mean_poisson_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
                           sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                          compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                          compute: Literal[True] = ..., split_every: int | None = ...,
+                          groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def mean_poisson_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
+                          sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+                          compute: Literal[False], split_every: int | None = ...,
+                          groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def mean_gamma_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
                         sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                        compute: Literal[True] = ..., split_every: int | None = ...) -> float: ...
+                        compute: Literal[True] = ..., split_every: int | None = ...,
+                        groups: None = ...) -> float: ...
 
 @overload
 def mean_gamma_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
                         sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
-                        compute: Literal[False], split_every: int | None = ...) -> Delayed: ...
+                        compute: Literal[True] = ..., split_every: int | None = ...,
+                        groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def mean_gamma_deviance(y_true: ArrayLike, y_pred: ArrayLike, *,
+                        sample_weight: ArrayLike | None = ..., n_threads: int | None = ...,
+                        compute: Literal[False], split_every: int | None = ...,
+                        groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def d2_tweedie_score(y_true: ArrayLike, y_pred: ArrayLike, *,
                      sample_weight: ArrayLike | None = ..., power: float = ...,
                      n_threads: int | None = ..., compute: Literal[True] = ...,
-                     split_every: int | None = ...) -> float: ...
+                     split_every: int | None = ..., groups: None = ...) -> float: ...
+
+@overload
+def d2_tweedie_score(y_true: ArrayLike, y_pred: ArrayLike, *,
+                     sample_weight: ArrayLike | None = ..., power: float = ...,
+                     n_threads: int | None = ..., compute: Literal[True] = ...,
+                     split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def d2_tweedie_score(y_true: ArrayLike, y_pred: ArrayLike, *,
                      sample_weight: ArrayLike | None = ..., power: float = ...,
                      n_threads: int | None = ..., compute: Literal[False],
-                     split_every: int | None = ...) -> Delayed: ...
+                     split_every: int | None = ..., groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                            sample_weight: ArrayLike | None = ...,
                            multioutput: Literal['raw_values'], n_threads: int | None = ...,
-                           compute: Literal[True] = ...,
-                           split_every: int | None = ...) -> FloatArray: ...
+                           compute: Literal[True] = ..., split_every: int | None = ...,
+                           groups: None = ...) -> FloatArray: ...
 
 @overload
 def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                            sample_weight: ArrayLike | None = ...,
                            multioutput: MultiOutputAverage = ..., n_threads: int | None = ...,
-                           compute: Literal[True] = ...,
-                           split_every: int | None = ...) -> float: ...
+                           compute: Literal[True] = ..., split_every: int | None = ...,
+                           groups: None = ...) -> float: ...
+
+@overload
+def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                           sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
+                           n_threads: int | None = ..., compute: Literal[True] = ...,
+                           split_every: int | None = ..., groups: ArrayLike) -> dict[Any, Any]: ...
 
 @overload
 def mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                            sample_weight: ArrayLike | None = ..., multioutput: MultiOutput = ...,
                            n_threads: int | None = ..., compute: Literal[False],
-                           split_every: int | None = ...) -> Delayed: ...
+                           split_every: int | None = ...,
+                           groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload
 def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                                 sample_weight: ArrayLike | None = ...,
                                 multioutput: Literal['raw_values'], n_threads: int | None = ...,
-                                compute: Literal[True] = ...,
-                                split_every: int | None = ...) -> FloatArray: ...
+                                compute: Literal[True] = ..., split_every: int | None = ...,
+                                groups: None = ...) -> FloatArray: ...
 
 @overload
 def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                                 sample_weight: ArrayLike | None = ...,
                                 multioutput: MultiOutputAverage = ..., n_threads: int | None = ...,
-                                compute: Literal[True] = ...,
-                                split_every: int | None = ...) -> float: ...
+                                compute: Literal[True] = ..., split_every: int | None = ...,
+                                groups: None = ...) -> float: ...
 
 @overload
 def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
                                 sample_weight: ArrayLike | None = ...,
                                 multioutput: MultiOutput = ..., n_threads: int | None = ...,
-                                compute: Literal[False],
-                                split_every: int | None = ...) -> Delayed: ...
+                                compute: Literal[True] = ..., split_every: int | None = ...,
+                                groups: ArrayLike) -> dict[Any, Any]: ...
+
+@overload
+def root_mean_squared_log_error(y_true: ArrayLike, y_pred: ArrayLike, *,
+                                sample_weight: ArrayLike | None = ...,
+                                multioutput: MultiOutput = ..., n_threads: int | None = ...,
+                                compute: Literal[False], split_every: int | None = ...,
+                                groups: ArrayLike | None = ...) -> Delayed: ...
 
 
 @overload

@@ -424,6 +424,11 @@ _COMPUTE = _entry("compute : bool, default=True",
 _SPLIT_EVERY = _entry("split_every : int, default=None",
                       ["How many states each merge task combines (an integer >= 2); None "
                        "means 8."])
+_GROUPS = _entry("groups : dask array, dask dataframe column or array-like, default=None",
+                 ["The group (slice) of each sample: the result is then a dict, group key -> "
+                  "the metric on that group's samples (keys in the order first seen), from "
+                  "one grouped state per chunk (:class:`fastmetrics.streaming."
+                  "GroupedAccumulator`)."])
 
 
 def _dask_raises(value_error: str) -> list[str]:
@@ -446,6 +451,7 @@ def _dask_parameters(one: Sections, sig: inspect.Signature, where: str,
     own = dict(own or {})
     own.setdefault("compute", _COMPUTE)
     own.setdefault("split_every", _SPLIT_EVERY)
+    own.setdefault("groups", _GROUPS)
     params: list[str] = []
     for p in sig.parameters.values():
         if p.name in own:
@@ -458,7 +464,7 @@ def _dask_parameters(one: Sections, sig: inspect.Signature, where: str,
                 "run with ``OMP_NUM_THREADS=1`` by default)."))
         else:
             params += _parameter(one, p, where)
-    for name in ("compute", "split_every"):  # not in the signature given: added last
+    for name in ("compute", "split_every", "groups"):  # not in the signature: added last
         params += own.pop(name, [])
     return params
 

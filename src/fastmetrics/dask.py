@@ -42,6 +42,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from typing import TYPE_CHECKING
@@ -53,20 +54,7 @@ from ._inputs import proba_argument
 from . import uncertainty as _uncertainty
 from .exceptions import recording_warnings
 
-from .streaming import (
-    PairedConfusionAccumulator,
-    CalibrationAccumulator,
-    ConfusionAccumulator,
-    ContingencyAccumulator,
-    ProbabilityAccumulator,
-    HingeAccumulator,
-    LabelRankingAccumulator,
-    PinballAccumulator,
-    RankingAccumulator,
-    RegressionAccumulator,
-    SquaredLogAccumulator,
-    TweedieAccumulator,
-)
+from .streaming import KINDS, GroupedAccumulator
 
 
 if TYPE_CHECKING:
@@ -78,20 +66,7 @@ if TYPE_CHECKING:
 __all__ = ["accumulate", "bootstrap", "compare",
            *(row.name for row in _table.METRICS if row.dask)]
 
-_KINDS = {
-    "confusion": ConfusionAccumulator,
-    "calibration": CalibrationAccumulator,
-    "regression": RegressionAccumulator,
-    "ranking": RankingAccumulator,
-    "contingency": ContingencyAccumulator,
-    "proba": ProbabilityAccumulator,
-    "hinge": HingeAccumulator,
-    "label_ranking": LabelRankingAccumulator,
-    "pinball": PinballAccumulator,
-    "tweedie": TweedieAccumulator,
-    "squared_log": SquaredLogAccumulator,
-    "paired": PairedConfusionAccumulator,
-}
+_KINDS = KINDS
 _SECOND = {"confusion": "y_pred", "calibration": "y_prob", "regression": "y_pred",
            "ranking": "y_score", "contingency": "labels_pred", "proba": "y_proba",
            "label_ranking": "y_score", "pinball": "y_pred", "hinge": "pred_decision",
@@ -213,7 +188,9 @@ def _chunk_state(factory: Callable[..., Any], init_kw: dict[str, Any], update_kw
             + "): their partitions do not line up; pass dask arrays with known chunk sizes "
             "(e.g. series.to_dask_array(lengths=True))"
         )
-    acc = factory(**init_kw).update(*blocks, **update_kw)
+    by_name = {n: b for n, b in zip(names, blocks) if n in ("groups", "sample_weight")}
+    data = [b for n, b in zip(names, blocks) if n not in by_name]
+    acc = factory(**init_kw).update(*data, **by_name, **update_kw)
     acc.state  # noqa: B018 - an accumulator keeping rows sorts them here, beside its chunk
     return acc
 
@@ -233,7 +210,9 @@ def _graph(kind: str, arrays: dict[str, Any], init_kw: dict[str, Any],
         split_every = 8
     if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an integer >= 2, got {split_every!r}")
-    factory = _KINDS[kind]
+    factory: Callable[..., Any] = _KINDS[kind]
+    if arrays.get("groups") is not None:  # one state per group in each chunk
+        factory = functools.partial(GroupedAccumulator, kind)
     factory(**init_kw)  # bad parameters fail here, on the client, before any work
     names = [k for k, v in arrays.items() if v is not None]
     allow_2d = _MATRICES.get(kind, frozenset())
@@ -257,7 +236,8 @@ def _graph(kind: str, arrays: dict[str, Any], init_kw: dict[str, Any],
 
 
 def accumulate(kind: AccumulatorKind, y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-               compute: bool = True, split_every: int | None = None, n_threads: int | None = None, **params: Any) -> Any:
+               compute: bool = True, split_every: int | None = None,
+               n_threads: int | None = None, groups: Any = None, **params: Any) -> Any:
     """The merged :mod:`fastmetrics.streaming` accumulator of dask inputs.
 
     One graph execution gives every metric of the accumulator: ask it for several without
@@ -292,6 +272,10 @@ def accumulate(kind: AccumulatorKind, y_true: Any, y_pred: Any, *, sample_weight
     n_threads : int, default=None
         Threads of the kernel pass on each chunk (workers of ``distributed`` run with
         ``OMP_NUM_THREADS=1`` by default).
+    groups : same kinds, of shape (n_samples,), default=None
+        The group (slice) of each sample: the result is then a
+        :class:`~fastmetrics.streaming.GroupedAccumulator` of ``kind``, one accumulator
+        per group.
     **params
         Arguments of the accumulator (``labels=``, ``n_bins=``, ``pos_label=``,
         ``thresholds=``, ``delta=``...).
@@ -345,7 +329,7 @@ def accumulate(kind: AccumulatorKind, y_true: Any, y_pred: Any, *, sample_weight
         # indicator's columns are its classes)
         params = dict(params, labels=_classes(y_true))
     arrays = {"y_true": y_true, _SECOND.get(kind, "y_pred"): y_pred,
-              "sample_weight": sample_weight}
+              "sample_weight": sample_weight, "groups": groups}
     out = _graph(kind, arrays, params, update_kw, split_every)
     if not compute:
         return out
@@ -376,13 +360,14 @@ def _finish_recorded(acc: Any, fn: Callable[..., Any], args: tuple[Any, ...]) ->
 
 def _run(kind: AccumulatorKind, y_true: Any, y_pred: Any, sample_weight: Any,
          init_kw: dict[str, Any], fn: Callable[..., Any], args: tuple[Any, ...] = (), *,
-         compute: bool, split_every: int | None, n_threads: int | None = None) -> Any:
+         compute: bool, split_every: int | None, n_threads: int | None = None,
+         groups: Any = None) -> Any:
     """Build the graph and apply ``fn(acc, *args)`` to the merged accumulator as its last
     task, where the merged state is: only the result travels to the client (an exact
     ranking state is 24 bytes a distinct score), and ``compute=True`` raises its warnings
     again on the client, as one pass would."""
     acc = accumulate(kind, y_true, y_pred, sample_weight=sample_weight, compute=False,
-                     split_every=split_every, n_threads=n_threads, **init_kw)
+                     split_every=split_every, n_threads=n_threads, groups=groups, **init_kw)
     dask, _ = _dask()
     if not compute:
         return dask.delayed(_finish, pure=False)(acc, fn, args)
@@ -396,10 +381,13 @@ def _run(kind: AccumulatorKind, y_true: Any, y_pred: Any, sample_weight: Any,
 
 _PARAM = inspect.Parameter
 _EXTRA = [_PARAM("compute", _PARAM.KEYWORD_ONLY, default=True),
-          _PARAM("split_every", _PARAM.KEYWORD_ONLY, default=None)]
+          _PARAM("split_every", _PARAM.KEYWORD_ONLY, default=None),
+          _PARAM("groups", _PARAM.KEYWORD_ONLY, default=None)]
 
 
 def _derive(acc: Any, derive: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    if isinstance(acc, GroupedAccumulator):
+        return {key: derive(acc[key].require_state(), **kwargs) for key in acc.keys()}
     return derive(acc.require_state(), **kwargs)
 
 
@@ -426,7 +414,7 @@ def _function(row: _table.Metric) -> Callable[..., Any]:
         return _run(row.family, a[first], a[second],
                     a.get("sample_weight"), config, _derive, (row.derive, kw),
                     compute=a["compute"], split_every=a["split_every"],
-                    n_threads=a.get("n_threads"))
+                    n_threads=a.get("n_threads"), groups=a["groups"])
 
     fn.__name__ = fn.__qualname__ = row.name
     fn.__module__ = __name__
