@@ -88,6 +88,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -267,8 +268,17 @@ def write_tests(tree, repo, ref, version, wanted):
 
         def read(path):
             url = RAW_URL.format(ref=ref, path=path)
-            with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310
-                return response.read()
+            try:
+                with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310
+                    return response.read()
+            except urllib.error.HTTPError as exc:
+                if exc.code == 404:
+                    raise FileNotFoundError(f"{url}: not found") from None
+                sys.exit(f"cannot download {url}: {exc} (give a fairlearn checkout with "
+                         "--fairlearn-repo)")
+            except urllib.error.URLError as exc:
+                sys.exit(f"cannot download {url}: {exc.reason} (give a fairlearn checkout "
+                         "with --fairlearn-repo)")
         source = RAW_URL.format(ref=ref, path=METRICS_DIR)
     names = select(sorted(names), wanted)
     for path in SUPPORT:

@@ -155,12 +155,12 @@ def _check_feature(feature: _GroupFeature) -> _GroupFeature:
 def _check_length(values: Any, n_rows: int, name: str) -> None:
     n = _n_rows(values)
     if n != n_rows:
-        raise inconsistent_lengths(**{name: n, "y_true": n_rows})
+        raise inconsistent_lengths(**{str(name): n, "y_true": n_rows})
 
 
 def _series_feature(base_name: str, position: int, series: Any, n_rows: int) -> _GroupFeature:
-    _check_length(series, n_rows, "feature")
     name = f"{base_name}{position}"
+    _check_length(series, n_rows, name if series.name is None else series.name)
     if series.name is not None:
         if not isinstance(series.name, str):
             raise ValueError(_SERIES_NAME_NOT_STR.format(series.name, type(series.name)))
@@ -170,8 +170,9 @@ def _series_feature(base_name: str, position: int, series: Any, n_rows: int) -> 
 
 def _array_feature(base_name: str, position: int, values: np.ndarray,
                    n_rows: int) -> _GroupFeature:
-    _check_length(values, n_rows, "feature")
-    return _check_feature(_GroupFeature(f"{base_name}{position}", values))
+    name = f"{base_name}{position}"
+    _check_length(values, n_rows, name)
+    return _check_feature(_GroupFeature(name, values))
 
 
 def _frame_features(base_name: str, frame: Any, n_rows: int) -> list[_GroupFeature]:
@@ -234,7 +235,7 @@ class _Grouping:
         self.codes, self.combos = self._group_codes()
         self.n_groups = len(self.combos)
         self._labels: Any = None
-        self._product: Any = None
+        self._level_arrays: list[np.ndarray] | None = None
 
     def _group_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """(group code per row, (n_groups, n_keys) level codes of each group)."""
@@ -266,8 +267,10 @@ class _Grouping:
     def level_arrays(self) -> list[np.ndarray]:
         """Each feature's levels as the ndarray ``np.unique`` gives of a pandas column of the
         feature (a str column gives an object array)."""
-        pd = _pandas()
-        return [np.asarray(pd.Series(lv)) for lv in self.levels]
+        if self._level_arrays is None:
+            pd = _pandas()
+            self._level_arrays = [np.asarray(pd.Series(lv)) for lv in self.levels]
+        return self._level_arrays
 
     def labels(self) -> Any:
         """The index of all groups: the sorted levels for one feature, the product of the
@@ -495,6 +498,8 @@ class MetricFrame:
 
     Attributes
     ----------
+    min_group_size : int or None
+        As given.
     small_groups : list
         The labels of :attr:`by_group` rows below ``min_group_size`` (tuples with several
         features); empty without ``min_group_size``.
@@ -689,7 +694,7 @@ class MetricFrame:
                 out[name] = list(got)
         if not todo:
             return out
-        if n_groups == 1 and len(codes) == len(y_true):
+        if n_groups == 1:
             selections: list[Any] = [slice(None)]
         else:
             # each group's rows in their order in the data, as a groupby hands them over
@@ -729,12 +734,8 @@ class MetricFrame:
         """The overall and by-group frames of the data (rows None) or of a bootstrap sample
         (its row indices)."""
         if self._control_groups is None:
-            n = self._n if rows is None else len(rows)
-            codes = np.zeros(n, dtype=np.int64)
-            if rows is None:
-                got = self._values(codes, 1, None)
-            else:
-                got = self._values(codes, 1, rows)
+            codes = np.zeros(self._n if rows is None else len(rows), dtype=np.int64)
+            got = self._values(codes, 1, rows)
             overall = _row_series(self._names, [got[name][0] for name in self._names])
         else:
             got, present, _ = self._grouped(self._control_groups, rows, None)
