@@ -1036,8 +1036,9 @@ def plain_int_pair(y_true: Any, y_pred: Any) -> bool:
 
 
 class GroupKeys:
-    """Rows' groups as codes: ``codes[i]`` is the position of row ``i``'s key among the keys
-    that occur, sorted (numpy's order, lexicographic over several columns).
+    """Rows' groups as codes: ``codes[i]`` (an integer array, int64 unless the keys were
+    integers read in place) is the position of row ``i``'s key among the keys that occur,
+    sorted (numpy's order, lexicographic over several columns).
 
     ``keys`` holds one array per key column (``n_groups`` values each), ``names`` the
     columns' names.
@@ -1104,6 +1105,10 @@ def _key_codes(col: Any, cname: str, n_rows: int | None) -> tuple[np.ndarray, np
         raise ValueError(f"{cname} is empty")
     if isinstance(a, np.ndarray) and a.dtype.kind == "O" and any(v is None for v in a.tolist()):
         raise ValueError(f"{cname} contains None (a missing group key)")
+    if isinstance(a, np.ndarray) and (a.dtype.char in INT_CHARS or a.dtype.kind == "b"):
+        dense = _dense_codes(a)
+        if dense is not None:
+            return dense
     try:
         (codes,), where, values = label_codes(a)
     except TypeError as exc:
@@ -1111,6 +1116,28 @@ def _key_codes(col: Any, cname: str, n_rows: int | None) -> tuple[np.ndarray, np
     if values.dtype.kind == "f" and np.isnan(values).any():
         raise ValueError(f"{cname} contains NaN (a missing group key)")
     return np.take(where, codes).astype(np.int64, copy=False), values
+
+
+#: integer keys within this range of values are read as codes in place (no hash pass)
+_DENSE_KEYS = 1 << 22
+
+
+def _dense_codes(a: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Integer (or bool) keys filling a range ``lo .. hi`` with every value present: their
+    codes are the keys less ``lo`` (the array itself when ``lo`` is 0), without hashing.
+    None otherwise."""
+    from ._kernels import groups as group_kernel
+
+    v = a.view(np.uint8) if a.dtype.kind == "b" else native(a)
+    lo, hi = int(v.min()), int(v.max())
+    if lo < 0 or hi >= _DENSE_KEYS:
+        return None
+    sizes = np.zeros(hi + 1, dtype=np.int64)
+    group_kernel.group_sizes(v, hi + 1, sizes)
+    if not sizes[lo:].all():
+        return None
+    values = np.arange(lo, hi + 1).astype(a.dtype)
+    return (v if lo == 0 else v.astype(np.int64) - lo), values
 
 
 def group_keys(groups: Any, n_rows: int | None = None, name: str = "groups") -> GroupKeys:
@@ -1140,7 +1167,7 @@ def group_keys(groups: Any, n_rows: int | None = None, name: str = "groups") -> 
     digits = [np.arange(values.shape[0], dtype=np.int64)]
     for c, values in coded[1:]:
         size = values.shape[0]
-        (codes,), present = encode_labels(codes * size + c)
+        (codes,), present = encode_labels(codes.astype(np.int64) * size + c)
         present = present.astype(np.int64, copy=False)
         digits = [d[present // size] for d in digits] + [present % size]
     keys = tuple(values[d] for (_, values), d in zip(coded, digits))

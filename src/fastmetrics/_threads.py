@@ -55,6 +55,7 @@ MIN_PER_CALL = {
     "lm": 1 << 22,          # logits (~3 ms of work)
     "deviance": 1 << 17,    # Tweedie deviances / squared log errors (a pow or log per value)
     "labels": 1 << 17,      # fixed-width labels hash-encoded (one table per lane, then merged)
+    "slices": 1 << 20,      # rows of a grouped pass: groups built and derived on threads
 }
 
 

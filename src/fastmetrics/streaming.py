@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -68,6 +69,7 @@ from ._states.deviance import SquaredLogState, TweedieState, check_power
 from ._states.paired import PairedConfusionState
 from ._states.grouped import GroupedConfusionState
 from ._states.groups import GroupedState, concat_keys, group_runs
+from ._threads import threads_for
 from ._inputs import GroupKeys, group_keys, inconsistent_lengths, label_input
 from .uncertainty import (
     BootstrapResult,
@@ -80,7 +82,7 @@ from .uncertainty import (
 
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from typing import Literal
 
     # the methods each accumulator gets from the metric table, declared for type checkers
@@ -2730,6 +2732,15 @@ KINDS: dict[str, type[Accumulator]] = {
 }
 
 
+def _each(fn: Callable[[Any], Any], items: Iterable[Any], n_threads: int) -> list[Any]:
+    """``[fn(item) for item in items]``, on ``n_threads`` threads when more than one (the
+    first error is raised, as the loop would)."""
+    if n_threads <= 1:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(fn, items))
+
+
 def _rows(x: Any, name: str) -> Any:
     """A data argument as the row-aligned ndarray the grouping gathers from (data-frame
     columns read by their codes and decoded once, never through Python objects)."""
@@ -2860,6 +2871,9 @@ class GroupedAccumulator:
             weighted = w is not None
             if self._counted(cols, w, keys, where):
                 return self
+            # one group at a time: a group's update is mostly Python-level checks, which
+            # threads would only contend for (the derivations, sorts for exact ranking
+            # states, run on threads: see ``metric``)
             for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
                 acc: Any = self._accs[where[g]]
                 if weighted:
@@ -2938,7 +2952,8 @@ class GroupedAccumulator:
         assert self.names is not None
         return GroupedState(tuple(self._keys), self.names, [a.state for a in self._accs])
 
-    def metric(self, name: str, /, *, errors: str = "raise", **kwargs: Any) -> dict[Any, Any]:
+    def metric(self, name: str, /, *, errors: str = "raise", n_threads: int | None = None,
+               **kwargs: Any) -> dict[Any, Any]:
         """A metric of the family for every group: key -> value.
 
         Parameters
@@ -2947,6 +2962,9 @@ class GroupedAccumulator:
             A metric method of the family's accumulator (``"f1_score"``...).
         errors : {"raise", "nan"}, default="raise"
             What a group whose metric raises ``ValueError`` gives: the error, or NaN.
+        n_threads : int or None, default=None
+            Threads deriving the groups' values (None: the thread policy's; the values do
+            not depend on it).
         **kwargs
             The metric's parameters (``average="macro"``...).
 
@@ -2976,15 +2994,21 @@ class GroupedAccumulator:
         if name not in {r.name for r in _table.by_family(self._factory.family)}:
             raise ValueError(f"{name!r} is not a metric of the {self.kind} family; one of "
                              f"{sorted(r.name for r in _table.by_family(self._factory.family))}")
-        out = {}
-        for key, acc in zip(self.keys(), self._accs):
+
+        # each group has its own state: groups are derived on threads (the heavy part, a
+        # sort of an exact ranking state's rows, releases the GIL); values do not depend
+        # on how many
+        def derive(acc: Accumulator) -> Any:
             try:
-                out[key] = getattr(acc, name)(**kwargs)
+                return getattr(acc, name)(**kwargs)
             except ValueError:
                 if errors == "raise":
                     raise
-                out[key] = float("nan")
-        return out
+                return float("nan")
+
+        n = sum(a.n_samples for a in self._accs)
+        values = _each(derive, self._accs, threads_for("slices", n, n_threads))
+        return dict(zip(self.keys(), values))
 
     def __getattr__(self, name: str) -> Any:
         # the family's metric methods, each giving key -> value
@@ -2996,8 +3020,12 @@ class GroupedAccumulator:
 
     def _metric_args(self, name: str, args: tuple[Any, ...],
                      kwargs: dict[str, Any]) -> dict[Any, Any]:
-        return {key: getattr(acc, name)(*args, **kwargs)
-                for key, acc in zip(self.keys(), self._accs)}
+        if args:  # the accumulator method's positional parameters, by name
+            sig = inspect.signature(getattr(self._factory, name))
+            bound = sig.bind(None, *args, **kwargs).arguments
+            bound.pop(next(iter(sig.parameters)))
+            kwargs = dict(bound)
+        return self.metric(name, **kwargs)
 
     # ------------------------------------------------------------------ merging
     def merge(self, other: GroupedAccumulator) -> GroupedAccumulator:
