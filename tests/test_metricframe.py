@@ -242,6 +242,14 @@ def test_bad_input_raises_as_fairlearn(kwargs, message):
     assert (ours.value.__cause__ is None) == (theirs.value.__cause__ is None)
 
 
+def test_arguments_are_keyword_only_and_known():
+    with pytest.raises(TypeError):
+        MetricFrame(skm.accuracy_score, Y_TRUE, Y_PRED, SEX)
+    with pytest.raises(TypeError, match="sensitive_feature"):
+        MetricFrame(metrics=skm.accuracy_score, y_true=Y_TRUE, y_pred=Y_PRED,
+                    sensitive_feature=SEX)
+
+
 def test_bad_method_and_errors_arguments():
     mf = MetricFrame(metrics=skm.accuracy_score, y_true=Y_TRUE, y_pred=Y_PRED,
                      sensitive_features=SEX)
