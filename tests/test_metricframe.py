@@ -378,6 +378,20 @@ def test_n_threads_is_accepted_and_does_not_change_values():
     pd.testing.assert_frame_equal(one.by_group, four.by_group)
 
 
+def test_n_threads_reaches_a_grouped_pass_that_takes_it(monkeypatch):
+    seen = []
+    real = metricframe.grouped_values
+
+    def with_threads(metrics, y_true, y_pred, codes, n_groups, params=None, n_threads=None):
+        seen.append(n_threads)
+        return real(metrics, y_true, y_pred, codes, n_groups, params)
+
+    monkeypatch.setattr(metricframe, "grouped_values", with_threads)
+    MetricFrame(metrics=fastmetrics.accuracy_score, y_true=Y_TRUE, y_pred=Y_PRED,
+                sensitive_features=SEX, n_threads=3)
+    assert seen == [3, 3]
+
+
 def test_private_helpers_fairlearns_tests_use():
     mf = MetricFrame.__new__(MetricFrame)
     features = mf._process_features("SF", ["a", "b", "b"], pd.Series([0, 1, 1]))

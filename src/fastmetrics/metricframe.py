@@ -23,7 +23,6 @@ dependency of fastmetrics): it is imported when a MetricFrame is made.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import math
 import numbers
@@ -448,9 +447,9 @@ def _bootstrap_seeds(n_boot: int, random_state: Any) -> np.ndarray:
     raise ValueError(f"Unsupported random_state: {random_state}")
 
 
-@functools.lru_cache(maxsize=1)
 def _takes_threads() -> bool:
-    """Whether the grouped kernels' entry point takes ``n_threads``."""
+    """Whether the grouped kernels' entry point takes ``n_threads`` (asked each time: a
+    microsecond beside a grouped pass, and never stale)."""
     return "n_threads" in inspect.signature(grouped_values).parameters
 
 
