@@ -250,6 +250,14 @@ def test_arguments_are_keyword_only_and_known():
                     sensitive_feature=SEX)
 
 
+def test_empty_input_raises():
+    with pytest.raises(ValueError):
+        _fairlearn().MetricFrame(metrics=skm.accuracy_score, y_true=[], y_pred=[],
+                                 sensitive_features=[])
+    with pytest.raises(ValueError, match="empty input"):
+        MetricFrame(metrics=skm.accuracy_score, y_true=[], y_pred=[], sensitive_features=[])
+
+
 def test_bad_method_and_errors_arguments():
     mf = MetricFrame(metrics=skm.accuracy_score, y_true=Y_TRUE, y_pred=Y_PRED,
                      sensitive_features=SEX)

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ._inputs import inconsistent_lengths
+from ._inputs import EMPTY, inconsistent_lengths
 from ._slicing import grouped_values
 from .exceptions import invalid_parameter
 
@@ -585,6 +585,9 @@ class MetricFrame:
                 raise ValueError(_DUPLICATE_NAME.format(name))
             seen.add(name)
 
+        if n == 0:
+            # no groups to compare (fairlearn fails here too, stacking no rows)
+            raise ValueError(EMPTY)
         # the by-group rows are keyed by the control features first, as fairlearn's are
         self._groups = _Grouping(controls + sensitive)
         self._control_groups = _Grouping(controls) if controls else None
