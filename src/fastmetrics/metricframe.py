@@ -467,7 +467,7 @@ class MetricFrame:
         The metric, or metrics by name. With one callable the results are scalars and
         Series; with a dict (even of one entry) they are Series and DataFrames with a
         column per metric. Other arguments of a metric go through
-        :func:`functools.partial`.
+        ``functools.partial``.
     y_true, y_pred : array-like
         The true and predicted values (lists, ndarrays, Series, DataFrames; unit dimensions
         are squeezed).
@@ -489,7 +489,7 @@ class MetricFrame:
         Seeds the bootstrap samples (fairlearn's samples for the same value).
     min_group_size : int, optional
         Groups (rows of :attr:`by_group`) with fewer rows than this get NaN instead of a
-        value (their metrics are not computed) and are listed in :attr:`small_groups`; the
+        value (their metrics are not computed) and are listed in ``small_groups``; the
         aggregates skip them. Applies to the bootstrap samples' groups too.
     n_threads : int, optional
         Threads of the grouped passes (None: what OpenMP allows); the values do not depend
@@ -967,6 +967,11 @@ class MetricFrame:
         object, pandas.Series or pandas.DataFrame
             Of the type of :attr:`overall` (per control group with control features).
 
+        See Also
+        --------
+        group_max : The largest value over the groups.
+        group_min_ci : Its bootstrap quantiles.
+
         Examples
         --------
         >>> from fastmetrics import MetricFrame, accuracy_score
@@ -990,6 +995,11 @@ class MetricFrame:
         -------
         object, pandas.Series or pandas.DataFrame
             Of the type of :attr:`overall` (per control group with control features).
+
+        See Also
+        --------
+        group_min : The smallest value over the groups.
+        group_max_ci : Its bootstrap quantiles.
 
         Examples
         --------
@@ -1031,6 +1041,11 @@ class MetricFrame:
         object, pandas.Series or pandas.DataFrame
             Of the type of :attr:`overall`.
 
+        See Also
+        --------
+        ratio : The smallest ratio between groups.
+        difference_ci : Its bootstrap quantiles.
+
         Examples
         --------
         >>> from fastmetrics import MetricFrame, accuracy_score
@@ -1060,6 +1075,11 @@ class MetricFrame:
         object, pandas.Series or pandas.DataFrame
             Of the type of :attr:`overall`.
 
+        See Also
+        --------
+        difference : The largest difference between groups.
+        ratio_ci : Its bootstrap quantiles.
+
         Examples
         --------
         >>> from fastmetrics import MetricFrame, accuracy_score
@@ -1077,6 +1097,10 @@ class MetricFrame:
         -------
         list
             One result per quantile, each of the type of :meth:`group_min`'s.
+
+        See Also
+        --------
+        group_min : The value on all rows.
 
         Examples
         --------
@@ -1097,6 +1121,10 @@ class MetricFrame:
         -------
         list
             One result per quantile, each of the type of :meth:`group_max`'s.
+
+        See Also
+        --------
+        group_max : The value on all rows.
 
         Examples
         --------
@@ -1122,6 +1150,10 @@ class MetricFrame:
         -------
         list
             One result per quantile, each of the type of :meth:`difference`'s.
+
+        See Also
+        --------
+        difference : The value on all rows.
 
         Examples
         --------
@@ -1149,6 +1181,10 @@ class MetricFrame:
         -------
         list
             One result per quantile, each of the type of :meth:`ratio`'s.
+
+        See Also
+        --------
+        ratio : The value on all rows.
 
         Examples
         --------
