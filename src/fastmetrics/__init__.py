@@ -176,6 +176,7 @@ from .lm import (
 )
 from .fairness import GroupMetrics, group_metrics
 from .metricframe import MetricFrame
+from .evaluation import Evaluation, evaluate
 from .parsing import ParsedPredictions, parse_failures
 from .robustness import RobustnessReport, consistency_rate, robustness_report, robustness_score
 from .stability import Stability, stability_summary
@@ -350,6 +351,8 @@ __all__ = [
     "GroupMetrics",
     "group_metrics",
     "MetricFrame",
+    "Evaluation",
+    "evaluate",
     "RobustnessReport",
     "consistency_rate",
     "robustness_report",

@@ -1,0 +1,1056 @@
+"""The evaluation job in one call: every metric of a task, for the whole table and every
+slice, for several models, with intervals and pass/fail gates.
+
+``evaluate(data, y_true="label", models={"new": "score_new", "old": "score_old"},
+by=["country", ["device", "os"]], baseline="old", gates=["roc_auc>=0.8",
+"roc_auc:delta>=-0.01"])`` reads the table once (a pandas, polars or pyarrow table, a dict of
+arrays, or a Parquet or CSV file read in batches of rows), feeds each batch to one
+accumulator per (model, state family) for the whole table and one grouped accumulator per
+(model, family, slicing) (:class:`fastmetrics.streaming.GroupedAccumulator`), and derives
+every metric from those states. So a (model, slice, metric) value is the one-shot function's
+on that slice's rows, and memory is the states', not the table's.
+
+Task defaults (metric names are scikit-learn's scorer names without ``neg_``, values with
+the metric's own sign):
+
+============ ==============================================================================
+task         metrics
+============ ==============================================================================
+binary       accuracy, precision, recall, f1, matthews_corrcoef (from labels: the prediction
+             column, or ``score >= threshold``); roc_auc, average_precision, log_loss,
+             brier_score, ece (from the score column: the positive class's probability)
+multiclass   accuracy, f1_macro, f1_weighted, balanced_accuracy, matthews_corrcoef,
+             cohen_kappa, per class ``precision[c]``, ``recall[c]``, ``f1[c]``; with
+             probability columns also log_loss and top_2_accuracy (the prediction is then
+             the top column when no prediction column is given)
+regression   mean_absolute_error, mean_squared_error, root_mean_squared_error, r2,
+             mean_absolute_percentage_error, median_absolute_error, max_error,
+             explained_variance
+============ ==============================================================================
+
+Intervals (``ci=0.95``) come from the states alone (no second read): percentile bootstrap
+intervals of ``n_boot`` resamples drawn from the confusion counts for the metrics of labels
+(a resample costs O(K^2), whatever the rows), and DeLong's interval for ROC AUC. Average
+precision (a resample of an exact ranking state costs O(distinct scores)) and the metrics
+whose states are sums (log loss, Brier, ECE, regression errors: their resamples need the
+rows) get none (``ci_low``/``ci_high`` None).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+import os
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .streaming import KINDS, Accumulator, GroupedAccumulator
+
+__all__ = ["TASK_METRICS", "Evaluation", "Gate", "evaluate"]
+
+
+@dataclass(frozen=True)
+class _MetricSpec:
+    """One default metric: its name, what it reads ("labels", "scores" or "probs"), its
+    state family and accumulator method, and the method's keyword arguments."""
+
+    name: str
+    reads: str
+    family: str
+    method: str
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    higher_is_better: bool = True
+    config: tuple[tuple[str, Any], ...] = ()  # the accumulator's own settings
+
+    @property
+    def state(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        """The accumulator it reads: metrics of one family and settings share one."""
+        return (self.family, self.config)
+
+
+def _m(name: str, reads: str, family: str, method: str, better: bool = True,
+       config: tuple[tuple[str, Any], ...] = (), **kwargs: Any) -> _MetricSpec:
+    return _MetricSpec(name, reads, family, method, tuple(kwargs.items()), better, config)
+
+
+_BINARY = (
+    _m("accuracy", "labels", "confusion", "accuracy_score"),
+    _m("precision", "labels", "confusion", "precision_score", zero_division=0),
+    _m("recall", "labels", "confusion", "recall_score", zero_division=0),
+    _m("f1", "labels", "confusion", "f1_score", zero_division=0),
+    _m("matthews_corrcoef", "labels", "confusion", "matthews_corrcoef"),
+    _m("roc_auc", "scores", "ranking", "roc_auc_score"),
+    _m("average_precision", "scores", "ranking", "average_precision_score"),
+    _m("log_loss", "scores", "proba", "log_loss", False),
+    _m("brier_score", "scores", "calibration", "brier_score_loss", False),
+    _m("ece", "scores", "calibration", "expected_calibration_error", False),
+)
+_MULTICLASS = (
+    _m("accuracy", "labels", "confusion", "accuracy_score"),
+    _m("f1_macro", "labels", "confusion", "f1_score", average="macro", zero_division=0),
+    _m("f1_weighted", "labels", "confusion", "f1_score", average="weighted", zero_division=0),
+    _m("balanced_accuracy", "labels", "confusion", "balanced_accuracy_score"),
+    _m("matthews_corrcoef", "labels", "confusion", "matthews_corrcoef"),
+    _m("cohen_kappa", "labels", "confusion", "cohen_kappa_score"),
+    _m("log_loss", "probs", "proba", "log_loss", False),
+    _m("top_2_accuracy", "probs", "proba", "top_k_accuracy_score", config=(("k", 2),)),
+)
+_REGRESSION = (
+    _m("mean_absolute_error", "scores", "regression", "mean_absolute_error", False),
+    _m("mean_squared_error", "scores", "regression", "mean_squared_error", False),
+    _m("root_mean_squared_error", "scores", "regression", "root_mean_squared_error", False),
+    _m("r2", "scores", "regression", "r2_score"),
+    _m("mean_absolute_percentage_error", "scores", "regression",
+       "mean_absolute_percentage_error", False),
+    _m("median_absolute_error", "scores", "regression", "median_absolute_error", False),
+    _m("max_error", "scores", "regression", "max_error", False),
+    _m("explained_variance", "scores", "regression", "explained_variance_score"),
+)
+
+#: task -> its default metrics' names (per-class rows of a multiclass task come on top)
+TASK_METRICS: dict[str, tuple[str, ...]] = {
+    "binary": tuple(m.name for m in _BINARY),
+    "multiclass": tuple(m.name for m in _MULTICLASS),
+    "regression": tuple(m.name for m in _REGRESSION),
+}
+_SPECS = {"binary": _BINARY, "multiclass": _MULTICLASS, "regression": _REGRESSION}
+#: metrics with intervals from their states alone: the metrics of labels (confusion cells
+#: resampled, O(K^2) each) and ROC AUC (DeLong's variance)
+_INTERVALS = frozenset({"accuracy", "precision", "recall", "f1", "matthews_corrcoef",
+                        "f1_macro", "f1_weighted", "balanced_accuracy", "cohen_kappa",
+                        "roc_auc"})
+_PER_CLASS = ("precision", "recall", "f1")
+
+
+# --------------------------------------------------------------------------- models
+
+
+@dataclass(frozen=True)
+class _Model:
+    """A model's columns: predicted labels, a score (binary: the positive class's
+    probability; regression: the estimate) and/or probability columns (one per class)."""
+
+    name: str
+    pred: str | None = None
+    score: str | None = None
+    probs: tuple[str, ...] = ()
+
+    def columns(self) -> list[str]:
+        return [c for c in (self.pred, self.score, *self.probs) if c is not None]
+
+
+def _models(models: Any, pred: str | None, score: str | None, prob: Any,
+            names: Sequence[str] | None) -> list[_Model]:
+    out: list[_Model] = []
+    if models is not None:
+        if not isinstance(models, Mapping) or not models:
+            raise TypeError("models must be a non-empty dict: name -> column(s)")
+        for name, cols in models.items():
+            out.append(_model_of(str(name), cols, names))
+    if pred is not None or score is not None or prob is not None:
+        probs = _prob_columns(prob, names)
+        out.append(_Model("model", pred, score, probs))
+    if not out:
+        raise ValueError("no model: pass pred=, score=, prob= or models=")
+    if len({m.name for m in out}) != len(out):
+        raise ValueError("two models have the same name")
+    return out
+
+
+def _prob_columns(prob: Any, names: Sequence[str] | None) -> tuple[str, ...]:
+    if prob is None:
+        return ()
+    if isinstance(prob, str):  # a prefix: every column that starts with it, in order
+        if names is None:
+            raise ValueError("prob= as a prefix needs a table with column names")
+        cols = tuple(c for c in names if c.startswith(prob))
+        if not cols:
+            raise ValueError(f"no column starts with the probability prefix {prob!r}")
+        return cols
+    return tuple(str(c) for c in prob)
+
+
+def _model_of(name: str, cols: Any, names: Sequence[str] | None) -> _Model:
+    """``models`` values: a column (a score, or labels when it holds labels: decided from
+    the data), a list of probability columns, or a dict with ``pred``/``score``/``prob``."""
+    if isinstance(cols, Mapping):
+        unknown = set(cols) - {"pred", "score", "prob"}
+        if unknown:
+            raise ValueError(f"model {name!r}: unknown keys {sorted(unknown)} "
+                             "(pred, score, prob)")
+        return _Model(name, cols.get("pred"), cols.get("score"),
+                      _prob_columns(cols.get("prob"), names))
+    if isinstance(cols, str):
+        return _Model(name, score=cols)
+    cols = tuple(str(c) for c in cols)
+    if len(cols) == 1:
+        return _Model(name, score=cols[0])
+    return _Model(name, probs=cols)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _slicings(by: Any) -> list[tuple[str, ...]]:
+    """``by``: a column, or a list of slicings, each a column or a list of columns
+    (crossed)."""
+    if by is None:
+        return []
+    if isinstance(by, str):
+        return [(by,)]
+    out = []
+    for s in by:
+        t = (s,) if isinstance(s, str) else tuple(str(c) for c in s)
+        if not t:
+            raise ValueError("a slicing needs at least one column")
+        out.append(t)
+    return out
+
+
+class _Table:
+    """The data as batches of named columns (numpy arrays, or arrow arrays for text)."""
+
+    def __init__(self, data: Any, batch_rows: int) -> None:
+        self.data = data
+        self.batch_rows = batch_rows
+        self.path: str | None = None
+        self.names: list[str]
+        self.rows: int | None = None
+        if isinstance(data, (str, os.PathLike)):
+            self.path = os.fspath(data)
+            self._open_path()
+        elif isinstance(data, Mapping):
+            self.names = [str(k) for k in data]
+        else:
+            mod = type(data).__module__.partition(".")[0]
+            if mod not in ("pandas", "polars", "pyarrow"):
+                raise TypeError("data must be a pandas, polars or pyarrow table, a dict of "
+                                f"arrays or a Parquet/CSV path, got {type(data).__name__}")
+            self.names = [str(c) for c in (data.column_names if mod == "pyarrow"
+                                            else data.columns)]
+
+    def _open_path(self) -> None:
+        assert self.path is not None
+        if not os.path.exists(self.path):
+            raise ValueError(f"no such file: {self.path}")
+        low = self.path.lower()
+        if low.endswith((".parquet", ".pq")):
+            import pyarrow.parquet as pq
+
+            self.kind = "parquet"
+            pf = pq.ParquetFile(self.path)
+            self.names = list(pf.schema_arrow.names)
+            self.rows = pf.metadata.num_rows
+            pf.close()
+        elif low.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz", ".csv.bz2", ".csv.zst")):
+            import pyarrow.csv as pcsv
+
+            self.kind = "csv"
+            self.delimiter = "\t" if ".tsv" in low else ","
+            reader = pcsv.open_csv(self.path, parse_options=pcsv.ParseOptions(
+                delimiter=self.delimiter))
+            self.names = list(reader.schema.names)
+            reader.close()
+        else:
+            raise ValueError(f"cannot tell the format of {self.path}: use .parquet or .csv/.tsv")
+
+    def check(self, columns: Sequence[str]) -> None:
+        for c in columns:
+            if c not in self.names:
+                shown = ", ".join(self.names[:20]) + (", ..." if len(self.names) > 20 else "")
+                raise ValueError(f"unknown column {c!r}; the columns are: {shown}")
+
+    def batches(self, columns: Sequence[str]) -> Iterator[dict[str, Any]]:
+        cols = list(dict.fromkeys(columns))
+        if self.path is None:
+            yield {c: self._column(c) for c in cols}
+            return
+        if self.kind == "parquet":
+            import pyarrow.parquet as pq
+
+            pf = pq.ParquetFile(self.path)
+            try:
+                for rb in pf.iter_batches(batch_size=self.batch_rows, columns=cols):
+                    yield {c: _arrow_column(rb.column(c)) for c in cols}
+            finally:
+                pf.close()
+            return
+        import pyarrow.csv as pcsv
+
+        reader = pcsv.open_csv(
+            self.path, read_options=pcsv.ReadOptions(block_size=1 << 24),
+            parse_options=pcsv.ParseOptions(delimiter=self.delimiter),
+            convert_options=pcsv.ConvertOptions(include_columns=cols))
+        try:
+            for rb in reader:
+                yield {c: _arrow_column(rb.column(c)) for c in cols}
+        finally:
+            reader.close()
+
+    def _column(self, c: str) -> Any:
+        d = self.data
+        if isinstance(d, Mapping):
+            return d[c]
+        mod = type(d).__module__.partition(".")[0]
+        if mod == "pyarrow":
+            return _arrow_column(d.column(c))
+        return d[c]
+
+
+def _arrow_column(col: Any) -> Any:
+    """An arrow column as the kernels read it: numbers as numpy (no copy where the buffer
+    allows), text and dictionaries as arrow (encoded by their codes downstream)."""
+    import pyarrow as pa
+
+    t = col.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_dictionary(t) \
+            or pa.types.is_string_view(t):
+        return col
+    if col.null_count:
+        raise ValueError(f"a column holds {col.null_count} missing values")
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    return col.to_numpy(zero_copy_only=False)
+
+
+# --------------------------------------------------------------------------- gates
+
+
+_GATE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\[\]]*)\s*(?::\s*(delta|rel|better))?\s*"
+                   r"(?:(>=|<=|>|<)\s*([-+0-9.eE]+))?\s*$")
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A pass/fail condition: ``metric>=0.8`` (the value), ``metric:delta>=-0.01`` (its
+    difference to the baseline model's), ``metric:rel>=-0.02`` (the relative difference),
+    or ``metric:better`` (better than the baseline with confidence: the candidate's
+    interval lies wholly on the better side of the baseline's value).
+
+    Examples
+    --------
+    >>> Gate.parse("roc_auc:delta>=-0.01")
+    Gate(metric='roc_auc', kind='delta', op='>=', bound=-0.01, text='roc_auc:delta>=-0.01')
+    """
+
+    metric: str
+    kind: str  # "value", "delta", "rel" or "better"
+    op: str | None
+    bound: float | None
+    text: str
+
+    @classmethod
+    def parse(cls, text: str) -> Gate:
+        """A gate from its text; ``ValueError`` naming what is malformed."""
+        m = _GATE.match(text) if isinstance(text, str) else None
+        if m is None:
+            raise ValueError(f"malformed gate {text!r}: write METRIC>=VALUE, "
+                             "METRIC:delta>=VALUE, METRIC:rel>=VALUE or METRIC:better")
+        metric, kind, op, bound = m.groups()
+        kind = kind or "value"
+        if kind == "better":
+            if op is not None:
+                raise ValueError(f"malformed gate {text!r}: METRIC:better takes no bound")
+            return cls(metric, kind, None, None, text.strip())
+        if op is None:
+            raise ValueError(f"malformed gate {text!r}: a comparison (>=, <=, >, <) and a "
+                             "number are needed")
+        try:
+            value = float(bound)
+        except ValueError:
+            raise ValueError(f"malformed gate {text!r}: {bound!r} is not a number") from None
+        return cls(metric, kind, op, value, text.strip())
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass
+class Evaluation:
+    """What :func:`evaluate` found: the tidy table of values and the gates' verdicts.
+
+    Attributes
+    ----------
+    task : str
+    task_inferred : bool
+        Whether the task was inferred from the data (and not given).
+    rows : list of dict
+        One per (model, slice, metric): ``model``, ``slicing`` (the slice's columns, empty
+        for the whole table), ``slice`` (column -> value, empty for the whole table),
+        ``metric``, ``value``, ``ci_low``, ``ci_high``, ``n``.
+    gates : list of dict
+        One per (gate, model, slice checked): ``gate``, ``model``, ``slice``, ``value``,
+        ``passed`` and ``reason``.
+    too_small : list of dict
+        Slices under ``min_slice_size`` rows: ``slice`` and ``n`` (no values computed).
+    seconds : float
+        Time the evaluation took.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> ev = fm.evaluate({"y": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.1]}, y_true="y",
+    ...                  score="p", metrics=["accuracy", "roc_auc"])
+    >>> [(r["metric"], r["value"]) for r in ev.rows]
+    [('accuracy', 0.75), ('roc_auc', 1.0)]
+    """
+
+    task: str
+    task_inferred: bool
+    models: list[str]
+    baseline: str | None
+    rows: list[dict[str, Any]]
+    gates: list[dict[str, Any]] = field(default_factory=list)
+    too_small: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        """Whether every gate passed (True without gates)."""
+        return all(g["passed"] for g in self.gates)
+
+    def failed(self) -> list[dict[str, Any]]:
+        """The gates that failed."""
+        return [g for g in self.gates if not g["passed"]]
+
+    def value(self, metric: str, model: str | None = None,
+              slice: Mapping[str, Any] | None = None) -> Any:
+        """One value: ``metric`` of ``model`` (the only or first model by default) on
+        ``slice`` (column -> value; None: the whole table); ``KeyError`` when absent."""
+        model = self.models[0] if model is None else model
+        want = dict(slice or {})
+        for r in self.rows:
+            if r["model"] == model and r["metric"] == metric and r["slice"] == want:
+                return r["value"]
+        raise KeyError((metric, model, want))
+
+    def table(self, kind: str = "pandas") -> Any:
+        """The tidy table: ``"pandas"``, ``"polars"``, ``"arrow"`` or ``"records"`` (the
+        rows as dicts). The slice is a text column (``col=value, ...``; empty for the
+        whole table) beside ``slicing``."""
+        records = [{**r, "slicing": ",".join(r["slicing"]),
+                    "slice": _slice_text(r["slice"])} for r in self.rows]
+        if kind == "records":
+            return records
+        cols = ["model", "slicing", "slice", "metric", "value", "ci_low", "ci_high", "n"]
+        data = {c: [r[c] for r in records] for c in cols}
+        if kind == "pandas":
+            import pandas as pd
+
+            return pd.DataFrame(data, columns=cols)
+        if kind == "polars":
+            import polars as pl
+
+            return pl.DataFrame(data, strict=False)
+        if kind == "arrow":
+            import pyarrow as pa
+
+            return pa.table(data)
+        raise ValueError(f"kind must be 'pandas', 'polars', 'arrow' or 'records', got {kind!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"task", "rows", "gates", ...}`` as :func:`json.dumps` takes it (NaN as None)."""
+        return {"task": self.task, "task_inferred": self.task_inferred,
+                "models": self.models, "baseline": self.baseline,
+                "rows": [{k: _plain(v) for k, v in r.items() if k != "slicing"}
+                         for r in self.rows],
+                "gates": [{k: _plain(v) for k, v in g.items()} for g in self.gates],
+                "too_small": [{k: _plain(v) for k, v in t.items()} for t in self.too_small],
+                "passed": self.passed}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The result as JSON (see :meth:`to_dict`)."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def to_markdown(self) -> str:
+        """A pull-request comment: the whole-table values per model (with the baseline's
+        difference), the gates, and each slicing's worst slices."""
+        lines = [f"### fastmetrics evaluate: {self.task}", ""]
+        whole = [r for r in self.rows if not r["slice"]]
+        metrics = list(dict.fromkeys(r["metric"] for r in whole))
+        head = "| metric | " + " | ".join(self.models) + " |"
+        lines += [head, "|---|" + "---|" * len(self.models)]
+        by = {(r["model"], r["metric"]): r for r in whole}
+        for m in metrics:
+            cells = []
+            for model in self.models:
+                r = by.get((model, m))
+                cells.append("" if r is None else _cell(r))
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        if self.gates:
+            lines += ["", "**Gates**", ""]
+            for g in self.gates:
+                mark = "pass" if g["passed"] else "**FAIL**"
+                where = _slice_text(g["slice"]) or "whole table"
+                lines.append(f"- {mark}: `{g['gate']}` ({g['model']}, {where}): {g['reason']}")
+        worst = self._worst_slices()
+        if worst:
+            lines += ["", "**Worst slices**", ""]
+            for text in worst:
+                lines.append(f"- {text}")
+        return "\n".join(lines) + "\n"
+
+    def _worst_slices(self, k: int = 3) -> list[str]:
+        out = []
+        first = self.rows[0]["metric"] if self.rows else None
+        for model in self.models:
+            sliced = [r for r in self.rows if r["slice"] and r["model"] == model
+                      and r["metric"] == first and r["value"] is not None
+                      and not _isnan(r["value"])]
+            sliced.sort(key=lambda r: r["value"])
+            for r in sliced[:k]:
+                out.append(f"{model}, {_slice_text(r['slice'])}: {first} "
+                           f"{r['value']:.4g} (n={r['n']})")
+        return out
+
+    def to_html(self) -> str:
+        """A standalone page: the tidy table (sortable by clicking a header), each
+        slicing's worst slices marked, and the gates."""
+        rows = self.table("records")
+        worst = set()
+        for model in self.models:
+            for slicing in {r["slicing"] for r in rows if r["slicing"]}:
+                for metric in {r["metric"] for r in rows}:
+                    cand = [i for i, r in enumerate(rows) if r["model"] == model
+                            and r["slicing"] == slicing and r["metric"] == metric
+                            and isinstance(r["value"], float) and not math.isnan(r["value"])]
+                    if cand:
+                        spec = _spec_of(self.task, metric)
+                        pick = min if (spec is None or spec.higher_is_better) else max
+                        worst.add(pick(cand, key=lambda i: rows[i]["value"]))
+        esc = _html_escape
+        out = ["<!doctype html><html><head><meta charset='utf-8'><title>fastmetrics "
+               "evaluate</title><style>body{font-family:sans-serif}table{border-collapse:"
+               "collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd}"
+               "tr.worst{background:#fde2e2}th{cursor:pointer}</style></head><body>",
+               f"<h1>fastmetrics evaluate: {esc(self.task)}</h1>"]
+        if self.gates:
+            out.append("<h2>Gates</h2><ul>")
+            for g in self.gates:
+                mark = "pass" if g["passed"] else "<b>FAIL</b>"
+                out.append(f"<li>{mark}: {esc(g['gate'])} ({esc(g['model'])}, "
+                           f"{esc(_slice_text(g['slice']) or 'whole table')}): "
+                           f"{esc(g['reason'])}</li>")
+            out.append("</ul>")
+        cols = ["model", "slicing", "slice", "metric", "value", "ci_low", "ci_high", "n"]
+        out.append("<h2>Values</h2><table id='values'><thead><tr>"
+                   + "".join(f"<th onclick='sortBy({i})'>{c}</th>" for i, c in enumerate(cols))
+                   + "</tr></thead><tbody>")
+        for i, r in enumerate(rows):
+            cls = " class='worst'" if i in worst else ""
+            out.append(f"<tr{cls}>" + "".join(f"<td>{esc(_fmt(r[c]))}</td>" for c in cols)
+                       + "</tr>")
+        out.append("</tbody></table>")
+        out.append("<script>function sortBy(i){const t=document.getElementById('values')"
+                   ".tBodies[0];const r=[...t.rows];const d=t.dataset.d==i?-1:1;"
+                   "t.dataset.d=d==1?i:'';r.sort((a,b)=>{const x=a.cells[i].textContent,"
+                   "y=b.cells[i].textContent;const p=parseFloat(x),q=parseFloat(y);"
+                   "return d*((isNaN(p)||isNaN(q))?x.localeCompare(y):p-q)});"
+                   "r.forEach(x=>t.appendChild(x))}</script></body></html>")
+        return "\n".join(out)
+
+
+def _cell(r: Mapping[str, Any]) -> str:
+    v = r["value"]
+    if v is None or _isnan(v):
+        return "n/a"
+    text = f"{v:.4f}"
+    if r.get("ci_low") is not None:
+        text += f" [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
+    return text
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else f"{v:.6g}"
+    return str(v)
+
+
+def _html_escape(v: Any) -> str:
+    import html
+
+    return html.escape(str(v))
+
+
+def _isnan(v: Any) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (np.generic,)):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _slice_text(s: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in s.items())
+
+
+def _spec_of(task: str, metric: str) -> _MetricSpec | None:
+    for s in _SPECS.get(task, ()):
+        if s.name == metric:
+            return s
+    base = metric.partition("[")[0]
+    if base in _PER_CLASS:
+        return _MetricSpec(metric, "labels", "confusion", "")
+    return None
+
+
+# --------------------------------------------------------------------------- the job
+
+
+def _infer_task(y: np.ndarray, model: _Model) -> str:
+    if model.probs:
+        return "multiclass" if len(model.probs) > 2 else "binary"
+    if y.dtype.kind == "f" and not np.all(np.equal(np.mod(y[np.isfinite(y)], 1), 0)):
+        return "regression"
+    if y.dtype.kind in "iub" or y.dtype.kind == "f":
+        k = np.unique(y).shape[0]
+        if model.score is not None and k > 2 and y.dtype.kind == "f":
+            return "regression"
+        if k <= 2:
+            return "binary"
+        return "regression" if model.score is not None and model.pred is None else "multiclass"
+    return "binary" if np.unique(y).shape[0] <= 2 else "multiclass"
+
+
+def _values_of(col: Any) -> np.ndarray:
+    """A column as a numpy array (text decoded) for the few checks made on the whole true
+    column (task inference, classes)."""
+    mod = type(col).__module__.partition(".")[0]
+    if mod == "pyarrow":
+        import pyarrow as pa
+
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
+        if pa.types.is_dictionary(col.type):
+            col = col.dictionary_decode()
+        return np.asarray(col.to_numpy(zero_copy_only=False))
+    if mod == "polars":
+        return np.asarray(col.to_numpy())
+    return np.asarray(col)
+
+
+def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | None = None,
+             prob: str | Sequence[str] | None = None,
+             models: Mapping[str, Any] | None = None, task: str | None = None,
+             by: Any = None, sample_weight: str | None = None,
+             metrics: Sequence[str] | None = None, ci: float | None = None,
+             n_boot: int = 1000, baseline: str | None = None,
+             gates: Sequence[str] = (), gate_slices: bool = False,
+             min_slice_size: int = 1, threshold: float = 0.5,
+             batch_rows: int = 1 << 20, random_state: int | None = 0,
+             progress: Callable[[int, int | None], None] | None = None) -> Evaluation:
+    """Every metric of a task, for the whole table and every slice, for several models, with
+    intervals and pass/fail gates, in one read of the data.
+
+    Parameters
+    ----------
+    data : pandas/polars/pyarrow table, dict of arrays, or path
+        The predictions table; a ``.parquet`` or ``.csv``/``.tsv`` (optionally ``.gz``,
+        ``.bz2``, ``.zst``) path is read in batches of ``batch_rows`` rows (bounded memory).
+    y_true : str
+        The true column (labels, or targets for regression).
+    pred, score, prob : str, optional
+        One model's columns: predicted labels, a score (binary: the positive class's
+        probability; regression: the estimate), probability columns (a list, or a prefix
+        naming every column that starts with it, in order: one per sorted class).
+    models : dict, optional
+        Several models: name -> a score column, a list of probability columns, or a dict
+        with ``pred``/``score``/``prob``.
+    task : {"binary", "multiclass", "regression"}, optional
+        Inferred from the true column and the models' columns when omitted (the result says
+        so in ``task_inferred``).
+    by : str or list, optional
+        Slicings: a column, or a list whose items are a column or a list of columns
+        (crossed into one slicing).
+    sample_weight : str, optional
+        A weight column.
+    metrics : list of str, optional
+        A subset of the task's metrics (:data:`TASK_METRICS`); default all.
+    ci : float, optional
+        Confidence level of bootstrap intervals (e.g. 0.95), from the states' cells.
+    n_boot : int, default=1000
+        Bootstrap resamples.
+    baseline : str, optional
+        The model the others are compared with (gates with ``:delta``, ``:rel``,
+        ``:better``; rows ``<metric>:delta`` per other model).
+    gates : list of str, optional
+        Pass/fail conditions (:class:`Gate`), checked on the whole table (and on every
+        slice of at least ``min_slice_size`` rows with ``gate_slices=True``).
+    gate_slices : bool, default=False
+    min_slice_size : int, default=1
+        Slices with fewer rows get no values (listed in ``too_small``).
+    threshold : float, default=0.5
+        Binary task without a prediction column: predicted positive when
+        ``score >= threshold``.
+    batch_rows : int, default=2**20
+        Rows per batch read from a file.
+    random_state : int or None, default=0
+        Seeds the bootstrap.
+    progress : callable, optional
+        ``progress(rows_done, rows_total_or_None)`` after each batch.
+
+    Returns
+    -------
+    Evaluation
+
+    Raises
+    ------
+    ValueError
+        A missing column, a label column with NaN, scores outside [0, 1] where
+        probabilities are needed, an unknown metric, a malformed gate, a baseline that is
+        not a model, ``min_slice_size`` < 1.
+
+    See Also
+    --------
+    fastmetrics.MetricFrame : Metrics by slice as pandas objects.
+    fastmetrics.streaming.GroupedAccumulator : The grouped states underneath.
+
+    Examples
+    --------
+    >>> import fastmetrics as fm
+    >>> data = {"y": [0, 1, 1, 0, 1, 0], "a": [0.1, 0.8, 0.7, 0.3, 0.4, 0.2],
+    ...         "seg": ["x", "x", "y", "y", "y", "x"]}
+    >>> ev = fm.evaluate(data, y_true="y", score="a", by="seg", metrics=["accuracy"])
+    >>> [(r["slice"], r["value"]) for r in ev.rows]
+    [({}, 0.8333333333333334), ({'seg': 'x'}, 1.0), ({'seg': 'y'}, 0.6666666666666666)]
+    """
+    start = time.perf_counter()
+    if isinstance(min_slice_size, bool) or not isinstance(min_slice_size, int) \
+            or min_slice_size < 1:
+        raise ValueError(f"min_slice_size must be an integer >= 1, got {min_slice_size!r}")
+    if ci is not None and not (isinstance(ci, float) and 0 < ci < 1):
+        raise ValueError(f"ci must be a confidence level in (0, 1), got {ci!r}")
+    table = _Table(data, batch_rows)
+    mods = _models(models, pred, score, prob, table.names)
+    slicings = _slicings(by)
+    parsed = [Gate.parse(g) for g in gates]
+    names = [m.name for m in mods]
+    if baseline is not None and baseline not in names:
+        raise ValueError(f"baseline {baseline!r} is not a model; the models are {names}")
+    if any(g.kind != "value" for g in parsed) and baseline is None:
+        raise ValueError("gates against the baseline (:delta, :rel, :better) need baseline=")
+    needed = [y_true, *(c for m in mods for c in m.columns()),
+              *(c for s in slicings for c in s)]
+    if sample_weight is not None:
+        needed.append(sample_weight)
+    table.check(needed)
+
+    # the classes (and the task, when not given) from the true column: in memory it is at
+    # hand; a file's label column is read once more, alone
+    ys = [_values_of(b[y_true]) for b in table.batches([y_true])]
+    y_all = np.concatenate(ys) if len(ys) > 1 else ys[0]
+    if y_all.shape[0] == 0:
+        raise ValueError("the table has no rows")
+    if y_all.dtype.kind == "f" and np.isnan(y_all).any() and task != "regression":
+        raise ValueError(f"the true column {y_true!r} contains NaN")
+    inferred = task is None
+    if task is None:
+        task = _infer_task(y_all, mods[0])
+    if task not in _SPECS:
+        raise ValueError(f"task must be one of {sorted(_SPECS)} (ranking and multilabel are "
+                         f"not served by evaluate yet), got {task!r}")
+    classes = None if task == "regression" else np.unique(y_all)
+    del ys, y_all
+    specs = _chosen(task, metrics)
+    for g in parsed:
+        if _spec_of(task, g.metric) is None and not any(s.name == g.metric for s in specs):
+            raise ValueError(f"gate {g.text!r}: unknown metric {g.metric!r} for the {task} "
+                             "task")
+
+    plan = _Plan(task, mods, specs, classes, slicings, threshold)
+    rows_done = 0
+    total = table.rows
+    for batch in table.batches(needed):
+        n = plan.update(batch, y_true, sample_weight)
+        rows_done += n
+        if progress is not None:
+            progress(rows_done, total)
+    if rows_done == 0:
+        raise ValueError("the table has no rows")
+    rows, small = plan.rows(min_slice_size, ci, n_boot, random_state)
+    ev = Evaluation(task, inferred, names, baseline, rows, too_small=small)
+    if baseline is not None:
+        _add_deltas(ev, baseline)
+    ev.gates = _check_gates(ev, parsed, baseline, gate_slices, min_slice_size)
+    ev.seconds = time.perf_counter() - start
+    return ev
+
+
+def _chosen(task: str, metrics: Sequence[str] | None) -> list[_MetricSpec]:
+    specs = list(_SPECS[task])
+    if metrics is None:
+        return specs
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    known = {s.name: s for s in specs}
+    out = []
+    for name in metrics:
+        if name not in known:
+            raise ValueError(f"unknown metric {name!r} for the {task} task; its metrics are "
+                             f"{sorted(known)}")
+        out.append(known[name])
+    return out
+
+
+class _Plan:
+    """The accumulators of one evaluation: per model and family, one for the whole table
+    and one grouped accumulator per slicing."""
+
+    def __init__(self, task: str, models: list[_Model], specs: list[_MetricSpec],
+                 classes: np.ndarray | None, slicings: list[tuple[str, ...]],
+                 threshold: float) -> None:
+        self.task, self.models, self.classes = task, models, classes
+        self.slicings, self.threshold = slicings, threshold
+        self.specs: dict[str, list[_MetricSpec]] = {}
+        self.whole: dict[tuple[str, Any], Accumulator] = {}
+        self.grouped: dict[tuple[str, Any, tuple[str, ...]], GroupedAccumulator] = {}
+        for m in models:
+            usable = [s for s in specs if self._input(m, s.reads) is not None]
+            if not usable:
+                raise ValueError(f"model {m.name!r} has no column the {task} task's metrics "
+                                 "can read (a prediction, a score or probability columns)")
+            self.specs[m.name] = usable
+            for st in dict.fromkeys(s.state for s in usable):
+                cfg = {**self._config(st[0]), **dict(st[1])}
+                self.whole[(m.name, st)] = KINDS[st[0]](**cfg)
+                for sl in slicings:
+                    self.grouped[(m.name, st, sl)] = GroupedAccumulator(st[0], **cfg)
+        self.n = 0
+
+    def _config(self, family: str) -> dict[str, Any]:
+        c = self.classes
+        if family == "ranking":
+            return {"pos_label": c[-1].item()} if c is not None and c.shape[0] else {}
+        if family in ("proba", "calibration"):
+            return {} if c is None else {"labels": c}
+        if family == "regression":
+            return {"keep_values": True}  # the median absolute error needs every error
+        return {}
+
+    def _input(self, m: _Model, reads: str) -> str | None:
+        if reads == "labels":
+            if m.pred is not None:
+                return m.pred
+            if self.task == "binary" and m.score is not None:
+                return m.score  # thresholded
+            if self.task == "multiclass" and m.probs:
+                return m.probs[0]  # the top column
+            return None
+        if reads == "scores":
+            return m.score if m.score is not None else (
+                m.probs[-1] if self.task == "binary" and len(m.probs) == 2 else None)
+        return m.probs[0] if m.probs and self.task == "multiclass" else None
+
+    def _data(self, m: _Model, reads: str, batch: Mapping[str, Any]) -> Any:
+        if reads == "labels":
+            if m.pred is not None:
+                return batch[m.pred]
+            if self.task == "binary":
+                s = self._scores(m, batch)
+                assert self.classes is not None
+                return np.where(s >= self.threshold, self.classes[-1],
+                                self.classes[0] if self.classes.shape[0] > 1
+                                else self.classes[-1])
+            assert self.classes is not None
+            return self.classes[np.argmax(self._probs(m, batch), axis=1)]
+        if reads == "scores":
+            return self._scores(m, batch)
+        return self._probs(m, batch)
+
+    def _scores(self, m: _Model, batch: Mapping[str, Any]) -> np.ndarray:
+        col = m.score if m.score is not None else m.probs[-1]
+        s = np.asarray(batch[col])
+        if s.dtype.kind not in "fiub":
+            raise ValueError(f"the score column {col!r} is not numeric")
+        return s
+
+    def _probs(self, m: _Model, batch: Mapping[str, Any]) -> np.ndarray:
+        return np.column_stack([np.asarray(batch[c], dtype=np.float64) for c in m.probs])
+
+    def update(self, batch: Mapping[str, Any], y_true: str, weight: str | None) -> int:
+        y = batch[y_true]
+        n = len(y)
+        if n == 0:
+            return 0
+        w = None if weight is None else np.asarray(batch[weight], dtype=np.float64)
+        groups = {sl: (batch[sl[0]] if len(sl) == 1 else {c: batch[c] for c in sl})
+                  for sl in self.slicings}
+        for m in self.models:
+            by_state: dict[Any, str] = {}
+            for s in self.specs[m.name]:
+                by_state.setdefault(s.state, s.reads)
+            inputs: dict[str, Any] = {}
+            for st, reads in by_state.items():
+                if reads not in inputs:
+                    inputs[reads] = self._data(m, reads, batch)
+                x = inputs[reads]
+                if st[0] in ("proba", "calibration") and reads != "labels":
+                    _check_probabilities(x, m)
+                whole: Any = self.whole[(m.name, st)]
+                if w is not None:
+                    whole.update(y, x, sample_weight=w)
+                else:
+                    whole.update(y, x)
+                for sl, g in groups.items():
+                    self.grouped[(m.name, st, sl)].update(y, x, groups=g, sample_weight=w)
+        self.n += n
+        return n
+
+    def rows(self, min_size: int, ci: float | None, n_boot: int,
+             seed: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        out: list[dict[str, Any]] = []
+        small: list[dict[str, Any]] = []
+        for m in self.models:
+            for s in self.specs[m.name]:
+                acc = self.whole[(m.name, s.state)]
+                out.append(self._row(m.name, (), {}, s, acc, ci, n_boot, seed))
+            out += self._per_class(m.name, (), {}, self.whole.get((m.name, ("confusion", ()))))
+        for sl in self.slicings:
+            for m in self.models:
+                states = list(dict.fromkeys(s.state for s in self.specs[m.name]))
+                first = self.grouped[(m.name, states[0], sl)]
+                for key in first.keys():
+                    kt = key if isinstance(key, tuple) else (key,)
+                    sdict = dict(zip(sl, kt))
+                    n = first[key].n_samples
+                    if n < min_size:
+                        if m is self.models[0]:
+                            small.append({"slicing": list(sl), "slice": sdict, "n": n})
+                        continue
+                    for s in self.specs[m.name]:
+                        acc = self.grouped[(m.name, s.state, sl)][key]
+                        out.append(self._row(m.name, sl, sdict, s, acc, ci, n_boot, seed))
+                    cm = ("confusion", ())
+                    out += self._per_class(m.name, sl, sdict,
+                                           self.grouped[(m.name, cm, sl)][key]
+                                           if cm in states else None)
+        return out, small
+
+    def _row(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any], s: _MetricSpec,
+             acc: Accumulator, ci: float | None, n_boot: int,
+             seed: int | None) -> dict[str, Any]:
+        kw = dict(s.kwargs)
+        value: Any
+        try:
+            value = getattr(acc, s.method)(**kw)
+            value = float(value)
+        except ValueError:
+            value = float("nan")  # undefined on these rows (one class for ROC AUC...)
+        lo = hi = None
+        if ci is not None and s.name in _INTERVALS and not _isnan(value) \
+                and not getattr(acc.state, "weighted", False):
+            try:
+                if s.name == "roc_auc":  # DeLong's variance: O(distinct scores), no resamples
+                    d = acc.delong_ci(confidence_level=ci)  # type: ignore[attr-defined]
+                    lo, hi = (float(v) for v in d.confidence_interval)
+                else:  # the cells' multinomial law: O(K^2) a resample
+                    r = acc.bootstrap(s.method, n_resamples=n_boot,  # type: ignore[attr-defined]
+                                      confidence_level=ci, random_state=seed, **kw)
+                    lo, hi = (float(v) for v in r.confidence_interval)
+            except ValueError:
+                pass
+        return {"model": model, "slicing": sl, "slice": sdict, "metric": s.name,
+                "value": value, "ci_low": lo, "ci_high": hi, "n": acc.n_samples}
+
+    def _per_class(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any],
+                   acc: Accumulator | None) -> list[dict[str, Any]]:
+        if self.task != "multiclass" or acc is None or acc.state is None:
+            return []
+        p, r, f, _ = acc.precision_recall_fscore_support(  # type: ignore[attr-defined]
+            average=None, zero_division=0, labels=self.classes)
+        out = []
+        for i, c in enumerate(np.asarray(self.classes).tolist()):
+            for name, arr in zip(_PER_CLASS, (p, r, f)):
+                out.append({"model": model, "slicing": sl, "slice": sdict,
+                            "metric": f"{name}[{c}]", "value": float(arr[i]),
+                            "ci_low": None, "ci_high": None, "n": acc.n_samples})
+        return out
+
+
+def _check_probabilities(x: np.ndarray, m: _Model) -> None:
+    lo, hi = float(np.min(x)), float(np.max(x))
+    if not (0.0 <= lo and hi <= 1.0):
+        raise ValueError(f"model {m.name!r}: probabilities must lie in [0, 1], got values "
+                         f"in [{lo:.6g}, {hi:.6g}]")
+
+
+def _add_deltas(ev: Evaluation, baseline: str) -> None:
+    base = {(r["metric"], _slice_text(r["slice"])): r for r in ev.rows if r["model"] == baseline}
+    extra = []
+    for r in ev.rows:
+        if r["model"] == baseline or "[" in r["metric"]:
+            continue
+        b = base.get((r["metric"], _slice_text(r["slice"])))
+        if b is None:
+            continue
+        extra.append({**r, "metric": r["metric"] + ":delta", "value": r["value"] - b["value"],
+                      "ci_low": None, "ci_high": None})
+    ev.rows += extra
+
+
+def _check_gates(ev: Evaluation, gates: list[Gate], baseline: str | None, slices: bool,
+                 min_size: int) -> list[dict[str, Any]]:
+    out = []
+    index = {(r["model"], r["metric"], _slice_text(r["slice"])): r for r in ev.rows}
+    for g in gates:
+        spec = _spec_of(ev.task, g.metric)
+        better_high = spec is None or spec.higher_is_better
+        targets = [m for m in ev.models if g.kind == "value" or m != baseline]
+        wheres = [{}] if not slices else [{}] + [
+            r["slice"] for r in ev.rows if r["slice"] and r["metric"] == g.metric
+            and r["model"] == ev.models[0] and r["n"] >= min_size]
+        for model in targets:
+            for where in wheres:
+                r = index.get((model, g.metric, _slice_text(where)))
+                if r is None:
+                    continue
+                value = r["value"]
+                if g.kind == "value":
+                    passed, reason = _compare(value, g), f"{g.metric} = {_fmt(value)}"
+                else:
+                    b = index.get((baseline, g.metric, _slice_text(where)))
+                    if b is None:
+                        continue
+                    base = b["value"]
+                    if g.kind == "delta":
+                        d = value - base
+                        passed, reason = _compare(d, g), f"delta = {_fmt(d)}"
+                    elif g.kind == "rel":
+                        d = (value - base) / abs(base) if base else float("nan")
+                        passed, reason = _compare(d, g), f"relative change = {_fmt(d)}"
+                    else:
+                        lo, hi = r["ci_low"], r["ci_high"]
+                        if lo is None:
+                            passed, reason = False, "no interval (pass ci=0.95; counts only)"
+                        else:
+                            passed = lo > base if better_high else hi < base
+                            reason = (f"{_fmt(value)} [{_fmt(lo)}, {_fmt(hi)}] vs baseline "
+                                      f"{_fmt(base)}")
+                out.append({"gate": g.text, "model": model, "slice": where, "value": value,
+                            "passed": bool(passed), "reason": reason})
+    return out
+
+
+def _compare(v: Any, g: Gate) -> bool:
+    if v is None or _isnan(v):
+        return False
+    assert g.op is not None and g.bound is not None
+    return _OPS[g.op](float(v), g.bound)
