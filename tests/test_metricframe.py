@@ -381,6 +381,15 @@ def test_min_group_size_with_several_features_lists_tuples():
     assert mf.by_group[0, "a"] == 0.5
 
 
+def test_min_group_size_above_every_group():
+    mf = MetricFrame(metrics={"acc": skm.accuracy_score}, y_true=[1, 0, 1], y_pred=[1, 1, 1],
+                     sensitive_features=["a", "b", "c"], min_group_size=2)
+    assert mf.small_groups == ["a", "b", "c"]
+    assert mf.by_group["acc"].isna().all()
+    assert mf.overall["acc"] == pytest.approx(2 / 3)
+    assert math.isnan(mf.difference()["acc"])
+
+
 @pytest.mark.parametrize("name", ["min_group_size", "n_threads"])
 @pytest.mark.parametrize("value", [0, -1, 1.5, "2", True])
 def test_extras_are_validated(name, value):

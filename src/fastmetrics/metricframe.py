@@ -722,7 +722,9 @@ class MetricFrame:
         keep = computed[codes]
         lookup = np.cumsum(computed, dtype=np.int64) - 1
         sub_rows = np.flatnonzero(keep) if rows is None else rows[keep]
-        sub = self._values(lookup[codes[keep]], int(computed.sum()), sub_rows)
+        n_computed = int(computed.sum())
+        sub = (self._values(lookup[codes[keep]], n_computed, sub_rows) if n_computed
+               else {name: [] for name in self._names})
         where = np.flatnonzero(computed)
         full: dict[Any, list[Any]] = {}
         for name, got in sub.items():
