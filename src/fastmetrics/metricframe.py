@@ -348,7 +348,7 @@ def _below_one(value: Any) -> Any:
 def _scalars_only(frame: Any) -> Any:
     """``frame`` with every cell that is not a scalar (an array, None) set to NaN."""
     if all(d == np.float64 for d in frame.dtypes):
-        return frame.copy()
+        return frame.copy()  # every cell of a float64 frame is a scalar already
     return frame.apply(lambda column: column.apply(_scalar_or_nan))
 
 
@@ -372,7 +372,7 @@ class _Disaggregated:
         except ValueError as exc:
             if errors == "raise":
                 raise ValueError(_NON_SCALAR) from exc
-            raise
+            raise  # with every cell a scalar, the error is about the values themselves
 
     def difference(self, controls: list[str] | None, method: str, errors: str) -> Any:
         if errors not in _ERRORS:
@@ -401,6 +401,8 @@ class _Disaggregated:
                       / self.overall.unstack(level=controls))
         else:
             ratios = self.by_group / self.overall
+        # not coerced to scalars first (fairlearn's ratio to overall is not either): an
+        # array-valued metric raises here, whatever ``errors`` says
         ratios = ratios.apply(lambda column: column.transform(_below_one))
         return ratios.min().unstack(0) if controls else ratios.min()
 
@@ -417,6 +419,7 @@ def _quantiles(quantiles: list[float], samples: list[Any]) -> list[Any]:
     first = samples[0]
     if isinstance(first, pd.Series):
         try:
+            # a plain quantile: a sample's NaN (a metric undefined there) makes it NaN
             values = np.quantile(samples, q=quantiles, axis=0)
         except ValueError as exc:
             raise ValueError(_QUANTILE_FAILED) from exc
