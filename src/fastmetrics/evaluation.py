@@ -50,6 +50,9 @@ from typing import Any
 
 import numpy as np
 
+from . import _table
+from ._inputs import group_keys
+from ._states.replicates import cells, draws, replicate
 from .streaming import KINDS, Accumulator, GroupedAccumulator
 
 __all__ = ["TASK_METRICS", "Evaluation", "Gate", "evaluate"]
@@ -891,8 +894,9 @@ class _Plan:
         if n == 0:
             return 0
         w = None if weight is None else np.asarray(batch[weight], dtype=np.float64)
-        groups = {sl: (batch[sl[0]] if len(sl) == 1 else {c: batch[c] for c in sl})
-                  for sl in self.slicings}
+        # each slicing's keys encoded once per batch, for every model and state
+        groups = {sl: group_keys(batch[sl[0]] if len(sl) == 1 else {c: batch[c] for c in sl},
+                                 n) for sl in self.slicings}
         for m in self.models:
             by_state: dict[Any, str] = {}
             for s in self.specs[m.name]:
@@ -918,14 +922,15 @@ class _Plan:
              seed: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         out: list[dict[str, Any]] = []
         small: list[dict[str, Any]] = []
+        rng = np.random.default_rng(seed)  # one stream, consumed in a fixed order
+        cm = ("confusion", ())
         for m in self.models:
-            for s in self.specs[m.name]:
-                acc = self.whole[(m.name, s.state)]
-                out.append(self._row(m.name, (), {}, s, acc, ci, n_boot, seed))
-            out += self._per_class(m.name, (), {}, self.whole.get((m.name, ("confusion", ()))))
+            accs = {st: self.whole[(m.name, st)] for st in self._states(m)}
+            out += self._rows_of(m.name, (), {}, accs, ci, n_boot, rng)
+            out += self._per_class(m.name, (), {}, accs.get(cm))
         for sl in self.slicings:
             for m in self.models:
-                states = list(dict.fromkeys(s.state for s in self.specs[m.name]))
+                states = self._states(m)
                 first = self.grouped[(m.name, states[0], sl)]
                 for key in first.keys():
                     kt = key if isinstance(key, tuple) else (key,)
@@ -935,40 +940,48 @@ class _Plan:
                         if m is self.models[0]:
                             small.append({"slicing": list(sl), "slice": sdict, "n": n})
                         continue
-                    for s in self.specs[m.name]:
-                        acc = self.grouped[(m.name, s.state, sl)][key]
-                        out.append(self._row(m.name, sl, sdict, s, acc, ci, n_boot, seed))
-                    cm = ("confusion", ())
-                    out += self._per_class(m.name, sl, sdict,
-                                           self.grouped[(m.name, cm, sl)][key]
-                                           if cm in states else None)
+                    accs = {st: self.grouped[(m.name, st, sl)][key] for st in states}
+                    out += self._rows_of(m.name, sl, sdict, accs, ci, n_boot, rng)
+                    out += self._per_class(m.name, sl, sdict, accs.get(cm))
         return out, small
 
-    def _row(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any], s: _MetricSpec,
-             acc: Accumulator, ci: float | None, n_boot: int,
-             seed: int | None) -> dict[str, Any]:
-        kw = dict(s.kwargs)
-        value: Any
-        try:
-            value = getattr(acc, s.method)(**kw)
-            value = float(value)
-        except ValueError:
-            value = float("nan")  # undefined on these rows (one class for ROC AUC...)
-        lo = hi = None
-        if ci is not None and s.name in _INTERVALS and not _isnan(value) \
-                and not getattr(acc.state, "weighted", False):
+    def _states(self, m: _Model) -> list[Any]:
+        return list(dict.fromkeys(s.state for s in self.specs[m.name]))
+
+    def _rows_of(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any],
+                 accs: Mapping[Any, Accumulator], ci: float | None, n_boot: int,
+                 rng: np.random.Generator) -> list[dict[str, Any]]:
+        """The rows of one (model, slice): every metric, and the intervals: the confusion
+        metrics' from one set of resampled tables (each metric's vectorised derivation
+        over them), ROC AUC's from DeLong's variance."""
+        out = []
+        tables: np.ndarray | None = None
+        for s in self.specs[model]:
+            acc = accs[s.state]
+            kw = dict(s.kwargs)
+            value: Any
             try:
-                if s.name == "roc_auc":  # DeLong's variance: O(distinct scores), no resamples
-                    d = acc.delong_ci(confidence_level=ci)  # type: ignore[attr-defined]
-                    lo, hi = (float(v) for v in d.confidence_interval)
-                else:  # the cells' multinomial law: O(K^2) a resample
-                    r = acc.bootstrap(s.method, n_resamples=n_boot,  # type: ignore[attr-defined]
-                                      confidence_level=ci, random_state=seed, **kw)
-                    lo, hi = (float(v) for v in r.confidence_interval)
+                value = float(getattr(acc, s.method)(**kw))
             except ValueError:
-                pass
-        return {"model": model, "slicing": sl, "slice": sdict, "metric": s.name,
-                "value": value, "ci_low": lo, "ci_high": hi, "n": acc.n_samples}
+                value = float("nan")  # undefined on these rows (one class for ROC AUC...)
+            lo = hi = None
+            state = acc.state
+            if ci is not None and s.name in _INTERVALS and not _isnan(value) \
+                    and not getattr(state, "weighted", False):
+                try:
+                    if s.name == "roc_auc":  # DeLong's variance: no resamples
+                        d = acc.delong_ci(confidence_level=ci)  # type: ignore[attr-defined]
+                        lo, hi = (float(v) for v in d.confidence_interval)
+                    else:  # the cells' multinomial law: O(K^2) a resample
+                        if tables is None:
+                            tables = draws(cells(state), rng, n_boot).reshape(
+                                (n_boot,) + state.cm.shape)
+                        lo, hi = _percentile(_batch(s, state, tables, kw), ci)
+                except ValueError:
+                    pass
+            out.append({"model": model, "slicing": sl, "slice": sdict, "metric": s.name,
+                        "value": value, "ci_low": lo, "ci_high": hi, "n": acc.n_samples})
+        return out
 
     def _per_class(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any],
                    acc: Accumulator | None) -> list[dict[str, Any]]:
@@ -983,6 +996,32 @@ class _Plan:
                             "metric": f"{name}[{c}]", "value": float(arr[i]),
                             "ci_low": None, "ci_high": None, "n": acc.n_samples})
         return out
+
+
+_BATCH = {row.name: row.batch for row in _table.METRICS if row.batch is not None}
+
+
+def _batch(s: _MetricSpec, state: Any, tables: np.ndarray,
+           kw: dict[str, Any]) -> np.ndarray:
+    """The metric of every resampled table at once (the table row's vectorised
+    derivation); one table at a time where it has none or declines."""
+    fn = _BATCH.get(s.method)
+    values = None if fn is None else fn(state, tables, **kw)
+    if values is None:
+        derive = next(r.derive for r in _table.METRICS if r.name == s.method)
+        values = np.array([derive(replicate(state, t.reshape(-1)), **kw) for t in tables],
+                          dtype=np.float64)
+    return np.asarray(values, dtype=np.float64)
+
+
+def _percentile(values: np.ndarray, level: float) -> tuple[float | None, float | None]:
+    """The percentile interval of resampled values (NaN resamples left out)."""
+    v = values[~np.isnan(values)]
+    if v.shape[0] == 0:
+        return None, None
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
 
 
 def _check_probabilities(x: np.ndarray, m: _Model) -> None:

@@ -69,12 +69,15 @@ __all__ = [
     "accuracy",
     "accuracy_batch",
     "balanced_accuracy",
+    "balanced_accuracy_batch",
     "card",
     "hamming",
     "kappa",
+    "kappa_batch",
     "likelihood_ratios",
     "matrix",
     "mcc",
+    "mcc_batch",
     "mcm",
     "oos",
     "py_value",
@@ -1308,6 +1311,55 @@ def mcc(state: ConfusionState) -> float:
     if cov == 0:
         return 0.0
     return float(cov_ytyp / np.sqrt(cov))
+
+
+def mcc_batch(state: ConfusionState, cms: np.ndarray) -> np.ndarray | None:
+    """:func:`mcc` of many unweighted tables (``cms`` of shape (B, K, K)): one value per
+    table, by the same formula (labels no sample of a table has add nothing to it)."""
+    if state.weighted:
+        return None
+    c = cms.astype(np.float64)
+    t_sum = c.sum(axis=2)
+    p_sum = c.sum(axis=1)
+    n_correct = np.trace(c, axis1=1, axis2=2)
+    n = p_sum.sum(axis=1)
+    cov_ytyp = n_correct * n - np.einsum("bk,bk->b", t_sum, p_sum)
+    cov_ypyp = n**2 - np.einsum("bk,bk->b", p_sum, p_sum)
+    cov_ytyt = n**2 - np.einsum("bk,bk->b", t_sum, t_sum)
+    cov = cov_ypyp * cov_ytyt
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = cov_ytyp / np.sqrt(cov)
+    out[cov == 0] = 0.0
+    return np.asarray(out, dtype=np.float64)
+
+
+def balanced_accuracy_batch(state: ConfusionState, cms: np.ndarray,
+                            adjusted: bool = False) -> np.ndarray | None:
+    """:func:`balanced_accuracy` of many unweighted tables: the mean recall over the classes
+    each table's true labels hold (without the per-table warning)."""
+    if state.weighted or adjusted:
+        return None
+    support = cms.sum(axis=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recall = np.diagonal(cms, axis1=1, axis2=2) / support
+    present = support > 0
+    return np.asarray(np.where(present, recall, 0.0).sum(axis=1) / present.sum(axis=1),
+                      dtype=np.float64)
+
+
+def kappa_batch(state: ConfusionState, cms: np.ndarray, labels: ArrayLike | None = None,
+                weights: str | None = None,
+                replace_undefined_by: float = np.nan) -> np.ndarray | None:
+    """:func:`kappa` of many unweighted tables, unweighted kappa over the state's labels
+    (None for weights or labels: those are scored one table at a time)."""
+    if state.weighted or labels is not None or weights is not None:
+        return None
+    c = cms.astype(np.float64)
+    n = c.sum(axis=(1, 2))
+    agree = np.trace(c, axis1=1, axis2=2)
+    chance = np.einsum("bk,bk->b", c.sum(axis=1), c.sum(axis=2)) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(1.0 - (n - agree) / (n - chance), dtype=np.float64)
 
 
 def balanced_accuracy(state: ConfusionState, adjusted: bool = False) -> float:
