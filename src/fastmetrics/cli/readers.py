@@ -655,6 +655,10 @@ def _parquet_column(col: Any, label: bool) -> Any:
             return _coded(col)
         except Reread:  # an empty text: the object column names its row
             pass
+    if pa.types.is_dictionary(col.type):
+        # decoded first: pyarrow's to_numpy of a dictionary column puts another row's value
+        # where a value is null, and a missing label or slice key must be seen as missing
+        col = col.cast(col.type.value_type)
     dtype = numpy_dtype(col.type)
     if dtype is not None and not col.null_count:
         return numbers(col, dtype)
