@@ -12,7 +12,8 @@ The package: ``readers`` (files -> batches of columns),
 ``columns`` (columns -> labels and probabilities, the labels' type),
 ``toplabel`` (calibration over batches), ``card``
 (the one pipeline: batches -> accumulators -> state -> report card),
-``render`` (text, markdown, JSON), ``html`` (the ``--html`` page), ``progress`` and
+``render`` (text, markdown, JSON), ``html`` (the ``--html`` page), ``slices`` (the
+``--by`` tables), ``progress`` and
 ``bench`` (the ``bench`` command).
 """
 
@@ -29,6 +30,7 @@ from .evaluate import add_parser as add_evaluate, run_evaluate
 from .errors import CLIError, first_line
 from .readers import DEFAULT_BATCH_ROWS, STREAM_BYTES
 from .render import render, write_diagram
+from .slices import add_arguments as add_slice_arguments
 
 __all__ = ["main", "build_parser", "run_report"]
 
@@ -161,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
                    f"files whose columns would take over {STREAM_BYTES >> 20} MiB in memory, "
                    f"and stdin, are streamed in batches of {DEFAULT_BATCH_ROWS:,} rows by "
                    "default")
+    add_slice_arguments(r)
     add_evaluate(sub)
     b = sub.add_parser(
         "bench",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -30,6 +30,7 @@ from .columns import (DEFAULT_CLASS_PREFIX, LabelCoder, as_prob, class_name, cla
 from .errors import CLIError, first_line
 from .progress import Progress
 from .readers import NpzSource, Reread, Source, batch_rows, open_source
+from .slices import SliceTable, Slicer
 from .toplabel import TopLabel
 
 __all__ = ["SAMPLE_DEFAULTS", "Card", "Scores", "card_of", "report_card"]
@@ -84,6 +85,8 @@ class Card:
         Percentiles of the ``--latency-col`` column (ms), and that column.
     scores : Scores or None
         Every row's probabilities, kept only for ``--html`` (its ROC and PR curves).
+    slices : list of SliceTable
+        One table per ``--by`` slicing (empty without ``--by``).
     """
 
     name: str
@@ -96,6 +99,7 @@ class Card:
     latency: LatencyStats | None = None
     latency_source: str | None = None
     scores: Scores | None = None
+    slices: list[SliceTable] = field(default_factory=list)
 
 
 def card_of(argv: Sequence[str]) -> Card:
@@ -128,10 +132,11 @@ def report_card(args: argparse.Namespace) -> Card:
     delimiter = getattr(args, "delimiter", None)
     try:
         with open_source(args.file, delimiter) as source:
-            state, typing, cal, latency = _accumulate(source, args, requested)
+            state, coder, cal, latency, slicer = _accumulate(source, args, requested)
     except Reread:  # pyarrow met what the csv module reads, or reports, its own way
         with open_source(args.file, delimiter, arrow=False) as source:
-            state, typing, cal, latency = _accumulate(source, args, requested)
+            state, coder, cal, latency, slicer = _accumulate(source, args, requested)
+    typing = coder.typing()
     labels, oos = _pinned(args, state)
     try:
         c = confusion.card(state, labels, oos)
@@ -156,10 +161,14 @@ def report_card(args: argparse.Namespace) -> Card:
         metrics = card_with_intervals(state, labels, oos, ci=args.ci,
                                       n_resamples=args.ci_resamples, random_state=args.seed)
     lat_col = getattr(args, "latency_col", None)
+    # after the calibration's result: columns read in label order are binned only then
+    slices = ([] if slicer is None else
+              slicer.tables(coder, labels, oos, None if calibration is None else typing))
     return Card(source.name, oos, metrics, rows, summary, calibration,
                 None if cal is None else cal.source, latency,
                 None if latency is None else f"column {lat_col!r}",
-                None if cal is None else _scores(cal, typing, list(c.metrics.labels)))
+                None if cal is None else _scores(cal, typing, list(c.metrics.labels)),
+                slices)
 
 
 def _scores(cal: TopLabel, typing: str, labels: list[Any]) -> Scores | None:
@@ -172,10 +181,12 @@ def _scores(cal: TopLabel, typing: str, labels: list[Any]) -> Scores | None:
 
 
 def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
-                ) -> tuple[ConfusionState, str, TopLabel | None, LatencyStats | None]:
+                ) -> tuple[ConfusionState, LabelCoder, TopLabel | None, LatencyStats | None,
+                           Slicer | None]:
     """Read ``source`` batch by batch into the accumulators: the confusion state over the
-    typed labels, the labels' typing, the calibration (None without probabilities) and the
-    latency percentiles (None without --latency-col)."""
+    typed labels, the labels' coder (their typing), the calibration (None without
+    probabilities), the latency percentiles (None without --latency-col) and the --by
+    slicings' accumulators (None without --by)."""
     true = source.column(args.true, "--true")
     pred = source.column(args.pred, "--pred")
     lat_arg = getattr(args, "latency_col", None)
@@ -194,6 +205,9 @@ def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
     # an NPZ may say which class each column of its matrix holds
     classes_key = (next((k for k in ("classes", "classes_") if k in source.names), None)
                    if given is None and isinstance(source, NpzSource) and len(keys) == 1 else None)
+    by = getattr(args, "by", None)
+    slicer = (Slicer([[source.column(c, "--by") for c in s] for s in by],
+                     getattr(args, "min_slice_size", 1), args.n_bins) if by else None)
     coder = LabelCoder()
     acc = ConfusionAccumulator()
     # --html draws ROC and PR curves: they need every row's probabilities
@@ -201,9 +215,13 @@ def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
                     keep_rows=bool(getattr(args, "html", None)), classes=given,
                     allow_mismatch=bool(getattr(args, "allow_prob_mismatch", False)))
            if keys else None)
+    slice_cols = [] if slicer is None else slicer.columns
+    if cal is not None and slicer is not None:
+        cal.listener = slicer.feed_calibration
     need = list(dict.fromkeys([true, pred, *keys, *([] if lat is None else [lat]),
-                               *([] if classes_key is None else [classes_key])]))
-    labels = tuple(dict.fromkeys([true, pred]))
+                               *([] if classes_key is None else [classes_key]), *slice_cols]))
+    # slice columns are read as label columns are: text comes dictionary-encoded
+    labels = tuple(dict.fromkeys([true, pred, *slice_cols]))
     rows_per_batch = source.plan(requested, need, labels)
     progress = Progress(source.size, unit=source.unit) if rows_per_batch and source.size else None
     n_rows = 0
@@ -218,12 +236,16 @@ def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
             acc.update(yt, yp)
         except (ValueError, TypeError) as exc:
             raise CLIError(first_line(exc)) from None
+        slice_keys = None
+        if slicer is not None:
+            slice_keys = slicer.keys(batch.columns, batch.row0, yt.shape[0])
+            slicer.update(slice_keys, yt, yp)
         if cal is not None:
             if classes_key is not None and cal.classes is None \
                     and np.ndim(batch.columns[keys[0]]) == 2:
                 cal.set_classes(_classes_array(batch.columns[classes_key], classes_key))
             cal.update([batch.columns[k] for k in keys], coder.truth(yt), batch.row0,
-                       yt.shape[0], coder.truth(yp))
+                       yt.shape[0], coder.truth(yp), slice_keys)
         if lat is not None:
             latencies.append(_latencies(batch.columns[lat], lat, batch.row0, yt.shape[0]))
         n_rows += yt.shape[0]
@@ -234,7 +256,7 @@ def _accumulate(source: Source, args: argparse.Namespace, requested: int | None
     if acc.state is None:
         raise CLIError(f"{source.name} has no predictions")
     latency = None if lat is None else latency_stats(np.concatenate(latencies), unit="ms")
-    return coder.finish(acc.state), coder.typing(), cal, latency
+    return coder.finish(acc.state), coder, cal, latency, slicer
 
 
 def _classes_array(a: Any, key: str) -> list[str]:

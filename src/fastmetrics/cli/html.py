@@ -25,6 +25,7 @@ import numpy as np
 from .._states.confusion import py_value
 from .card import Card, Scores
 from .errors import CLIError, first_line
+from .slices import slices_html
 
 __all__ = ["MAX_CURVES", "render_html", "write_html"]
 
@@ -44,6 +45,8 @@ th, td { padding: 0.25em 0.8em; text-align: right; border-bottom: 1px solid #e4e
 th:first-child, td:first-child { text-align: left; }
 thead th { border-bottom: 2px solid #999; }
 tr.avg td { background: #f6f6f6; }
+h3 { font-size: 1.05em; margin-bottom: 0.2em; }
+tr.worst td { background: #fdecea; font-weight: 600; }
 figure { margin: 0.5em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #555; font-size: 0.9em; }
@@ -270,6 +273,7 @@ def render_html(card: Card) -> str:
         _calibration(card),
         _curves(card),
         _latency(card),
+        slices_html(card.slices),
         f"<footer>Made by fastmetrics {_e(__version__)}.</footer>",
         "</body></html>",
         "",

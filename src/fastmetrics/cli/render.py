@@ -18,6 +18,7 @@ from .._states.prf import render_report
 from ..report import RESULTS_HEADER, format_metrics_row
 from .card import Card
 from .errors import CLIError, first_line
+from .slices import slices_json, slices_text
 
 __all__ = ["render", "render_json", "render_markdown", "render_text", "write_diagram"]
 
@@ -79,6 +80,8 @@ def render_text(card: Card, digits: int = 4) -> str:
         out.append(f"latency (ms, {lat.n_iters:,} predictions, from {card.latency_source})")
         for key in ("p50", "p95", "p99", "mean"):
             out.append(f"  {key:<14} {getattr(lat, key + '_ms'):.{digits}f}")
+    if card.slices:
+        out.append(slices_text(card.slices, digits))
     return "\n".join(out)
 
 
@@ -121,6 +124,8 @@ def render_json(card: Card) -> str:
         d.update({f"calibration.{k}": v for k, v in card.calibration.to_flat_dict().items()})
     if card.latency is not None:
         d.update({f"latency.{k}": v for k, v in asdict(card.latency).items()})
+    if card.slices:  # --by only: the flat keys above stay as they were
+        d["slices"] = slices_json(card.slices)
     return json.dumps(_finite(d), indent=2, default=_json_default, allow_nan=False)
 
 

@@ -27,7 +27,7 @@ without a column, then probabilities outside [0, 1].
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -110,6 +110,12 @@ class TopLabel:
             self.names = names = list(classes)
             self.source += f" (classes {', '.join(classes)})"
         self.lookups = {} if names is None else self._lookups(names)
+        # --by: told every batch of rows the calibration bins, with the batch's tag (its
+        # slice keys), so that the slices are binned from the same rows; a batch that
+        # waits for the label order keeps its tag in ``pending_tags``
+        self.listener: Callable[[Any, dict[str, np.ndarray], np.ndarray], None] | None = None
+        self.tag: Any = None
+        self.pending_tags: list[Any] = []
 
     def set_classes(self, classes: list[str]) -> None:
         """The class of each column of the probability matrix (before its batch)."""
@@ -128,10 +134,12 @@ class TopLabel:
         return self.keys
 
     def update(self, arrays: list[np.ndarray], truth: Truth, row0: int, n: int,
-               pred: Truth | None = None) -> None:
+               pred: Truth | None = None, tag: Any = None) -> None:
         """Add a batch: its probability ``arrays`` (one per key; or one (n, K) matrix for
         a single key), the :class:`~fastmetrics.cli.columns.Truth` of its ``n`` rows (and
-        of its predicted labels, ``pred``), and the data rows before it."""
+        of its predicted labels, ``pred``), and the data rows before it; ``tag`` is handed
+        to :attr:`listener` with the batch's rows."""
+        self.tag = tag
         if VALUES in self.errors or ROWS in self.errors:
             return  # the first such error is the report's; nothing later outranks it
         matrix_given = len(arrays) == 1 and arrays[0].ndim == 2
@@ -170,6 +178,7 @@ class TopLabel:
         matrix = cols[0] if matrix_given else stacked(cols)
         if self.names is None:
             self.pending.append((matrix, truth, row0, pred))
+            self.pending_tags.append(tag)
         else:
             self._feed(matrix, truth, row0, self.lookups, pred)
 
@@ -233,6 +242,8 @@ class TopLabel:
                          if row0 else "")
                 self.errors[KERNEL] = f"probabilities: {first_line(exc)}{where}"
                 return
+        if self.listener is not None:
+            self.listener(self.tag, ys, probs)
 
     def result(self, typing: str, labels: list[Any]) -> CalibrationSummary:
         """The calibration summary once the labels are known: ``typing`` (``"number"`` or
@@ -248,9 +259,10 @@ class TopLabel:
                     "read in label order: pin the classes with --labels"
                 )
             lookup = {typing: {v: j for j, v in enumerate(labels)}}
-            for matrix, truth, row0, pred in self.pending:
+            for (matrix, truth, row0, pred), tag in zip(self.pending, self.pending_tags):
+                self.tag = tag
                 self._feed(matrix, truth, row0, lookup, pred)
-            self.pending = []
+            self.pending, self.pending_tags = [], []
             classes = list(labels)
         else:
             if VALUES in self.errors:
