@@ -47,6 +47,7 @@ thead th { border-bottom: 2px solid #999; }
 tr.avg td { background: #f6f6f6; }
 h3 { font-size: 1.05em; margin-bottom: 0.2em; }
 tr.worst td { background: #fdecea; font-weight: 600; }
+table.slices td:first-child { white-space: nowrap; }
 figure { margin: 0.5em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #555; font-size: 0.9em; }
