@@ -53,6 +53,7 @@ import numpy as np
 from . import _table
 from ._inputs import group_keys
 from ._states.replicates import cells, draws, replicate
+from .exceptions import recording_warnings
 from .streaming import KINDS, Accumulator, GroupedAccumulator
 
 __all__ = ["TASK_METRICS", "Evaluation", "Gate", "evaluate"]
@@ -394,6 +395,9 @@ class Evaluation:
         ``passed`` and ``reason``.
     too_small : list of dict
         Slices under ``min_slice_size`` rows: ``slice`` and ``n`` (no values computed).
+    warnings : list of dict
+        The warnings of the derivations (a metric undefined on some slices: NaN there),
+        each once: ``category``, ``message`` and ``count`` (how many values it concerns).
     seconds : float
         Time the evaluation took.
 
@@ -413,6 +417,7 @@ class Evaluation:
     rows: list[dict[str, Any]]
     gates: list[dict[str, Any]] = field(default_factory=list)
     too_small: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -467,6 +472,7 @@ class Evaluation:
                          for r in self.rows],
                 "gates": [{k: _plain(v) for k, v in g.items()} for g in self.gates],
                 "too_small": [{k: _plain(v) for k, v in t.items()} for t in self.too_small],
+                "warnings": self.warnings,
                 "passed": self.passed}
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -788,8 +794,16 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
             progress(rows_done, total)
     if rows_done == 0:
         raise ValueError("the table has no rows")
-    rows, small = plan.rows(min_slice_size, ci, n_boot, random_state)
-    ev = Evaluation(task, inferred, names, baseline, rows, too_small=small)
+    # a metric undefined on a slice (one class for ROC AUC...) gives NaN and its warning
+    # once, with how many values it concerns, not once per slice
+    with recording_warnings() as caught:
+        rows, small = plan.rows(min_slice_size, ci, n_boot, random_state)
+    counts: dict[tuple[type[Warning], str], int] = {}
+    for w in caught:
+        counts[w] = counts.get(w, 0) + 1
+    ev = Evaluation(task, inferred, names, baseline, rows, too_small=small,
+                    warnings=[{"category": c.__name__, "message": m, "count": k}
+                              for (c, m), k in counts.items()])
     if baseline is not None:
         _add_deltas(ev, baseline)
     ev.gates = _check_gates(ev, parsed, baseline, gate_slices, min_slice_size)

@@ -142,6 +142,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if args.html:
         _write_atomic(args.html, ev.to_html(), ev, "html")
+    for w in ev.warnings:
+        print(f"fastmetrics: warning: {w['message']} ({w['count']} values)", file=sys.stderr)
     for g in ev.failed():
         where = ", ".join(f"{k}={v}" for k, v in g["slice"].items()) or "whole table"
         print(f"fastmetrics: gate failed: {g['gate']} ({g['model']}, {where}): {g['reason']}",
