@@ -357,7 +357,7 @@ BAD = [
     (["report", "ok.csv", "--n-bins", "0"], "--n-bins must be >= 1, got 0"),
     (["report", "ok.csv", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
     (["report", "ok.csv", "--frobnicate"], "unrecognized arguments: --frobnicate"),
-    (["frobnicate"], "argument {report,bench}: invalid choice: 'frobnicate'"),
+    (["frobnicate"], "argument {report,evaluate,bench}: invalid choice: 'frobnicate'"),
     (["bench", "--n", "0"], "argument --n: must be a whole number >= 1, got '0'"),
     (["bench", "--n", "lots"], "argument --n: not a number: 'lots'"),
 ]
