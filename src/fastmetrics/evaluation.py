@@ -38,10 +38,12 @@ rows) get none (``ci_low``/``ci_high`` None).
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import operator
 import os
+import pickle
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -226,9 +228,12 @@ class _Table:
         self.path: str | None = None
         self.names: list[str]
         self.rows: int | None = None
+        self.dask = _is_dask_frame(data)
         if isinstance(data, (str, os.PathLike)):
             self.path = os.fspath(data)
             self._open_path()
+        elif self.dask:
+            self.names = [str(c) for c in data.columns]
         elif isinstance(data, Mapping):
             self.names = [str(k) for k in data]
         else:
@@ -671,9 +676,10 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
 
     Parameters
     ----------
-    data : pandas/polars/pyarrow table, dict of arrays, or path
+    data : pandas/polars/pyarrow table, dict of arrays, Dask dataframe, or path
         The predictions table; a ``.parquet`` or ``.csv``/``.tsv`` (optionally ``.gz``,
-        ``.bz2``, ``.zst``) path is read in batches of ``batch_rows`` rows (bounded memory).
+        ``.bz2``, ``.zst``) path is read in batches of ``batch_rows`` rows (bounded memory);
+        a Dask dataframe's partitions are evaluated where they live and merged.
     y_true : str
         The true column (labels, or targets for regression).
     pred, score, prob : str, optional
@@ -763,9 +769,13 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
     table.check(needed)
 
     # the classes (and the task, when not given) from the true column: in memory it is at
-    # hand; a file's label column is read once more, alone
-    ys = [_values_of(b[y_true]) for b in table.batches([y_true])]
-    y_all = np.concatenate(ys) if len(ys) > 1 else ys[0]
+    # hand; a file's label column is read once more, alone; a Dask frame's distinct labels
+    # are found in one pass over that column
+    if table.dask:
+        y_all = np.asarray(data[y_true].unique().compute())
+    else:
+        ys = [_values_of(b[y_true]) for b in table.batches([y_true])]
+        y_all = np.concatenate(ys) if len(ys) > 1 else ys[0]
     if y_all.shape[0] == 0:
         raise ValueError("the table has no rows")
     if y_all.dtype.kind == "f" and np.isnan(y_all).any() and task != "regression":
@@ -777,7 +787,7 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         raise ValueError(f"task must be one of {sorted(_SPECS)} (ranking and multilabel are "
                          f"not served by evaluate yet), got {task!r}")
     classes = None if task == "regression" else np.unique(y_all)
-    del ys, y_all
+    del y_all
     specs = _chosen(task, metrics)
     for g in parsed:
         if _spec_of(task, g.metric) is None and not any(s.name == g.metric for s in specs):
@@ -785,13 +795,17 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
                              "task")
 
     plan = _Plan(task, mods, specs, classes, slicings, threshold)
-    rows_done = 0
-    total = table.rows
-    for batch in table.batches(needed):
-        n = plan.update(batch, y_true, sample_weight)
-        rows_done += n
-        if progress is not None:
-            progress(rows_done, total)
+    if table.dask:
+        plan = _dask_plan(data, plan, needed, y_true, sample_weight)
+        rows_done = plan.n
+    else:
+        rows_done = 0
+        total = table.rows
+        for batch in table.batches(needed):
+            n = plan.update(batch, y_true, sample_weight)
+            rows_done += n
+            if progress is not None:
+                progress(rows_done, total)
     if rows_done == 0:
         raise ValueError("the table has no rows")
     # a metric undefined on a slice (one class for ROC AUC...) gives NaN and its warning
@@ -932,6 +946,19 @@ class _Plan:
         self.n += n
         return n
 
+    @staticmethod
+    def merge_all(plans: Sequence[_Plan]) -> _Plan:
+        """One plan holding every input plan's rows (all built alike): each accumulator
+        merged with its counterparts by its family's law."""
+        first = plans[0]
+        out = copy.copy(first)
+        out.whole = {k: type(a).merge_all([p.whole[k] for p in plans])
+                     for k, a in first.whole.items()}
+        out.grouped = {k: GroupedAccumulator.merge_all([p.grouped[k] for p in plans])
+                       for k in first.grouped}
+        out.n = sum(p.n for p in plans)
+        return out
+
     def rows(self, min_size: int, ci: float | None, n_boot: int,
              seed: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         out: list[dict[str, Any]] = []
@@ -946,7 +973,12 @@ class _Plan:
             for m in self.models:
                 states = self._states(m)
                 first = self.grouped[(m.name, states[0], sl)]
-                for key in first.keys():
+                keys = first.keys()
+                try:  # slices in key order, whatever order chunks brought them in
+                    keys = sorted(keys)
+                except TypeError:
+                    pass
+                for key in keys:
                     kt = key if isinstance(key, tuple) else (key,)
                     sdict = dict(zip(sl, kt))
                     n = first[key].n_samples
@@ -1036,6 +1068,39 @@ def _percentile(values: np.ndarray, level: float) -> tuple[float | None, float |
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
     return float(lo), float(hi)
+
+
+def _is_dask_frame(data: Any) -> bool:
+    return type(data).__module__.partition(".")[0] == "dask" and hasattr(data, "npartitions")
+
+
+def _partition_plan(part: Any, template: _Plan, needed: list[str], y_true: str,
+                    weight: str | None) -> _Plan:
+    """One Dask partition (a pandas frame) fed to a copy of the empty plan (on a worker)."""
+    plan = pickle.loads(pickle.dumps(template))  # a fresh set of empty accumulators
+    if len(part):
+        plan.update({c: part[c] for c in needed}, y_true, weight)
+    return plan
+
+
+def _merge_plans(*plans: _Plan) -> _Plan:
+    return _Plan.merge_all(plans)
+
+
+def _dask_plan(df: Any, template: _Plan, needed: list[str], y_true: str,
+               weight: str | None, split_every: int = 8) -> _Plan:
+    """The plan of a Dask frame: one per partition, built where it lives, merged in a tree
+    of ``split_every`` plans a task; one graph run."""
+    import dask
+
+    parts = df[list(dict.fromkeys(needed))].to_delayed()
+    build = dask.delayed(_partition_plan, pure=False)
+    level = [build(p, template, needed, y_true, weight) for p in parts]
+    merge = dask.delayed(_merge_plans, pure=False)
+    while len(level) > 1:
+        level = [merge(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
+    out: _Plan = level[0].compute()
+    return out
 
 
 def _check_probabilities(x: np.ndarray, m: _Model) -> None:
