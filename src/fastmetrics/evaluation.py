@@ -1077,7 +1077,7 @@ def _is_dask_frame(data: Any) -> bool:
 def _partition_plan(part: Any, template: _Plan, needed: list[str], y_true: str,
                     weight: str | None) -> _Plan:
     """One Dask partition (a pandas frame) fed to a copy of the empty plan (on a worker)."""
-    plan = pickle.loads(pickle.dumps(template))  # a fresh set of empty accumulators
+    plan: _Plan = pickle.loads(pickle.dumps(template))  # a fresh set of empty accumulators
     if len(part):
         plan.update({c: part[c] for c in needed}, y_true, weight)
     return plan
@@ -1091,8 +1091,9 @@ def _dask_plan(df: Any, template: _Plan, needed: list[str], y_true: str,
                weight: str | None, split_every: int = 8) -> _Plan:
     """The plan of a Dask frame: one per partition, built where it lives, merged in a tree
     of ``split_every`` plans a task; one graph run."""
-    import dask
+    import importlib
 
+    dask: Any = importlib.import_module("dask")  # a Dask frame was given: dask is there
     parts = df[list(dict.fromkeys(needed))].to_delayed()
     build = dask.delayed(_partition_plan, pure=False)
     level = [build(p, template, needed, y_true, weight) for p in parts]
