@@ -670,6 +670,7 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
              gates: Sequence[str] = (), gate_slices: bool = False,
              min_slice_size: int = 1, threshold: float = 0.5,
              batch_rows: int = 1 << 20, random_state: int | None = 0,
+             id: str | None = None,
              progress: Callable[[int, int | None], None] | None = None) -> Evaluation:
     """Every metric of a task, for the whole table and every slice, for several models, with
     intervals and pass/fail gates, in one read of the data.
@@ -719,6 +720,9 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         Rows per batch read from a file.
     random_state : int or None, default=0
         Seeds the bootstrap.
+    id : str, optional
+        With ``data`` a list of tables or files: the column they are joined on (each id
+        once per table; an id missing from one of them is an error that says how many).
     progress : callable, optional
         ``progress(rows_done, rows_total_or_None)`` after each batch.
 
@@ -748,6 +752,10 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
     [({}, 0.8333333333333334), ({'seg': 'x'}, 1.0), ({'seg': 'y'}, 0.6666666666666666)]
     """
     start = time.perf_counter()
+    if isinstance(data, (list, tuple)):  # several files (or tables) joined on an id column
+        data = _joined(data, id)
+    elif id is not None:
+        raise ValueError("id= joins several tables: pass a list of them as data")
     if isinstance(min_slice_size, bool) or not isinstance(min_slice_size, int) \
             or min_slice_size < 1:
         raise ValueError(f"min_slice_size must be an integer >= 1, got {min_slice_size!r}")
@@ -823,6 +831,68 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
     ev.gates = _check_gates(ev, parsed, baseline, gate_slices, min_slice_size)
     ev.seconds = time.perf_counter() - start
     return ev
+
+
+def _joined(parts: Sequence[Any], id: str | None) -> Any:
+    """Several tables or files as one pyarrow table, joined on ``id``: the first's rows in
+    their order, each other's columns matched by id (columns already present are kept
+    from the first table that has them)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if id is None:
+        raise ValueError("several tables need id= (the column they are joined on)")
+    if not parts:
+        raise ValueError("data is an empty list")
+    tables = [_as_arrow(p) for p in parts]
+    out = tables[0]
+    for i, t in enumerate(tables):
+        if id not in t.column_names:
+            raise ValueError(f"table {i} has no id column {id!r}")
+        ids = t.column(id)
+        if len(pc.unique(ids)) != len(ids):
+            raise ValueError(f"table {i} holds an id more than once in {id!r}")
+    left = out.column(id)
+    for i, t in enumerate(tables[1:], start=1):
+        right = t.column(id)
+        missing = len(left) - int(pc.sum(pc.is_in(left, right)).as_py() or 0)
+        extra = len(right) - int(pc.sum(pc.is_in(right, left)).as_py() or 0)
+        if missing or extra:
+            raise ValueError(f"ids do not match: {missing} ids of table 0 are not in table "
+                             f"{i}, {extra} ids of table {i} are not in table 0")
+        pos = pc.index_in(left, right).to_numpy(zero_copy_only=False)
+        for c in t.column_names:
+            if c != id and c not in out.column_names:
+                out = out.append_column(c, t.column(c).take(pa.array(pos)))
+    return out
+
+
+def _as_arrow(data: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(data, (str, os.PathLike)):
+        path = os.fspath(data)
+        if not os.path.exists(path):
+            raise ValueError(f"no such file: {path}")
+        low = path.lower()
+        if low.endswith((".parquet", ".pq")):
+            import pyarrow.parquet as pq
+
+            return pq.read_table(path)
+        import pyarrow.csv as pcsv
+
+        return pcsv.read_csv(path, parse_options=pcsv.ParseOptions(
+            delimiter="\t" if ".tsv" in low else ","))
+    if isinstance(data, pa.Table):
+        return data
+    if isinstance(data, Mapping):
+        return pa.table({str(k): np.asarray(v) for k, v in data.items()})
+    mod = type(data).__module__.partition(".")[0]
+    if mod == "pandas":
+        return pa.Table.from_pandas(data, preserve_index=False)
+    if mod == "polars":
+        return data.to_arrow()
+    raise TypeError(f"cannot join a {type(data).__name__}")
 
 
 def _chosen(task: str, metrics: Sequence[str] | None) -> list[_MetricSpec]:

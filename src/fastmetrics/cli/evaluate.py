@@ -68,8 +68,8 @@ def add_parser(sub: Any) -> None:
         "default metric of the task for the whole table and each slice, intervals, the "
         "difference to a baseline model, and pass/fail gates (exit 1 when one fails).",
     )
-    e.add_argument("file", metavar="FILE", help="predictions: .parquet, .csv or .tsv "
-                   "(optionally .gz, .bz2, .zst)")
+    e.add_argument("file", metavar="FILE", nargs="+", help="predictions: .parquet, .csv or "
+                   ".tsv (optionally .gz, .bz2, .zst); several files are joined on --id")
     e.add_argument("--true", dest="true", required=True, metavar="COL",
                    help="the true labels (or targets)")
     one = e.add_mutually_exclusive_group()
@@ -87,6 +87,7 @@ def add_parser(sub: Any) -> None:
                    help="a slicing: one column, or several crossed (repeat for several "
                    "slicings)")
     e.add_argument("--weight", metavar="COL", help="sample weights")
+    e.add_argument("--id", metavar="COL", help="the id column several FILEs are joined on")
     e.add_argument("--baseline", metavar="NAME", help="the model the others are compared to")
     e.add_argument("--gate", action="append", default=[], metavar="EXPR",
                    help="a pass/fail condition: METRIC>=V, METRIC:delta>=V (against the "
@@ -126,13 +127,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
         raise CLIError("--format parquet needs --output PATH")
     bar = _progress()
     try:
-        ev = evaluate(args.file, y_true=args.true, pred=args.pred, score=args.score,
+        if len(args.file) > 1 and args.id is None:
+            raise CLIError("several FILEs are joined on an id column: pass --id COL")
+        data = args.file[0] if len(args.file) == 1 else args.file
+        ev = evaluate(data, y_true=args.true, pred=args.pred, score=args.score,
                       prob=args.prob_prefix, models=models, task=args.task,
                       by=args.by or None, sample_weight=args.weight, metrics=args.metric,
                       ci=args.ci, n_boot=args.n_boot, baseline=args.baseline,
                       gates=args.gate, gate_slices=args.gate_slices,
                       min_slice_size=args.min_slice_size, batch_rows=args.batch_rows,
-                      progress=bar)
+                      id=args.id if len(args.file) > 1 else None, progress=bar)
     except (ValueError, TypeError, OSError, KeyError) as exc:
         raise CLIError(first_line(exc)) from None
     text = _render(ev, args.format)
