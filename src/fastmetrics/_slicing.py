@@ -118,12 +118,32 @@ def grouped_values(metrics: Mapping[str, Callable[..., Any]], y_true: Any, y_pre
         return out
     codes = np.asarray(codes)
     keys = GroupKeys(codes, (np.arange(n_groups),), ("group",))
+    built: dict[tuple[Any, ...], GroupedAccumulator] = {}
+    by_weights: dict[int, list[tuple[Any, ...]]] = {}
     for key, items in passes.items():
         rec0 = items[0][1]
         try:
-            acc = GroupedAccumulator(rec0.row.family, **rec0.config)
-            acc.update(y_true, y_pred, groups=keys, sample_weight=weights[key])
+            built[key] = GroupedAccumulator(rec0.row.family, **rec0.config)
         except (TypeError, ValueError):
+            continue
+        by_weights.setdefault(id(weights[key]), []).append(key)
+    for group in by_weights.values():
+        # the passes sharing their data (and weights) order the rows once for all
+        try:
+            GroupedAccumulator.update_all([built[k] for k in group], y_true, y_pred,
+                                          groups=keys, sample_weight=weights[group[0]])
+        except (TypeError, ValueError):
+            # one family refused: each pass alone, so the others still answer
+            for k in group:
+                try:
+                    built[k] = GroupedAccumulator(passes[k][0][1].row.family,
+                                                  **passes[k][0][1].config)
+                    built[k].update(y_true, y_pred, groups=keys, sample_weight=weights[k])
+                except (TypeError, ValueError):
+                    del built[k]
+    for key, items in passes.items():
+        acc = built.get(key)
+        if acc is None:
             continue  # the caller's per-group calls give the function's own answer or error
         if acc.n_groups != n_groups:
             continue  # a group without rows: the function decides what that gives

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ._inputs import EMPTY, inconsistent_lengths
+from ._inputs import EMPTY, group_keys, inconsistent_lengths
 from ._slicing import grouped_values
 from .exceptions import invalid_parameter
 
@@ -139,6 +139,12 @@ class _GroupFeature:
             rank = np.zeros(len(categories), dtype=np.int64)
             rank[used[order]] = np.arange(len(used), dtype=np.int64)
             return rank[raw], list(table.take(order).to_list())
+        if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "iubU":
+            # numbers and fixed-width text: fastmetrics' one hash pass (or none, for
+            # integers filling a range) gives pandas' sorted levels and codes
+            keys = group_keys(v, name=str(self.name_))
+            return (np.asarray(keys.codes, dtype=np.int64),
+                    keys.keys[0].tolist())
         codes, uniques = pd.factorize(v, sort=True)
         levels = uniques.tolist() if isinstance(uniques, np.ndarray) else uniques.to_list()
         return np.asarray(codes, dtype=np.int64), list(levels)

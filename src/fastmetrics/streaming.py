@@ -2841,6 +2841,36 @@ class GroupedAccumulator:
         >>> acc.mean_absolute_error()
         {0: 0.5, 1: 0.5}
         """
+        GroupedAccumulator.update_all([self], *data, groups=groups,
+                                      sample_weight=sample_weight, n_threads=n_threads)
+        return self
+
+    @staticmethod
+    def update_all(accumulators: Sequence[GroupedAccumulator], *data: Any, groups: Any,
+                   sample_weight: Any = None, n_threads: int | None = None) -> None:
+        """Add one chunk to several grouped accumulators (of any kinds taking the same data
+        arguments): the keys are encoded and the rows ordered by group once for all.
+
+        Parameters
+        ----------
+        accumulators : sequence of GroupedAccumulator
+            Each gets the chunk as :meth:`update` would give it.
+        *data, groups, sample_weight, n_threads
+            As :meth:`update`.
+
+        See Also
+        --------
+        fastmetrics.streaming.GroupedAccumulator.update : One accumulator.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import GroupedAccumulator
+        >>> a, b = GroupedAccumulator("calibration"), GroupedAccumulator("proba")
+        >>> GroupedAccumulator.update_all([a, b], [0, 1, 0, 1], [0.2, 0.7, 0.4, 0.9],
+        ...                               groups=[1, 1, 2, 2])
+        >>> round(a.brier_score_loss()[2], 6), round(b.log_loss()[1], 6)
+        (0.085, 0.289909)
+        """
         if not data:
             raise TypeError("update() needs the family's data arguments")
         names = ("y_true", "y_pred", "y_third")
@@ -2860,27 +2890,31 @@ class GroupedAccumulator:
         else:
             keys = group_keys(groups, n)
         kw = {} if n_threads is None else {"n_threads": n_threads}
-        with self._lock:
-            if self.names is None:
-                self.names = keys.names
-                self._keys = [k[:0] for k in keys.keys]
-            elif keys.names != self.names:
-                raise ValueError(f"groups has key columns {list(keys.names)}, earlier chunks "
-                                 f"had {list(self.names)}")
-            where = self._positions(keys)
-            weighted = w is not None
-            if self._counted(cols, w, keys, where):
-                return self
-            # one group at a time: a group's update is mostly Python-level checks, which
-            # threads would only contend for (the derivations, sorts for exact ranking
-            # states, run on threads: see ``metric``)
-            for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
-                acc: Any = self._accs[where[g]]
+        weighted = w is not None
+        rest = []
+        for ga in accumulators:
+            with ga._lock:
+                if ga.names is None:
+                    ga.names = keys.names
+                    ga._keys = [k[:0] for k in keys.keys]
+                elif keys.names != ga.names:
+                    raise ValueError(f"groups has key columns {list(keys.names)}, earlier "
+                                     f"chunks had {list(ga.names)}")
+                where = ga._positions(keys)
+                if not ga._counted(cols, w, keys, where):
+                    rest.append((ga, where))
+        if not rest:
+            return
+        # one group at a time: a group's update is mostly Python-level checks, which
+        # threads would only contend for (the derivations, sorts for exact ranking
+        # states, run on threads: see ``metric``)
+        for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
+            for ga, where in rest:
+                acc: Any = ga._accs[where[g]]
                 if weighted:
                     acc.update(*part[:-1], sample_weight=part[-1], **kw)
                 else:  # contingency and paired counts take no weights
                     acc.update(*part[:-1], **kw)
-        return self
 
     def _positions(self, keys: GroupKeys) -> list[int]:
         """Each of the chunk's groups' position among all groups (new ones appended)."""

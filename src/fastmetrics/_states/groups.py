@@ -36,7 +36,7 @@ __all__ = ["BLOCK", "GroupedState", "concat_keys", "group_runs"]
 
 #: rows ordered at a time (the extra memory of a grouped pass: one copy of each input's
 #: rows of a block, in group order)
-BLOCK = 1 << 23
+BLOCK = 1 << 24
 
 
 def group_runs(codes: np.ndarray, n_groups: int, columns: Sequence[np.ndarray | None],
