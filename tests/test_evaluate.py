@@ -329,6 +329,51 @@ def test_multiclass_probabilities_only_and_predictions_only(frames):
     assert_matches(ev, reference(df, "multiclass", {"model": {"pred": "pred"}}, by=["dev"]))
 
 
+def test_multiclass_text_labels():
+    rng = np.random.default_rng(6)
+    n = 20_000
+    k = np.array(["cat", "dog", "eel"])
+    y = k[rng.integers(0, 3, n)]
+    P = rng.dirichlet(np.ones(3), n)
+    d = {"y": y, "pc": P[:, 0], "pd": P[:, 1], "pe": P[:, 2], "pred": k[rng.integers(0, 3, n)],
+         "seg": rng.choice(SEGS, n)}
+    models = {"a": {"prob": ["pc", "pd", "pe"]}, "b": {"pred": "pred"}}
+    want = fm.evaluate(pd.DataFrame(d), y_true="y", models=models, by="seg")
+    assert want.task == "multiclass"
+    assert {r["metric"] for r in want.rows} >= {"f1[cat]", "precision[dog]", "recall[eel]"}
+    df = pd.DataFrame(d).rename(columns={"pc": "p0", "pd": "p1", "pe": "p2"})
+    ref = reference(df, "multiclass", {"a": {"prob": ["p0", "p1", "p2"]}, "b": {"pred": "pred"}},
+                    by=["seg"])
+    assert_matches(want, ref)
+    for data in (d, pl.DataFrame(d), pa.table(d)):
+        same_rows(fm.evaluate(data, y_true="y", models=models, by="seg"), want)
+
+
+@pytest.mark.xfail(strict=True, reason="a binary task whose labels hold one class: the "
+                   "thresholded predictions are all that class (score >= threshold gives "
+                   "classes[-1], which is the lone class), so accuracy is 1.0 whatever the scores")
+@pytest.mark.parametrize("label", [0, 1])
+def test_binary_one_class_thresholded(label):
+    y = np.full(4, label)
+    s = np.array([0.9, 0.1, 0.8, 0.2])
+    ev = fm.evaluate({"y": y, "s": s}, y_true="y", score="s", metrics=["accuracy"])
+    assert ev.value("accuracy") == skm.accuracy_score(y, (s >= 0.5).astype(int)) == 0.5
+
+
+@pytest.mark.xfail(strict=True, reason="a binary model given by its two probability columns "
+                   "gets no metrics of labels (accuracy, precision, recall, f1, MCC): _input "
+                   "finds no labels for it, though its score (the second column) is read")
+def test_binary_model_from_two_probability_columns():
+    rng = np.random.default_rng(13)
+    n = 5_000
+    y = rng.integers(0, 2, n)
+    p1 = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1)
+    ev = fm.evaluate({"y": y, "p0": 1 - p1, "p1": p1}, y_true="y", prob=["p0", "p1"])
+    assert ev.task == "binary"
+    assert ev.value("roc_auc") == pytest.approx(skm.roc_auc_score(y, p1), rel=REL)
+    assert ev.value("accuracy") == skm.accuracy_score(y, (p1 >= 0.5).astype(int))
+
+
 def test_multiclass_slice_without_a_class():
     rng = np.random.default_rng(5)
     n = 6_000
@@ -423,6 +468,34 @@ def test_csv_read_in_batches_of_batch_rows(frames, tmp_path):
         pytest.xfail("CSV files are read in blocks of 16 MiB: batch_rows is ignored "
                      "(documented: read in batches of batch_rows rows)")
     assert len(calls) == math.ceil(len(df) / 777)
+
+
+def test_parquet_categorical_slices_in_batches(tmp_path):
+    """A dictionary-encoded slice column whose row groups hold different dictionaries."""
+    rng = np.random.default_rng(14)
+    n = 20_000
+    y = rng.integers(0, 2, n)
+    s = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1)
+    seg = rng.choice(SEGS, n).astype(object)
+    seg[:5_000] = np.where(rng.random(5_000) < 0.5, "x", "y")  # only in the first batches
+    df = pd.DataFrame({"y": y, "s": s, "seg": pd.Categorical(seg)})
+    path = tmp_path / "cat.parquet"
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path, row_group_size=3_000)
+    ev = fm.evaluate(path, y_true="y", score="s", by="seg", batch_rows=777)
+    plain = df.assign(seg=seg)
+    assert_matches(ev, reference(plain, "binary", {"model": "s"}, by=["seg"]))
+    same_rows(fm.evaluate(df, y_true="y", score="s", by="seg"), ev)
+
+
+@pytest.mark.xfail(strict=True, reason="a file with a header and no rows: IndexError "
+                   "(ys[0] of no batches), not ValueError 'the table has no rows'")
+@pytest.mark.parametrize("ext", ["csv", "parquet"])
+def test_file_without_rows(tmp_path, ext):
+    df = pd.DataFrame({"y": np.array([], dtype=np.int64), "p": np.array([], dtype=float)})
+    path = tmp_path / f"empty.{ext}"
+    df.to_csv(path, index=False) if ext == "csv" else df.to_parquet(path)
+    with pytest.raises(ValueError, match="no rows"):
+        fm.evaluate(path, y_true="y", score="p")
 
 
 def test_compressed_csv_and_tsv(frames, tmp_path):
@@ -997,14 +1070,26 @@ def test_missing_values_in_a_file_name_the_column(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("name, match", [("missing.parquet", "no such file"),
-                                         ("p.xlsx", "format")])
+                                         ("p.xlsx", "format"), ("junk.parquet", "Parquet"),
+                                         ("text.csv", "not numeric")])
 def test_cli_bad_files(tmp_path, capsys, name, match):
     (tmp_path / "p.xlsx").write_text("y,p\n1,0.5\n")
+    (tmp_path / "junk.parquet").write_text("junk")
+    (tmp_path / "text.csv").write_text("y,p\n1,abc\n0,0.2\n")
     out_path = tmp_path / "o.csv"
     rc, out, err = _run(capsys, tmp_path / name, "--true", "y", "--score", "p",
                         "--format", "csv", "--output", out_path)
     assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert match in err and not out_path.exists()
+
+
+@pytest.mark.xfail(strict=True, reason="a CSV file with a header and no rows: a traceback "
+                   "(IndexError), not exit 2 with one line")
+def test_cli_file_without_rows(tmp_path, capsys):
+    path = tmp_path / "empty.csv"
+    path.write_text("y,p\n")
+    rc, _, err = _run(capsys, path, "--true", "y", "--score", "p")
+    assert rc == 2 and err.startswith("fastmetrics: error:") and "no rows" in err
 
 
 @pytest.mark.xfail(strict=True, reason="an --output that cannot be written (a directory, "
