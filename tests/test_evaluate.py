@@ -166,6 +166,17 @@ def _cols(spec) -> dict:
     return dict(spec)
 
 
+_CACHE: dict = {}
+
+
+def cached_reference(frames: dict, task: str, weight: str | None = None) -> dict:
+    """The reference of a whole fixture frame with its task's models (computed once)."""
+    key = (task, weight)
+    if key not in _CACHE:
+        _CACHE[key] = reference(frames[task], task, SETUPS[task][1], weight=weight)
+    return _CACHE[key]
+
+
 def reference(df: pd.DataFrame, task: str, models: dict, by=SLICINGS,
               weight: str | None = None, min_size: int = 1) -> dict:
     """(model, slice text, metric) -> (value, n): scikit-learn on each slice's rows."""
@@ -228,7 +239,7 @@ def test_every_value_is_sklearns_on_the_slice(frames, task, weighted):
                      sample_weight=weight, baseline="old", ci=ci, n_boot=200)
     assert ev.task == task and not ev.task_inferred
     assert ev.models == list(models) and ev.baseline == "old"
-    ref = reference(df, task, models, weight=weight)
+    ref = cached_reference(frames, task, weight)
     assert_matches(ev, ref)
     # every metric of the task's table is there for the whole table
     for name, spec in models.items():
@@ -279,7 +290,8 @@ def test_binary_labels_thresholded_from_the_score(frames):
                                                 rel=REL)
 
 
-@pytest.mark.xfail(strict=True, reason="binary task with text labels: the ranking state's "
+@pytest.mark.xfail(strict=True, raises=(AttributeError, ValueError),
+                   reason="binary task with text labels: the ranking state's "
                    "pos_label is classes[-1].item() (AttributeError on an object array, e.g. a "
                    "pandas text column), and the calibration state gets no pos_label "
                    "(ValueError 'pos_label is not specified' on a numpy str array)")
@@ -349,7 +361,8 @@ def test_multiclass_text_labels():
         same_rows(fm.evaluate(data, y_true="y", models=models, by="seg"), want)
 
 
-@pytest.mark.xfail(strict=True, reason="a binary task whose labels hold one class: the "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="a binary task whose labels hold one class: the "
                    "thresholded predictions are all that class (score >= threshold gives "
                    "classes[-1], which is the lone class), so accuracy is 1.0 whatever the scores")
 @pytest.mark.parametrize("label", [0, 1])
@@ -360,7 +373,8 @@ def test_binary_one_class_thresholded(label):
     assert ev.value("accuracy") == skm.accuracy_score(y, (s >= 0.5).astype(int)) == 0.5
 
 
-@pytest.mark.xfail(strict=True, reason="a binary model given by its two probability columns "
+@pytest.mark.xfail(strict=True, raises=KeyError,
+                   reason="a binary model given by its two probability columns "
                    "gets no metrics of labels (accuracy, precision, recall, f1, MCC): _input "
                    "finds no labels for it, though its score (the second column) is read")
 def test_binary_model_from_two_probability_columns():
@@ -426,7 +440,7 @@ def test_same_numbers_from_every_input(frames, kind, tmp_path):
     models = SETUPS["binary"][1]
     ev = fm.evaluate(_as(kind, df, tmp_path), y_true="y", models=models, by=SLICINGS,
                      sample_weight="w", baseline="old")
-    assert_matches(ev, reference(df, "binary", models, weight="w"))
+    assert_matches(ev, cached_reference(frames, "binary", "w"))
     assert any(r["slice"].get("seg") == "late" for r in ev.rows)
 
 
@@ -439,11 +453,12 @@ def test_parquet_in_small_batches(frames, task, tmp_path):
                      batch_rows=777, baseline="old", progress=lambda d, t: calls.append((d, t)))
     assert len(calls) == math.ceil(N / 777)
     assert calls[-1] == (N, N) and [d for d, _ in calls] == sorted(d for d, _ in calls)
-    assert_matches(ev, reference(df, task, models))
+    assert_matches(ev, cached_reference(frames, task))
     late = [r for r in ev.rows if r["slice"].get("seg") == "late"]
     assert late and all(r["n"] in (LATE, *range(1, LATE)) for r in late)
-    mem = fm.evaluate(df, y_true="y", models=models, by=SLICINGS, baseline="old")
-    same_rows(ev, mem)
+    deltas = [r for r in ev.rows if r["metric"].endswith(":delta")]
+    assert deltas and all(r["value"] == ev.value(r["metric"][:-6], r["model"], r["slice"])
+                          - ev.value(r["metric"][:-6], "old", r["slice"]) for r in deltas)
 
 
 @pytest.mark.parametrize("kind", ["polars", "arrow", "dict", "dict-lists", "csv"])
@@ -487,7 +502,8 @@ def test_parquet_categorical_slices_in_batches(tmp_path):
     same_rows(fm.evaluate(df, y_true="y", score="s", by="seg"), ev)
 
 
-@pytest.mark.xfail(strict=True, reason="a file with a header and no rows: IndexError "
+@pytest.mark.xfail(strict=True, raises=IndexError,
+                   reason="a file with a header and no rows: IndexError "
                    "(ys[0] of no batches), not ValueError 'the table has no rows'")
 @pytest.mark.parametrize("ext", ["csv", "parquet"])
 def test_file_without_rows(tmp_path, ext):
@@ -600,7 +616,8 @@ def test_gates_on_slices(gate_frame):
     assert ev.passed and {"seg": "e"} not in [g["slice"] for g in ev.gates]
 
 
-@pytest.mark.xfail(strict=True, reason="a gate on a metric that is not computed (not asked "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="a gate on a metric that is not computed (not asked "
                    "for, or not computable from the model's columns) is never checked: no "
                    "verdict, and the evaluation passes")
 @pytest.mark.parametrize("k, kwargs", [
@@ -742,7 +759,8 @@ def test_html_marks_the_worst_slice_of_each_metric():
         assert any(f"<td>seg=e</td><td>{m}</td>" in line for line in worst), m
 
 
-@pytest.mark.xfail(strict=True, reason="to_markdown's 'Worst slices' sorts the first metric "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="to_markdown's 'Worst slices' sorts the first metric "
                    "ascending whatever its direction: for an error (mean absolute error) it "
                    "lists the best slices")
 def test_markdown_worst_slices_of_an_error():
@@ -760,6 +778,15 @@ def test_markdown_and_html(small_ev):
     assert html.startswith("<!doctype html>") and "<table" in html and "</table>" in html
     assert html.count("<tr") == len(small_ev.rows) + 1
     assert "FAIL" in html and "class='worst'" in html
+
+
+def test_html_escapes_names_and_slices():
+    data = {"y": [0, 1, 1, 0, 1, 0], "<b>": [0.1, 0.8, 0.7, 0.3, 0.4, 0.2],
+            "g": ["<script>x</script>", "a&b"] * 3}
+    page = fm.evaluate(data, y_true="y", models={"<i>m</i>": "<b>"}, by="g",
+                       gates=["accuracy>=0.9"]).to_html()
+    assert "<script>x" not in page and "&lt;script&gt;x&lt;/script&gt;" in page
+    assert "<i>m</i>" not in page and "&lt;i&gt;m&lt;/i&gt;" in page and "a&amp;b" in page
 
 
 # --------------------------------------------------------------------------- 7. bad input
@@ -840,7 +867,8 @@ def test_bad_data(bad_frame, tmp_path):
         fm.evaluate(df, y_true="y", score="seg", metrics=["roc_auc"])
 
 
-@pytest.mark.xfail(strict=True, reason="missing values in a text label column: a TypeError "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="missing values in a text label column: a TypeError "
                    "from sorting ('<' not supported between 'float' and 'str'), not a message "
                    "saying the labels hold missing values")
 @pytest.mark.parametrize("missing", [np.nan, None], ids=["nan", "none"])
@@ -858,7 +886,8 @@ def test_missing_values_in_a_file(tmp_path):
         fm.evaluate(path, y_true="y", score="p")
 
 
-@pytest.mark.xfail(strict=True, reason="models={name: column} always reads the column as a "
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason="models={name: column} always reads the column as a "
                    "score (docstring: 'labels when it holds labels: decided from the data'), "
                    "so models given by their label columns cannot be evaluated on a "
                    "multiclass task (nor through --model in the CLI)")
@@ -1059,7 +1088,8 @@ def test_cli_parquet_needs_output(cli_file, capsys):
         "needs --output PATH"
 
 
-@pytest.mark.xfail(strict=True, reason="missing values in a file's column: 'a column holds 1 "
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="missing values in a file's column: 'a column holds 1 "
                    "missing values' does not say which column")
 def test_missing_values_in_a_file_name_the_column(tmp_path, capsys):
     path = tmp_path / "p.csv"
@@ -1083,7 +1113,8 @@ def test_cli_bad_files(tmp_path, capsys, name, match):
     assert match in err and not out_path.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="a CSV file with a header and no rows: a traceback "
+@pytest.mark.xfail(strict=True, raises=IndexError,
+                   reason="a CSV file with a header and no rows: a traceback "
                    "(IndexError), not exit 2 with one line")
 def test_cli_file_without_rows(tmp_path, capsys):
     path = tmp_path / "empty.csv"
@@ -1092,7 +1123,8 @@ def test_cli_file_without_rows(tmp_path, capsys):
     assert rc == 2 and err.startswith("fastmetrics: error:") and "no rows" in err
 
 
-@pytest.mark.xfail(strict=True, reason="an --output that cannot be written (a directory, "
+@pytest.mark.xfail(strict=True, raises=OSError,
+                   reason="an --output that cannot be written (a directory, "
                    "here) escapes as a traceback (IsADirectoryError), not exit 2 with one line")
 def test_cli_output_not_writable(cli_file, tmp_path, capsys):
     path, _ = cli_file
