@@ -937,7 +937,8 @@ def _same_values(a, b, metrics):
         assert_close(y, x, name)
 
 
-@pytest.mark.parametrize("key_type", ["str", "int", "bool", "float", "cross", "category"])
+@pytest.mark.parametrize("key_type", ["str", "int", "int_dense", "bool", "float", "cross",
+                                      "category", "polars"])
 @pytest.mark.parametrize("family", EXPORT_FAMILIES)
 def test_state_and_accumulator_round_trips(family, key_type):
     acc, metrics = _built(family, key_type)
@@ -1183,23 +1184,80 @@ def test_empty_chunk_is_a_no_op():
     assert acc.keys() == ["a"] and acc.state.n_samples == 1
 
 
-@pytest.mark.xfail(strict=True, reason="a chunk one group's accumulator refuses is applied "
-                   "half-way: the groups before it keep the chunk's rows, the new group stays "
-                   "without samples (metric() then raises for every group, GroupedState holds "
-                   "None and its repr/n_samples raise AttributeError)")
-def test_chunk_refused_by_one_group_changes_nothing():
-    plain = fastmetrics.streaming.CalibrationAccumulator().update([0, 1], [0.2, 0.8])
-    with pytest.raises(ValueError, match="outside"):
-        plain.update([1], [1.7])
-    assert plain.n_samples == 2  # the family's accumulators: a refused update adds nothing
-    acc = GroupedAccumulator("calibration").update([0, 1], [0.2, 0.8], groups=["a", "b"])
-    before = acc.brier_score_loss()
-    with pytest.raises(ValueError, match="outside"):
-        acc.update([0, 1, 1], [0.3, 0.9, 1.7], groups=["a", "b", "c"])
+def _calibration_out_of_range(acc):
+    acc.update([0, 1, 1], [0.3, 0.9, 1.7], groups=["a", "b", "c"])
+
+
+def _labels_outside(acc):
+    acc.update([0, 1, 2], [0, 1, 1], groups=["a", "b", "c"])
+
+
+def _continuous_pred(acc):
+    acc.update([0, 1, 1], [0, 1.5, 1], groups=["a", "b", "c"])
+
+
+def _weights_to_counts(acc):
+    acc.update([0, 1, 1], [0, 1, 1], groups=["a", "b", "c"], sample_weight=[1.0, 1.0, 1.0])
+
+
+@pytest.mark.xfail(strict=True, reason="a refused chunk is applied half-way: its new keys are "
+                   "added before any group's rows are taken, and the groups before the refused "
+                   "one keep the chunk's rows (metric() then raises for every group, "
+                   "GroupedState holds None and its repr/n_samples raise AttributeError)")
+@pytest.mark.parametrize("kind, config, bad, exc, match", [
+    ("calibration", {}, _calibration_out_of_range, ValueError, "outside"),
+    ("confusion", {"labels": [0, 1]}, _labels_outside, ValueError, "outside the fixed labels"),
+    ("confusion", {}, _continuous_pred, ValueError, "continuous"),
+    ("contingency", {}, _weights_to_counts, TypeError, "sample_weight"),
+], ids=["calibration_range", "confusion_fixed_labels", "confusion_fast_path", "contingency"])
+def test_chunk_refused_changes_nothing(kind, config, bad, exc, match):
+    acc = GroupedAccumulator(kind, **config).update([0, 1], [0, 1], groups=["a", "b"])
+    before = acc.to_dict()
+    with pytest.raises(exc, match=match):
+        bad(acc)
     assert acc.keys() == ["a", "b"]
     assert [acc[k].n_samples for k in acc.keys()] == [1, 1]
-    assert acc.brier_score_loss() == before
+    after = acc.to_dict()
+    for x, y in zip(before["groups"], after["groups"]):
+        assert_dicts_identical(x["state"] if "state" in x else x, y["state"] if "state" in y
+                               else y)
     assert acc.state.n_samples == 2
+
+
+def test_plain_accumulators_refuse_chunks_atomically():
+    # the behaviour the grouped accumulator is held to above
+    plain = fastmetrics.streaming.CalibrationAccumulator().update([0, 1], [0.2, 0.8])
+    with pytest.raises(ValueError, match="outside"):
+        plain.update([0, 1], [0.3, 1.7])
+    assert plain.n_samples == 2
+
+
+@settings(max_examples=40)
+@given(n=st.integers(1, 40), cols=st.lists(
+    st.sampled_from(["str", "int_sparse", "int_dense", "uint8", "bool", "float", "int_shift"]),
+    min_size=1, max_size=3), seed=st.integers(0, 2**32 - 1))
+def test_group_keys_are_the_sorted_distinct_tuples(n, cols, seed):
+    rng = np.random.default_rng(seed)
+    columns = {}
+    for j, kind in enumerate(cols):
+        r = rng.integers(0, rng.integers(1, 6), n)
+        columns[f"c{j}"] = {
+            "str": lambda: np.array(["b", "a", "cc", "d", "e", "f"])[r],
+            "int_sparse": lambda: r * 1000 - 7,
+            "int_dense": lambda: r,
+            "uint8": lambda: r.astype(np.uint8),
+            "bool": lambda: r % 2 == 0,
+            "float": lambda: r / 3 - 0.5,
+            "int_shift": lambda: (r + 50).astype(np.int16),
+        }[kind]()
+    k = group_keys(columns if len(cols) > 1 else columns["c0"], n)
+    rows = list(zip(*(c.tolist() for c in columns.values())))
+    want = sorted(set(rows))
+    got_keys = [k.key(g) if len(cols) > 1 else (k.key(g),) for g in range(k.n_groups)]
+    assert got_keys == want
+    assert np.asarray(k.codes).tolist() == [want.index(r) for r in rows]
+    for j, c in enumerate(columns.values()):
+        assert k.keys[j].dtype.kind == c.dtype.kind
 
 
 # ----------------------------------------------------------------------------- slicing
