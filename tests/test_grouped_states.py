@@ -36,17 +36,17 @@ RTOL, ATOL = 1e-12, 1e-15
 # ----------------------------------------------------------------------------- helpers
 
 
-def assert_close(ours, ref, where="", atol=ATOL):
+def assert_close(ours, ref, where="", atol=ATOL, rtol=RTOL):
     """Recursive: integers exactly, floats to RTOL (ATOL only matters near 0), NaN == NaN."""
     if isinstance(ref, dict):
         assert isinstance(ours, dict) and list(ours) == list(ref), (where, ours, ref)
         for k in ref:
-            assert_close(ours[k], ref[k], f"{where}[{k!r}]", atol)
+            assert_close(ours[k], ref[k], f"{where}[{k!r}]", atol, rtol)
         return
     if isinstance(ref, (tuple, list)) and not isinstance(ours, np.ndarray):
         assert isinstance(ours, (tuple, list)) and len(ours) == len(ref), (where, ours, ref)
         for i, (a, b) in enumerate(zip(ours, ref)):
-            assert_close(a, b, f"{where}[{i}]", atol)
+            assert_close(a, b, f"{where}[{i}]", atol, rtol)
         return
     a, b = np.asarray(ours), np.asarray(ref)
     assert a.shape == b.shape, (where, a, b)
@@ -55,7 +55,7 @@ def assert_close(ours, ref, where="", atol=ATOL):
     elif b.dtype.kind in "USO" or a.dtype.kind in "USO":
         assert a.tolist() == b.tolist(), (where, a, b)
     else:
-        np.testing.assert_allclose(a.astype(float), b.astype(float), rtol=RTOL, atol=atol,
+        np.testing.assert_allclose(a.astype(float), b.astype(float), rtol=rtol, atol=atol,
                                    equal_nan=True, err_msg=where)
 
 
@@ -213,12 +213,18 @@ FAMILIES = {
         ("jaccard_score", {"average": "macro"}, skm.jaccard_score, {"average": "macro"}),
         ("hamming_loss", {}, skm.hamming_loss, {}),
         ("zero_one_loss", {}, skm.zero_one_loss, {}),
+        ("multilabel_confusion_matrix", {}, skm.multilabel_confusion_matrix, {}),
+        ("precision_recall_fscore_support", {"average": None, "zero_division": 0},
+         skm.precision_recall_fscore_support, {"average": None, "zero_division": 0}),
+        ("classification_report", {"output_dict": True, "zero_division": 0},
+         skm.classification_report, {"output_dict": True, "zero_division": 0}),
     ]),
     "confusion_binary": ("confusion", {}, lambda r, n: _labels(r, n, 2), True, [
         ("f1_score", {}, skm.f1_score, {}),
         ("precision_score", {"zero_division": 0}, skm.precision_score, {"zero_division": 0}),
         ("confusion_matrix", {}, skm.confusion_matrix, {}),
         ("matthews_corrcoef", {}, skm.matthews_corrcoef, {}),
+        ("class_likelihood_ratios", {}, skm.class_likelihood_ratios, {}),
     ]),
     "confusion_labels": ("confusion", {"labels": L3}, _labels, True, [
         # the accumulator's labels are its label universe; the metrics' defaults are still
@@ -250,6 +256,9 @@ FAMILIES = {
     "ranking": ("ranking", {}, _binary_prob, True, [
         ("roc_auc_score", {}, skm.roc_auc_score, {}),
         ("average_precision_score", {}, skm.average_precision_score, {}),
+        ("roc_curve", {}, skm.roc_curve, {}),
+        ("precision_recall_curve", {}, skm.precision_recall_curve, {}),
+        ("det_curve", {}, skm.det_curve, {}),
     ]),
     "contingency": ("contingency", {}, lambda r, n: _labels(r, n, 4), False, [
         ("adjusted_rand_score", {}, skm.adjusted_rand_score, {}),
@@ -705,12 +714,15 @@ def test_merged_chunks_equal_one_pass(family, n, n_groups, n_chunks, split, key_
     for g in range(all_.n_groups):
         assert_dicts_close(all_[g].to_dict(), fold[g].to_dict(), f"{family} {g}")
         assert_dicts_close(all_[g].to_dict(), ref.state_of(all_.key(g)).to_dict())
-    # and the metrics of the merged accumulator are the one-pass ones
+    # and the metrics of the merged accumulator are the one-pass ones (a D^2 of a group
+    # whose null deviance nearly vanishes amplifies the states' last-bit differences, as
+    # for the family's own accumulators: 1e-8 there)
     for name, kw, *_ in metrics[:2]:
         a, _ = quiet(one.metric, name, errors="nan", **kw)
         b, _ = quiet(merged.metric, name, errors="nan", **kw)
         for key in a:
-            assert_close(b[key], a[key], f"{family} {name} {key!r}")
+            assert_close(b[key], a[key], f"{family} {name} {key!r}",
+                         rtol=1e-8 if name.startswith("d2_") else RTOL)
 
 
 def _sort_key(k):
@@ -1040,6 +1052,29 @@ def test_doctored_accumulator_dicts_are_refused():
     empty = GroupedAccumulator("confusion")
     back = GroupedAccumulator.from_dict(json.loads(json.dumps(empty.to_dict(as_lists=True))))
     assert back.n_groups == 0 and back.names is None
+
+
+@pytest.mark.xfail(strict=True, reason="NaN keys are not refused on load: two NaN keys pass "
+                   "the uniqueness check (NaN != NaN), and state_of / [key] cannot find them")
+@pytest.mark.parametrize("keys", [[np.nan, np.nan], [np.nan, 1.5]], ids=["two_nan", "one_nan"])
+def test_loaded_nan_keys_are_refused(keys):
+    acc = GroupedAccumulator("regression").update([1.0, 2.0], [1.0, 3.0], groups=[0.5, 1.5])
+    with pytest.raises(StateError):
+        load_state({**acc.state.to_dict(), "key_0": np.array(keys)})
+    with pytest.raises(StateError):
+        GroupedAccumulator.from_dict({**acc.to_dict(), "keys": [np.array(keys)]})
+
+
+@pytest.mark.xfail(strict=True, reason="GroupedAccumulator.from_dict never checks that each "
+                   "group's accumulator has the declared settings: a group of other settings "
+                   "loads silently")
+def test_loaded_group_of_other_settings_is_refused():
+    d5 = GroupedAccumulator("calibration", n_bins=5).update(
+        [0, 1], [0.2, 0.8], groups=["x", "y"]).to_dict()
+    d10 = GroupedAccumulator("calibration", n_bins=10).update(
+        [0, 1], [0.2, 0.8], groups=["x", "y"]).to_dict()
+    with pytest.raises(StateError):
+        GroupedAccumulator.from_dict({**d5, "groups": [d5["groups"][0], d10["groups"][1]]})
 
 
 @pytest.mark.xfail(strict=True, reason="datetime64 and bytes keys are accepted by update but "
@@ -1402,3 +1437,53 @@ def test_grouped_values_group_without_rows_confusion():
     y, p = np.array([0, 1, 1, 0, 1, 1]), np.array([0, 1, 0, 0, 1, 1])
     got = _slicing.grouped_values({"acc": skm.accuracy_score}, y, p, codes, 4)
     assert got == {"acc": None}
+
+
+def test_confusion_too_many_cells_for_one_table_takes_the_generic_rule(monkeypatch):
+    from fastmetrics import streaming
+
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return groups_mod.group_runs(*args, **kwargs)
+
+    monkeypatch.setattr(streaming, "group_runs", spy)
+    # 5,000 groups x 60 labels: above the dense G x K x K table's limit, so each group's
+    # rows go through the generic rule; every group's state is still its rows' own
+    rng = np.random.default_rng(9)
+    n, G, K = 30_000, 5_000, 60
+    codes = np.concatenate([np.arange(G), rng.integers(0, G, n - G)])
+    y_true, y_pred = rng.integers(0, K, n), rng.integers(0, K, n)
+    y_true[:K] = y_pred[:K] = np.arange(K)
+    acc = GroupedAccumulator("confusion").update(y_true, y_pred, groups=codes)
+    assert acc.n_groups == G and calls  # the generic rule ran
+    small = GroupedAccumulator("confusion").update(y_true[:100], y_pred[:100],
+                                                   groups=codes[:100])
+    assert len(calls) == 1 and small.n_groups == 100  # the counting kernel: no group_runs
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(G + 1))
+    for g in range(0, G, 97):
+        rows = order[bounds[g]:bounds[g + 1]]
+        ref = ConfusionState.from_arrays(y_true[rows], y_pred[rows])
+        assert_dicts_identical(acc[g].state.to_dict(), ref.to_dict(), g)
+    accuracy = acc.accuracy_score()
+    hits = np.bincount(codes, weights=(y_true == y_pred), minlength=G)
+    np.testing.assert_array_equal([accuracy[g] for g in range(G)],
+                                  hits / np.bincount(codes, minlength=G))
+
+
+@pytest.mark.parametrize("kind", ["confusion", "contingency"])
+def test_frame_label_columns_group_like_numpy(kind):
+    rng = np.random.default_rng(4)
+    names = np.array(["ant", "bee", "cat"])
+    y_true, y_pred = names[rng.integers(0, 3, 50)], names[rng.integers(0, 3, 50)]
+    g = rng.integers(0, 4, 50)
+    ref = GroupedAccumulator(kind).update(y_true, y_pred, groups=g)
+    for yt, yp in [(pd.Series(pd.Categorical(y_true)), pl.Series(y_pred)),
+                   (pa.array(y_true).dictionary_encode(), pd.Series(y_pred)),
+                   (pl.Series(y_true, dtype=pl.Categorical), list(y_pred))]:
+        acc = GroupedAccumulator(kind).update(yt, yp, groups=pd.Series(g))
+        assert acc.keys() == ref.keys()
+        for key in ref.keys():
+            assert_dicts_identical(acc[key].state.to_dict(), ref[key].state.to_dict(), key)
