@@ -1487,3 +1487,30 @@ def test_frame_label_columns_group_like_numpy(kind):
         assert acc.keys() == ref.keys()
         for key in ref.keys():
             assert_dicts_identical(acc[key].state.to_dict(), ref[key].state.to_dict(), key)
+
+
+@pytest.mark.parametrize("multioutput", ["raw_values", "uniform_average", "variance_weighted"])
+def test_multioutput_regression_per_group(multioutput):
+    rng = np.random.default_rng(8)
+    n = 90
+    y, p = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    w = rng.random(n) + 0.1
+    g = np.array(["u", "v", "w"])[rng.integers(0, 3, n)]
+    acc = GroupedAccumulator("regression").update(y, p, groups=g, sample_weight=w)
+    sq = GroupedAccumulator("squared_log").update(np.abs(y), np.abs(p), groups=g,
+                                                  sample_weight=w)
+    for key in acc.keys():
+        m = g == key
+        for name in ("mean_absolute_error", "mean_squared_error", "r2_score",
+                     "explained_variance_score"):
+            if multioutput == "variance_weighted" and name in ("mean_absolute_error",
+                                                               "mean_squared_error"):
+                continue
+            assert_close(acc.metric(name, multioutput=multioutput)[key],
+                         getattr(skm, name)(y[m], p[m], sample_weight=w[m],
+                                            multioutput=multioutput), f"{name} {key}")
+        if multioutput != "variance_weighted":
+            assert_close(sq.mean_squared_log_error(multioutput=multioutput)[key],
+                         skm.mean_squared_log_error(np.abs(y[m]), np.abs(p[m]),
+                                                    sample_weight=w[m],
+                                                    multioutput=multioutput), key)
