@@ -290,11 +290,6 @@ def test_binary_labels_thresholded_from_the_score(frames):
                                                 rel=REL)
 
 
-@pytest.mark.xfail(strict=True, raises=(AttributeError, ValueError),
-                   reason="binary task with text labels: the ranking state's "
-                   "pos_label is classes[-1].item() (AttributeError on an object array, e.g. a "
-                   "pandas text column), and the calibration state gets no pos_label "
-                   "(ValueError 'pos_label is not specified' on a numpy str array)")
 @pytest.mark.parametrize("dtype", [object, str], ids=["object", "numpy-str"])
 def test_binary_string_labels(frames, dtype):
     df = frames["binary"].iloc[:20_000].copy()
@@ -361,10 +356,6 @@ def test_multiclass_text_labels():
         same_rows(fm.evaluate(data, y_true="y", models=models, by="seg"), want)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a binary task whose labels hold one class: the "
-                   "thresholded predictions are all that class (score >= threshold gives "
-                   "classes[-1], which is the lone class), so accuracy is 1.0 whatever the scores")
 @pytest.mark.parametrize("label", [0, 1])
 def test_binary_one_class_thresholded(label):
     y = np.full(4, label)
@@ -373,10 +364,6 @@ def test_binary_one_class_thresholded(label):
     assert ev.value("accuracy") == skm.accuracy_score(y, (s >= 0.5).astype(int)) == 0.5
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError,
-                   reason="a binary model given by its two probability columns "
-                   "gets no metrics of labels (accuracy, precision, recall, f1, MCC): _input "
-                   "finds no labels for it, though its score (the second column) is read")
 def test_binary_model_from_two_probability_columns():
     rng = np.random.default_rng(13)
     n = 5_000
@@ -479,9 +466,6 @@ def test_csv_read_in_batches_of_batch_rows(frames, tmp_path):
                      progress=lambda d, t: calls.append(d))
     assert_matches(ev, reference(df, "binary", {"model": "good"}, by=["seg"]))
     assert calls[-1] == len(df)
-    if len(calls) == 1:
-        pytest.xfail("CSV files are read in blocks of 16 MiB: batch_rows is ignored "
-                     "(documented: read in batches of batch_rows rows)")
     assert len(calls) == math.ceil(len(df) / 777)
 
 
@@ -502,9 +486,6 @@ def test_parquet_categorical_slices_in_batches(tmp_path):
     same_rows(fm.evaluate(df, y_true="y", score="s", by="seg"), ev)
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="a file with a header and no rows: IndexError "
-                   "(ys[0] of no batches), not ValueError 'the table has no rows'")
 @pytest.mark.parametrize("ext", ["csv", "parquet"])
 def test_file_without_rows(tmp_path, ext):
     df = pd.DataFrame({"y": np.array([], dtype=np.int64), "p": np.array([], dtype=float)})
@@ -616,10 +597,6 @@ def test_gates_on_slices(gate_frame):
     assert ev.passed and {"seg": "e"} not in [g["slice"] for g in ev.gates]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a gate on a metric that is not computed (not asked "
-                   "for, or not computable from the model's columns) is never checked: no "
-                   "verdict, and the evaluation passes")
 @pytest.mark.parametrize("k, kwargs", [
     (2, {"metrics": ["accuracy"], "gates": ["roc_auc>=0.999"]}),
     (3, {"metrics": ["accuracy"], "gates": ["f1_macro>=0.999"]}),
@@ -759,10 +736,6 @@ def test_html_marks_the_worst_slice_of_each_metric():
         assert any(f"<td>seg=e</td><td>{m}</td>" in line for line in worst), m
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="to_markdown's 'Worst slices' sorts the first metric "
-                   "ascending whatever its direction: for an error (mean absolute error) it "
-                   "lists the best slices")
 def test_markdown_worst_slices_of_an_error():
     md = _regression_with_a_bad_slice().to_markdown()
     worst = md.split("**Worst slices**")[1]
@@ -867,10 +840,6 @@ def test_bad_data(bad_frame, tmp_path):
         fm.evaluate(df, y_true="y", score="seg", metrics=["roc_auc"])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="missing values in a text label column: a TypeError "
-                   "from sorting ('<' not supported between 'float' and 'str'), not a message "
-                   "saying the labels hold missing values")
 @pytest.mark.parametrize("missing", [np.nan, None], ids=["nan", "none"])
 def test_text_labels_with_missing_values(missing):
     y = np.array(["a", "b"] * 50, dtype=object)
@@ -886,11 +855,6 @@ def test_missing_values_in_a_file(tmp_path):
         fm.evaluate(path, y_true="y", score="p")
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="models={name: column} always reads the column as a "
-                   "score (docstring: 'labels when it holds labels: decided from the data'), "
-                   "so models given by their label columns cannot be evaluated on a "
-                   "multiclass task (nor through --model in the CLI)")
 def test_models_by_their_label_columns(frames):
     df = frames["multiclass"].iloc[:5_000].copy()
     df["pred2"] = df["pred"].to_numpy()[::-1]
@@ -1088,9 +1052,6 @@ def test_cli_parquet_needs_output(cli_file, capsys):
         "needs --output PATH"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="missing values in a file's column: 'a column holds 1 "
-                   "missing values' does not say which column")
 def test_missing_values_in_a_file_name_the_column(tmp_path, capsys):
     path = tmp_path / "p.csv"
     path.write_text("label,p\n1,0.5\n,0.2\n0,0.1\n")
@@ -1113,9 +1074,6 @@ def test_cli_bad_files(tmp_path, capsys, name, match):
     assert match in err and not out_path.exists()
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="a CSV file with a header and no rows: a traceback "
-                   "(IndexError), not exit 2 with one line")
 def test_cli_file_without_rows(tmp_path, capsys):
     path = tmp_path / "empty.csv"
     path.write_text("y,p\n")
@@ -1123,9 +1081,6 @@ def test_cli_file_without_rows(tmp_path, capsys):
     assert rc == 2 and err.startswith("fastmetrics: error:") and "no rows" in err
 
 
-@pytest.mark.xfail(strict=True, raises=OSError,
-                   reason="an --output that cannot be written (a directory, "
-                   "here) escapes as a traceback (IsADirectoryError), not exit 2 with one line")
 def test_cli_output_not_writable(cli_file, tmp_path, capsys):
     path, _ = cli_file
     target = tmp_path / "dir"

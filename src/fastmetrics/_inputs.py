@@ -1097,15 +1097,19 @@ def _key_columns(groups: Any, name: str) -> list[tuple[str, Any]]:
 
 def _key_codes(col: Any, cname: str, n_rows: int | None) -> tuple[np.ndarray, np.ndarray]:
     """(int64 code of each row, sorted values) of one key column."""
+    if isinstance(col, (list, tuple)) and any(
+            v is None or (isinstance(v, float) and v != v) for v in col):
+        # before numpy makes text of them ("None", "nan") beside text keys
+        raise ValueError(f"{cname} contains None or NaN (a missing group key)")
     a = label_column(col, cname)
     n = a.codes.shape[0] if isinstance(a, Encoded) else a.shape[0]
     if n_rows is not None and n != n_rows:
         raise ValueError(f"{cname} has {n} rows, the data has {n_rows}")
-    if n == 0:
-        raise ValueError(f"{cname} is empty")
-    if isinstance(a, np.ndarray) and a.dtype.kind == "O" and any(v is None for v in a.tolist()):
-        raise ValueError(f"{cname} contains None (a missing group key)")
-    if isinstance(a, np.ndarray) and (a.dtype.char in INT_CHARS or a.dtype.kind == "b"):
+
+    if isinstance(a, np.ndarray) and a.dtype.kind == "O" and any(
+            v is None or (isinstance(v, float) and v != v) for v in a.tolist()):
+        raise ValueError(f"{cname} contains None or NaN (a missing group key)")
+    if n and isinstance(a, np.ndarray) and (a.dtype.char in INT_CHARS or a.dtype.kind == "b"):
         dense = _dense_codes(a)
         if dense is not None:
             return dense
@@ -1115,6 +1119,11 @@ def _key_codes(col: Any, cname: str, n_rows: int | None) -> tuple[np.ndarray, np
         raise TypeError(f"{cname} mixes keys that cannot be ordered ({exc})") from None
     if values.dtype.kind == "f" and np.isnan(values).any():
         raise ValueError(f"{cname} contains NaN (a missing group key)")
+    if values.dtype.kind == "O" and all(isinstance(v, str) for v in values.tolist()):
+        values = values.astype(str)  # text keys: a fixed-width table, as a state exports
+    if values.dtype.kind not in "iufbU":
+        raise TypeError(f"{cname} holds {values.dtype} keys: group keys are numbers, bools "
+                        "or text")
     return np.take(where, codes).astype(np.int64, copy=False), values
 
 

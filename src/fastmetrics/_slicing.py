@@ -117,6 +117,8 @@ def grouped_values(metrics: Mapping[str, Callable[..., Any]], y_true: Any, y_pre
     if not passes:
         return out
     codes = np.asarray(codes)
+    if codes.shape[0] == 0 or not np.bincount(codes, minlength=n_groups)[:n_groups].all():
+        return out  # a group without rows: the function decides what that gives
     keys = GroupKeys(codes, (np.arange(n_groups),), ("group",))
     built: dict[tuple[Any, ...], GroupedAccumulator] = {}
     by_weights: dict[int, list[tuple[Any, ...]]] = {}

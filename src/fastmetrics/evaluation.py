@@ -183,8 +183,9 @@ def _prob_columns(prob: Any, names: Sequence[str] | None) -> tuple[str, ...]:
 
 
 def _model_of(name: str, cols: Any, names: Sequence[str] | None) -> _Model:
-    """``models`` values: a column (a score, or labels when it holds labels: decided from
-    the data), a list of probability columns, or a dict with ``pred``/``score``/``prob``."""
+    """``models`` values: a column (a score; for a classification task, its predicted
+    labels when it holds no floats), a list of probability columns, or a dict with
+    ``pred``/``score``/``prob``."""
     if isinstance(cols, Mapping):
         unknown = set(cols) - {"pred", "score", "prob"}
         if unknown:
@@ -269,6 +270,43 @@ class _Table:
         else:
             raise ValueError(f"cannot tell the format of {self.path}: use .parquet or .csv/.tsv")
 
+    def kind_of(self, c: str) -> str:
+        """The numpy dtype kind of column ``c`` ('f' floats, 'i'/'u' integers, 'b' bools,
+        'O' anything else), from the schema where there is one (no read)."""
+        d = self.data
+        if self.path is not None or type(d).__module__.partition(".")[0] == "pyarrow":
+            import pyarrow as pa
+
+            if self.path is None:
+                t = d.schema.field(c).type
+            elif self.kind == "parquet":
+                import pyarrow.parquet as pq
+
+                pf = pq.ParquetFile(self.path)
+                t = pf.schema_arrow.field(c).type
+                pf.close()
+            else:
+                import pyarrow.csv as pcsv
+
+                reader = pcsv.open_csv(self.path, parse_options=pcsv.ParseOptions(
+                    delimiter=self.delimiter))
+                t = reader.schema.field(c).type
+                reader.close()
+            if pa.types.is_floating(t):
+                return "f"
+            if pa.types.is_integer(t):
+                return "i"
+            return "b" if pa.types.is_boolean(t) else "O"
+        col = d[c]
+        mod = type(col).__module__.partition(".")[0]
+        if mod == "polars":
+            dt = col.dtype
+            return "f" if dt.is_float() else "i" if dt.is_integer() else \
+                "b" if str(dt) == "Boolean" else "O"
+        dtype = getattr(col, "dtype", None)
+        kind = getattr(dtype, "kind", None) if dtype is not None else np.asarray(col).dtype.kind
+        return kind if kind in ("f", "i", "u", "b") else "O"
+
     def check(self, columns: Sequence[str]) -> None:
         for c in columns:
             if c not in self.names:
@@ -286,7 +324,7 @@ class _Table:
             pf = pq.ParquetFile(self.path)
             try:
                 for rb in pf.iter_batches(batch_size=self.batch_rows, columns=cols):
-                    yield {c: _arrow_column(rb.column(c)) for c in cols}
+                    yield {c: _arrow_column(rb.column(c), c) for c in cols}
             finally:
                 pf.close()
             return
@@ -297,8 +335,10 @@ class _Table:
             parse_options=pcsv.ParseOptions(delimiter=self.delimiter),
             convert_options=pcsv.ConvertOptions(include_columns=cols))
         try:
-            for rb in reader:
-                yield {c: _arrow_column(rb.column(c)) for c in cols}
+            for block in reader:  # blocks of bytes, cut into batches of batch_rows rows
+                for start in range(0, block.num_rows, self.batch_rows):
+                    rb = block.slice(start, self.batch_rows)
+                    yield {c: _arrow_column(rb.column(c), c) for c in cols}
         finally:
             reader.close()
 
@@ -308,11 +348,11 @@ class _Table:
             return d[c]
         mod = type(d).__module__.partition(".")[0]
         if mod == "pyarrow":
-            return _arrow_column(d.column(c))
+            return _arrow_column(d.column(c), c)
         return d[c]
 
 
-def _arrow_column(col: Any) -> Any:
+def _arrow_column(col: Any, name: str) -> Any:
     """An arrow column as the kernels read it: numbers as numpy (no copy where the buffer
     allows), text and dictionaries as arrow (encoded by their codes downstream)."""
     import pyarrow as pa
@@ -322,7 +362,7 @@ def _arrow_column(col: Any) -> Any:
             or pa.types.is_string_view(t):
         return col
     if col.null_count:
-        raise ValueError(f"a column holds {col.null_count} missing values")
+        raise ValueError(f"the column {name!r} holds {col.null_count} missing values")
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
     return col.to_numpy(zero_copy_only=False)
@@ -519,7 +559,9 @@ class Evaluation:
             sliced = [r for r in self.rows if r["slice"] and r["model"] == model
                       and r["metric"] == first and r["value"] is not None
                       and not _isnan(r["value"])]
-            sliced.sort(key=lambda r: r["value"])
+            spec = _spec_of(self.task, first) if first is not None else None
+            worse_high = spec is not None and not spec.higher_is_better
+            sliced.sort(key=lambda r: r["value"], reverse=worse_high)
             for r in sliced[:k]:
                 out.append(f"{model}, {_slice_text(r['slice'])}: {first} "
                            f"{r['value']:.4g} (n={r['n']})")
@@ -783,11 +825,26 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         y_all = np.asarray(data[y_true].unique().compute())
     else:
         ys = [_values_of(b[y_true]) for b in table.batches([y_true])]
+        if not ys:
+            raise ValueError("the table has no rows")
         y_all = np.concatenate(ys) if len(ys) > 1 else ys[0]
+    if y_all.dtype.kind == "O" and any(v is None or v != v for v in y_all.tolist()):
+        raise ValueError(f"the true column {y_true!r} has missing values (None or NaN)")
     if y_all.shape[0] == 0:
         raise ValueError("the table has no rows")
     if y_all.dtype.kind == "f" and np.isnan(y_all).any() and task != "regression":
         raise ValueError(f"the true column {y_true!r} contains NaN")
+    if task != "regression" and y_all.dtype.kind != "f":
+        # a model's one column holding labels of the true column's kind (integers or text,
+        # no floats) is its predictions, not a score
+        text = y_all.dtype.kind in "OUS"
+
+        def holds_labels(col: str) -> bool:
+            kind = table.kind_of(col)
+            return kind == "O" if text else kind in "iub"
+
+        mods = [_Model(m.name, pred=m.score) if m.score is not None and m.pred is None
+                and not m.probs and holds_labels(m.score) else m for m in mods]
     inferred = task is None
     if task is None:
         task = _infer_task(y_all, mods[0])
@@ -920,6 +977,7 @@ class _Plan:
                  threshold: float) -> None:
         self.task, self.models, self.classes = task, models, classes
         self.slicings, self.threshold = slicings, threshold
+        self.sides = _binary_sides(classes) if task == "binary" else None
         self.specs: dict[str, list[_MetricSpec]] = {}
         self.whole: dict[tuple[str, Any], Accumulator] = {}
         self.grouped: dict[tuple[str, Any, tuple[str, ...]], GroupedAccumulator] = {}
@@ -939,7 +997,9 @@ class _Plan:
     def _config(self, family: str) -> dict[str, Any]:
         c = self.classes
         if family == "ranking":
-            return {"pos_label": c[-1].item()} if c is not None and c.shape[0] else {}
+            return {} if self.sides is None else {"pos_label": self.sides[1]}
+        if family == "calibration" and self.sides is not None:
+            return {"labels": np.array(self.sides), "pos_label": self.sides[1]}
         if family in ("proba", "calibration"):
             return {} if c is None else {"labels": c}
         if family == "regression":
@@ -950,8 +1010,8 @@ class _Plan:
         if reads == "labels":
             if m.pred is not None:
                 return m.pred
-            if self.task == "binary" and m.score is not None:
-                return m.score  # thresholded
+            if self.task == "binary" and (m.score is not None or len(m.probs) == 2):
+                return m.score or m.probs[-1]  # thresholded
             if self.task == "multiclass" and m.probs:
                 return m.probs[0]  # the top column
             return None
@@ -966,10 +1026,12 @@ class _Plan:
                 return batch[m.pred]
             if self.task == "binary":
                 s = self._scores(m, batch)
-                assert self.classes is not None
-                return np.where(s >= self.threshold, self.classes[-1],
-                                self.classes[0] if self.classes.shape[0] > 1
-                                else self.classes[-1])
+                assert self.sides is not None
+                neg, pos = self.sides
+                out = np.empty(s.shape[0], dtype=np.asarray([neg, pos]).dtype)
+                out[...] = neg
+                out[s >= self.threshold] = pos
+                return out
             assert self.classes is not None
             return self.classes[np.argmax(self._probs(m, batch), axis=1)]
         if reads == "scores":
@@ -1075,6 +1137,8 @@ class _Plan:
         for s in self.specs[model]:
             acc = accs[s.state]
             kw = dict(s.kwargs)
+            if self.sides is not None and s.method in _POSITIVE:
+                kw["pos_label"] = self.sides[1]
             value: Any
             try:
                 value = float(getattr(acc, s.method)(**kw))
@@ -1115,6 +1179,8 @@ class _Plan:
 
 
 _BATCH = {row.name: row.batch for row in _table.METRICS if row.batch is not None}
+#: binary metrics of one class, told which is positive
+_POSITIVE = frozenset({"precision_score", "recall_score", "f1_score"})
 
 
 def _batch(s: _MetricSpec, state: Any, tables: np.ndarray,
@@ -1138,6 +1204,26 @@ def _percentile(values: np.ndarray, level: float) -> tuple[float | None, float |
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
     return float(lo), float(hi)
+
+
+def _binary_sides(classes: np.ndarray | None) -> tuple[Any, Any]:
+    """(negative, positive) labels of a binary task: {0, 1} and {-1, 1} (or one of them
+    alone) as scikit-learn reads them, else the two sorted classes (the greater positive);
+    a single class of other values cannot tell which side it is."""
+    values = [] if classes is None else [v.item() if isinstance(v, np.generic) else v
+                                         for v in classes.tolist()]
+    if len(values) > 2:
+        raise ValueError(f"a binary task has at most two classes, got {len(values)}")
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) or
+                  isinstance(v, bool) for v in values)
+    if numeric and set(values) <= {0, 1}:
+        return (False, True) if values and all(isinstance(v, bool) for v in values) else (0, 1)
+    if numeric and set(values) <= {-1, 1}:
+        return (-1, 1)
+    if len(values) == 2:
+        return values[0], values[1]
+    raise ValueError(f"the true column holds one class ({values[0]!r}): a binary task "
+                     "needs to know its other class (labels 0/1 or -1/1, or both classes)")
 
 
 def _is_dask_frame(data: Any) -> bool:
@@ -1209,7 +1295,10 @@ def _check_gates(ev: Evaluation, gates: list[Gate], baseline: str | None, slices
         for model in targets:
             for where in wheres:
                 r = index.get((model, g.metric, _slice_text(where)))
-                if r is None:
+                if r is None:  # a gate that cannot be checked does not pass
+                    out.append({"gate": g.text, "model": model, "slice": where,
+                                "value": None, "passed": False,
+                                "reason": f"{g.metric} was not computed for this model"})
                     continue
                 value = r["value"]
                 if g.kind == "value":
@@ -1228,7 +1317,9 @@ def _check_gates(ev: Evaluation, gates: list[Gate], baseline: str | None, slices
                     else:
                         lo, hi = r["ci_low"], r["ci_high"]
                         if lo is None:
-                            passed, reason = False, "no interval (pass ci=0.95; counts only)"
+                            passed, reason = False, (
+                                "no interval: pass ci= (intervals come from unweighted "
+                                "counts, for the metrics of labels and ROC AUC)")
                         else:
                             passed = lo > base if better_high else hi < base
                             reason = (f"{_fmt(value)} [{_fmt(lo)}, {_fmt(hi)}] vs baseline "

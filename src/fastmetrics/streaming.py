@@ -2794,7 +2794,9 @@ class GroupedAccumulator:
             raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
         self.kind = kind
         self._factory = KINDS[kind]
-        self._factory(**config)  # bad settings fail here, before any data
+        # bad settings fail here, before any data; the template's settings are what every
+        # group's accumulator is compared with on merge and load
+        self._template = self._factory(**config)
         self._config = dict(config)
         self.names: tuple[str, ...] | None = None
         self._keys: list[np.ndarray] = []
@@ -2889,51 +2891,62 @@ class GroupedAccumulator:
             keys = groups
         else:
             keys = group_keys(groups, n)
+        if n == 0:
+            return  # an empty chunk adds nothing (as the plain accumulators' update)
         kw = {} if n_threads is None else {"n_threads": n_threads}
         weighted = w is not None
-        rest = []
         for ga in accumulators:
-            with ga._lock:
-                if ga.names is None:
-                    ga.names = keys.names
-                    ga._keys = [k[:0] for k in keys.keys]
-                elif keys.names != ga.names:
-                    raise ValueError(f"groups has key columns {list(keys.names)}, earlier "
-                                     f"chunks had {list(ga.names)}")
-                where = ga._positions(keys)
-                if not ga._counted(cols, w, keys, where):
-                    rest.append((ga, where))
-        if not rest:
-            return
-        # one group at a time: a group's update is mostly Python-level checks, which
-        # threads would only contend for (the derivations, sorts for exact ranking
-        # states, run on threads: see ``metric``)
-        for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
-            for ga, where in rest:
-                acc: Any = ga._accs[where[g]]
-                if weighted:
-                    acc.update(*part[:-1], sample_weight=part[-1], **kw)
-                else:  # contingency and paired counts take no weights
-                    acc.update(*part[:-1], **kw)
+            if ga.names is not None and keys.names != ga.names:
+                raise ValueError(f"groups has key columns {list(keys.names)}, earlier "
+                                 f"chunks had {list(ga.names)}")
+        # the chunk is built into fresh accumulators, one per (accumulator, group), and
+        # added only when every group was taken: a refused chunk changes nothing
+        fresh = [[ga._factory(**ga._config) for _ in range(keys.n_groups)]
+                 for ga in accumulators]
+        rest = [i for i, ga in enumerate(accumulators)
+                if not ga._counted(cols, w, keys, fresh[i])]
+        if rest:
+            # one group at a time: a group's update is mostly Python-level checks, which
+            # threads would only contend for (the derivations, sorts for exact ranking
+            # states, run on threads: see ``metric``)
+            for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
+                for i in rest:
+                    acc: Any = fresh[i][g]
+                    if weighted:
+                        acc.update(*part[:-1], sample_weight=part[-1], **kw)
+                    else:  # contingency and paired counts take no weights
+                        acc.update(*part[:-1], **kw)
+        for ga, built in zip(accumulators, fresh):
+            ga._commit(keys, built)
 
-    def _positions(self, keys: GroupKeys) -> list[int]:
-        """Each of the chunk's groups' position among all groups (new ones appended)."""
-        where, new = [], []
-        for g, key in enumerate(zip(*(k.tolist() for k in keys.keys))):
-            i = self._index.get(key)
-            if i is None:
-                i = self._index[key] = len(self._accs)
-                self._accs.append(self._factory(**self._config))
-                new.append(g)
-            where.append(i)
-        if new:
-            self._keys = [concat_keys(a, k[new]) for a, k in zip(self._keys, keys.keys)]
-        return where
+    def _commit(self, keys: GroupKeys, built: list[Accumulator]) -> None:
+        """Add a chunk's per-group accumulators: merged into the groups seen before, new
+        groups appended (a key without rows in the chunk is left out)."""
+        with self._lock:
+            if self.names is None:
+                self.names = keys.names
+                self._keys = [k[:0] for k in keys.keys]
+            new = []
+            for g, key in enumerate(zip(*(k.tolist() for k in keys.keys))):
+                acc = built[g]
+                if acc.state is None:
+                    continue
+                i = self._index.get(key)
+                if i is None:
+                    self._index[key] = len(self._accs)
+                    self._accs.append(acc)
+                    new.append(g)
+                else:
+                    self._accs[i] = type(acc).merge_all([self._accs[i], acc])
+            if new:
+                self._keys = [concat_keys(a, k[new]) for a, k in zip(self._keys, keys.keys)]
 
-    def _counted(self, cols: list[Any], w: Any, keys: GroupKeys, where: list[int]) -> bool:
+    def _counted(self, cols: list[Any], w: Any, keys: GroupKeys,
+                 built: list[Accumulator]) -> bool:
         """The confusion family's grouped kernel: one counting pass into a G x K x K table,
-        each group's table handed to its accumulator (the state its rows alone give).
-        False where it does not apply (weights, settings, 2-D labels, too many cells)."""
+        each group's table handed to its (fresh) accumulator: the state its rows alone
+        give. False where it does not apply (weights, settings, 2-D labels, too many
+        cells, a key without rows)."""
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
                 or any(np.ndim(c) != 1 for c in cols)):
             return False
@@ -2943,8 +2956,10 @@ class GroupedAccumulator:
             if "too many" in str(exc):  # a dense table would not fit: the generic rule
                 return False
             raise
+        if table.groups.shape[0] != keys.n_groups:
+            return False  # a key of the encoding has no rows: the generic rule skips it
         for g in range(keys.n_groups):
-            self._accs[where[g]]._add(table.group_state(g), False)
+            built[g]._add(table.group_state(g), False)
         return True
 
     # ------------------------------------------------------------------ reading
@@ -3131,6 +3146,10 @@ class GroupedAccumulator:
             if a.names is not None and first.names is not None and a.names != first.names:
                 raise ValueError(f"cannot merge grouped accumulators of different key columns "
                                  f"({list(first.names)} and {list(a.names)})")
+            differ = first._template._config_differences(a._template)
+            if differ:
+                raise ValueError(f"cannot merge {first.kind} grouped accumulators with "
+                                 f"different {' / '.join(differ)} settings")
         out = GroupedAccumulator(first.kind, **first._config)
         parts: list[list[Accumulator]] = []
         for a in accs:
@@ -3239,6 +3258,8 @@ class GroupedAccumulator:
             a = np.asarray(k, dtype=np.dtype(dt))
             if a.ndim != 1 or a.shape[0] != len(groups) or a.dtype.kind not in "iufbU":
                 raise StateError("the key arrays must be 1-D, one key per group")
+            if a.dtype.kind == "f" and np.isnan(a).any():
+                raise StateError("a group key is NaN")
             arrays.append(a)
         out.names = tuple(str(n) for n in names)
         out._keys = arrays
@@ -3247,6 +3268,10 @@ class GroupedAccumulator:
                 raise StateError(f"group key {key!r} occurs twice")
             out._index[key] = g
         out._accs = [out._factory.from_dict(a) for a in groups]
+        for acc in out._accs:
+            if out._template._config_differences(acc):
+                raise StateError(f"a group's {out.kind} accumulator has other settings "
+                                 f"than the grouped accumulator's {config!r}")
         return out
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -320,6 +320,8 @@ class GroupedState(base.State):
         for j, k in enumerate(keys):
             if k.shape[0] != n_groups:
                 raise base.StateError(f"key_{j} holds {k.shape[0]} keys for {n_groups} groups")
+            if k.dtype.kind == "f" and np.isnan(k).any():
+                raise base.StateError(f"key_{j} holds NaN")
         if len(set(_key_tuples(keys))) != n_groups:
             raise base.StateError("the keys of a grouped state must be unique")
         fields: list[dict[str, Any]] = [{} for _ in range(n_groups)]

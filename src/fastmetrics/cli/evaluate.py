@@ -205,7 +205,12 @@ def _write_atomic(path: str, text: str | None, ev: Any, fmt: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise CLIError(f"cannot write {path}: no such directory {folder}")
-    fd, tmp = tempfile.mkstemp(prefix=".fastmetrics-", dir=folder)
+    if os.path.isdir(path):
+        raise CLIError(f"cannot write {path}: it is a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".fastmetrics-", dir=folder)
+    except OSError as exc:
+        raise CLIError(f"cannot write {path}: {first_line(exc)}") from None
     try:
         if fmt == "parquet":
             os.close(fd)
@@ -216,7 +221,9 @@ def _write_atomic(path: str, text: str | None, ev: Any, fmt: str) -> None:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text or "")
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise CLIError(f"cannot write {path}: {first_line(exc)}") from None
         raise
