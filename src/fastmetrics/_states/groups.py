@@ -59,6 +59,14 @@ def group_runs(codes: np.ndarray, n_groups: int, columns: Sequence[np.ndarray | 
         A group and its rows of the block, in their original order: contiguous arrays.
     """
     n = codes.shape[0]
+    if n_groups == 1 and n <= block:  # one group: its rows are the input as it is
+        sizes = np.zeros(1, dtype=np.int64)
+        bad = kernel.group_sizes(codes, 1, sizes)
+        if bad >= 0:
+            raise ValueError(f"group code {codes[bad]} at row {bad} is outside [0, 1)")
+        if n:
+            yield 0, list(columns)
+        return
     for start in range(0, n, block):
         stop = min(n, start + block)
         part = codes[start:stop]
