@@ -201,6 +201,8 @@ def _every_report_object():
         "ProbabilityReport": fm.score_probabilities(y == p, y == p, prob),
         "RegressionSummary": fm.regression_summary([1.0, 2.0, 3.0], [1.5, 2.0, 2.0]),
         "GroupMetrics": fm.group_metrics(y, p, y % 2),
+        "Evaluation": fm.evaluate({"y": y % 2, "s": prob, "g": y}, y_true="y", score="s",
+                                  by="g", metrics=["accuracy", "roc_auc"]),
         "RobustnessReport": fm.robustness_report(y, p, y),
         "Stability": fm.stability_summary([0.5, 0.6]),
         "ParsedPredictions": fm.parse_failures(y, p),
@@ -240,7 +242,10 @@ def test_flatten_covers_every_report_object():
         "DeLongResult"].per_class[2].confidence_interval[1]
     assert flat["run.DeLongTest.pvalue"] == objs["DeLongTest"].pvalue
     # objects with to_flat_dict keep their own keys
-    for name in ("ClassificationMetrics", "ModelBenchmark", "CalibrationSummary", "GroupMetrics"):
+    assert flat["run.Evaluation.model.g=1.accuracy"] == objs["Evaluation"].value(
+        "accuracy", slice={"g": 1})
+    for name in ("ClassificationMetrics", "ModelBenchmark", "CalibrationSummary", "GroupMetrics",
+                 "Evaluation"):
         own = objs[name].to_flat_dict()
         assert {f"run.{name}.{k}" for k in own} <= set(flat)
 

@@ -475,7 +475,8 @@ def test_every_dask_function_equals_the_one_shot_function():
             f = getattr(fmd, row.name)
             assert row.name in fmd.__all__
             params = list(inspect.signature(f).parameters)
-            assert params == list(row.signature.parameters) + ["compute", "split_every"]
+            assert params == list(row.signature.parameters) + ["compute", "split_every",
+                                                                 "groups"]
             config = {"delta": 0.3} if "delta" in row.config else {}
             for sw in (None, w):
                 one = row.function(yt, yp, **weight_arg(row, sw), **config, **call_args(row))

@@ -509,6 +509,40 @@ class Evaluation:
             return pa.table(data)
         raise ValueError(f"kind must be 'pandas', 'polars', 'arrow' or 'records', got {kind!r}")
 
+    def to_flat_dict(self) -> dict[str, Any]:
+        """One level of scalars, for a results log: ``<model>.<slice>.<metric>`` (the slice
+        ``all`` for the whole table, else ``col=value,...``) with ``.ci_low``, ``.ci_high``
+        and ``.n`` beside each value, ``gate.<i>.passed``, ``task`` and ``passed``.
+
+        Returns
+        -------
+        dict
+            Those keys to scalars (NaN kept as NaN).
+
+        See Also
+        --------
+        fastmetrics.flatten : Any report object flattened so.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> ev = fm.evaluate({"y": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.1]}, y_true="y",
+        ...                  score="p", metrics=["accuracy"])
+        >>> ev.to_flat_dict()["model.all.accuracy"]
+        0.75
+        """
+        out: dict[str, Any] = {"task": self.task, "passed": self.passed}
+        for r in self.rows:
+            where = ",".join(f"{k}={v}" for k, v in r["slice"].items()) or "all"
+            key = f"{r['model']}.{where}.{r['metric']}"
+            out[key] = r["value"]
+            out[key + ".n"] = r["n"]
+            if r["ci_low"] is not None:
+                out[key + ".ci_low"], out[key + ".ci_high"] = r["ci_low"], r["ci_high"]
+        for i, g in enumerate(self.gates):
+            out[f"gate.{i}.passed"] = g["passed"]
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """``{"task", "rows", "gates", ...}`` as :func:`json.dumps` takes it (NaN as None)."""
         return {"task": self.task, "task_inferred": self.task_inferred,
