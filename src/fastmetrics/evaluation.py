@@ -832,25 +832,12 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         data = _joined(data, id)
     elif id is not None:
         raise ValueError("id= joins several tables: pass a list of them as data")
-    if isinstance(min_slice_size, bool) or not isinstance(min_slice_size, int) \
-            or min_slice_size < 1:
-        raise ValueError(f"min_slice_size must be an integer >= 1, got {min_slice_size!r}")
-    if ci is not None and not (isinstance(ci, float) and 0 < ci < 1):
-        raise ValueError(f"ci must be a confidence level in (0, 1), got {ci!r}")
     table = _Table(data, batch_rows)
-    mods = _models(models, pred, score, prob, table.names)
-    slicings = _slicings(by)
-    parsed = [Gate.parse(g) for g in gates]
-    names = [m.name for m in mods]
-    if baseline is not None and baseline not in names:
-        raise ValueError(f"baseline {baseline!r} is not a model; the models are {names}")
-    if any(g.kind != "value" for g in parsed) and baseline is None:
-        raise ValueError("gates against the baseline (:delta, :rel, :better) need baseline=")
-    needed = [y_true, *(c for m in mods for c in m.columns()),
-              *(c for s in slicings for c in s)]
-    if sample_weight is not None:
-        needed.append(sample_weight)
-    table.check(needed)
+    job = Job(table.names, y_true=y_true, pred=pred, score=score, prob=prob, models=models,
+              task=task, by=by, sample_weight=sample_weight, metrics=metrics, ci=ci,
+              n_boot=n_boot, baseline=baseline, gates=gates, gate_slices=gate_slices,
+              min_slice_size=min_slice_size, threshold=threshold, random_state=random_state)
+    table.check(job.needed)
 
     # the classes (and the task, when not given) from the true column: in memory it is at
     # hand; a file's label column is read once more, alone; a Dask frame's distinct labels
@@ -862,66 +849,159 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         if not ys:
             raise ValueError("the table has no rows")
         y_all = np.concatenate(ys) if len(ys) > 1 else ys[0]
-    if y_all.dtype.kind == "O" and any(v is None or v != v for v in y_all.tolist()):
-        raise ValueError(f"the true column {y_true!r} has missing values (None or NaN)")
-    if y_all.shape[0] == 0:
-        raise ValueError("the table has no rows")
-    if y_all.dtype.kind == "f" and np.isnan(y_all).any() and task != "regression":
-        raise ValueError(f"the true column {y_true!r} contains NaN")
-    if task != "regression" and y_all.dtype.kind != "f":
-        # a model's one column holding labels of the true column's kind (integers or text,
-        # no floats) is its predictions, not a score
-        text = y_all.dtype.kind in "OUS"
-
-        def holds_labels(col: str) -> bool:
-            kind = table.kind_of(col)
-            return kind == "O" if text else kind in "iub"
-
-        mods = [_Model(m.name, pred=m.score) if m.score is not None and m.pred is None
-                and not m.probs and holds_labels(m.score) else m for m in mods]
-    inferred = task is None
-    if task is None:
-        task = _infer_task(y_all, mods[0])
-    if task not in _SPECS:
-        raise ValueError(f"task must be one of {sorted(_SPECS)} (ranking and multilabel are "
-                         f"not served by evaluate yet), got {task!r}")
-    classes = None if task == "regression" else np.unique(y_all)
+    job.resolve(y_all, table.kind_of)
     del y_all
-    specs = _chosen(task, metrics)
-    for g in parsed:
-        if _spec_of(task, g.metric) is None and not any(s.name == g.metric for s in specs):
-            raise ValueError(f"gate {g.text!r}: unknown metric {g.metric!r} for the {task} "
-                             "task")
 
-    plan = _Plan(task, mods, specs, classes, slicings, threshold)
+    plan = job.plan()
     if table.dask:
-        plan = _dask_plan(data, plan, needed, y_true, sample_weight)
-        rows_done = plan.n
+        plan = _dask_plan(data, plan, job.needed, y_true, sample_weight)
     else:
         rows_done = 0
         total = table.rows
-        for batch in table.batches(needed):
-            n = plan.update(batch, y_true, sample_weight)
-            rows_done += n
+        for batch in table.batches(job.needed):
+            rows_done += plan.update(batch, y_true, sample_weight)
             if progress is not None:
                 progress(rows_done, total)
-    if rows_done == 0:
-        raise ValueError("the table has no rows")
-    # a metric undefined on a slice (one class for ROC AUC...) gives NaN and its warning
-    # once, with how many values it concerns, not once per slice
-    with recording_warnings() as caught:
-        rows, small = plan.rows(min_slice_size, ci, n_boot, random_state)
-    counts: dict[tuple[type[Warning], str], int] = {}
-    for w in caught:
-        counts[w] = counts.get(w, 0) + 1
-    ev = Evaluation(task, inferred, names, baseline, rows, too_small=small,
-                    warnings=[{"category": c.__name__, "message": m, "count": k}
-                              for (c, m), k in counts.items()])
-    if baseline is not None:
-        _add_deltas(ev, baseline)
-    ev.gates = _check_gates(ev, parsed, baseline, gate_slices, min_slice_size)
-    ev.seconds = time.perf_counter() - start
-    return ev
+    return job.finish(plan, start)
+
+
+class Job:
+    """One evaluation's settings, checked, and what turns a table's rows into an
+    :class:`Evaluation`: shared by every engine (in memory, files, Dask, Spark).
+
+    An engine builds a ``Job`` from the table's column names (bad arguments fail here),
+    reads ``needed`` columns, gives :meth:`resolve` the true column's values (all of them,
+    or only the distinct ones: the same answer), feeds batches to plans from :meth:`plan`
+    (one per partition, merged by :meth:`Plan.merge_all`), and calls :meth:`finish`.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The table's columns.
+    **settings
+        :func:`evaluate`'s arguments (but the data, ``batch_rows``, ``id`` and
+        ``progress``).
+
+    Attributes
+    ----------
+    needed : list of str
+        The columns the evaluation reads.
+    task : str or None
+        The task, once given or resolved.
+    """
+
+    def __init__(self, names: Sequence[str], *, y_true: str, pred: str | None = None,
+                 score: str | None = None, prob: str | Sequence[str] | None = None,
+                 models: Mapping[str, Any] | None = None, task: str | None = None,
+                 by: Any = None, sample_weight: str | None = None,
+                 metrics: Sequence[str] | None = None, ci: float | None = None,
+                 n_boot: int = 1000, baseline: str | None = None,
+                 gates: Sequence[str] = (), gate_slices: bool = False,
+                 min_slice_size: int = 1, threshold: float = 0.5,
+                 random_state: int | None = 0) -> None:
+        if isinstance(min_slice_size, bool) or not isinstance(min_slice_size, int) \
+                or min_slice_size < 1:
+            raise ValueError(f"min_slice_size must be an integer >= 1, got {min_slice_size!r}")
+        if ci is not None and not (isinstance(ci, float) and 0 < ci < 1):
+            raise ValueError(f"ci must be a confidence level in (0, 1), got {ci!r}")
+        self.y_true, self.sample_weight, self.task = y_true, sample_weight, task
+        self.metrics, self.ci, self.n_boot, self.baseline = metrics, ci, n_boot, baseline
+        self.gate_slices, self.min_slice_size = gate_slices, min_slice_size
+        self.threshold, self.random_state = threshold, random_state
+        self.models = _models(models, pred, score, prob, names)
+        self.slicings = _slicings(by)
+        self.gates = [Gate.parse(g) for g in gates]
+        self.names = [m.name for m in self.models]
+        if baseline is not None and baseline not in self.names:
+            raise ValueError(f"baseline {baseline!r} is not a model; the models are "
+                             f"{self.names}")
+        if any(g.kind != "value" for g in self.gates) and baseline is None:
+            raise ValueError("gates against the baseline (:delta, :rel, :better) need "
+                             "baseline=")
+        self.needed = [y_true, *(c for m in self.models for c in m.columns()),
+                       *(c for s in self.slicings for c in s)]
+        if sample_weight is not None:
+            self.needed.append(sample_weight)
+        self.needed = list(dict.fromkeys(self.needed))
+        self.inferred = task is None
+        self.classes: np.ndarray | None = None
+        self.specs: list[_MetricSpec] = []
+
+    @property
+    def score_columns(self) -> list[str]:
+        """The columns read as numbers (scores and probabilities)."""
+        return [c for m in self.models for c in (m.score, *m.probs) if c is not None]
+
+    def resolve(self, y: np.ndarray, kind_of: Callable[[str], str]) -> None:
+        """Check the true column's values (all, or the distinct ones) and settle the task,
+        its classes, its metrics and the models' columns (``kind_of(col)``: a column's
+        numpy dtype kind, for a model's one column of labels)."""
+        task = self.task
+        if y.dtype.kind == "O" and any(v is None or v != v for v in y.tolist()):
+            raise ValueError(f"the true column {self.y_true!r} has missing values (None or "
+                             "NaN)")
+        if y.shape[0] == 0:
+            raise ValueError("the table has no rows")
+        if y.dtype.kind == "f" and np.isnan(y).any() and task != "regression":
+            raise ValueError(f"the true column {self.y_true!r} contains NaN")
+        if task != "regression" and y.dtype.kind != "f":
+            # a model's one column holding labels of the true column's kind (integers or
+            # text, no floats) is its predictions, not a score
+            text = y.dtype.kind in "OUS"
+
+            def holds_labels(col: str) -> bool:
+                kind = kind_of(col)
+                return kind == "O" if text else kind in "iub"
+
+            self.models = [_Model(m.name, pred=m.score) if m.score is not None
+                           and m.pred is None and not m.probs and holds_labels(m.score)
+                           else m for m in self.models]
+        if task is None:
+            task = _infer_task(y, self.models[0])
+        if task not in _SPECS:
+            raise ValueError(f"task must be one of {sorted(_SPECS)} (ranking and multilabel "
+                             f"are not served by evaluate yet), got {task!r}")
+        self.task = task
+        self.classes = None if task == "regression" else np.unique(y)
+        self.specs = _chosen(task, self.metrics)
+        for g in self.gates:
+            if _spec_of(task, g.metric) is None and not any(s.name == g.metric
+                                                            for s in self.specs):
+                raise ValueError(f"gate {g.text!r}: unknown metric {g.metric!r} for the "
+                                 f"{task} task")
+        self.plan()  # a model no metric of the task can read fails here, before any read
+
+    def plan(self) -> Plan:
+        """An empty plan: the accumulators this evaluation fills (after :meth:`resolve`)."""
+        if self.task is None or not self.specs:
+            raise RuntimeError("Job.plan() before Job.resolve()")
+        return Plan(self.task, self.models, self.specs, self.classes, self.slicings,
+                    self.threshold)
+
+    def finish(self, plan: Plan, start: float | None = None) -> Evaluation:
+        """The evaluation of everything ``plan`` was fed (``start``: a
+        ``time.perf_counter()`` to report the seconds from)."""
+        if plan.n == 0:
+            raise ValueError("the table has no rows")
+        assert self.task is not None
+        # a metric undefined on a slice (one class for ROC AUC...) gives NaN and its
+        # warning once, with how many values it concerns, not once per slice
+        with recording_warnings() as caught:
+            rows, small = plan.rows(self.min_slice_size, self.ci, self.n_boot,
+                                    self.random_state)
+        counts: dict[tuple[type[Warning], str], int] = {}
+        for w in caught:
+            counts[w] = counts.get(w, 0) + 1
+        ev = Evaluation(self.task, self.inferred, self.names, self.baseline, rows,
+                        too_small=small,
+                        warnings=[{"category": c.__name__, "message": m, "count": k}
+                                  for (c, m), k in counts.items()])
+        if self.baseline is not None:
+            _add_deltas(ev, self.baseline)
+        ev.gates = _check_gates(ev, self.gates, self.baseline, self.gate_slices,
+                                self.min_slice_size)
+        ev.seconds = 0.0 if start is None else time.perf_counter() - start
+        return ev
 
 
 def _joined(parts: Sequence[Any], id: str | None) -> Any:
@@ -1002,9 +1082,11 @@ def _chosen(task: str, metrics: Sequence[str] | None) -> list[_MetricSpec]:
     return out
 
 
-class _Plan:
-    """The accumulators of one evaluation: per model and family, one for the whole table
-    and one grouped accumulator per slicing."""
+class Plan:
+    """The accumulators of one evaluation (from :meth:`Job.plan`): per model and state, one
+    for the whole table and one grouped accumulator per slicing. ``update(batch, y_true,
+    weight)`` feeds a batch (column name -> array), ``Plan.merge_all`` merges plans of one
+    job, ``n`` counts the rows fed."""
 
     def __init__(self, task: str, models: list[_Model], specs: list[_MetricSpec],
                  classes: np.ndarray | None, slicings: list[tuple[str, ...]],
@@ -1113,7 +1195,7 @@ class _Plan:
         return n
 
     @staticmethod
-    def merge_all(plans: Sequence[_Plan]) -> _Plan:
+    def merge_all(plans: Sequence[Plan]) -> Plan:
         """One plan holding every input plan's rows (all built alike): each accumulator
         merged with its counterparts by its family's law."""
         first = plans[0]
@@ -1264,21 +1346,21 @@ def _is_dask_frame(data: Any) -> bool:
     return type(data).__module__.partition(".")[0] == "dask" and hasattr(data, "npartitions")
 
 
-def _partition_plan(part: Any, template: _Plan, needed: list[str], y_true: str,
-                    weight: str | None) -> _Plan:
+def _partition_plan(part: Any, template: Plan, needed: list[str], y_true: str,
+                    weight: str | None) -> Plan:
     """One Dask partition (a pandas frame) fed to a copy of the empty plan (on a worker)."""
-    plan: _Plan = pickle.loads(pickle.dumps(template))  # a fresh set of empty accumulators
+    plan: Plan = pickle.loads(pickle.dumps(template))  # a fresh set of empty accumulators
     if len(part):
         plan.update({c: part[c] for c in needed}, y_true, weight)
     return plan
 
 
-def _merge_plans(*plans: _Plan) -> _Plan:
-    return _Plan.merge_all(plans)
+def _merge_plans(*plans: Plan) -> Plan:
+    return Plan.merge_all(plans)
 
 
-def _dask_plan(df: Any, template: _Plan, needed: list[str], y_true: str,
-               weight: str | None, split_every: int = 8) -> _Plan:
+def _dask_plan(df: Any, template: Plan, needed: list[str], y_true: str,
+               weight: str | None, split_every: int = 8) -> Plan:
     """The plan of a Dask frame: one per partition, built where it lives, merged in a tree
     of ``split_every`` plans a task; one graph run."""
     import importlib
@@ -1290,7 +1372,7 @@ def _dask_plan(df: Any, template: _Plan, needed: list[str], y_true: str,
     merge = dask.delayed(_merge_plans, pure=False)
     while len(level) > 1:
         level = [merge(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
-    out: _Plan = level[0].compute()
+    out: Plan = level[0].compute()
     return out
 
 
@@ -1368,3 +1450,6 @@ def _compare(v: Any, g: Gate) -> bool:
         return False
     assert g.op is not None and g.bound is not None
     return _OPS[g.op](float(v), g.bound)
+
+
+_Plan = Plan  # the Spark engine's name for it until it takes the Job
