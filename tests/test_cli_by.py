@@ -279,7 +279,7 @@ def _one_error_line(rc, out, err, *words):
 @pytest.mark.parametrize("argv,words", [
     (["--by", "nope"], ["unknown --by column 'nope'", "columns are: y_true, y_pred, region"]),
     (["--by", "region,nope"], ["unknown --by column 'nope'"]),
-    (["--by", "region", "--min-slice-size", "0"], ["--min-slice-size", "must be >= 1"]),
+    (["--by", "region", "--min-slice-size", "0"], ["--min-slice-size", "whole number >= 1"]),
     (["--by", "region", "--min-slice-size", "-3"], ["--min-slice-size"]),
     (["--by", "region", "--min-slice-size", "x"], ["--min-slice-size"]),
     (["--by", "region,"], ["--by wants COL or COL,COL"]),

@@ -1011,7 +1011,7 @@ def test_cli_gate_failure_still_writes_output(cli_file, tmp_path, capsys):
     (["--score", "good", "--gate", "roc_auc=>0.5"], "malformed gate"),
     (["--score", "good", "--baseline", "old"], "baseline 'old' is not a model"),
     (["--model", "new=good", "--gate", "roc_auc:rel>=0"], "baseline"),
-    (["--score", "good", "--min-slice-size", "0"], "must be >= 1"),
+    (["--score", "good", "--min-slice-size", "0"], "whole number >= 1"),
     (["--score", "good", "--ci", "95"], "level"),
     (["--score", "margin"], r"\[0, 1\]"),
     (["--score", "good", "--true", "ynan"], "NaN|missing"),

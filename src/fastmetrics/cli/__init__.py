@@ -25,6 +25,7 @@ import sys
 import warnings
 from typing import NoReturn, Sequence
 
+from .args import count, level
 from .card import report_card
 from .evaluate import add_parser as add_evaluate, run_evaluate
 from .errors import CLIError, first_line
@@ -40,27 +41,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"fastmetrics: error: {message} (see '{self.prog} --help')\n")
-
-
-def _count(text: str) -> int:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not v >= 1 or v != int(v) or v > 2**40:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
-    return int(v)
-
-
-def _level(text: str) -> float:
-    """A confidence level in (0, 1) (argparse's type for --ci)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"a confidence level lies in (0, 1), got {text}")
-    return v
 
 
 def _version() -> str:
@@ -150,14 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--delimiter", metavar="D",
                    help="CSV field delimiter, one character, 'tab' for a tab (default: a tab "
                    "for .tsv, else a comma)")
-    r.add_argument("--ci", nargs="?", type=_level, const=0.95, default=None, metavar="LEVEL",
+    r.add_argument("--ci", nargs="?", type=level, const=0.95, default=None, metavar="LEVEL",
                    help="bootstrap intervals of the headline numbers, shown as "
                    "'0.8123 [0.8051, 0.8196]' (LEVEL default 0.95; resamples drawn from the "
                    "confusion table's cells, so the data is read once)")
-    r.add_argument("--ci-resamples", type=_count, default=1000, metavar="N",
+    r.add_argument("--ci-resamples", type=count, default=1000, metavar="N",
                    help="resamples for --ci (default 1000)")
     r.add_argument("--seed", type=int, default=None, help="seed of the --ci resampling")
-    r.add_argument("--batch-rows", type=_count, default=None, metavar="N",
+    r.add_argument("--batch-rows", type=count, default=None, metavar="N",
                    help="stream a CSV/TSV or Parquet file N rows at a time through the "
                    "streaming accumulators (memory bounded by the batch, same report); "
                    f"files whose columns would take over {STREAM_BYTES >> 20} MiB in memory, "
@@ -171,10 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Time fastmetrics against scikit-learn (when installed) on seeded data and "
         "print a markdown speed table (median of repeats).",
     )
-    b.add_argument("--n", type=_count, default=None,
+    b.add_argument("--n", type=count, default=None,
                    help="labels per call (default 1e6; 1e5 with --quick)")
     b.add_argument("--quick", action="store_true", help="smaller data, fewer repeats")
-    b.add_argument("--repeat", type=_count, default=None,
+    b.add_argument("--repeat", type=count, default=None,
                    help="timed calls per entry (default 7; 3 with --quick)")
     b.add_argument("--seed", type=int, default=0, help="data seed (default 0)")
     return p

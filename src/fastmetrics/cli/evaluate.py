@@ -15,6 +15,7 @@ import sys
 import tempfile
 from typing import TYPE_CHECKING, Any
 
+from .args import columns, count, level
 from .errors import CLIError, first_line
 
 if TYPE_CHECKING:
@@ -30,33 +31,6 @@ def _model(text: str) -> tuple[str, list[str]]:
     if not eq or not name or not cols:
         raise argparse.ArgumentTypeError(f"--model wants NAME=COL[,COL...], got {text!r}")
     return name, [c for c in cols.split(",") if c]
-
-
-def _columns(text: str) -> list[str]:
-    cols = [c for c in text.split(",") if c]
-    if not cols:
-        raise argparse.ArgumentTypeError(f"--by wants COL[,COL...], got {text!r}")
-    return cols
-
-
-def _size(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
-    return v
-
-
-def _level(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a level in (0, 1), got {text!r}") from None
-    if not 0 < v < 1:
-        raise argparse.ArgumentTypeError(f"the level must be in (0, 1), got {v}")
-    return v
 
 
 def add_parser(sub: Any) -> None:
@@ -83,7 +57,7 @@ def add_parser(sub: Any) -> None:
                    "probability columns (repeat for several models)")
     e.add_argument("--task", choices=("binary", "multiclass", "regression"),
                    help="the task (default: inferred from the data, and said)")
-    e.add_argument("--by", action="append", type=_columns, default=[], metavar="COL[,COL...]",
+    e.add_argument("--by", action="append", type=columns, default=[], metavar="COL[,COL...]",
                    help="a slicing: one column, or several crossed (repeat for several "
                    "slicings)")
     e.add_argument("--weight", metavar="COL", help="sample weights")
@@ -94,11 +68,11 @@ def add_parser(sub: Any) -> None:
                    "baseline), METRIC:rel>=V, METRIC:better (repeatable)")
     e.add_argument("--gate-slices", action="store_true",
                    help="check the gates on every slice of at least --min-slice-size rows too")
-    e.add_argument("--ci", nargs="?", const=0.95, type=_level, default=None, metavar="LEVEL",
+    e.add_argument("--ci", nargs="?", const=0.95, type=level, default=None, metavar="LEVEL",
                    help="confidence intervals (default level 0.95)")
-    e.add_argument("--n-boot", type=_size, default=1000, metavar="N",
+    e.add_argument("--n-boot", type=count, default=1000, metavar="N",
                    help="bootstrap resamples (default 1000)")
-    e.add_argument("--min-slice-size", type=_size, default=1, metavar="N",
+    e.add_argument("--min-slice-size", type=count, default=1, metavar="N",
                    help="slices with fewer rows get no values (default 1)")
     e.add_argument("--metric", action="append", default=None, metavar="NAME",
                    help="only these metrics (repeatable; default: the task's table)")
@@ -107,7 +81,7 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--output", metavar="PATH", help="write the output there, not stdout "
                    "(csv and parquet need it)")
     e.add_argument("--html", metavar="PATH", help="also write an HTML page there")
-    e.add_argument("--batch-rows", type=_size, default=1 << 20, metavar="N",
+    e.add_argument("--batch-rows", type=count, default=1 << 20, metavar="N",
                    help="rows read at a time (default 1048576)")
 
 

@@ -27,6 +27,7 @@ from .._states import confusion
 from .._states.confusion import py_value
 from ..streaming import CalibrationAccumulator, GroupedAccumulator
 from .columns import Coded, LabelCoder
+from .args import columns, count
 from .errors import CLIError, first_line
 
 __all__ = ["SliceRow", "SliceTable", "Slicer", "add_arguments", "slices_html",
@@ -40,36 +41,15 @@ HEADINGS = {"accuracy": "accuracy", "macro_f1": "macro F1", "weighted_f1": "weig
             "mce": "MCE", "brier": "Brier"}
 
 
-def _columns(text: str) -> list[str]:
-    """One ``--by`` value: the columns crossed into one slicing (argparse's type)."""
-    cols = [c.strip() for c in text.split(",")]
-    if not text.strip() or any(not c for c in cols):
-        raise argparse.ArgumentTypeError(f"--by wants COL or COL,COL..., got {text!r}")
-    if len(set(cols)) != len(cols):
-        raise argparse.ArgumentTypeError(f"--by {text!r} names a column twice")
-    return cols
-
-
-def _size(text: str) -> int:
-    """``--min-slice-size``: a whole number >= 1 (argparse's type)."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
-    return v
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--by`` and ``--min-slice-size`` to the ``report`` parser."""
-    parser.add_argument("--by", action="append", type=_columns, default=None,
+    parser.add_argument("--by", action="append", type=columns, default=None,
                         metavar="COL[,COL]",
                         help="after the card, a table of its headline numbers for every "
                         "slice of the rows by the values of COL (COL,COL: the columns "
                         "crossed), worst slice (lowest macro F1) first; repeat for several "
                         "slicings")
-    parser.add_argument("--min-slice-size", type=_size, default=1, metavar="N",
+    parser.add_argument("--min-slice-size", type=count, default=1, metavar="N",
                         help="slices of fewer than N rows are listed as too small, their "
                         "numbers not computed (default 1)")
 
