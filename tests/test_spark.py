@@ -44,6 +44,7 @@ def spark():
     session = (SparkSession.builder.master("local[2]").appName("fastmetrics-tests")
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
                .config("spark.pyspark.python", sys.executable)
                .config("spark.executorEnv.PYTHONPATH", where)
                .getOrCreate())
@@ -300,3 +301,16 @@ def test_frame_has_an_empty_and_a_one_row_partition(spark):
     df = frame(spark, {"a": np.arange(10)})
     sizes = df.rdd.glom().map(len).collect()
     assert sizes == [1, 0, 3, 6]
+
+
+def test_an_executor_traceback_is_raised_as_its_python_error():
+    """An error no partition caught reaches the driver as PySpark's exception, whose text
+    holds the executor's traceback: its last ValueError is raised as that ValueError."""
+    class Failed:
+        def toArrow(self):
+            raise RuntimeError("An exception was thrown from the Python worker.\n"
+                               "Traceback (most recent call last):\n  File ...\n"
+                               "ValueError: y_prob contains values greater than 1: 2.0\n")
+
+    with pytest.raises(ValueError, match=r"^y_prob contains values greater than 1: 2\.0$"):
+        fms._collect(Failed())
