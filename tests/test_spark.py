@@ -250,6 +250,13 @@ def test_evaluate_equals_the_in_memory_evaluation(spark):
     _same_evaluation(fms.evaluate(df, **kw), fm.evaluate(tab, **kw))
     kw = dict(y_true="t", score="e", by="seg", task="regression")
     _same_evaluation(fms.evaluate(df, **kw), fm.evaluate(tab, **kw))
+    # binary text labels (the positive side is the greater) and a model's column of labels
+    cols = {"y": np.array(["no", "yes"])[rng.integers(0, 2, n)], "s": rng.random(n),
+            "guess": np.array(["no", "yes"])[rng.integers(0, 2, n)], "seg": rng.integers(0, 3, n)}
+    tab = pa.table(cols)
+    df = frame(spark, cols)
+    kw = dict(y_true="y", models={"a": "s", "b": "guess"}, by="seg")
+    _same_evaluation(fms.evaluate(df, **kw), fm.evaluate(tab, **kw))
 
 
 def test_bad_inputs_raise_the_in_memory_errors(spark):

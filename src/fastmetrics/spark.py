@@ -39,6 +39,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import io
@@ -140,7 +141,7 @@ def _numbers(col: Any, name: str) -> np.ndarray:
     import pyarrow as pa
 
     if col.null_count:
-        raise ValueError(f"column {name!r} holds {col.null_count} missing values")
+        raise ValueError(f"the column {name!r} holds {col.null_count} missing values")
     t = col.type
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         n = len(col)
@@ -319,7 +320,7 @@ def _collect(sdf: Any) -> list[bytes]:
     """The partitions' states (one Spark job); a partition's error raised here as the
     exception the in-memory function gives."""
     try:
-        table = sdf.toArrow()
+        table = _to_arrow(sdf)
     except Exception as exc:  # PythonException, Py4JJavaError: the executor's error as text
         found = _PYTHON_ERROR.findall(str(exc))
         if found:
@@ -333,14 +334,25 @@ def _collect(sdf: Any) -> list[bytes]:
     return [bytes(b) for b in table.column("state").to_pylist() if b is not None]
 
 
-def _run_job(df: Any, job: Any) -> list[bytes]:
-    F = _pyspark()
-    cols = job.columns()
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """pyspark checks the pandas version on its Arrow paths (mapInArrow is built on the
+    pandas UDF machinery) and warns about pandas 3, which these paths never use."""
     with warnings.catch_warnings():
-        # pyspark checks the pandas version on mapInArrow, which never uses pandas
         warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas",
                                 FutureWarning)
-        sdf = df.select(*[_quoted(F, c) for c in cols]).mapInArrow(
+        yield
+
+
+def _to_arrow(sdf: Any) -> Any:
+    with _quiet():
+        return sdf.toArrow()
+
+
+def _run_job(df: Any, job: Any) -> list[bytes]:
+    F = _pyspark()
+    with _quiet():
+        sdf = df.select(*[_quoted(F, c) for c in job.columns()]).mapInArrow(
             functools.partial(_partition, job), _SCHEMA)
         return _collect(sdf)
 
@@ -366,10 +378,9 @@ _LABEL_ROLES = {"confusion": frozenset({"y_true", "y_pred"}),
 def _classes(df: Any, y_true: str) -> np.ndarray:
     """The sorted classes of ``y_true``: one ``distinct`` aggregation."""
     F = _pyspark()
-    table = df.select(_quoted(F, y_true)).distinct().toArrow()
-    col = table.column(0)
+    col = _to_arrow(df.select(_quoted(F, y_true)).distinct()).column(0)
     if col.null_count:
-        raise ValueError(f"column {y_true!r} holds missing values")
+        raise ValueError(f"the column {y_true!r} holds {col.null_count} missing values")
     return np.unique(np.asarray(col.to_numpy()))
 
 
@@ -584,48 +595,64 @@ else:
 
 @dataclass(frozen=True)
 class _PlanJob:
-    """An evaluation's plan, built on each executor as the driver builds it."""
+    """An evaluation's plan, built on each executor from the same
+    :class:`fastmetrics.evaluation.Job` as on the driver."""
 
-    args: tuple[Any, ...]  # the plan's constructor arguments
-    cols: tuple[str, ...]
-    y_true: str
-    weight: str | None
+    job: _ev.Job
 
-    def new(self) -> Any:
-        return _ev._Plan(*self.args)
+    def new(self) -> _ev.Plan:
+        return self.job.plan()
 
     def columns(self) -> list[str]:
-        return list(self.cols)
+        return list(self.job.needed)
 
-    def feed(self, plan: Any, rb: Any) -> None:
-        batch = {c: _read(rb, c) for c in self.cols}
-        plan.update(batch, self.y_true, self.weight)
+    def feed(self, plan: _ev.Plan, rb: Any) -> None:
+        batch = {c: _read(rb, c) for c in self.job.needed}
+        plan.update(batch, self.job.y_true, self.job.sample_weight)
 
-    def export(self, plan: Any) -> dict[str, Any]:
+    def export(self, plan: _ev.Plan) -> dict[str, Any]:
         return {"n": plan.n,
                 "whole": [[repr(k), a.to_dict()] for k, a in plan.whole.items()],
                 "grouped": [[repr(k), g.to_dict()] for k, g in plan.grouped.items()]}
 
+    @staticmethod
+    def _checked(parts: list[Any], target: Mapping[Any, Any]) -> list[Any]:
+        """The exported states of ``target``'s keys, in its order (the same job gives the
+        same keys, in the same order, on every executor)."""
+        if [k for k, _ in parts] != [repr(k) for k in target]:
+            raise RuntimeError("an executor's plan differs from the driver's")
+        return [state for _, state in parts]
 
-def _merge_plans(plan: Any, parts: list[dict[str, Any]]) -> None:
-    """Every partition's plan merged into ``plan`` (built alike on the driver), state by
-    state, by the plans' public ``whole`` and ``grouped`` dicts."""
-    for name, load in (("whole", None), ("grouped", GroupedAccumulator.from_dict)):
-        target = getattr(plan, name)
-        for i, key in enumerate(list(target)):
-            got = []
-            for p in parts:
-                k, d = p[name][i]
-                if k != repr(key):  # the same construction gives the same keys
-                    raise RuntimeError(f"an executor's plan differs: {k} vs {key!r}")
-                got.append(load(d) if load is not None else type(target[key]).from_dict(d))
-            if not got:
-                continue
-            if load is None:
-                target[key] = type(target[key]).merge_all(got)
-            else:
-                target[key] = _sorted_groups(GroupedAccumulator.merge_all(got))
-    plan.n = sum(int(p["n"]) for p in parts)
+    def load(self, d: Mapping[str, Any]) -> _ev.Plan:
+        """A partition's exported plan back in a plan built alike (its states checked as
+        ``from_dict`` checks them)."""
+        plan = self.job.plan()
+        whole, grouped = self._checked(d["whole"], plan.whole), self._checked(
+            d["grouped"], plan.grouped)
+        for key, state in zip(list(plan.whole), whole):
+            plan.whole[key] = type(plan.whole[key]).from_dict(state)
+        for gkey, state in zip(list(plan.grouped), grouped):
+            plan.grouped[gkey] = GroupedAccumulator.from_dict(state)
+        plan.n = int(d["n"])
+        return plan
+
+
+def _kind_of(df: Any) -> Callable[[str], str]:
+    """A column's numpy dtype kind from the schema, as the in-memory function reads it
+    from an Arrow table's ('f', 'i', 'b', else 'O')."""
+    from pyspark.sql import types as T
+
+    fields = {f.name: f.dataType for f in df.schema.fields}
+
+    def kind_of(c: str) -> str:
+        t = fields[c]
+        if isinstance(t, (T.FloatType, T.DoubleType)):
+            return "f"
+        if isinstance(t, T.IntegralType):
+            return "i"
+        return "b" if isinstance(t, T.BooleanType) else "O"
+
+    return kind_of
 
 
 def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | None = None,
@@ -640,13 +667,14 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
     """:func:`fastmetrics.evaluate` on a Spark DataFrame, in one job over the data.
 
     Every metric of a task, for the whole table and every slice, for several models, with
-    intervals and gates. The values are those of :func:`fastmetrics.evaluate` on the collected data (counts
-    exactly, float sums to about 1e-12 relative; intervals drawn from the same merged
-    states). Each partition feeds its Arrow batches to the same per (model, state family)
-    accumulators and per-slicing grouped accumulators on an executor; the driver merges
-    them state by state and derives the rows. Two Spark jobs: a ``distinct`` of the true
-    column (the classes, and the task when not given; none for ``task="regression"``) and
-    the pass over the data.
+    intervals and gates. The values are those of :func:`fastmetrics.evaluate` on the
+    collected data (counts exactly, float sums to about 1e-12 relative; intervals drawn
+    from the same merged states): both run one ``fastmetrics.evaluation.Job``. Each
+    partition feeds its Arrow batches to the job's plan on an executor (per model and
+    state family one accumulator, and one grouped accumulator per slicing); the driver
+    merges the plans and derives the rows. Two Spark jobs: a ``distinct`` of the true
+    column (the classes, and the task when not given; with ``task="regression"`` one row
+    of it) and the pass over the data.
 
     Parameters
     ----------
@@ -696,9 +724,9 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
     Raises
     ------
     ValueError
-        As :func:`fastmetrics.evaluate`: a missing column or a non-numeric score column
-        (before any job), NaN or missing true labels, probabilities out of [0, 1], an
-        unknown metric, a malformed gate, an empty table.
+        As :func:`fastmetrics.evaluate`: a missing column (before any job), NaN or missing
+        true labels, a non-numeric score column (both before the pass over the data),
+        probabilities out of [0, 1], an unknown metric, a malformed gate, an empty table.
     ImportError
         If pyspark is not installed (the ``spark`` extra).
 
@@ -715,85 +743,36 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
     """
     start = time.perf_counter()
     F = _pyspark()
-    if isinstance(min_slice_size, bool) or not isinstance(min_slice_size, int) \
-            or min_slice_size < 1:
-        raise ValueError(f"min_slice_size must be an integer >= 1, got {min_slice_size!r}")
-    if ci is not None and not (isinstance(ci, float) and 0 < ci < 1):
-        raise ValueError(f"ci must be a confidence level in (0, 1), got {ci!r}")
-    names = list(df.columns)
-    mods = _ev._models(models, pred, score, prob, names)
-    slicings = _ev._slicings(by)
-    parsed = [_ev.Gate.parse(g) for g in gates]
-    model_names = [m.name for m in mods]
-    if baseline is not None and baseline not in model_names:
-        raise ValueError(f"baseline {baseline!r} is not a model; the models are "
-                         f"{model_names}")
-    if any(g.kind != "value" for g in parsed) and baseline is None:
-        raise ValueError("gates against the baseline (:delta, :rel, :better) need baseline=")
-    numbers = [c for m in mods for c in (m.score, *m.probs) if c is not None]
-    needed = [y_true, *(c for m in mods for c in m.columns()),
-              *(c for s in slicings for c in s)]
-    if sample_weight is not None:
-        needed.append(sample_weight)
-    _check_schema(df, {"column": tuple(needed)}, frozenset())
-    from pyspark.sql import types as T
+    job = _ev.Job(list(df.columns), y_true=y_true, pred=pred, score=score, prob=prob,
+                  models=models, task=task, by=by, sample_weight=sample_weight,
+                  metrics=metrics, ci=ci, n_boot=n_boot, baseline=baseline, gates=gates,
+                  gate_slices=gate_slices, min_slice_size=min_slice_size,
+                  threshold=threshold, random_state=random_state)
+    _check_schema(df, {"column": tuple(job.needed)}, frozenset())
+    kind_of = _kind_of(df)
 
-    fields = {f.name: f.dataType for f in df.schema.fields}
-    for c in numbers:
-        if not isinstance(fields[c], (T.NumericType, T.BooleanType)):
+    # the classes and the task from the distinct true values (what the in-memory function
+    # reads from the whole column gives the same answer on its distinct values); a
+    # regression needs no classes: one row tells the column is not empty
+    y = df.select(_quoted(F, y_true))
+    y = (y.limit(1) if task == "regression" else y.distinct().limit(_MAX_CLASSES + 1))
+    values = np.asarray(_to_arrow(y).column(0).to_numpy(zero_copy_only=False))
+    job.resolve(values, kind_of)
+    # after resolve: a model's one column of labels of the true column's kind is read as
+    # its predictions, not as a score
+    for c in job.score_columns:
+        if kind_of(c) == "O":
             raise ValueError(f"the score column {c!r} is not numeric")
+    if job.task != "regression" and values.shape[0] > _MAX_CLASSES:
+        raise ValueError(f"the true column {y_true!r} has more than {_MAX_CLASSES} distinct "
+                         "values: pass task='regression'")
 
-    # the classes (and the task) from the distinct true values: what the in-memory
-    # function reads from the whole column gives the same answer on its distinct values
-    inferred = task is None
-    classes = None
-    if task != "regression":
-        table = df.select(_quoted(F, y_true)).distinct().limit(_MAX_CLASSES + 1).toArrow()
-        col = table.column(0)
-        if table.num_rows == 0:
-            raise ValueError("the table has no rows")
-        if col.null_count:
-            raise ValueError(f"the true column {y_true!r} holds missing values")
-        values = np.asarray(col.to_numpy())
-        if values.dtype.kind == "f" and np.isnan(values).any():
-            raise ValueError(f"the true column {y_true!r} contains NaN")
-        if task is None:
-            task = _ev._infer_task(values, mods[0])
-        if task != "regression":
-            if values.shape[0] > _MAX_CLASSES:
-                raise ValueError(f"the true column {y_true!r} has more than {_MAX_CLASSES} "
-                                 "distinct values: pass task='regression'")
-            classes = np.unique(values)
-    if task not in _ev.TASK_METRICS:
-        raise ValueError(f"task must be one of {sorted(_ev.TASK_METRICS)} (ranking and "
-                         f"multilabel are not served by evaluate yet), got {task!r}")
-    specs = _ev._chosen(task, metrics)
-    for g in parsed:
-        if _ev._spec_of(task, g.metric) is None and not any(s.name == g.metric
-                                                            for s in specs):
-            raise ValueError(f"gate {g.text!r}: unknown metric {g.metric!r} for the {task} "
-                             "task")
-    args = (task, mods, specs, classes, slicings, threshold)
-    plan = _ev._Plan(*args)  # bad models fail here, before the job
-    job = _PlanJob(args, tuple(dict.fromkeys(needed)), y_true, sample_weight)
-    parts = [_loads(b) for b in _run_job(df, job)]
-    _merge_plans(plan, parts)
-    if plan.n == 0:
-        raise ValueError("the table has no rows")
-    # a metric undefined on some slices warns once, with how many values it concerns
-    with recording_warnings() as caught:
-        rows, small = plan.rows(min_slice_size, ci, n_boot, random_state)
-    counts: dict[tuple[type[Warning], str], int] = {}
-    for w in caught:
-        counts[w] = counts.get(w, 0) + 1
-    ev = _ev.Evaluation(task, inferred, model_names, baseline, rows, too_small=small,
-                        warnings=[{"category": c.__name__, "message": m, "count": k}
-                                  for (c, m), k in counts.items()])
-    if baseline is not None:
-        _ev._add_deltas(ev, baseline)
-    ev.gates = _ev._check_gates(ev, parsed, baseline, gate_slices, min_slice_size)
-    ev.seconds = time.perf_counter() - start
-    return ev
+    spec = _PlanJob(job)
+    plans = [spec.load(_loads(b)) for b in _run_job(df, spec)]
+    plan = _ev.Plan.merge_all(plans) if plans else job.plan()
+    # the groups in sorted key order, as one in-memory pass lists them
+    plan.grouped = {k: _sorted_groups(g) for k, g in plan.grouped.items()}
+    return job.finish(plan, start)
 
 
 # accumulate and evaluate are the Dask and in-memory faces' names on this engine (their
