@@ -21,6 +21,7 @@ from fastmetrics.streaming import GroupedAccumulator
 from fastmetrics.states import (
     ConfusionState,
     GroupedConfusionState,
+    GroupedState,
     MultilabelState,
     State,
     StateError,
@@ -97,6 +98,13 @@ def grouped_data(draw):
     yt, yp = _labels(draw, n, np.int32)
     g = np.array(draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n)))
     return (yt, yp, g), None
+
+
+def _grouped_state(a, w):
+    """The grouped regression state of a chunk; an empty chunk's is the empty one (the
+    accumulator holds no state before a row)."""
+    st_ = GroupedAccumulator("regression").update(a[0], a[1], groups=a[2], sample_weight=w).state
+    return st_ if st_ is not None else GroupedState((a[2][:0],), ("groups",), [])
 
 
 @st.composite
@@ -200,8 +208,7 @@ CASES = {
     "multilabel": (multilabel_data(), lambda a, w: MultilabelState.from_arrays(*a, w)),
     "grouped_confusion": (grouped_data(), lambda a, w: GroupedConfusionState.from_arrays(*a)),
     # one regression state per group (the rule every family's grouped state follows)
-    "grouped": (grouped_regression_data(), lambda a, w: GroupedAccumulator("regression").update(
-        a[0], a[1], groups=a[2], sample_weight=w).state),
+    "grouped": (grouped_regression_data(), lambda a, w: _grouped_state(a, w)),
     "contingency": (contingency_data(), lambda a, w: fm.states.ContingencyState.from_arrays(*a)),
     "calibration": (calibration_data(),
                     lambda a, w: fm.states.CalibrationState.from_arrays(*a, w, n_bins=5)),
