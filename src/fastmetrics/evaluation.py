@@ -1451,5 +1451,3 @@ def _compare(v: Any, g: Gate) -> bool:
     assert g.op is not None and g.bound is not None
     return _OPS[g.op](float(v), g.bound)
 
-
-_Plan = Plan  # the Spark engine's name for it until it takes the Job
