@@ -56,8 +56,7 @@ import numpy as np
 from . import _docstrings, _table
 from . import evaluation as _ev
 from ._inputs import proba_argument
-from .exceptions import recording_warnings
-from .streaming import KINDS, Accumulator, GroupedAccumulator
+from .streaming import KINDS, GroupedAccumulator
 
 if TYPE_CHECKING:
     from ._typing import AccumulatorKind
@@ -85,10 +84,10 @@ def _pyspark() -> Any:
 # --------------------------------------------------------------------------- columns
 
 #: an input: one column, or several stacked into an (n_samples, k) matrix
-Columns = str | tuple[str, ...]
+_Columns = str | tuple[str, ...]
 
 
-def _as_columns(x: Any, name: str) -> Columns:
+def _as_columns(x: Any, name: str) -> _Columns:
     if isinstance(x, str):
         return x
     if isinstance(x, (list, tuple)) and x and all(isinstance(c, str) for c in x):
@@ -97,11 +96,11 @@ def _as_columns(x: Any, name: str) -> Columns:
                     f"{type(x).__name__}")
 
 
-def _names(cols: Columns) -> tuple[str, ...]:
+def _names(cols: _Columns) -> tuple[str, ...]:
     return (cols,) if isinstance(cols, str) else cols
 
 
-def _check_schema(df: Any, inputs: Mapping[str, Columns | None],
+def _check_schema(df: Any, inputs: Mapping[str, _Columns | None],
                   numeric: frozenset[str]) -> None:
     """ValueError before any job: a missing column, or text where numbers are needed
     (``numeric``: the roles that must be numbers)."""
@@ -156,7 +155,7 @@ def _numbers(col: Any, name: str) -> np.ndarray:
     return np.asarray(col.to_numpy(zero_copy_only=False))
 
 
-def _read(rb: Any, cols: Columns) -> Any:
+def _read(rb: Any, cols: _Columns) -> Any:
     """One input of a record batch: text as Arrow (the accumulators encode it by its
     codes), numbers as numpy; several columns stacked into an (n, k) matrix."""
     import pyarrow as pa
@@ -261,7 +260,7 @@ class _Job:
 
     kind: str
     config: dict[str, Any]
-    data: tuple[Columns, ...]
+    data: tuple[_Columns, ...]
     weight: str | None = None
     groups: tuple[str, ...] | None = None
     update_kw: dict[str, Any] = field(default_factory=dict)
