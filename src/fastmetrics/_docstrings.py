@@ -444,14 +444,16 @@ _DELAYED = "With ``compute=False``, a :class:`dask.delayed.Delayed` of the resul
 
 
 def _dask_parameters(one: Sections, sig: inspect.Signature, where: str,
-                     data: frozenset[str], own: dict[str, list[str]] | None = None) -> list[str]:
+                     data: frozenset[str], own: dict[str, list[str]] | None = None,
+                     grouped: bool = True) -> list[str]:
     """The entries of a Dask function's parameters: the one-shot function's, with the
     data described as dask inputs, then ``compute`` and ``split_every``; ``own`` gives
     ``name -> entry lines`` of parameters described otherwise here."""
     own = dict(own or {})
     own.setdefault("compute", _COMPUTE)
     own.setdefault("split_every", _SPLIT_EVERY)
-    own.setdefault("groups", _GROUPS)
+    if grouped:  # the metric functions take groups= (the resampling ones do not)
+        own.setdefault("groups", _GROUPS)
     params: list[str] = []
     for p in sig.parameters.values():
         if p.name in own:
@@ -555,6 +557,7 @@ def dask_interval_doc(local: Callable[..., Any], sig: inspect.Signature, what: s
         f"As :func:`{where}` over dask inputs.", extended,
         (("Parameters", _dask_parameters(one, sig, where, data, {"sample_weight": _entry(
             "sample_weight : None, default=None",
-            ["Must be None (``ValueError`` otherwise): weighted resamples need the rows."])})),
+            ["Must be None (``ValueError`` otherwise): weighted resamples need the rows."])},
+            grouped=False)),
          ("Returns", _returns(one, where, _DELAYED)), ("Raises", raises),
          ("See Also", see), ("Examples", example)))

@@ -384,6 +384,24 @@ class Gate:
     or ``metric:better`` (better than the baseline with confidence: the candidate's
     interval lies wholly on the better side of the baseline's value).
 
+    Parameters
+    ----------
+    metric : str
+        The metric's name (``roc_auc``, ``f1[spam]``...).
+    kind : {"value", "delta", "rel", "better"}
+        What is compared: the value, its difference to the baseline's, the relative
+        difference, or the candidate's interval with the baseline's value.
+    op : {">=", "<=", ">", "<"} or None
+        The comparison (None for ``better``).
+    bound : float or None
+        The number compared with (None for ``better``).
+    text : str
+        The gate as written.
+
+    See Also
+    --------
+    fastmetrics.evaluate : Checks gates on an evaluation.
+
     Examples
     --------
     >>> Gate.parse("roc_auc:delta>=-0.01")
@@ -398,7 +416,32 @@ class Gate:
 
     @classmethod
     def parse(cls, text: str) -> Gate:
-        """A gate from its text; ``ValueError`` naming what is malformed."""
+        """A gate from its text.
+
+        Parameters
+        ----------
+        text : str
+            ``METRIC>=VALUE`` (or ``<=``, ``>``, ``<``), ``METRIC:delta>=VALUE``,
+            ``METRIC:rel>=VALUE`` or ``METRIC:better``.
+
+        Returns
+        -------
+        Gate
+
+        Raises
+        ------
+        ValueError
+            A malformed gate, naming what is wrong.
+
+        See Also
+        --------
+        fastmetrics.evaluate : Where gates are checked.
+
+        Examples
+        --------
+        >>> Gate.parse("accuracy>=0.9").bound
+        0.9
+        """
         m = _GATE.match(text) if isinstance(text, str) else None
         if m is None:
             raise ValueError(f"malformed gate {text!r}: write METRIC>=VALUE, "
@@ -426,6 +469,21 @@ class Gate:
 class Evaluation:
     """What :func:`evaluate` found: the tidy table of values and the gates' verdicts.
 
+    Parameters
+    ----------
+    task : str
+        "binary", "multiclass" or "regression".
+    task_inferred : bool
+        Whether the task was inferred from the data (and not given).
+    models : list of str
+        The models' names, in order.
+    baseline : str or None
+        The model the others are compared with.
+    rows, gates, too_small, warnings : list of dict
+        As the attributes below.
+    seconds : float, default=0.0
+        Time the evaluation took.
+
     Attributes
     ----------
     task : str
@@ -445,6 +503,10 @@ class Evaluation:
         each once: ``category``, ``message`` and ``count`` (how many values it concerns).
     seconds : float
         Time the evaluation took.
+
+    See Also
+    --------
+    fastmetrics.evaluate : What makes it.
 
     Examples
     --------
@@ -471,13 +533,63 @@ class Evaluation:
         return all(g["passed"] for g in self.gates)
 
     def failed(self) -> list[dict[str, Any]]:
-        """The gates that failed."""
+        """The gates that failed.
+
+        Returns
+        -------
+        list of dict
+            The entries of ``gates`` whose ``passed`` is False.
+
+        See Also
+        --------
+        Evaluation.passed : Whether none failed.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> ev = fm.evaluate({"y": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.1], "g": [1, 1, 2, 2]},
+        ...                  y_true="y", score="p", by="g", metrics=["accuracy"],
+        ...                  gates=["accuracy>=0.8"])
+        >>> [g["reason"] for g in ev.failed()]
+        ['accuracy = 0.75']
+        """
         return [g for g in self.gates if not g["passed"]]
 
     def value(self, metric: str, model: str | None = None,
               slice: Mapping[str, Any] | None = None) -> Any:
-        """One value: ``metric`` of ``model`` (the only or first model by default) on
-        ``slice`` (column -> value; None: the whole table); ``KeyError`` when absent."""
+        """One value of the table.
+
+        Parameters
+        ----------
+        metric : str
+            The metric's name.
+        model : str, optional
+            The model (default: the first).
+        slice : mapping, optional
+            Column -> value of the slice (default: the whole table).
+
+        Returns
+        -------
+        value : float
+
+        Raises
+        ------
+        KeyError
+            No such (model, slice, metric).
+
+        See Also
+        --------
+        Evaluation.table : Every value.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> ev = fm.evaluate({"y": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.1], "g": [1, 1, 2, 2]},
+        ...                  y_true="y", score="p", by="g", metrics=["accuracy"],
+        ...                  gates=["accuracy>=0.8"])
+        >>> ev.value("accuracy", slice={"g": 2})
+        0.5
+        """
         model = self.models[0] if model is None else model
         want = dict(slice or {})
         for r in self.rows:
@@ -486,9 +598,32 @@ class Evaluation:
         raise KeyError((metric, model, want))
 
     def table(self, kind: str = "pandas") -> Any:
-        """The tidy table: ``"pandas"``, ``"polars"``, ``"arrow"`` or ``"records"`` (the
-        rows as dicts). The slice is a text column (``col=value, ...``; empty for the
-        whole table) beside ``slicing``."""
+        """The tidy table: one row per (model, slice, metric).
+
+        Parameters
+        ----------
+        kind : {"pandas", "polars", "arrow", "records"}, default="pandas"
+            The table's type (``"records"``: a list of dicts).
+
+        Returns
+        -------
+        table
+            Columns ``model``, ``slicing``, ``slice`` (``col=value, ...``; empty for the
+            whole table), ``metric``, ``value``, ``ci_low``, ``ci_high``, ``n``.
+
+        See Also
+        --------
+        Evaluation.to_json : The same rows as JSON.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> ev = fm.evaluate({"y": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.1], "g": [1, 1, 2, 2]},
+        ...                  y_true="y", score="p", by="g", metrics=["accuracy"],
+        ...                  gates=["accuracy>=0.8"])
+        >>> ev.table("records")[1]["slice"]
+        'g=1'
+        """
         records = [{**r, "slicing": ",".join(r["slicing"]),
                     "slice": _slice_text(r["slice"])} for r in self.rows]
         if kind == "records":
@@ -544,7 +679,28 @@ class Evaluation:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"task", "rows", "gates", ...}`` as :func:`json.dumps` takes it (NaN as None)."""
+        """The result as plain values, as :func:`json.dumps` takes them (NaN as None).
+
+        Returns
+        -------
+        dict
+            ``task``, ``task_inferred``, ``models``, ``baseline``, ``rows`` (each with
+            ``model``, ``slice``, ``metric``, ``value``, ``ci_low``, ``ci_high``, ``n``),
+            ``gates``, ``too_small``, ``warnings`` and ``passed``.
+
+        See Also
+        --------
+        Evaluation.to_json : The same as a JSON text.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> ev = fm.evaluate({"y": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.1], "g": [1, 1, 2, 2]},
+        ...                  y_true="y", score="p", by="g", metrics=["accuracy"],
+        ...                  gates=["accuracy>=0.8"])
+        >>> ev.to_dict()["rows"][0]["value"]
+        0.75
+        """
         return {"task": self.task, "task_inferred": self.task_inferred,
                 "models": self.models, "baseline": self.baseline,
                 "rows": [{k: _plain(v) for k, v in r.items() if k != "slicing"}
@@ -555,12 +711,55 @@ class Evaluation:
                 "passed": self.passed}
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The result as JSON (see :meth:`to_dict`)."""
+        """The result as JSON.
+
+        Parameters
+        ----------
+        indent : int or None, default=2
+            As :func:`json.dumps`.
+
+        Returns
+        -------
+        str
+            :meth:`to_dict` as JSON.
+
+        See Also
+        --------
+        Evaluation.to_dict : The values.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> ev = fm.evaluate({"y": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.1], "g": [1, 1, 2, 2]},
+        ...                  y_true="y", score="p", by="g", metrics=["accuracy"],
+        ...                  gates=["accuracy>=0.8"])
+        >>> '"passed": false' in ev.to_json()
+        True
+        """
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_markdown(self) -> str:
         """A pull-request comment: the whole-table values per model (with the baseline's
-        difference), the gates, and each slicing's worst slices."""
+        difference), the gates, and each slicing's worst slices.
+
+        Returns
+        -------
+        str
+            Markdown.
+
+        See Also
+        --------
+        Evaluation.to_html : A page.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> ev = fm.evaluate({"y": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.1], "g": [1, 1, 2, 2]},
+        ...                  y_true="y", score="p", by="g", metrics=["accuracy"],
+        ...                  gates=["accuracy>=0.8"])
+        >>> ev.to_markdown().splitlines()[0]
+        '### fastmetrics evaluate: binary'
+        """
         lines = [f"### fastmetrics evaluate: {self.task}", ""]
         whole = [r for r in self.rows if not r["slice"]]
         metrics = list(dict.fromkeys(r["metric"] for r in whole))
@@ -603,7 +802,26 @@ class Evaluation:
 
     def to_html(self) -> str:
         """A standalone page: the tidy table (sortable by clicking a header), each
-        slicing's worst slices marked, and the gates."""
+        slicing's worst slices marked, and the gates.
+
+        Returns
+        -------
+        str
+            HTML.
+
+        See Also
+        --------
+        Evaluation.to_markdown : A pull-request comment.
+
+        Examples
+        --------
+        >>> import fastmetrics as fm
+        >>> ev = fm.evaluate({"y": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.1], "g": [1, 1, 2, 2]},
+        ...                  y_true="y", score="p", by="g", metrics=["accuracy"],
+        ...                  gates=["accuracy>=0.8"])
+        >>> "<table" in ev.to_html()
+        True
+        """
         rows = self.table("records")
         worst = set()
         for model in self.models:
@@ -775,7 +993,8 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
     sample_weight : str, optional
         A weight column.
     metrics : list of str, optional
-        A subset of the task's metrics (:data:`TASK_METRICS`); default all.
+        A subset of the task's metrics
+        (:data:`~fastmetrics.evaluation.TASK_METRICS`); default all.
     ci : float, optional
         Confidence level of bootstrap intervals (e.g. 0.95), from the states' cells.
     n_boot : int, default=1000
@@ -784,8 +1003,9 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         The model the others are compared with (gates with ``:delta``, ``:rel``,
         ``:better``; rows ``<metric>:delta`` per other model).
     gates : list of str, optional
-        Pass/fail conditions (:class:`Gate`), checked on the whole table (and on every
-        slice of at least ``min_slice_size`` rows with ``gate_slices=True``).
+        Pass/fail conditions (:class:`~fastmetrics.evaluation.Gate`), checked on the
+        whole table (and on every slice of at least ``min_slice_size`` rows with
+        ``gate_slices=True``).
     gate_slices : bool, default=False
     min_slice_size : int, default=1
         Slices with fewer rows get no values (listed in ``too_small``).
