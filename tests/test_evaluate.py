@@ -1093,8 +1093,10 @@ def test_cli_output_not_writable(cli_file, tmp_path, capsys):
 
 def test_cli_subprocess_exit_codes(cli_file):
     path, _ = cli_file
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    # the subprocess imports the fastmetrics this test imported (the source tree, or the
+    # installed wheel CI tests from outside the checkout)
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(fm.__file__)))
+    env = {**os.environ, "PYTHONPATH": pkg_parent + os.pathsep + os.environ.get("PYTHONPATH", "")}
     cmd = [sys.executable, "-m", "fastmetrics", "evaluate", path, "--true", "y",
            "--model", "new=good", "--model", "old=base", "--baseline", "old"]
     p = subprocess.run(cmd + ["--gate", "roc_auc:delta>=0.5"], capture_output=True, text=True,
