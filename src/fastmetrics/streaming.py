@@ -68,7 +68,7 @@ from ._states.sums import RegressionState
 from ._states.deviance import SquaredLogState, TweedieState, check_power
 from ._states.paired import PairedConfusionState
 from ._states.grouped import GroupedConfusionState
-from ._states.groups import GroupedState, concat_keys, group_runs
+from ._states.groups import GroupedState, align_by_key, concat_keys, group_runs
 from ._threads import threads_for
 from ._inputs import GroupKeys, group_keys, inconsistent_lengths, label_input
 from .uncertainty import (
@@ -3151,24 +3151,11 @@ class GroupedAccumulator:
                 raise ValueError(f"cannot merge {first.kind} grouped accumulators with "
                                  f"different {' / '.join(differ)} settings")
         out = GroupedAccumulator(first.kind, **first._config)
-        parts: list[list[Accumulator]] = []
-        for a in accs:
-            if a.names is None:
-                continue
-            if out.names is None:
-                out.names = a.names
-                out._keys = [k[:0] for k in a._keys]
-            new = []
-            for g, key in enumerate(zip(*(k.tolist() for k in a._keys))):
-                i = out._index.get(key)
-                if i is None:
-                    out._index[key] = len(parts)
-                    parts.append([a._accs[g]])
-                    new.append(g)
-                else:
-                    parts[i].append(a._accs[g])
-            if new:
-                out._keys = [concat_keys(x, k[new]) for x, k in zip(out._keys, a._keys)]
+        seen = [a for a in accs if a.names is not None]
+        if not seen:
+            return out
+        out.names = seen[0].names
+        out._keys, out._index, parts = align_by_key([(a._keys, a._accs) for a in seen])
         out._accs = [p[0].merge(p[0]._empty_like()) if len(p) == 1
                      else type(p[0]).merge_all(p) for p in parts]
         return out

@@ -21,7 +21,7 @@ under the prefix ``"<g>."``.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -32,7 +32,9 @@ from . import base
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["BLOCK", "GroupedState", "concat_keys", "group_runs"]
+__all__ = ["BLOCK", "GroupedState", "align_by_key", "concat_keys", "group_runs"]
+
+T = TypeVar("T")
 
 #: rows ordered at a time (the extra memory of a grouped pass: one copy of each input's
 #: rows of a block, in group order)
@@ -97,6 +99,29 @@ def _grouped_rows(c: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> np.n
     kernel.scatter_rows(codes, offsets[:-1].copy(), src.view(np.uint8).reshape(n, -1),
                         out.view(np.uint8).reshape(n, -1))
     return out
+
+
+def align_by_key(inputs: Sequence[tuple[Sequence[np.ndarray], Sequence[T]]]
+                 ) -> tuple[list[np.ndarray], dict[tuple[Any, ...], int], list[list[T]]]:
+    """Groups of several inputs (each: its key columns and one item per group) aligned by
+    key: ``(key columns, key -> position, the items of each position)``, keys in the order
+    first seen (the merge of grouped states and of grouped accumulators)."""
+    index: dict[tuple[Any, ...], int] = {}
+    parts: list[list[T]] = []
+    keys: list[np.ndarray] = [k[:0] for k in inputs[0][0]] if inputs else []
+    for cols, items in inputs:
+        new = []
+        for g, key in enumerate(_key_tuples(cols)):
+            i = index.get(key)
+            if i is None:
+                index[key] = len(parts)
+                parts.append([items[g]])
+                new.append(g)
+            else:
+                parts[i].append(items[g])
+        if new:
+            keys = [concat_keys(k, c[new]) for k, c in zip(keys, cols)]
+    return keys, index, parts
 
 
 def _key_tuples(keys: Sequence[np.ndarray]) -> list[tuple[Any, ...]]:
@@ -277,24 +302,9 @@ class GroupedState(base.State):
         4
         """
         items = cls._merge_inputs(states)
-        first = items[0]
-        index: dict[tuple[Any, ...], int] = {}
-        parts: list[list[base.State]] = []
-        keys: list[np.ndarray] = [k[:0] for k in first.keys]
-        for st in items:
-            new = []
-            for g, key in enumerate(_key_tuples(st.keys)):
-                i = index.get(key)
-                if i is None:
-                    index[key] = len(parts)
-                    parts.append([st.states[g]])
-                    new.append(g)
-                else:
-                    parts[i].append(st.states[g])
-            if new:
-                keys = [concat_keys(k, sk[new]) for k, sk in zip(keys, st.keys)]
+        keys, _, parts = align_by_key([(st.keys, st.states) for st in items])
         merged = [p[0] if len(p) == 1 else type(p[0]).merge_all(p) for p in parts]
-        return cls(tuple(keys), first.names, merged)
+        return cls(tuple(keys), items[0].names, merged)
 
     def _check_mergeable(self, other: object) -> None:
         super()._check_mergeable(other)
