@@ -54,7 +54,8 @@ import numpy as np
 
 from . import _table
 from ._inputs import group_keys
-from ._states.replicates import cells, draws, replicate
+from ._states.prf import prfs_batch
+from ._states.replicates import cells, draws, replicate, supports
 from .exceptions import recording_warnings
 from .streaming import KINDS, Accumulator, GroupedAccumulator
 
@@ -1432,11 +1433,9 @@ class Plan:
         out: list[dict[str, Any]] = []
         small: list[dict[str, Any]] = []
         rng = np.random.default_rng(seed)  # one stream, consumed in a fixed order
-        cm = ("confusion", ())
         for m in self.models:
             accs = {st: self.whole[(m.name, st)] for st in self._states(m)}
-            out += self._rows_of(m.name, (), {}, accs, ci, n_boot, rng)
-            out += self._per_class(m.name, (), {}, accs.get(cm))
+            out += self._rows_of(m.name, (), [{}], [accs], ci, n_boot, rng)
         for sl in self.slicings:
             for m in self.models:
                 states = self._states(m)
@@ -1446,6 +1445,7 @@ class Plan:
                     keys = sorted(keys)
                 except TypeError:
                     pass
+                sdicts, slice_accs = [], []
                 for key in keys:
                     kt = key if isinstance(key, tuple) else (key,)
                     sdict = dict(zip(sl, kt))
@@ -1454,50 +1454,105 @@ class Plan:
                         if m is self.models[0]:
                             small.append({"slicing": list(sl), "slice": sdict, "n": n})
                         continue
-                    accs = {st: self.grouped[(m.name, st, sl)][key] for st in states}
-                    out += self._rows_of(m.name, sl, sdict, accs, ci, n_boot, rng)
-                    out += self._per_class(m.name, sl, sdict, accs.get(cm))
+                    sdicts.append(sdict)
+                    slice_accs.append({st: self.grouped[(m.name, st, sl)][key]
+                                       for st in states})
+                out += self._rows_of(m.name, sl, sdicts, slice_accs, ci, n_boot, rng)
         return out, small
 
     def _states(self, m: _Model) -> list[Any]:
         return list(dict.fromkeys(s.state for s in self.specs[m.name]))
 
-    def _rows_of(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any],
-                 accs: Mapping[Any, Accumulator], ci: float | None, n_boot: int,
-                 rng: np.random.Generator) -> list[dict[str, Any]]:
-        """The rows of one (model, slice): every metric, and the intervals: the confusion
-        metrics' from one set of resampled tables (each metric's vectorised derivation
-        over them), ROC AUC's from DeLong's variance."""
-        out = []
-        tables: np.ndarray | None = None
-        for s in self.specs[model]:
-            acc = accs[s.state]
-            kw = dict(s.kwargs)
-            if self.sides is not None and s.method in _POSITIVE:
-                kw["pos_label"] = self.sides[1]
-            value: Any
-            try:
-                value = float(getattr(acc, s.method)(**kw))
-            except ValueError:
-                value = float("nan")  # undefined on these rows (one class for ROC AUC...)
-            lo = hi = None
-            state = acc.state
-            if ci is not None and s.name in _INTERVALS and not _isnan(value) \
-                    and not getattr(state, "weighted", False):
+    def _rows_of(self, model: str, sl: tuple[str, ...], sdicts: list[dict[str, Any]],
+                 slice_accs: list[Mapping[Any, Accumulator]], ci: float | None,
+                 n_boot: int, rng: np.random.Generator) -> list[dict[str, Any]]:
+        """The rows of one model's slices of one slicing (each slice's metrics, then its
+        per-class rows), with the intervals: the confusion metrics' from resampled tables
+        (each metric's vectorised derivation over every slice's resamples at once), ROC
+        AUC's from DeLong's variance."""
+        per_slice: list[list[dict[str, Any]]] = []
+        resample: list[int] = []  # slices whose confusion metrics get intervals
+        cm = ("confusion", ())
+        for j, (sdict, accs) in enumerate(zip(sdicts, slice_accs)):
+            out = []
+            for s in self.specs[model]:
+                acc = accs[s.state]
+                value: Any
                 try:
-                    if s.name == "roc_auc":  # DeLong's variance: no resamples
+                    value = float(getattr(acc, s.method)(**self._kwargs(s)))
+                except ValueError:
+                    value = float("nan")  # undefined on these rows (one class for ROC AUC...)
+                lo = hi = None
+                if ci is not None and s.name == "roc_auc" and not _isnan(value) \
+                        and not getattr(acc.state, "weighted", False):
+                    try:  # DeLong's variance: no resamples
                         d = acc.delong_ci(confidence_level=ci)  # type: ignore[attr-defined]
                         lo, hi = (float(v) for v in d.confidence_interval)
-                    else:  # the cells' multinomial law: O(K^2) a resample
-                        if tables is None:
-                            tables = draws(cells(state), rng, n_boot).reshape(
-                                (n_boot,) + state.cm.shape)
-                        lo, hi = _percentile(_batch(s, state, tables, kw), ci)
+                    except ValueError:
+                        pass
+                out.append({"model": model, "slicing": sl, "slice": sdict, "metric": s.name,
+                            "value": value, "ci_low": lo, "ci_high": hi, "n": acc.n_samples})
+            per_slice.append(out)
+            state = accs[cm].state if cm in accs else None
+            if ci is not None and state is not None and supports(state):
+                resample.append(j)
+        if resample:
+            assert ci is not None
+            self._cell_intervals(model, [per_slice[j] for j in resample],
+                                 [slice_accs[j][cm].state for j in resample], ci, n_boot, rng)
+        rows = []
+        for sdict, accs, out in zip(sdicts, slice_accs, per_slice):
+            rows += out
+            rows += self._per_class(model, sl, sdict, accs.get(cm))
+        return rows
+
+    def _kwargs(self, s: _MetricSpec) -> dict[str, Any]:
+        kw = dict(s.kwargs)
+        if self.sides is not None and s.method in _POSITIVE:
+            kw["pos_label"] = self.sides[1]
+        return kw
+
+    def _cell_intervals(self, model: str, rows: list[list[dict[str, Any]]], states: list[Any],
+                        ci: float, n_boot: int, rng: np.random.Generator) -> None:
+        """Percentile intervals of the confusion metrics of several slices (their rows,
+        filled in place): each slice's cells drawn ``n_boot`` times (the multinomial law of
+        a row resample, O(K^2) a resample), in slice order; slices of one label layout
+        stacked, so each metric's vectorised derivation runs once over all their
+        resamples."""
+        specs = [(i, s) for i, s in enumerate(self.specs[model])
+                 if s.name in _INTERVALS and s.family == "confusion"]
+        if not specs:
+            return
+        tables = [draws(cells(st), rng, n_boot).reshape((n_boot,) + st.cm.shape)
+                  for st in states]
+        layouts: dict[tuple[Any, ...], list[int]] = {}
+        for j, st in enumerate(states):  # the batch derivations read the state's labels
+            layouts.setdefault((st.values.dtype.str, tuple(st.values.tolist()),
+                                st.present.tobytes(), st.in_true.tobytes()), []).append(j)
+        for members in layouts.values():
+            stacked = np.concatenate([tables[j] for j in members])
+            shared: dict[Any, Any] = {}  # precision, recall and F1 from one pass
+            for i, s in specs:
+                wanted = [j for j in members if not _isnan(rows[j][i]["value"])]
+                if not wanted:
+                    continue
+                kw = self._kwargs(s)
+                try:
+                    values = _batch_or_none(s, states[members[0]], stacked, kw, shared)
                 except ValueError:
-                    pass
-            out.append({"model": model, "slicing": sl, "slice": sdict, "metric": s.name,
-                        "value": value, "ci_low": lo, "ci_high": hi, "n": acc.n_samples})
-        return out
+                    values = None
+                if values is None:  # one slice at a time (a resample lacks a label...)
+                    for j in wanted:
+                        try:
+                            rows[j][i]["ci_low"], rows[j][i]["ci_high"] = _percentile(
+                                _batch(s, states[j], tables[j], kw), ci)
+                        except ValueError:
+                            pass
+                    continue
+                bounds = _percentiles(values.reshape(len(members), n_boot), ci)
+                for j, (lo, hi) in zip(members, bounds):
+                    if j in wanted:
+                        rows[j][i]["ci_low"], rows[j][i]["ci_high"] = lo, hi
 
     def _per_class(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any],
                    acc: Accumulator | None) -> list[dict[str, Any]]:
@@ -1515,21 +1570,40 @@ class Plan:
 
 
 _BATCH = {row.name: row.batch for row in _table.METRICS if row.batch is not None}
+#: the position of each in :func:`prfs_batch`'s result
+_PRF_PARTS = {"precision_score": 0, "recall_score": 1, "f1_score": 2}
 #: binary metrics of one class, told which is positive
 _POSITIVE = frozenset({"precision_score", "recall_score", "f1_score"})
 
 
-def _batch(s: _MetricSpec, state: Any, tables: np.ndarray,
-           kw: dict[str, Any]) -> np.ndarray:
-    """The metric of every resampled table at once (the table row's vectorised
-    derivation); one table at a time where it has none or declines."""
+def _batch_or_none(s: _MetricSpec, state: Any, tables: np.ndarray, kw: dict[str, Any],
+                   shared: dict[Any, Any] | None = None) -> np.ndarray | None:
+    """The metric of every table at once by the table row's vectorised derivation (the
+    tables: of ``state``'s labels), or None where it has none or declines. Precision,
+    recall and F1 of one set of tables and arguments share one pass (kept in ``shared``)."""
+    part = _PRF_PARTS.get(s.method)
+    if part is not None and shared is not None:
+        kw = {"average": "binary", **kw}  # the default of precision_score and the others
+        key = tuple(sorted(kw.items()))
+        if key not in shared:
+            shared[key] = prfs_batch(state, tables, **kw)
+        both = shared[key]
+        return None if both is None else np.asarray(both[part], dtype=np.float64)
     fn = _BATCH.get(s.method)
     values = None if fn is None else fn(state, tables, **kw)
+    return None if values is None else np.asarray(values, dtype=np.float64)
+
+
+def _batch(s: _MetricSpec, state: Any, tables: np.ndarray,
+           kw: dict[str, Any]) -> np.ndarray:
+    """The metric of every resampled table of ``state`` at once; one table at a time where
+    the vectorised derivation declines."""
+    values = _batch_or_none(s, state, tables, kw)
     if values is None:
         derive = next(r.derive for r in _table.METRICS if r.name == s.method)
         values = np.array([derive(replicate(state, t.reshape(-1)), **kw) for t in tables],
                           dtype=np.float64)
-    return np.asarray(values, dtype=np.float64)
+    return values
 
 
 def _percentile(values: np.ndarray, level: float) -> tuple[float | None, float | None]:
@@ -1540,6 +1614,21 @@ def _percentile(values: np.ndarray, level: float) -> tuple[float | None, float |
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
     return float(lo), float(hi)
+
+
+def _percentiles(values: np.ndarray, level: float) -> list[tuple[float | None, float | None]]:
+    """:func:`_percentile` of each row of ``values`` (rows without NaN in one call)."""
+    bad = np.isnan(values).any(axis=1)
+    out: list[tuple[float | None, float | None]] = [(None, None)] * values.shape[0]
+    good = np.flatnonzero(~bad)
+    if good.shape[0]:
+        alpha = (1.0 - level) / 2.0
+        q = np.quantile(values[good], [alpha, 1.0 - alpha], axis=1)
+        for j, lo, hi in zip(good.tolist(), q[0].tolist(), q[1].tolist()):
+            out[j] = (lo, hi)
+    for j in np.flatnonzero(bad).tolist():
+        out[j] = _percentile(values[j], level)
+    return out
 
 
 def _binary_sides(classes: np.ndarray | None) -> tuple[Any, Any]:

@@ -1179,11 +1179,13 @@ def accuracy(state: ConfusionState, normalize: bool = True) -> float:
 def accuracy_batch(state: ConfusionState, cms: np.ndarray, normalize: bool = True
                    ) -> np.ndarray | None:
     """:func:`accuracy` of many unweighted tables over ``state``'s labels (``cms`` of shape
-    (B, K, K), each of ``state.n_samples`` samples): one value per table."""
+    (B, K, K)): one value per table, each over its own number of samples."""
     if state.weighted:
         return None
     correct: np.ndarray = np.trace(cms, axis1=1, axis2=2)
-    return correct / state.n_samples if normalize else correct.astype(np.float64)
+    if not normalize:
+        return correct.astype(np.float64)
+    return np.asarray(correct / cms.sum(axis=(1, 2)), dtype=np.float64)
 
 
 def zero_one(state: ConfusionState, normalize: bool = True) -> float:
