@@ -1464,7 +1464,7 @@ class Plan:
         return list(dict.fromkeys(s.state for s in self.specs[m.name]))
 
     def _rows_of(self, model: str, sl: tuple[str, ...], sdicts: list[dict[str, Any]],
-                 slice_accs: list[Mapping[Any, Accumulator]], ci: float | None,
+                 slice_accs: Sequence[Mapping[Any, Accumulator]], ci: float | None,
                  n_boot: int, rng: np.random.Generator) -> list[dict[str, Any]]:
         """The rows of one model's slices of one slicing (each slice's metrics, then its
         per-class rows), with the intervals: the confusion metrics' from resampled tables
