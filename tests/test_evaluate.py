@@ -262,12 +262,17 @@ def test_every_value_is_sklearns_on_the_slice(frames, task, weighted):
         assert r["value"] == pytest.approx(want, rel=1e-9, abs=1e-12)
         assert r["value"] == (ev.value(m, r["model"], r["slice"])
                               - ev.value(m, "old", r["slice"]))
-        assert r["ci_low"] is None and r["ci_high"] is None
+        if weighted or m not in LABEL_METRICS:  # paired intervals: the metrics of labels
+            assert r["ci_low"] is None and r["ci_high"] is None
+        else:
+            assert r["ci_low"] <= r["value"] <= r["ci_high"], r
     n_deltas = sum(1 for k in ref if k[0] != "old" and "[" not in k[2]
                    and ("old", k[1], k[2]) in ref)
     assert len(deltas) == n_deltas
     # 4. intervals: around the value for the metrics of labels and ROC AUC, None elsewhere
     for r in ev.rows:
+        if r["metric"].endswith(":delta"):
+            continue  # checked above
         if weighted or r["metric"] not in INTERVAL_METRICS:
             assert r["ci_low"] is None and r["ci_high"] is None, r
         else:
@@ -572,6 +577,40 @@ def test_baseline_gates(gate_frame):
     assert not ev.passed and "no interval" in ev.gates[0]["reason"]
 
 
+@pytest.mark.parametrize("metric, kwargs", [
+    ("accuracy", {}), ("f1", {"zero_division": 0}), ("matthews_corrcoef", {})])
+def test_paired_delta_intervals(gate_frame, metric, kwargs):
+    """A candidate's difference to the baseline gets the paired bootstrap interval (rows
+    resampled with both models' labels): as wide as fastmetrics.compare's on the same
+    rows."""
+    df = gate_frame
+    ev = fm.evaluate(df, y_true="y", models={"new": "good", "old": "base"}, baseline="old",
+                     by="seg", ci=0.95, n_boot=1000, metrics=[metric, "roc_auc"],
+                     gates=[f"{metric}:better"], gate_slices=True)
+    rows = {(r["metric"], _st(r["slice"])): r for r in ev.rows if r["model"] == "new"}
+    assert rows[("roc_auc:delta", "")]["ci_low"] is None  # no paired interval for ROC AUC
+    fn = {"accuracy": fm.accuracy_score, "f1": fm.f1_score,
+          "matthews_corrcoef": fm.matthews_corrcoef}[metric]
+    for where in [{}] + [{"seg": s} for s in SEGS]:
+        d = rows[(metric + ":delta", _st(where))]
+        assert d["ci_low"] <= d["value"] <= d["ci_high"], d
+        part = df if not where else df[df.seg == where["seg"]]
+        y = part.y.to_numpy()
+        new, old = (part.good.to_numpy() >= 0.5).astype(np.int64), \
+            (part.base.to_numpy() >= 0.5).astype(np.int64)
+        assert d["value"] == pytest.approx(fn(y, new, **kwargs) - fn(y, old, **kwargs),
+                                           rel=1e-12, abs=1e-14)
+        ref = fm.compare(fn, y, old, new, n_resamples=1000, random_state=0, **kwargs)
+        lo, hi = ref.confidence_interval
+        assert (d["ci_high"] - d["ci_low"]) / (hi - lo) == pytest.approx(1, abs=0.2), d
+        gate = next(g for g in ev.gates if g["slice"] == where)
+        assert gate["passed"] == (d["ci_low"] > 0) and "(paired)" in gate["reason"]
+    # weighted rows get no intervals, so no paired ones
+    w = fm.evaluate(df.assign(w=1.0), y_true="y", models={"new": "good", "old": "base"},
+                    baseline="old", ci=0.95, n_boot=50, metrics=[metric], sample_weight="w")
+    assert all(r["ci_low"] is None for r in w.rows)
+
+
 def test_gates_on_slices(gate_frame):
     n_e = int((gate_frame["seg"] == "e").sum())
     ev = fm.evaluate(gate_frame, y_true="y", models={"new": "good", "old": "base"},
@@ -715,7 +754,9 @@ def test_tables_and_json(small_ev):
         assert set(r) == {"model", "slice", "metric", "value", "ci_low", "ci_high", "n"}
         assert r["slice"] == {k: str(v) for k, v in orig["slice"].items()}
         assert r["value"] == orig["value"] and r["n"] == orig["n"]
-        assert (r["metric"] in INTERVAL_METRICS) == (r["ci_low"] is not None)
+        name, _, delta = r["metric"].partition(":")
+        assert (name in (LABEL_METRICS if delta else INTERVAL_METRICS)) == (
+            r["ci_low"] is not None)
     assert {"gate", "model", "slice", "value", "passed", "reason"} <= set(d["gates"][0])
     for kind in ("pandas", "polars", "arrow", "records"):
         t = ev.table(kind)

@@ -382,8 +382,10 @@ _OPS: dict[str, Callable[[float, float], bool]] = {
 class Gate:
     """A pass/fail condition: ``metric>=0.8`` (the value), ``metric:delta>=-0.01`` (its
     difference to the baseline model's), ``metric:rel>=-0.02`` (the relative difference),
-    or ``metric:better`` (better than the baseline with confidence: the candidate's
-    interval lies wholly on the better side of the baseline's value).
+    or ``metric:better`` (better than the baseline with confidence: the paired interval of
+    the difference lies wholly on the better side of zero, for the metrics of labels; for
+    ROC AUC, the candidate's DeLong interval lies wholly on the better side of the
+    baseline's value).
 
     Parameters
     ----------
@@ -1002,7 +1004,9 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         Bootstrap resamples.
     baseline : str, optional
         The model the others are compared with (gates with ``:delta``, ``:rel``,
-        ``:better``; rows ``<metric>:delta`` per other model).
+        ``:better``; rows ``<metric>:delta`` per other model, which for the metrics of
+        labels carry the paired interval of the difference when ``ci`` is given: the
+        rows are resampled with both models' labels, from their joint counts).
     gates : list of str, optional
         Pass/fail conditions (:class:`~fastmetrics.evaluation.Gate`), checked on the
         whole table (and on every slice of at least ``min_slice_size`` rows with
@@ -1196,8 +1200,9 @@ class Job:
         """An empty plan: the accumulators this evaluation fills (after :meth:`resolve`)."""
         if self.task is None or not self.specs:
             raise RuntimeError("Job.plan() before Job.resolve()")
+        paired = self.baseline if self.ci is not None and self.sample_weight is None else None
         return Plan(self.task, self.models, self.specs, self.classes, self.slicings,
-                    self.threshold)
+                    self.threshold, paired)
 
     def finish(self, plan: Plan, start: float | None = None) -> Evaluation:
         """The evaluation of everything ``plan`` was fed (``start``: a
@@ -1218,7 +1223,10 @@ class Job:
                         warnings=[{"category": c.__name__, "message": m, "count": k}
                                   for (c, m), k in counts.items()])
         if self.baseline is not None:
-            _add_deltas(ev, self.baseline)
+            intervals = {} if plan.paired_with is None or self.ci is None else \
+                plan.delta_intervals(self.baseline, self.min_slice_size, self.ci,
+                                     self.n_boot, self.random_state)
+            _add_deltas(ev, self.baseline, intervals)
         ev.gates = _check_gates(ev, self.gates, self.baseline, self.gate_slices,
                                 self.min_slice_size)
         ev.seconds = 0.0 if start is None else time.perf_counter() - start
@@ -1311,7 +1319,7 @@ class Plan:
 
     def __init__(self, task: str, models: list[_Model], specs: list[_MetricSpec],
                  classes: np.ndarray | None, slicings: list[tuple[str, ...]],
-                 threshold: float) -> None:
+                 threshold: float, paired_with: str | None = None) -> None:
         self.task, self.models, self.classes = task, models, classes
         self.slicings, self.threshold = slicings, threshold
         self.sides = _binary_sides(classes) if task == "binary" else None
@@ -1329,6 +1337,17 @@ class Plan:
                 self.whole[(m.name, st)] = KINDS[st[0]](**cfg)
                 for sl in slicings:
                     self.grouped[(m.name, st, sl)] = GroupedAccumulator(st[0], **cfg)
+        # each candidate's labels counted jointly with the baseline's: the paired
+        # intervals of their differences
+        self.paired_with = paired_with
+        labelled = {m.name for m in models
+                    if any(s.family == "confusion" for s in self.specs[m.name])}
+        if paired_with in labelled:
+            for m in models:
+                if m.name != paired_with and m.name in labelled:
+                    self.whole[(m.name, _PAIRED)] = KINDS["paired"]()
+                    for sl in slicings:
+                        self.grouped[(m.name, _PAIRED, sl)] = GroupedAccumulator("paired")
         self.n = 0
 
     def _config(self, family: str) -> dict[str, Any]:
@@ -1394,6 +1413,7 @@ class Plan:
         # each slicing's keys encoded once per batch, for every model and state
         groups = {sl: group_keys(batch[sl[0]] if len(sl) == 1 else {c: batch[c] for c in sl},
                                  n) for sl in self.slicings}
+        labels: dict[str, Any] = {}  # each model's labels, for the paired counts
         for m in self.models:
             by_state: dict[Any, str] = {}
             for s in self.specs[m.name]:
@@ -1402,6 +1422,8 @@ class Plan:
             for st, reads in by_state.items():
                 if reads not in inputs:
                     inputs[reads] = self._data(m, reads, batch)
+                    if reads == "labels":
+                        labels[m.name] = inputs[reads]
                 x = inputs[reads]
                 if st[0] in ("proba", "calibration") and reads != "labels":
                     _check_probabilities(x, m)
@@ -1412,6 +1434,14 @@ class Plan:
                     whole.update(y, x)
                 for sl, g in groups.items():
                     self.grouped[(m.name, st, sl)].update(y, x, groups=g, sample_weight=w)
+        for m in self.models:
+            if (m.name, _PAIRED) in self.whole:
+                assert self.paired_with is not None
+                pair = (y, labels[m.name], labels[self.paired_with])
+                joint: Any = self.whole[(m.name, _PAIRED)]
+                joint.update(*pair)
+                for sl, g in groups.items():
+                    self.grouped[(m.name, _PAIRED, sl)].update(*pair, groups=g)
         self.n += n
         return n
 
@@ -1516,15 +1546,32 @@ class Plan:
                         ci: float, n_boot: int, rng: np.random.Generator) -> None:
         """Percentile intervals of the confusion metrics of several slices (their rows,
         filled in place): each slice's cells drawn ``n_boot`` times (the multinomial law of
-        a row resample, O(K^2) a resample), in slice order; slices of one label layout
-        stacked, so each metric's vectorised derivation runs once over all their
-        resamples."""
-        specs = [(i, s) for i, s in enumerate(self.specs[model])
-                 if s.name in _INTERVALS and s.family == "confusion"]
+        a row resample, O(K^2) a resample), in slice order."""
+        specs = self._resampled_specs(model)
         if not specs:
             return
         tables = [draws(cells(st), rng, n_boot).reshape((n_boot,) + st.cm.shape)
                   for st in states]
+        values = self._resampled_values(specs, states, tables)
+        for i, _ in specs:
+            for j, (lo, hi) in enumerate(_percentiles(values[i], ci)):
+                if not _isnan(rows[j][i]["value"]):
+                    rows[j][i]["ci_low"], rows[j][i]["ci_high"] = lo, hi
+
+    def _resampled_specs(self, model: str) -> list[tuple[int, _MetricSpec]]:
+        """``(position, spec)`` of the model's metrics whose intervals come from resampled
+        confusion tables."""
+        return [(i, s) for i, s in enumerate(self.specs[model])
+                if s.name in _INTERVALS and s.family == "confusion"]
+
+    def _resampled_values(self, specs: list[tuple[int, _MetricSpec]], states: list[Any],
+                          tables: list[np.ndarray]) -> dict[int, np.ndarray]:
+        """Each spec's values (position -> array (len(states), n_boot)) of the resampled
+        ``tables`` of each state. States of one label layout are stacked, so each metric's
+        vectorised derivation runs once over all their resamples; NaN where a table has no
+        value."""
+        n_boot = tables[0].shape[0]
+        out = {i: np.full((len(states), n_boot), np.nan) for i, _ in specs}
         layouts: dict[tuple[Any, ...], list[int]] = {}
         for j, st in enumerate(states):  # the batch derivations read the state's labels
             layouts.setdefault((st.values.dtype.str, tuple(st.values.tolist()),
@@ -1533,26 +1580,61 @@ class Plan:
             stacked = np.concatenate([tables[j] for j in members])
             shared: dict[Any, Any] = {}  # precision, recall and F1 from one pass
             for i, s in specs:
-                wanted = [j for j in members if not _isnan(rows[j][i]["value"])]
-                if not wanted:
-                    continue
                 kw = self._kwargs(s)
                 try:
                     values = _batch_or_none(s, states[members[0]], stacked, kw, shared)
                 except ValueError:
                     values = None
-                if values is None:  # one slice at a time (a resample lacks a label...)
-                    for j in wanted:
-                        try:
-                            rows[j][i]["ci_low"], rows[j][i]["ci_high"] = _percentile(
-                                _batch(s, states[j], tables[j], kw), ci)
-                        except ValueError:
-                            pass
+                if values is not None:
+                    out[i][members] = values.reshape(len(members), n_boot)
                     continue
-                bounds = _percentiles(values.reshape(len(members), n_boot), ci)
-                for j, (lo, hi) in zip(members, bounds):
-                    if j in wanted:
-                        rows[j][i]["ci_low"], rows[j][i]["ci_high"] = lo, hi
+                for j in members:  # one slice at a time (a resample lacks a label...)
+                    try:
+                        out[i][j] = _batch(s, states[j], tables[j], kw)
+                    except ValueError:
+                        pass
+        return out
+
+    def delta_intervals(self, baseline: str, min_size: int, ci: float, n_boot: int,
+                        seed: int | None) -> dict[tuple[str, str, str], tuple[Any, Any]]:
+        """Paired intervals of each candidate's difference to ``baseline`` for the metrics
+        of labels: ``(model, metric, slice text) -> (low, high)``. A resample draws rows,
+        and a row carries both models' labels: the joint (true, candidate, baseline) cells
+        are drawn (their multinomial law), and each resample's two confusion tables are
+        its margins; the interval is the percentiles of the metric's difference."""
+        rng = np.random.default_rng(None if seed is None else [seed, 1])  # apart from rows'
+        out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+        for m in self.models:
+            key = (m.name, _PAIRED)
+            if key not in self.whole:
+                continue
+            specs = self._resampled_specs(m.name)
+            found: list[tuple[dict[str, Any], Any]] = [({}, self.whole[key].state)]
+            for sl in self.slicings:
+                grouped = self.grouped[(m.name, _PAIRED, sl)]
+                for k in grouped.keys():
+                    acc = grouped[k]
+                    if acc.n_samples >= min_size:
+                        kt = k if isinstance(k, tuple) else (k,)
+                        found.append((dict(zip(sl, kt)), acc.state))
+            found = [(sd, st) for sd, st in found if st is not None and st.n_samples]
+            if not specs or not found:
+                continue
+            a_states = [st.marginal("a") for _, st in found]
+            b_states = [st.marginal("b") for _, st in found]
+            tables_a, tables_b = [], []
+            for _, st in found:
+                d = draws(st.counts, rng, n_boot)
+                t, a, b = st.positions()
+                tables_a.append(_margin_tables(d, t, a, st.counts))
+                tables_b.append(_margin_tables(d, t, b, st.counts))
+            values_a = self._resampled_values(specs, a_states, tables_a)
+            values_b = self._resampled_values(specs, b_states, tables_b)
+            for i, s in specs:
+                bounds = _percentiles(values_a[i] - values_b[i], ci)
+                for (sd, _), (lo, hi) in zip(found, bounds):
+                    out[(m.name, s.name, _slice_text(sd))] = (lo, hi)
+        return out
 
     def _per_class(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any],
                    acc: Accumulator | None) -> list[dict[str, Any]]:
@@ -1570,6 +1652,8 @@ class Plan:
 
 
 _BATCH = {row.name: row.batch for row in _table.METRICS if row.batch is not None}
+#: the plan's key of a candidate's labels counted jointly with the baseline's
+_PAIRED = ("paired", ())
 #: the position of each in :func:`prfs_batch`'s result
 _PRF_PARTS = {"precision_score": 0, "recall_score": 1, "f1_score": 2}
 #: binary metrics of one class, told which is positive
@@ -1614,6 +1698,24 @@ def _percentile(values: np.ndarray, level: float) -> tuple[float | None, float |
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
     return float(lo), float(hi)
+
+
+def _margin_tables(d: np.ndarray, t: np.ndarray, p: np.ndarray,
+                   counts: np.ndarray) -> np.ndarray:
+    """One model's confusion tables ``(n_resamples, K', K')`` of resampled joint cells ``d``
+    (``(n_resamples, nnz)``; cell ``c`` at true position ``t[c]``, predicted ``p[c]``),
+    over the labels that model's margin of ``counts`` holds (as
+    ``PairedConfusionState.marginal`` lays them out)."""
+    k = int(max(t.max(), p.max())) + 1
+    flat = t * k + p
+    onehot = np.zeros((flat.shape[0], k * k))
+    onehot[np.arange(flat.shape[0]), flat] = 1.0
+    full: np.ndarray = np.rint(d @ onehot).astype(np.int64).reshape(-1, k, k)  # < 2^53: exact
+    cm = np.bincount(flat, weights=counts, minlength=k * k).reshape(k, k)
+    keep = np.flatnonzero((cm.sum(axis=1) != 0) | (cm.sum(axis=0) != 0))
+    if keep.shape[0] == k:
+        return full
+    return np.ascontiguousarray(full[:, keep][:, :, keep])
 
 
 def _percentiles(values: np.ndarray, level: float) -> list[tuple[float | None, float | None]]:
@@ -1692,7 +1794,10 @@ def _check_probabilities(x: np.ndarray, m: _Model) -> None:
                          f"in [{lo:.6g}, {hi:.6g}]")
 
 
-def _add_deltas(ev: Evaluation, baseline: str) -> None:
+def _add_deltas(ev: Evaluation, baseline: str,
+                intervals: Mapping[tuple[str, str, str], tuple[Any, Any]]) -> None:
+    """A ``metric:delta`` row per candidate row (its value minus the baseline's), with the
+    paired interval of the difference where ``intervals`` has one."""
     base = {(r["metric"], _slice_text(r["slice"])): r for r in ev.rows if r["model"] == baseline}
     extra = []
     for r in ev.rows:
@@ -1701,8 +1806,10 @@ def _add_deltas(ev: Evaluation, baseline: str) -> None:
         b = base.get((r["metric"], _slice_text(r["slice"])))
         if b is None:
             continue
+        lo, hi = intervals.get((r["model"], r["metric"], _slice_text(r["slice"])),
+                               (None, None))
         extra.append({**r, "metric": r["metric"] + ":delta", "value": r["value"] - b["value"],
-                      "ci_low": None, "ci_high": None})
+                      "ci_low": lo, "ci_high": hi})
     ev.rows += extra
 
 
@@ -1740,6 +1847,17 @@ def _check_gates(ev: Evaluation, gates: list[Gate], baseline: str | None, slices
                         d = (value - base) / abs(base) if base else float("nan")
                         passed, reason = _compare(d, g), f"relative change = {_fmt(d)}"
                     else:
+                        d = index.get((model, g.metric + ":delta", _slice_text(where)))
+                        if d is not None and d["ci_low"] is not None:
+                            # the paired interval of the difference
+                            lo, hi = d["ci_low"], d["ci_high"]
+                            passed = lo > 0 if better_high else hi < 0
+                            reason = (f"delta = {_fmt(d['value'])} [{_fmt(lo)}, {_fmt(hi)}] "
+                                      "(paired)")
+                            out.append({"gate": g.text, "model": model, "slice": where,
+                                        "value": value, "passed": bool(passed),
+                                        "reason": reason})
+                            continue
                         lo, hi = r["ci_low"], r["ci_high"]
                         if lo is None:
                             passed, reason = False, (
