@@ -54,6 +54,7 @@ import numpy as np
 
 from . import _table
 from ._inputs import group_keys
+from ._queries import query_scores
 from ._states.prf import prfs_batch
 from ._states.replicates import cells, draws, replicate, supports
 from .exceptions import recording_warnings
@@ -120,13 +121,24 @@ _REGRESSION = (
     _m("explained_variance", "scores", "regression", "explained_variance_score"),
 )
 
+_RANKING = (  # by query (each query's value, averaged over the queries)
+    _m("ndcg", "scores", "query", "ndcg"),
+    _m("ndcg_at_10", "scores", "query", "ndcg_at_k"),
+    _m("mrr", "scores", "query", "reciprocal_rank"),
+    _m("map", "scores", "query", "average_precision"),
+)
+#: NDCG@k's cut
+_NDCG_K = 10
+
 #: task -> its default metrics' names (per-class rows of a multiclass task come on top)
 TASK_METRICS: dict[str, tuple[str, ...]] = {
     "binary": tuple(m.name for m in _BINARY),
     "multiclass": tuple(m.name for m in _MULTICLASS),
     "regression": tuple(m.name for m in _REGRESSION),
+    "ranking": tuple(m.name for m in _RANKING),
 }
-_SPECS = {"binary": _BINARY, "multiclass": _MULTICLASS, "regression": _REGRESSION}
+_SPECS = {"binary": _BINARY, "multiclass": _MULTICLASS, "regression": _REGRESSION,
+          "ranking": _RANKING}
 #: metrics with intervals from their states alone: the metrics of labels (confusion cells
 #: resampled, O(K^2) each) and ROC AUC (DeLong's variance)
 _INTERVALS = frozenset({"accuracy", "precision", "recall", "f1", "matthews_corrcoef",
@@ -967,7 +979,7 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
              gates: Sequence[str] = (), gate_slices: bool = False,
              min_slice_size: int = 1, threshold: float = 0.5,
              batch_rows: int = 1 << 20, random_state: int | None = 0,
-             id: str | None = None,
+             id: str | None = None, query: str | None = None,
              progress: Callable[[int, int | None], None] | None = None) -> Evaluation:
     """Every metric of a task, for the whole table and every slice, for several models, with
     intervals and pass/fail gates, in one read of the data.
@@ -987,9 +999,9 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
     models : dict, optional
         Several models: name -> a score column, a list of probability columns, or a dict
         with ``pred``/``score``/``prob``.
-    task : {"binary", "multiclass", "regression"}, optional
-        Inferred from the true column and the models' columns when omitted (the result says
-        so in ``task_inferred``).
+    task : {"binary", "multiclass", "regression", "ranking"}, optional
+        Inferred from the true column and the models' columns when omitted ("ranking" when
+        ``query`` is given; the result says so in ``task_inferred``).
     by : str or list, optional
         Slicings: a column, or a list whose items are a column or a list of columns
         (crossed into one slicing).
@@ -1024,6 +1036,14 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
     id : str, optional
         With ``data`` a list of tables or files: the column they are joined on (each id
         once per table; an id missing from one of them is an error that says how many).
+    query : str, optional
+        The ranking task: the column of each row's query (the rows are (query, document)
+        pairs, the true column their relevance, each model's score ranks a query's
+        documents). NDCG, NDCG@10, the reciprocal rank and average precision are computed
+        per query, as scikit-learn's ``ndcg_score`` and ``average_precision_score`` (and
+        :func:`fastmetrics.mean_reciprocal_rank`) of its documents, and averaged over the
+        queries (average precision over the queries with a relevant document). These rows
+        are kept in memory (about 8 bytes a column a row) and sorted once at the end.
     progress : callable, optional
         ``progress(rows_done, rows_total_or_None)`` after each batch.
 
@@ -1061,7 +1081,8 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
     job = Job(table.names, y_true=y_true, pred=pred, score=score, prob=prob, models=models,
               task=task, by=by, sample_weight=sample_weight, metrics=metrics, ci=ci,
               n_boot=n_boot, baseline=baseline, gates=gates, gate_slices=gate_slices,
-              min_slice_size=min_slice_size, threshold=threshold, random_state=random_state)
+              min_slice_size=min_slice_size, threshold=threshold, random_state=random_state,
+              query=query)
     table.check(job.needed)
 
     # the classes (and the task, when not given) from the true column: in memory it is at
@@ -1123,7 +1144,7 @@ class Job:
                  n_boot: int = 1000, baseline: str | None = None,
                  gates: Sequence[str] = (), gate_slices: bool = False,
                  min_slice_size: int = 1, threshold: float = 0.5,
-                 random_state: int | None = 0) -> None:
+                 random_state: int | None = 0, query: str | None = None) -> None:
         if isinstance(min_slice_size, bool) or not isinstance(min_slice_size, int) \
                 or min_slice_size < 1:
             raise ValueError(f"min_slice_size must be an integer >= 1, got {min_slice_size!r}")
@@ -1132,7 +1153,11 @@ class Job:
         self.y_true, self.sample_weight, self.task = y_true, sample_weight, task
         self.metrics, self.ci, self.n_boot, self.baseline = metrics, ci, n_boot, baseline
         self.gate_slices, self.min_slice_size = gate_slices, min_slice_size
-        self.threshold, self.random_state = threshold, random_state
+        self.threshold, self.random_state, self.query = threshold, random_state, query
+        if query is not None and task not in (None, "ranking"):
+            raise ValueError(f"query= is the ranking task's; the task is {task!r}")
+        if task == "ranking" and query is None:
+            raise ValueError("the ranking task needs query= (the column of each row's query)")
         self.models = _models(models, pred, score, prob, names)
         self.slicings = _slicings(by)
         self.gates = [Gate.parse(g) for g in gates]
@@ -1147,6 +1172,8 @@ class Job:
                        *(c for s in self.slicings for c in s)]
         if sample_weight is not None:
             self.needed.append(sample_weight)
+        if query is not None:
+            self.needed.append(query)
         self.needed = list(dict.fromkeys(self.needed))
         self.inferred = task is None
         self.classes: np.ndarray | None = None
@@ -1182,12 +1209,16 @@ class Job:
                            and m.pred is None and not m.probs and holds_labels(m.score)
                            else m for m in self.models]
         if task is None:
-            task = _infer_task(y, self.models[0])
+            task = "ranking" if self.query is not None else _infer_task(y, self.models[0])
         if task not in _SPECS:
-            raise ValueError(f"task must be one of {sorted(_SPECS)} (ranking and multilabel "
-                             f"are not served by evaluate yet), got {task!r}")
+            raise ValueError(f"task must be one of {sorted(_SPECS)} (multilabel is not served "
+                             f"by evaluate yet), got {task!r}")
+        if task == "ranking":
+            if self.sample_weight is not None:
+                raise ValueError("the ranking task takes no sample_weight")
+            _check_relevance(y, self.y_true)
         self.task = task
-        self.classes = None if task == "regression" else np.unique(y)
+        self.classes = None if task in ("regression", "ranking") else np.unique(y)
         self.specs = _chosen(task, self.metrics)
         for g in self.gates:
             if _spec_of(task, g.metric) is None and not any(s.name == g.metric
@@ -1201,8 +1232,10 @@ class Job:
         if self.task is None or not self.specs:
             raise RuntimeError("Job.plan() before Job.resolve()")
         paired = self.baseline if self.ci is not None and self.sample_weight is None else None
-        return Plan(self.task, self.models, self.specs, self.classes, self.slicings,
+        plan = Plan(self.task, self.models, self.specs, self.classes, self.slicings,
                     self.threshold, paired)
+        plan.query = self.query
+        return plan
 
     def finish(self, plan: Plan, start: float | None = None) -> Evaluation:
         """The evaluation of everything ``plan`` was fed (``start``: a
@@ -1332,11 +1365,16 @@ class Plan:
                 raise ValueError(f"model {m.name!r} has no column the {task} task's metrics "
                                  "can read (a prediction, a score or probability columns)")
             self.specs[m.name] = usable
+            if task == "ranking":
+                continue  # its rows are kept (``kept``), no accumulators
             for st in dict.fromkeys(s.state for s in usable):
                 cfg = {**self._config(st[0]), **dict(st[1])}
                 self.whole[(m.name, st)] = KINDS[st[0]](**cfg)
                 for sl in slicings:
                     self.grouped[(m.name, st, sl)] = GroupedAccumulator(st[0], **cfg)
+        self.query: str | None = None
+        #: the ranking task's rows (column -> its batches), sorted by query at the end
+        self.kept: dict[str, list[np.ndarray]] = {}
         # each candidate's labels counted jointly with the baseline's: the paired
         # intervals of their differences
         self.paired_with = paired_with
@@ -1409,6 +1447,10 @@ class Plan:
         n = len(y)
         if n == 0:
             return 0
+        if self.task == "ranking":
+            self._keep(batch, y_true)
+            self.n += n
+            return n
         w = None if weight is None else np.asarray(batch[weight], dtype=np.float64)
         # each slicing's keys encoded once per batch, for every model and state
         groups = {sl: group_keys(batch[sl[0]] if len(sl) == 1 else {c: batch[c] for c in sl},
@@ -1445,12 +1487,30 @@ class Plan:
         self.n += n
         return n
 
+    def _keep(self, batch: Mapping[str, Any], y_true: str) -> None:
+        """The ranking task: a batch's relevance, query, scores and slice columns kept."""
+        y = np.asarray(_values_of(batch[y_true]))
+        _check_relevance(y, y_true)
+        cols = {y_true: y}
+        assert self.query is not None
+        for c in [self.query, *(c for sl in self.slicings for c in sl)]:
+            cols[c] = _values_of(batch[c])
+        for m in self.models:
+            s = np.asarray(self._scores(m, batch), dtype=np.float64)
+            if not np.isfinite(s).all():
+                raise ValueError(f"the score column of model {m.name!r} holds NaN or "
+                                 "infinity")
+            cols[f"\0{m.name}"] = s  # a model's scores (a name no column can take)
+        for c, v in cols.items():
+            self.kept.setdefault(c, []).append(v)
+
     @staticmethod
     def merge_all(plans: Sequence[Plan]) -> Plan:
         """One plan holding every input plan's rows (all built alike): each accumulator
         merged with its counterparts by its family's law."""
         first = plans[0]
         out = copy.copy(first)
+        out.kept = {c: [v for p in plans for v in p.kept.get(c, [])] for c in first.kept}
         out.whole = {k: type(a).merge_all([p.whole[k] for p in plans])
                      for k, a in first.whole.items()}
         out.grouped = {k: GroupedAccumulator.merge_all([p.grouped[k] for p in plans])
@@ -1463,6 +1523,8 @@ class Plan:
         out: list[dict[str, Any]] = []
         small: list[dict[str, Any]] = []
         rng = np.random.default_rng(seed)  # one stream, consumed in a fixed order
+        if self.task == "ranking":
+            return self._query_rows(min_size)
         for m in self.models:
             accs = {st: self.whole[(m.name, st)] for st in self._states(m)}
             out += self._rows_of(m.name, (), [{}], [accs], ci, n_boot, rng)
@@ -1488,6 +1550,57 @@ class Plan:
                     slice_accs.append({st: self.grouped[(m.name, st, sl)][key]
                                        for st in states})
                 out += self._rows_of(m.name, sl, sdicts, slice_accs, ci, n_boot, rng)
+        return out, small
+
+    def _query_rows(self, min_size: int
+                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The ranking task's rows: each model's per-query values (one sort of the table),
+        averaged over the queries of the whole table and of each slice (a query's rows in a
+        slice are that slice's query)."""
+        kept = {c: np.concatenate(v) if len(v) > 1 else v[0] for c, v in self.kept.items()}
+        y_col = next(iter(kept))
+        y = kept[y_col].astype(np.float64)
+        n = y.shape[0]
+        assert self.query is not None
+        query = group_keys(kept[self.query], n)
+        out: list[dict[str, Any]] = []
+        small: list[dict[str, Any]] = []
+        pieces: list[tuple[tuple[str, ...], list[tuple[dict[str, Any], np.ndarray | None]]]] = [
+            ((), [({}, None)])]
+        for sl in self.slicings:
+            keys = group_keys(kept[sl[0]] if len(sl) == 1 else {c: kept[c] for c in sl}, n)
+            order = list(range(keys.n_groups))
+            try:
+                order.sort(key=keys.key)
+            except TypeError:
+                pass
+            members = []
+            for g in order:
+                kt = keys.key(g)
+                sdict = dict(zip(sl, kt if isinstance(kt, tuple) else (kt,)))
+                rows = keys.codes == g
+                count = int(np.count_nonzero(rows))
+                if count < min_size:
+                    small.append({"slicing": list(sl), "slice": sdict, "n": count})
+                    continue
+                members.append((sdict, rows))
+            pieces.append((sl, members))
+        for m in self.models:
+            score = kept[f"\0{m.name}"]
+            for sl, members in pieces:
+                for sdict, rows in members:
+                    codes = query.codes if rows is None else query.codes[rows]
+                    used, dense = np.unique(codes, return_inverse=True)
+                    yy, ss = (y, score) if rows is None else (y[rows], score[rows])
+                    qs = query_scores(dense.reshape(-1).astype(np.int64), yy, ss,
+                                      used.shape[0], _NDCG_K)
+                    for s in self.specs[m.name]:
+                        values = getattr(qs, s.method)
+                        values = values[~np.isnan(values)]
+                        value = float(np.mean(values)) if values.shape[0] else float("nan")
+                        out.append({"model": m.name, "slicing": sl, "slice": sdict,
+                                    "metric": s.name, "value": value, "ci_low": None,
+                                    "ci_high": None, "n": int(yy.shape[0])})
         return out, small
 
     def _states(self, m: _Model) -> list[Any]:
@@ -1698,6 +1811,17 @@ def _percentile(values: np.ndarray, level: float) -> tuple[float | None, float |
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
     return float(lo), float(hi)
+
+
+def _check_relevance(y: np.ndarray, name: str) -> None:
+    """The ranking task's true column: non-negative, finite numbers (the gains)."""
+    if y.dtype.kind not in "iufb":
+        raise ValueError(f"the ranking task's true column {name!r} must hold relevance "
+                         f"numbers, got {y.dtype}")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError(f"the true column {name!r} holds NaN or infinity")
+    if y.shape[0] and np.min(y) < 0:
+        raise ValueError(f"the true column {name!r} holds negative relevance")
 
 
 def _margin_tables(d: np.ndarray, t: np.ndarray, p: np.ndarray,

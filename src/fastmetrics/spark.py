@@ -741,6 +741,9 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
     True
     """
     start = time.perf_counter()
+    if task == "ranking":
+        raise ValueError("the ranking task is not served on Spark: fastmetrics.evaluate "
+                         "serves it (tables in memory, files, Dask)")
     F = _pyspark()
     job = _ev.Job(list(df.columns), y_true=y_true, pred=pred, score=score, prob=prob,
                   models=models, task=task, by=by, sample_weight=sample_weight,

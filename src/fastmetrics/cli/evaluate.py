@@ -55,8 +55,10 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--model", action="append", type=_model, default=[],
                    metavar="NAME=COL[,COL...]", help="a model: a score column, or its "
                    "probability columns (repeat for several models)")
-    e.add_argument("--task", choices=("binary", "multiclass", "regression"),
+    e.add_argument("--task", choices=("binary", "multiclass", "regression", "ranking"),
                    help="the task (default: inferred from the data, and said)")
+    e.add_argument("--query", metavar="COL", help="the ranking task: each row's query (the "
+                   "true column is the relevance; NDCG, NDCG@10, MRR and MAP by query)")
     e.add_argument("--by", action="append", type=columns, default=[], metavar="COL[,COL...]",
                    help="a slicing: one column, or several crossed (repeat for several "
                    "slicings)")
@@ -110,7 +112,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
                       ci=args.ci, n_boot=args.n_boot, baseline=args.baseline,
                       gates=args.gate, gate_slices=args.gate_slices,
                       min_slice_size=args.min_slice_size, batch_rows=args.batch_rows,
-                      id=args.id if len(args.file) > 1 else None, progress=bar)
+                      id=args.id if len(args.file) > 1 else None, query=args.query,
+                      progress=bar)
     except (ValueError, TypeError, OSError, KeyError) as exc:
         raise CLIError(first_line(exc)) from None
     text = _render(ev, args.format)
