@@ -1143,6 +1143,35 @@ def test_refused_chunk_changes_nothing():
     assert_dicts_close({"k": before["keys"][0]}, {"k": acc.to_dict()["keys"][0]})
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_a_chunk_a_group_refuses_changes_no_group(n_threads):
+    """Families built on threads (proba) and inline (calibration) from one ordering: a bad
+    probability in one group's rows raises the first bad group's error, in group order, and
+    no group of either accumulator takes any of the chunk."""
+    rng = np.random.default_rng(4)
+    n = 4_000
+    y, p = rng.integers(0, 2, n), rng.random(n)
+    g = rng.integers(0, 40, n)
+    accs = [GroupedAccumulator("proba", labels=[0, 1]), GroupedAccumulator("calibration")]
+    GroupedAccumulator.update_all(accs, y, p, groups=g, n_threads=n_threads)
+    before = [a.state.to_dict() for a in accs]
+    bad = p.copy()
+    bad[np.flatnonzero(g == 7)[3]] = 1.5
+    bad[np.flatnonzero(g == 30)[0]] = np.nan
+    for acc in (accs, accs[:1]):
+        with pytest.raises(ValueError):
+            GroupedAccumulator.update_all(acc, y, bad, groups=g, n_threads=n_threads)
+    for a, b in zip(accs, before):
+        assert_dicts_identical(a.state.to_dict(), b)
+    # the same chunk without its bad rows is taken by every group, as one-shot states say
+    GroupedAccumulator.update_all(accs, y, p, groups=g, n_threads=n_threads)
+    ll = accs[0].metric("log_loss")
+    for key in (0, 7, 39):
+        rows = g == key
+        want = skm.log_loss(np.r_[y[rows], y[rows]], np.r_[p[rows], p[rows]], labels=[0, 1])
+        assert ll[key] == pytest.approx(want, rel=1e-12)
+
+
 def test_merging_mismatches_are_refused():
     y = [0, 1]
     conf = GroupedAccumulator("confusion").update(y, y, groups=["a", "b"])

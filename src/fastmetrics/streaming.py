@@ -44,6 +44,8 @@ ConfusionAccumulator(labels=[0, 1, 2], n_samples=4)
 
 from __future__ import annotations
 
+import contextlib
+
 import inspect
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -2749,6 +2751,10 @@ def _rows(x: Any, name: str) -> Any:
     return label_input(x, name, encoded=False)
 
 
+#: families whose kernels spend more per row than a group's update spends in Python
+_HEAVY_ROWS = frozenset({"proba", "hinge", "tweedie", "squared_log"})
+
+
 class GroupedAccumulator:
     """One accumulator of a family per group of rows (slice), updated chunk by chunk: every
     metric of the family, for every group, from one pass over each chunk.
@@ -2906,16 +2912,31 @@ class GroupedAccumulator:
         rest = [i for i, ga in enumerate(accumulators)
                 if not ga._counted(cols, w, keys, fresh[i])]
         if rest:
-            # one group at a time: a group's update is mostly Python-level checks, which
-            # threads would only contend for (the derivations, sorts for exact ranking
-            # states, run on threads: see ``metric``)
-            for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
-                for i in rest:
+            # families whose rows cost a log or a power each are built on threads (each
+            # group's kernel releases the GIL and has its own fresh accumulators; a kernel
+            # then runs on one thread); for the others a group's update is mostly
+            # Python-level checks, which threads would only contend for
+            heavy = [i for i in rest if accumulators[i].kind in _HEAVY_ROWS]
+            nt = threads_for("slices", n, n_threads) if heavy else 1
+            on_threads = heavy if nt > 1 else []
+            inline = [i for i in rest if i not in on_threads]
+
+            def build(g: int, part: list[Any], which: list[int], **kw: Any) -> None:
+                for i in which:
                     acc: Any = fresh[i][g]
                     if weighted:
                         acc.update(*part[:-1], sample_weight=part[-1], **kw)
                     else:  # contingency and paired counts take no weights
                         acc.update(*part[:-1], **kw)
+
+            with ThreadPoolExecutor(nt) if on_threads else contextlib.nullcontext() as pool:
+                pending = []
+                for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
+                    if on_threads:
+                        pending.append(pool.submit(build, g, part, on_threads, n_threads=1))
+                    build(g, part, inline, **kw)
+                for f in pending:  # the first error, in group order
+                    f.result()
         for ga, built in zip(accumulators, fresh):
             ga._commit(keys, built)
 
@@ -2929,7 +2950,9 @@ class GroupedAccumulator:
             new = []
             for g, key in enumerate(zip(*(k.tolist() for k in keys.keys))):
                 acc = built[g]
-                if acc.state is None:
+                # n_samples, not state: an exact ranking accumulator's state would sort its
+                # rows here, on this thread, where the derivations sort them on threads
+                if acc.n_samples == 0:
                     continue
                 i = self._index.get(key)
                 if i is None:
