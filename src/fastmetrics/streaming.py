@@ -2929,6 +2929,7 @@ class GroupedAccumulator:
                     else:  # contingency and paired counts take no weights
                         acc.update(*part[:-1], **kw)
 
+            pool: Any
             with ThreadPoolExecutor(nt) if on_threads else contextlib.nullcontext() as pool:
                 pending = []
                 for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
