@@ -108,7 +108,7 @@ def test_every_value_is_sklearns_per_query(log):
     _check(ev, log, "noise", "noise")
     assert ev.value("ndcg", "good") > ev.value("ndcg", "noise")
     for r in ev.rows:
-        assert r["ci_low"] is None and r["ci_high"] is None
+        assert r["ci_low"] is None and r["ci_high"] is None  # no ci asked
         rows = log if not r["slice"] else log[np.logical_and.reduce(
             [log[k] == v for k, v in r["slice"].items()])]
         assert r["n"] == len(rows)
@@ -156,6 +156,43 @@ def test_baseline_gates_and_min_slice_size(log):
                         min_slice_size=len(log))
     assert {r["slice"]["dev"] for r in small.too_small} == {"web", "app"}
     assert all(not r["slice"] for r in small.rows)
+
+
+def test_intervals_resample_queries(log):
+    """With ci: each metric's interval is the percentile interval of the mean over
+    resampled queries (as wide as the normal one, 1.96 standard errors each side, to within
+    20 %); a candidate's difference to the baseline is resampled with the same queries
+    (paired); random_state reproduces them."""
+    kw = dict(y_true="rel", models={"good": "good", "noise": "noise"}, query="qid",
+              by="dev", baseline="noise", ci=0.95, n_boot=1000, gates=["ndcg:better"])
+    ev = fm.evaluate(log, **kw)
+    per = {}
+    for model in ("good", "noise"):
+        for q, g in log.groupby("qid", sort=False):
+            per.setdefault(model, []).append(_query_values(g.rel.to_numpy().astype(float),
+                                                           g[model].to_numpy()))
+    checked = 0
+    for r in ev.rows:
+        if r["slice"]:
+            assert r["ci_low"] <= r["value"] <= r["ci_high"], r
+            continue
+        name, _, delta = r["metric"].partition(":")
+        if delta:
+            v = np.array([a[name] - b[name] for a, b in zip(per["good"], per["noise"])])
+        else:
+            v = np.array([p[name] for p in per[r["model"]]])
+        v = v[~np.isnan(v)]
+        half = 1.959964 * v.std(ddof=1) / np.sqrt(v.shape[0])
+        assert r["ci_low"] <= r["value"] <= r["ci_high"], r
+        assert (r["ci_high"] - r["ci_low"]) / (2 * half) == pytest.approx(1, abs=0.2), r
+        checked += 1
+    assert checked == 12  # 4 metrics x 2 models + 4 deltas
+    assert ev.gates[0]["passed"] and "(paired)" in ev.gates[0]["reason"]
+    again = fm.evaluate(log, **kw)
+    assert [(r["ci_low"], r["ci_high"]) for r in again.rows] == \
+        [(r["ci_low"], r["ci_high"]) for r in ev.rows]
+    other = fm.evaluate(log, **{**kw, "random_state": 3})
+    assert other.rows[0]["ci_low"] != ev.rows[0]["ci_low"]
 
 
 def test_cli(log, tmp_path, capsys):

@@ -1043,7 +1043,9 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         per query, as scikit-learn's ``ndcg_score`` and ``average_precision_score`` (and
         :func:`fastmetrics.mean_reciprocal_rank`) of its documents, and averaged over the
         queries (average precision over the queries with a relevant document). These rows
-        are kept in memory (about 8 bytes a column a row) and sorted once at the end.
+        are kept in memory (about 8 bytes a column a row) and sorted once at the end; with
+        ``ci``, intervals come from resampling the queries (the same resamples for every
+        model, so the deltas' intervals are paired).
     progress : callable, optional
         ``progress(rows_done, rows_total_or_None)`` after each batch.
 
@@ -1373,6 +1375,8 @@ class Plan:
                 for sl in slicings:
                     self.grouped[(m.name, st, sl)] = GroupedAccumulator(st[0], **cfg)
         self.query: str | None = None
+        #: the ranking task's paired intervals of the differences (filled by ``rows``)
+        self.query_deltas: dict[tuple[str, str, str], tuple[Any, Any]] = {}
         #: the ranking task's rows (column -> its batches), sorted by query at the end
         self.kept: dict[str, list[np.ndarray]] = {}
         # each candidate's labels counted jointly with the baseline's: the paired
@@ -1524,7 +1528,7 @@ class Plan:
         small: list[dict[str, Any]] = []
         rng = np.random.default_rng(seed)  # one stream, consumed in a fixed order
         if self.task == "ranking":
-            return self._query_rows(min_size)
+            return self._query_rows(min_size, ci, n_boot, rng)
         for m in self.models:
             accs = {st: self.whole[(m.name, st)] for st in self._states(m)}
             out += self._rows_of(m.name, (), [{}], [accs], ci, n_boot, rng)
@@ -1552,11 +1556,15 @@ class Plan:
                 out += self._rows_of(m.name, sl, sdicts, slice_accs, ci, n_boot, rng)
         return out, small
 
-    def _query_rows(self, min_size: int
+    def _query_rows(self, min_size: int, ci: float | None, n_boot: int,
+                    rng: np.random.Generator
                     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The ranking task's rows: each model's per-query values (one sort of the table),
         averaged over the queries of the whole table and of each slice (a query's rows in a
-        slice are that slice's query)."""
+        slice are that slice's query). With ``ci``: percentile intervals from resampling
+        the queries (the unit of a ranking evaluation), the same resampled queries for
+        every model, so each candidate's difference to the baseline gets a paired
+        interval (kept for :meth:`delta_intervals`)."""
         kept = {c: np.concatenate(v) if len(v) > 1 else v[0] for c, v in self.kept.items()}
         y_col = next(iter(kept))
         y = kept[y_col].astype(np.float64)
@@ -1585,23 +1593,75 @@ class Plan:
                     continue
                 members.append((sdict, rows))
             pieces.append((sl, members))
-        for m in self.models:
-            score = kept[f"\0{m.name}"]
-            for sl, members in pieces:
-                for sdict, rows in members:
-                    codes = query.codes if rows is None else query.codes[rows]
-                    used, dense = np.unique(codes, return_inverse=True)
+        # per (slice, model): each metric's per-query values
+        per: dict[tuple[int, int], dict[str, Any]] = {}
+        for a, (sl, members) in enumerate(pieces):
+            for b, (sdict, rows) in enumerate(members):
+                codes = query.codes if rows is None else query.codes[rows]
+                used, dense = np.unique(codes, return_inverse=True)
+                for m in self.models:
+                    score = kept[f"\0{m.name}"]
                     yy, ss = (y, score) if rows is None else (y[rows], score[rows])
                     qs = query_scores(dense.reshape(-1).astype(np.int64), yy, ss,
                                       used.shape[0], _NDCG_K)
+                    per[(a, b, m.name)] = {s.name: getattr(qs, s.method)
+                                           for s in self.specs[m.name]}
+        bounds: dict[tuple[int, int, str, str], tuple[Any, Any]] = {}
+        self.query_deltas = {}
+        if ci is not None:
+            for a, (sl, members) in enumerate(pieces):
+                for b, (sdict, _) in enumerate(members):
+                    self._query_intervals(per, a, b, _slice_text(sdict), ci, n_boot, rng,
+                                          bounds)
+        for m in self.models:
+            for a, (sl, members) in enumerate(pieces):
+                for b, (sdict, rows) in enumerate(members):
+                    n_rows = n if rows is None else int(np.count_nonzero(rows))
                     for s in self.specs[m.name]:
-                        values = getattr(qs, s.method)
+                        values = per[(a, b, m.name)][s.name]
                         values = values[~np.isnan(values)]
                         value = float(np.mean(values)) if values.shape[0] else float("nan")
+                        lo, hi = bounds.get((a, b, m.name, s.name), (None, None))
                         out.append({"model": m.name, "slicing": sl, "slice": sdict,
-                                    "metric": s.name, "value": value, "ci_low": None,
-                                    "ci_high": None, "n": int(yy.shape[0])})
+                                    "metric": s.name, "value": value, "ci_low": lo,
+                                    "ci_high": hi, "n": n_rows})
         return out, small
+
+    def _query_intervals(self, per: Mapping[tuple[int, int, str], Mapping[str, np.ndarray]],
+                         a: int, b: int, where: str, ci: float, n_boot: int,
+                         rng: np.random.Generator,
+                         bounds: dict[tuple[int, int, str, str], tuple[Any, Any]]) -> None:
+        """Percentile intervals of one slice's metrics (and of each candidate's paired
+        difference to the baseline) over ``n_boot`` resamples of its queries, drawn in
+        blocks (about 2^22 indices at a time)."""
+        names = [m.name for m in self.models]
+        first = per[(a, b, names[0])]
+        n_q = next(iter(first.values())).shape[0]
+        series = {(name, metric): v for name in names
+                  for metric, v in per[(a, b, name)].items()}
+        sums = {k: np.empty(n_boot) for k in series}
+        counts = {k: np.empty(n_boot) for k in series}
+        base = self.paired_with
+        diffs = {(name, metric): np.empty(n_boot) for name, metric in series
+                 if base is not None and name != base and (base, metric) in series}
+        step = max(1, (1 << 22) // max(n_q, 1))
+        for lo in range(0, n_boot, step):
+            hi = min(n_boot, lo + step)
+            idx = rng.integers(0, n_q, size=(hi - lo, n_q))
+            for k, v in series.items():
+                taken = v[idx]
+                ok = ~np.isnan(taken)
+                counts[k][lo:hi] = ok.sum(axis=1)
+                sums[k][lo:hi] = np.where(ok, taken, 0.0).sum(axis=1)
+            for (name, metric), d in diffs.items():
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    d[lo:hi] = (sums[(name, metric)][lo:hi] / counts[(name, metric)][lo:hi]
+                                - sums[(base, metric)][lo:hi] / counts[(base, metric)][lo:hi])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for (name, metric), total in sums.items():
+                bounds[(a, b, name, metric)] = _percentile(total / counts[(name, metric)], ci)
+        for (name, metric), d in diffs.items():
+            self.query_deltas[(name, metric, where)] = _percentile(d, ci)
 
     def _states(self, m: _Model) -> list[Any]:
         return list(dict.fromkeys(s.state for s in self.specs[m.name]))
@@ -1715,6 +1775,8 @@ class Plan:
         and a row carries both models' labels: the joint (true, candidate, baseline) cells
         are drawn (their multinomial law), and each resample's two confusion tables are
         its margins; the interval is the percentiles of the metric's difference."""
+        if self.task == "ranking":  # resampled with the queries, by :meth:`rows`
+            return dict(self.query_deltas)
         rng = np.random.default_rng(None if seed is None else [seed, 1])  # apart from rows'
         out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
         for m in self.models:
