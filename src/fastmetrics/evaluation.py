@@ -1594,7 +1594,7 @@ class Plan:
                 members.append((sdict, rows))
             pieces.append((sl, members))
         # per (slice, model): each metric's per-query values
-        per: dict[tuple[int, int], dict[str, Any]] = {}
+        per: dict[tuple[int, int, str], dict[str, np.ndarray]] = {}
         for a, (sl, members) in enumerate(pieces):
             for b, (sdict, rows) in enumerate(members):
                 codes = query.codes if rows is None else query.codes[rows]
@@ -1654,9 +1654,11 @@ class Plan:
                 counts[k][lo:hi] = ok.sum(axis=1)
                 sums[k][lo:hi] = np.where(ok, taken, 0.0).sum(axis=1)
             for (name, metric), d in diffs.items():
+                assert base is not None
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    d[lo:hi] = (sums[(name, metric)][lo:hi] / counts[(name, metric)][lo:hi]
-                                - sums[(base, metric)][lo:hi] / counts[(base, metric)][lo:hi])
+                    mine = sums[(name, metric)][lo:hi] / counts[(name, metric)][lo:hi]
+                    theirs = sums[(base, metric)][lo:hi] / counts[(base, metric)][lo:hi]
+                d[lo:hi] = np.subtract(mine, theirs)
         with np.errstate(invalid="ignore", divide="ignore"):
             for (name, metric), total in sums.items():
                 bounds[(a, b, name, metric)] = _percentile(total / counts[(name, metric)], ci)
