@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastmetrics
-from fastmetrics import _slicing
+from fastmetrics import _slicing, streaming
 from fastmetrics._inputs import GroupKeys, group_keys
 from fastmetrics._states import groups as groups_mod
 from fastmetrics._states.groups import GroupedState, group_runs
@@ -1476,6 +1476,112 @@ def test_confusion_too_many_cells_for_one_table_takes_the_generic_rule(monkeypat
     hits = np.bincount(codes, weights=(y_true == y_pred), minlength=G)
     np.testing.assert_array_equal([accuracy[g] for g in range(G)],
                                   hits / np.bincount(codes, minlength=G))
+
+
+def _bins_close(a, b, where):
+    """Two binary calibration states of the same rows: counts exactly, each bin's sums to
+    RTOL, the Brier column by its total (the only part of it that is read)."""
+    from fastmetrics._kernels import bins as kb
+
+    x, y = np.asarray(a.sums), np.asarray(b.sums)
+    assert x.shape == y.shape and a.weighted == b.weighted and a.any_weight == b.any_weight
+    np.testing.assert_array_equal(x[:, kb.N], y[:, kb.N], err_msg=where)
+    for c in (kb.W, kb.SP, kb.SY):
+        np.testing.assert_allclose(x[:, c], y[:, c], rtol=RTOL, atol=ATOL, err_msg=where)
+    assert math.isclose(x[:, kb.SQ].sum(), y[:, kb.SQ].sum(), rel_tol=RTOL, abs_tol=ATOL)
+
+
+@pytest.mark.parametrize("case", ["01", "bool", "pm1", "pos_label", "weighted", "float32",
+                                  "edges", "one_class_groups"])
+def test_calibration_bins_in_one_pass_equal_each_groups_own(case, monkeypatch):
+    """The calibration family's grouped kernel (one pass into G x bins sums, no ordering of
+    the rows) gives each group the state its rows alone give (the per-group rule, forced),
+    and scikit-learn's Brier score; the per-group rule is not run."""
+    rng = np.random.default_rng(11)
+    n, G = 6_000, 37
+    codes = rng.integers(0, G, n)
+    y = rng.integers(0, 2, n)
+    p = rng.random(n)
+    p[:5] = [0.0, 1.0, 0.2, 0.4, 0.6]  # values on the edges
+    cfg, w = {"n_bins": 5}, None
+    if case == "bool":
+        y = y.astype(bool)
+    elif case == "pm1":
+        y = 2 * y - 1
+    elif case == "pos_label":
+        y, cfg = np.where(y == 1, 5, 2), {"n_bins": 5, "pos_label": 5}
+    elif case == "weighted":
+        w = rng.random(n) * (rng.random(n) < 0.8)
+        w[codes == 3] = 0.0  # a group of zero weights
+    elif case == "float32":
+        p = p.astype(np.float32)
+    elif case == "edges":
+        cfg = {"edges": [0.0, 0.1, 0.5, 0.55, 1.0]}
+    elif case == "one_class_groups":
+        y[codes < 10] = 0
+        y[(codes >= 10) & (codes < 20)] = 1
+    calls = []
+    real = streaming.group_runs
+
+    def spy(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(streaming, "group_runs", spy)
+    fast = GroupedAccumulator("calibration", **cfg)
+    fast.update(y[:4000], p[:4000], groups=codes[:4000],
+                sample_weight=None if w is None else w[:4000])
+    fast.update(y[4000:], p[4000:], groups=codes[4000:],
+                sample_weight=None if w is None else w[4000:])
+    assert not calls  # one pass, no ordering of rows
+    generic = GroupedAccumulator("calibration", **cfg)
+    generic._counted = lambda *a: False
+    generic.update(y[:4000], p[:4000], groups=codes[:4000],
+                   sample_weight=None if w is None else w[:4000])
+    generic.update(y[4000:], p[4000:], groups=codes[4000:],
+                   sample_weight=None if w is None else w[4000:])
+    assert calls and fast.keys() == generic.keys()
+    brier = fast.metric("brier_score_loss", errors="nan")
+    for key in fast.keys():
+        _bins_close(fast[key].state, generic[key].state, key)
+        rows = codes == key
+        want = skm.brier_score_loss(y[rows], p[rows].astype(np.float64),
+                                    sample_weight=None if w is None else w[rows],
+                                    pos_label=5 if case == "pos_label" else None) \
+            if (w is None or w[rows].sum() > 0) else None
+        if want is None:
+            assert math.isnan(brier[key])  # scikit-learn refuses weights summing to 0
+        else:
+            assert brier[key] == pytest.approx(want, rel=1e-12, abs=1e-15), key
+
+
+def test_calibration_bins_fall_back_where_groups_read_labels_otherwise(monkeypatch):
+    """Labels the one pass cannot read alike for every group take the per-group rule:
+    text labels, and {-1, 0, 1} (no binary rule for the whole, one for each group here)."""
+    rng = np.random.default_rng(2)
+    n = 400
+    codes = np.repeat([0, 1], n // 2)
+    p = rng.random(n)
+    mixed = np.where(codes == 0, rng.integers(0, 2, n), 2 * rng.integers(0, 2, n) - 1)
+    acc = GroupedAccumulator("calibration").update(mixed, p, groups=codes)
+    for key in (0, 1):
+        rows = codes == key
+        assert acc.brier_score_loss()[key] == pytest.approx(
+            skm.brier_score_loss(mixed[rows], p[rows]), rel=1e-12)
+    text = np.array(["no", "yes"])[rng.integers(0, 2, n)]
+    got = GroupedAccumulator("calibration", pos_label="yes").update(text, p, groups=codes)
+    for key in (0, 1):
+        rows = codes == key
+        assert got.brier_score_loss()[key] == pytest.approx(
+            skm.brier_score_loss(text[rows], p[rows], pos_label="yes"), rel=1e-12)
+    bad = p.copy()
+    bad[300] = 1.5
+    before = acc.state.to_dict()
+    with pytest.raises(ValueError, match="y_prob"):
+        acc.update(mixed, bad, groups=codes)
+    with pytest.raises(ValueError, match="y_prob"):
+        GroupedAccumulator("calibration").update(mixed.clip(0, 1), bad, groups=codes)
+    assert_dicts_identical(acc.state.to_dict(), before)
 
 
 @pytest.mark.parametrize("kind", ["confusion", "contingency"])

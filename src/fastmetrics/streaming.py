@@ -2967,10 +2967,14 @@ class GroupedAccumulator:
 
     def _counted(self, cols: list[Any], w: Any, keys: GroupKeys,
                  built: list[Accumulator]) -> bool:
-        """The confusion family's grouped kernel: one counting pass into a G x K x K table,
-        each group's table handed to its (fresh) accumulator: the state its rows alone
-        give. False where it does not apply (weights, settings, 2-D labels, too many
-        cells, a key without rows)."""
+        """The grouped kernels: each group's state from one pass over the chunk, handed to
+        its (fresh) accumulator: the state its rows alone give. The confusion family
+        counts a G x K x K table; the calibration family's binary bins add into G x bins
+        sums. False where they do not apply (settings, weights or 2-D labels for the
+        confusion table, too many cells, a key without rows; labels whose positive class
+        a group could read otherwise for the bins)."""
+        if self.kind == "calibration":
+            return self._binned(cols, w, keys, built)
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
                 or any(np.ndim(c) != 1 for c in cols)):
             return False
@@ -2984,6 +2988,21 @@ class GroupedAccumulator:
             return False  # a key of the encoding has no rows: the generic rule skips it
         for g in range(keys.n_groups):
             built[g]._add(table.group_state(g), False)
+        return True
+
+    def _binned(self, cols: list[Any], w: Any, keys: GroupKeys,
+                built: list[Accumulator]) -> bool:
+        template: Any = self._template
+        if len(cols) != 2 or template.labels is not None:
+            return False
+        states = calibration.grouped_binary(keys.codes, keys.n_groups, cols[0], cols[1], w,
+                                            edges=template.edges,
+                                            pos_label=template.pos_label)
+        if states is None:
+            return False
+        for acc, st in zip(built, states):
+            if st.n_samples:
+                acc._add(st, w is not None)
         return True
 
     # ------------------------------------------------------------------ reading

@@ -44,3 +44,13 @@ def bin_top_label(
     extra: np.ndarray,
     seen: np.ndarray,
 ) -> tuple[int, int, int]: ...
+def bin_binary_grouped(
+    codes: np.ndarray,
+    positive: np.ndarray,
+    p: np.ndarray,
+    w: np.ndarray,
+    has_w: bool,
+    padded_edges: np.ndarray,
+    uniform: bool,
+    state: np.ndarray,
+) -> tuple[int, int]: ...

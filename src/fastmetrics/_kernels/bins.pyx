@@ -27,7 +27,7 @@ contiguous inputs take its weighted pass (``fm_bins_lane_w``), which fills
 
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
-from .common cimport label_t, weight_t, _lane_start
+from .common cimport group_t, label_t, weight_t, _lane_start
 from libc.math cimport fabs
 from libc.stdlib cimport calloc, free
 from cython.parallel cimport prange
@@ -487,3 +487,53 @@ def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w,
             row[N] += 1.0
             extra[0] += wv * sqk
     return bad, kind, n_unnorm
+
+
+def bin_binary_grouped(const group_t[:] codes, const unsigned char[:] positive,
+                       const prob_t[:] p, const weight_t[:] w, bint has_w,
+                       const double[::1] padded_edges, bint uniform,
+                       double[:, :, ::1] state):
+    """Add each row into its group's bins: ``state[g]`` gets what :func:`bin_binary` puts
+    in its state for group g's rows alone (``positive``: each row's label is the positive
+    class, 0 or 1), the same columns, the sums in row order. One pass, no ordering of the
+    rows by group. Codes must be in ``range(state.shape[0])`` (checked by the caller).
+
+    Returns ``(bad_index, bad_kind)``: -1 and 0 when every value was valid; else the first
+    row whose probability is outside [0, 1] or NaN (``BAD_PROB``) or whose weight is not
+    finite (``BAD_WEIGHT``), nothing added from it on."""
+    cdef Py_ssize_t n = p.shape[0]
+    cdef Py_ssize_t nb = state.shape[1]
+    cdef Py_ssize_t i, b, bad = -1
+    cdef int kind = 0
+    cdef double pv, wv = 1.0, t, d0, d1
+    cdef double* row
+    if codes.shape[0] != n or positive.shape[0] != n or (has_w and w.shape[0] != n) \
+            or state.shape[2] != N_COLS or padded_edges.shape[0] != nb + 1 or nb < 1:
+        raise ValueError("bin_binary_grouped: inconsistent shapes")
+    if n == 0:
+        return -1, 0
+    cdef const double* E = &padded_edges[0]
+    with nogil:
+        for i in range(n):
+            pv = <double>p[i]
+            if not (pv >= 0.0 and pv <= 1.0):
+                bad = i
+                kind = BAD_PROB
+                break
+            if has_w:
+                wv = <double>w[i]
+                if wv - wv != 0.0:
+                    bad = i
+                    kind = BAD_WEIGHT
+                    break
+            t = <double>(positive[i] != 0)
+            b = _bin_of(pv, E, nb, uniform)
+            d0 = t - pv
+            d1 = (1.0 - t) - (1.0 - pv)  # scikit-learn's two-column Brier term, as written
+            row = &state[<Py_ssize_t>codes[i], b, 0]
+            row[W] += wv
+            row[SP] += wv * pv
+            row[SY] += wv * t
+            row[SQ] += wv * (d0 * d0 + d1 * d1)
+            row[N] += 1.0
+    return bad, kind

@@ -72,6 +72,7 @@ __all__ = [
     "d2_brier",
     "ece",
     "fixed_edges",
+    "grouped_binary",
     "mce",
     "probabilities",
     "summary",
@@ -307,6 +308,81 @@ def _finite_labels(y: np.ndarray) -> None:
 
 
 # ---------------------------------------------------------------------- the state
+
+
+def grouped_binary(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_prob: ArrayLike,
+                   sample_weight: ArrayLike | None, *, edges: np.ndarray,
+                   pos_label: Label | None) -> list[CalibrationState] | None:
+    """The binary state of each group's rows from one pass over all of them (no ordering of
+    the rows by group), or None where that pass does not apply and each group's state is
+    built on its own: labels that are not integers or booleans, or whose positive class a
+    group could read otherwise than the whole (labels of more than two values, or not
+    {0, 1} / {-1, 1} without ``pos_label``).
+
+    Parameters
+    ----------
+    codes : ndarray of integers (n_samples,)
+        Each row's group, in ``range(n_groups)``.
+    n_groups : int
+    y_true, y_prob, sample_weight : array-like of shape (n_samples,)
+        As :meth:`CalibrationState.binary` takes them.
+    edges : ndarray
+        The bins' edges.
+    pos_label : label or None
+
+    Returns
+    -------
+    states : list of CalibrationState or None
+        Group g's state at position g (an empty one for a group without rows): its
+        counts exactly those of :meth:`CalibrationState.binary` on its rows, its sums to
+        rounding (added in row order).
+
+    Raises
+    ------
+    ValueError
+        A probability outside [0, 1], NaN, or a weight that is not finite (as
+        :meth:`CalibrationState.binary`); a code outside ``range(n_groups)``.
+    """
+    p = probabilities(y_prob)
+    y = np.asarray(y_true) if type(y_true) is np.ndarray else None
+    if y is None or p.ndim != 1 or y.ndim != 1 or codes.ndim != 1 \
+            or not y.shape[0] == p.shape[0] == codes.shape[0] or y.shape[0] == 0:
+        return None
+    yk = _fast_labels(y)
+    if yk is None:
+        return None
+    lo, hi = yk.min().item(), yk.max().item()
+    if pos_label is None:  # scikit-learn's rule, read alike by every subset of the labels
+        if not (0 <= lo and hi <= 1 or (lo == -1 and hi in (-1, 1)
+                                        and not bool((yk == 0).any()))):
+            return None
+        pos = 1
+    else:
+        value = _label_value(pos_label, yk.dtype)
+        if value is None or (lo != hi and value not in (lo, hi)) or (
+                lo != hi and not bool(((yk == lo) | (yk == hi)).all())):
+            return None
+        pos = value
+    if codes.min() < 0 or codes.max() >= n_groups:
+        raise ValueError(f"group codes must be in [0, {n_groups})")
+    n = y.shape[0]
+    w = check_weights(sample_weight, {"y_true": n, "y_prob": n}, allow_zero_sum=True,
+                      check_values=False)
+    e, padded, uniform = _edges_for(edges.shape[0] - 1, edges)
+    sums = np.zeros((n_groups, e.shape[0] - 1, kernel.N_COLS))
+    positive = (yk == pos).view(np.uint8)
+    bad, kind = kernel.bin_binary_grouped(codes, positive, p,
+                                          _NO_WEIGHTS if w is None else w, w is not None,
+                                          padded, uniform, sums)
+    if bad >= 0:
+        raise _input_error(kind, bad, p, w, "y_prob")
+    if w is None:
+        any_weight = np.ones(n_groups, dtype=bool)
+    else:  # as binary(): a weight sum of 0 may still come from non-zero weights
+        any_weight = (sums[:, :, kernel.W].sum(axis=1) != 0) | (
+            np.bincount(codes, weights=(w != 0), minlength=n_groups)[:n_groups] > 0)
+    return [CalibrationState(e, sums[g].copy(), "binary", 0, w is not None,
+                             bool(any_weight[g])) for g in range(n_groups)]
 
 
 class CalibrationState(base.State):

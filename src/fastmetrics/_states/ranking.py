@@ -872,7 +872,9 @@ class RankingRows:
                     not has_w or RankingRows._spare[0][2].shape[0] >= need):
                 spare = RankingRows._spare.pop()
         if spare is None:
-            cap = max(need, 2 * self.rows, 1 << 16)
+            # not more than twice the rows: a grouped accumulator holds one such set per
+            # group (thousands) until its chunk is committed
+            cap = max(need, 2 * self.rows, 1 << 10)
             spare = (np.empty(cap, dtype=np.uint8), np.empty(cap),
                      np.empty(cap) if has_w else np.empty(0))
         r = self.rows
