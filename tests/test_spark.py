@@ -257,6 +257,18 @@ def test_evaluate_equals_the_in_memory_evaluation(spark):
     df = frame(spark, cols)
     kw = dict(y_true="y", models={"a": "s", "b": "guess"}, by="seg")
     _same_evaluation(fms.evaluate(df, **kw), fm.evaluate(tab, **kw))
+    # the ranking task: text query ids, graded relevance, queries across partitions
+    q = np.array([f"q{i}" for i in rng.integers(0, 60, n)])
+    rel = rng.integers(0, 3, n)
+    cols = {"q": q, "rel": rel, "s": rng.random(n) + 0.2 * rel, "t": rng.random(n),
+            "seg": np.array(["x", "y"])[rng.integers(0, 2, n)]}
+    tab = pa.table(cols)
+    df = frame(spark, cols)
+    kw = dict(y_true="rel", models={"s": "s", "t": "t"}, query="q", by="seg", baseline="t",
+              ci=0.9, n_boot=100, gates=["ndcg:better"])
+    got, want = fms.evaluate(df, **kw), fm.evaluate(tab, **kw)
+    assert got.task == "ranking"
+    _same_evaluation(got, want)
 
 
 def test_bad_inputs_raise_the_in_memory_errors(spark):

@@ -1495,7 +1495,7 @@ class Plan:
         """The ranking task: a batch's relevance, query, scores and slice columns kept."""
         y = np.asarray(_values_of(batch[y_true]))
         _check_relevance(y, y_true)
-        cols = {y_true: y}
+        cols = {"\0y": y}  # names no column can take
         assert self.query is not None
         for c in [self.query, *(c for sl in self.slicings for c in sl)]:
             cols[c] = _values_of(batch[c])
@@ -1504,7 +1504,7 @@ class Plan:
             if not np.isfinite(s).all():
                 raise ValueError(f"the score column of model {m.name!r} holds NaN or "
                                  "infinity")
-            cols[f"\0{m.name}"] = s  # a model's scores (a name no column can take)
+            cols[f"\0{m.name}"] = s  # a model's scores
         for c, v in cols.items():
             self.kept.setdefault(c, []).append(v)
 
@@ -1514,7 +1514,8 @@ class Plan:
         merged with its counterparts by its family's law."""
         first = plans[0]
         out = copy.copy(first)
-        out.kept = {c: [v for p in plans for v in p.kept.get(c, [])] for c in first.kept}
+        columns = list(dict.fromkeys(c for p in plans for c in p.kept))  # empty parts hold none
+        out.kept = {c: [v for p in plans for v in p.kept.get(c, [])] for c in columns}
         out.whole = {k: type(a).merge_all([p.whole[k] for p in plans])
                      for k, a in first.whole.items()}
         out.grouped = {k: GroupedAccumulator.merge_all([p.grouped[k] for p in plans])
@@ -1566,8 +1567,7 @@ class Plan:
         every model, so each candidate's difference to the baseline gets a paired
         interval (kept for :meth:`delta_intervals`)."""
         kept = {c: np.concatenate(v) if len(v) > 1 else v[0] for c, v in self.kept.items()}
-        y_col = next(iter(kept))
-        y = kept[y_col].astype(np.float64)
+        y = kept["\0y"].astype(np.float64)
         n = y.shape[0]
         assert self.query is not None
         query = group_keys(kept[self.query], n)

@@ -612,7 +612,9 @@ class _PlanJob:
     def export(self, plan: _ev.Plan) -> dict[str, Any]:
         return {"n": plan.n,
                 "whole": [[repr(k), a.to_dict()] for k, a in plan.whole.items()],
-                "grouped": [[repr(k), g.to_dict()] for k, g in plan.grouped.items()]}
+                "grouped": [[repr(k), g.to_dict()] for k, g in plan.grouped.items()],
+                # the ranking task's rows (column -> its batches)
+                "kept": [[c, v] for c, v in plan.kept.items()]}
 
     @staticmethod
     def _checked(parts: list[Any], target: Mapping[Any, Any]) -> list[Any]:
@@ -632,6 +634,7 @@ class _PlanJob:
             plan.whole[key] = type(plan.whole[key]).from_dict(state)
         for gkey, state in zip(list(plan.grouped), grouped):
             plan.grouped[gkey] = GroupedAccumulator.from_dict(state)
+        plan.kept = {str(c): list(v) for c, v in d.get("kept", [])}
         plan.n = int(d["n"])
         return plan
 
@@ -662,7 +665,7 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
              n_boot: int = 1000, baseline: str | None = None,
              gates: Sequence[str] = (), gate_slices: bool = False,
              min_slice_size: int = 1, threshold: float = 0.5,
-             random_state: int | None = 0) -> _ev.Evaluation:
+             random_state: int | None = 0, query: str | None = None) -> _ev.Evaluation:
     """:func:`fastmetrics.evaluate` on a Spark DataFrame, in one job over the data.
 
     Every metric of a task, for the whole table and every slice, for several models, with
@@ -689,8 +692,9 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
     models : dict, optional
         Several models: name -> a score column, a list of probability columns, or a dict
         with ``pred``/``score``/``prob``.
-    task : {"binary", "multiclass", "regression"}, optional
-        Inferred from the distinct true values and the models' columns when omitted.
+    task : {"binary", "multiclass", "regression", "ranking"}, optional
+        Inferred from the distinct true values and the models' columns when omitted
+        ("ranking" when ``query`` is given).
     by : str or list, optional
         Slicings: a column, or a list whose items are a column or a list of columns.
     sample_weight : str, optional
@@ -714,6 +718,10 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
         ``score >= threshold``.
     random_state : int or None, default=0
         Seeds the bootstrap.
+    query : str, optional
+        The ranking task's query column (:func:`fastmetrics.evaluate`): each partition's
+        (query, relevance, score, slice) rows travel to the driver, which ranks every
+        query's documents at once (the task's rows are kept, as in memory).
 
     Returns
     -------
@@ -741,15 +749,12 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
     True
     """
     start = time.perf_counter()
-    if task == "ranking":
-        raise ValueError("the ranking task is not served on Spark: fastmetrics.evaluate "
-                         "serves it (tables in memory, files, Dask)")
     F = _pyspark()
     job = _ev.Job(list(df.columns), y_true=y_true, pred=pred, score=score, prob=prob,
                   models=models, task=task, by=by, sample_weight=sample_weight,
                   metrics=metrics, ci=ci, n_boot=n_boot, baseline=baseline, gates=gates,
                   gate_slices=gate_slices, min_slice_size=min_slice_size,
-                  threshold=threshold, random_state=random_state)
+                  threshold=threshold, random_state=random_state, query=query)
     _check_schema(df, {"column": tuple(job.needed)}, frozenset())
     kind_of = _kind_of(df)
 
@@ -765,7 +770,7 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
     for c in job.score_columns:
         if kind_of(c) == "O":
             raise ValueError(f"the score column {c!r} is not numeric")
-    if job.task != "regression" and values.shape[0] > _MAX_CLASSES:
+    if job.task not in ("regression", "ranking") and values.shape[0] > _MAX_CLASSES:
         raise ValueError(f"the true column {y_true!r} has more than {_MAX_CLASSES} distinct "
                          "values: pass task='regression'")
 
