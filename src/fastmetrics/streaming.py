@@ -2993,7 +2993,7 @@ class GroupedAccumulator:
     def _binned(self, cols: list[Any], w: Any, keys: GroupKeys,
                 built: list[Accumulator]) -> bool:
         template: Any = self._template
-        if len(cols) != 2 or template.labels is not None:
+        if len(cols) != 2:  # (``labels`` name the columns of 2-D probabilities only)
             return False
         states = calibration.grouped_binary(keys.codes, keys.n_groups, cols[0], cols[1], w,
                                             edges=template.edges,
