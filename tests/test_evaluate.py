@@ -611,6 +611,30 @@ def test_paired_delta_intervals(gate_frame, metric, kwargs):
     assert all(r["ci_low"] is None for r in w.rows)
 
 
+def test_paired_tables_are_the_models_margins():
+    """The resampled joint cells' margins are each model's confusion table, laid out as
+    PairedConfusionState.marginal lays it (labels one model never predicts left out)."""
+    from fastmetrics.evaluation import _margin_tables
+    from fastmetrics.states import PairedConfusionState
+
+    rng = np.random.default_rng(0)
+    names = np.array(list("abcdef"))
+    for _ in range(200):
+        k, n = int(rng.integers(1, 6)), int(rng.integers(1, 200))
+        y, a = rng.choice(names[:k], n), rng.choice(names[:k + 1], n)
+        b = rng.choice(names[:max(1, k - 1)], n)
+        st = PairedConfusionState.from_arrays(y, a, b)
+        t, pa, pb = st.positions()
+        d = np.stack([st.counts, 0 * st.counts, 2 * st.counts])
+        for side, p in (("a", pa), ("b", pb)):
+            want = st.marginal(side).cm
+            got = _margin_tables(d, t, p, st.counts)
+            assert got.shape == (3,) + want.shape
+            np.testing.assert_array_equal(got[0], want)
+            np.testing.assert_array_equal(got[2], 2 * want)
+            assert not got[1].any()
+
+
 def test_gates_on_slices(gate_frame):
     n_e = int((gate_frame["seg"] == "e").sum())
     ev = fm.evaluate(gate_frame, y_true="y", models={"new": "good", "old": "base"},

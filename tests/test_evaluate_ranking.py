@@ -37,12 +37,13 @@ def _log(n: int = 6_000, seed: int = 0) -> pd.DataFrame:
 
 def _query_values(rel: np.ndarray, score: np.ndarray) -> dict[str, float]:
     """One query's values, the way scikit-learn computes them."""
+    score = score.astype(np.float64)  # scikit-learn's ndcg_score negates the scores
     out = {}
     if rel.shape[0] >= 2:
         out["ndcg"] = skm.ndcg_score([rel], [score])
         out["ndcg_at_10"] = skm.ndcg_score([rel], [score], k=10)
-    else:  # scikit-learn refuses one document: it is its own ideal ranking
-        out["ndcg"] = out["ndcg_at_10"] = 1.0 if rel[0] > 0 else 0.0
+    else:  # scikit-learn refuses one document: left out of the mean
+        out["ndcg"] = out["ndcg_at_10"] = np.nan
     relevant = rel > 0
     if relevant.any():
         best = score[relevant].max()
@@ -61,9 +62,10 @@ def _reference(df: pd.DataFrame, score: str) -> dict[tuple[str, ...], dict[str, 
     def means(part: pd.DataFrame) -> dict[str, float]:
         per = [_query_values(g.rel.to_numpy().astype(float), g[score].to_numpy())
                for _, g in part.groupby("qid", sort=False)]
-        out = {m: float(np.mean([p[m] for p in per])) for m in ("ndcg", "ndcg_at_10", "mrr")}
-        aps = [p["map"] for p in per if not np.isnan(p["map"])]
-        out["map"] = float(np.mean(aps)) if aps else float("nan")
+        out = {"mrr": float(np.mean([p["mrr"] for p in per]))}
+        for m in ("ndcg", "ndcg_at_10", "map"):  # over the queries that have a value
+            v = [p[m] for p in per if not np.isnan(p[m])]
+            out[m] = float(np.mean(v)) if v else float("nan")
         return out
 
     ref = {(): means(df)}
@@ -85,6 +87,8 @@ def _got(ev, model: str) -> dict[tuple[str, ...], dict[str, float]]:
 
 def _check(ev, df, model="good", column="good"):
     ref, got = _reference(df, column), _got(ev, model)
+    if not ev.rows[-1]["slice"]:  # evaluated without slices
+        ref = {k: v for k, v in ref.items() if not k}
     assert set(got) == set(ref)
     for key, want in ref.items():
         assert set(got[key]) == set(METRICS)
@@ -138,6 +142,17 @@ def test_same_values_from_every_input(log, tmp_path):
         assert a.keys() == b.keys()
         for k in a:
             assert a[k] == pytest.approx(b[k], rel=1e-12, abs=1e-14), k
+
+
+def test_integer_scores_and_any_model_name(log):
+    """Integer (or boolean) scores rank as numbers, not as predicted labels, and a model may
+    take any name (one called "y" does not shadow the relevance)."""
+    df = log.assign(rank_score=(log.good * 100).astype(np.int64), flag=log.good > 0.8)
+    ev = fm.evaluate(df, y_true="rel", models={"y": "rank_score", "b": "flag"}, query="qid")
+    _check(ev, df, "y", "rank_score")
+    _check(ev, df, "b", "flag")
+    ev = fm.evaluate(df, y_true="rel", score="rank_score", query="qid", task="ranking")
+    _check(ev, df, "model", "rank_score")
 
 
 def test_baseline_gates_and_min_slice_size(log):
@@ -242,7 +257,10 @@ def test_query_scores_match_sklearn(rows, k):
     for j in range(used.shape[0]):
         m = q == j
         want = _query_values(rel[m], score[m])
-        assert got.ndcg[j] == pytest.approx(want["ndcg"], rel=1e-12, abs=1e-14)
+        if np.isnan(want["ndcg"]):
+            assert np.isnan(got.ndcg[j]) and np.isnan(got.ndcg_at_k[j])
+        else:
+            assert got.ndcg[j] == pytest.approx(want["ndcg"], rel=1e-12, abs=1e-14)
         assert got.reciprocal_rank[j] == pytest.approx(want["mrr"], rel=1e-12)
         if np.isnan(want["map"]):
             assert np.isnan(got.average_precision[j])

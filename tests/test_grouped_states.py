@@ -1172,6 +1172,56 @@ def test_a_chunk_a_group_refuses_changes_no_group(n_threads):
         assert ll[key] == pytest.approx(want, rel=1e-12)
 
 
+def test_a_chunk_one_group_cannot_merge_changes_no_group():
+    """A chunk whose rows merge into one group but not another (weighted rows into an
+    unweighted group) is refused whole: no new group from it, no group merged, and of
+    several accumulators updated together, none."""
+    y, p = np.array([0, 1, 0, 1]), np.array([0.2, 0.7, 0.4, 0.9])
+    cal = GroupedAccumulator("calibration").update(y, p, groups=[0, 0, 1, 1])
+    reg = GroupedAccumulator("regression").update(p, p, groups=[0, 0, 1, 1])
+    before = [cal.state.to_dict(), reg.state.to_dict()]
+    fresh = GroupedAccumulator("regression")
+    with pytest.raises(ValueError):
+        GroupedAccumulator.update_all([fresh, reg, cal], y, p, groups=[-1, -1, 1, 1],
+                                      sample_weight=np.ones(4))
+    assert cal.keys() == reg.keys() == [0, 1] and fresh.n_groups == 0
+    assert_dicts_identical(cal.state.to_dict(), before[0])
+    assert_dicts_identical(reg.state.to_dict(), before[1])
+    cal.update(y, p, groups=[-1, -1, 1, 1])  # still usable
+    assert cal.keys() == [0, 1, -1] and cal[-1].n_samples == 2
+
+
+@pytest.mark.parametrize("block", [5, 64])
+def test_groups_built_on_threads_are_the_groups_built_inline(monkeypatch, block):
+    """Families built on threads give the same states as on one thread, also when a
+    chunk's rows come in several blocks (a group's parts added in order), and the first
+    error in group order whatever the threads."""
+    rng = np.random.default_rng(6)
+    n = 3_000
+    y, p, g = rng.integers(0, 2, n), rng.random(n), rng.integers(0, 50, n)
+    real = streaming.group_runs
+    monkeypatch.setattr(streaming, "group_runs",
+                        lambda codes, n_groups, cols: real(codes, n_groups, cols, block=block))
+    states = []
+    for nt in (1, 2):
+        accs = [GroupedAccumulator("proba", labels=[0, 1]), GroupedAccumulator("ranking")]
+        GroupedAccumulator.update_all(accs, y, p, groups=g, n_threads=nt)
+        states.append([a.state.to_dict() for a in accs])
+    for a, b in zip(*states):
+        assert_dicts_identical(a, b)
+    bad = p.copy()
+    bad[np.flatnonzero(g == 40)[0]] = 2.0  # a threaded family's error (proba) in group 40
+    yy = y.copy()
+    yy[np.flatnonzero(g == 41)[0]] = 7  # an inline family's error (ranking) in group 41
+    messages = []
+    for nt in (1, 2):
+        accs = [GroupedAccumulator("proba", labels=[0, 1]), GroupedAccumulator("ranking")]
+        with pytest.raises(ValueError) as err:
+            GroupedAccumulator.update_all(accs, yy, bad, groups=g, n_threads=nt)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+
+
 def test_merging_mismatches_are_refused():
     y = [0, 1]
     conf = GroupedAccumulator("confusion").update(y, y, groups=["a", "b"])

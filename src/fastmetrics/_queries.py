@@ -24,8 +24,9 @@ class QueryScores:
     Attributes
     ----------
     ndcg, ndcg_at_k : ndarray of float64 (n_queries,)
-        NDCG over all of the query's documents and over its first ``k``
-        (0 where every document's relevance is 0, as scikit-learn's ``ndcg_score``).
+        NDCG over all of the query's documents and over its first ``k`` (0 where every
+        document's relevance is 0, as scikit-learn's ``ndcg_score``; NaN for a query of
+        one document, which scikit-learn refuses to score: left out of the mean).
     reciprocal_rank : ndarray of float64 (n_queries,)
         1 / the rank of the best-scored relevant document (ties in its favour), 0 without
         one (as :func:`fastmetrics.mean_reciprocal_rank`).
@@ -67,8 +68,8 @@ def query_scores(query: np.ndarray, relevance: np.ndarray, score: np.ndarray, n_
     >>> import numpy as np
     >>> q = query_scores(np.array([0, 0, 1, 1]), np.array([1.0, 0.0, 0.0, 2.0]),
     ...                  np.array([0.2, 0.9, 0.5, 0.5]), 2, 1)
-    >>> q.reciprocal_rank.tolist(), q.average_precision.tolist()
-    ([0.5, 1.0], [0.5, 0.5])
+    >>> q.reciprocal_rank.tolist(), q.average_precision.tolist(), q.ndcg_at_k.tolist()
+    ([0.5, 1.0], [0.5, 0.5], [0.0, 0.5])
     """
     n = query.shape[0]
     gain = relevance.astype(np.float64, copy=False)
@@ -102,6 +103,9 @@ def query_scores(query: np.ndarray, relevance: np.ndarray, score: np.ndarray, n_
     with np.errstate(divide="ignore", invalid="ignore"):
         ndcg = np.where(best > 0, dcg(discount) / best, 0.0)
         ndcg_k = np.where(best_k > 0, dcg(cut) / best_k, 0.0)
+    single = np.bincount(q, minlength=n_queries) == 1
+    ndcg[single] = np.nan
+    ndcg_k[single] = np.nan
 
     relevant = g > 0
     rel = relevant.astype(np.float64)

@@ -1042,7 +1042,8 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         documents). NDCG, NDCG@10, the reciprocal rank and average precision are computed
         per query, as scikit-learn's ``ndcg_score`` and ``average_precision_score`` (and
         :func:`fastmetrics.mean_reciprocal_rank`) of its documents, and averaged over the
-        queries (average precision over the queries with a relevant document). These rows
+        queries (NDCG over the queries of two documents or more, which scikit-learn
+        scores; average precision over the queries with a relevant document). These rows
         are kept in memory (about 8 bytes a column a row) and sorted once at the end; with
         ``ci``, intervals come from resampling the queries (the same resamples for every
         model, so the deltas' intervals are paired).
@@ -1198,7 +1199,8 @@ class Job:
             raise ValueError("the table has no rows")
         if y.dtype.kind == "f" and np.isnan(y).any() and task != "regression":
             raise ValueError(f"the true column {self.y_true!r} contains NaN")
-        if task != "regression" and y.dtype.kind != "f":
+        if task not in ("regression", "ranking") and self.query is None \
+                and y.dtype.kind != "f":
             # a model's one column holding labels of the true column's kind (integers or
             # text, no floats) is its predictions, not a score
             text = y.dtype.kind in "OUS"
@@ -1495,7 +1497,7 @@ class Plan:
         """The ranking task: a batch's relevance, query, scores and slice columns kept."""
         y = np.asarray(_values_of(batch[y_true]))
         _check_relevance(y, y_true)
-        cols = {"\0y": y}  # names no column can take
+        cols = {"\0y": y}  # names no column can take (a model's: "\1" and its name)
         assert self.query is not None
         for c in [self.query, *(c for sl in self.slicings for c in sl)]:
             cols[c] = _values_of(batch[c])
@@ -1504,7 +1506,7 @@ class Plan:
             if not np.isfinite(s).all():
                 raise ValueError(f"the score column of model {m.name!r} holds NaN or "
                                  "infinity")
-            cols[f"\0{m.name}"] = s  # a model's scores
+            cols[f"\1{m.name}"] = s  # a model's scores
         for c, v in cols.items():
             self.kept.setdefault(c, []).append(v)
 
@@ -1600,7 +1602,7 @@ class Plan:
                 codes = query.codes if rows is None else query.codes[rows]
                 used, dense = np.unique(codes, return_inverse=True)
                 for m in self.models:
-                    score = kept[f"\0{m.name}"]
+                    score = kept[f"\1{m.name}"]
                     yy, ss = (y, score) if rows is None else (y[rows], score[rows])
                     qs = query_scores(dense.reshape(-1).astype(np.int64), yy, ss,
                                       used.shape[0], _NDCG_K)
@@ -1893,17 +1895,20 @@ def _margin_tables(d: np.ndarray, t: np.ndarray, p: np.ndarray,
     """One model's confusion tables ``(n_resamples, K', K')`` of resampled joint cells ``d``
     (``(n_resamples, nnz)``; cell ``c`` at true position ``t[c]``, predicted ``p[c]``),
     over the labels that model's margin of ``counts`` holds (as
-    ``PairedConfusionState.marginal`` lays them out)."""
+    ``PairedConfusionState.marginal`` lays them out): the joint cells of one (true,
+    predicted) pair summed, O(n_resamples x nnz)."""
     k = int(max(t.max(), p.max())) + 1
     flat = t * k + p
-    onehot = np.zeros((flat.shape[0], k * k))
-    onehot[np.arange(flat.shape[0]), flat] = 1.0
-    full: np.ndarray = np.rint(d @ onehot).astype(np.int64).reshape(-1, k, k)  # < 2^53: exact
+    order = np.argsort(flat, kind="stable")
+    cells, starts = np.unique(flat[order], return_index=True)
+    full = np.zeros((d.shape[0], k * k), dtype=np.int64)
+    full[:, cells] = np.add.reduceat(d[:, order], starts, axis=1)
     cm = np.bincount(flat, weights=counts, minlength=k * k).reshape(k, k)
     keep = np.flatnonzero((cm.sum(axis=1) != 0) | (cm.sum(axis=0) != 0))
+    tables = full.reshape(-1, k, k)
     if keep.shape[0] == k:
-        return full
-    return np.ascontiguousarray(full[:, keep][:, :, keep])
+        return tables
+    return np.ascontiguousarray(tables[:, keep][:, :, keep])
 
 
 def _percentiles(values: np.ndarray, level: float) -> list[tuple[float | None, float | None]]:

@@ -2930,40 +2930,78 @@ class GroupedAccumulator:
                         acc.update(*part[:-1], **kw)
 
             pool: Any
+            failed: tuple[int, BaseException] | None = None
             with ThreadPoolExecutor(nt) if on_threads else contextlib.nullcontext() as pool:
-                pending = []
+                pending: list[tuple[int, Any]] = []
                 for g, part in group_runs(keys.codes, keys.n_groups, [*cols, w]):
                     if on_threads:
-                        pending.append(pool.submit(build, g, part, on_threads, n_threads=1))
-                    build(g, part, inline, **kw)
-                for f in pending:  # the first error, in group order
-                    f.result()
-        for ga, built in zip(accumulators, fresh):
-            ga._commit(keys, built)
+                        if pending and g <= pending[-1][0]:
+                            # the next block of rows (chunks past BLOCK rows): its groups
+                            # come again, after the last block's are done (one block's
+                            # rows at a time, each group's parts added in order)
+                            for _, f in pending:
+                                f.exception()
+                        pending.append((g, pool.submit(build, g, part, on_threads,
+                                                       n_threads=1)))
+                    try:
+                        build(g, part, inline, **kw)
+                    except Exception as exc:  # raised below, in group order
+                        failed = (g, exc)
+                        break
+            # the first error in group order, whichever thread met it
+            for g, f in pending:
+                if failed is not None and g > failed[0]:
+                    break
+                error = f.exception()
+                if error is not None:
+                    raise error
+            if failed is not None:
+                raise failed[1]
+        # every accumulator's chunk is made ready before any is added: one that refuses
+        # it leaves all of them as they were
+        with contextlib.ExitStack() as held:
+            # in one order (by id), so two threads' updates of the same ones cannot deadlock
+            for _, lock in sorted({id(ga): ga._lock for ga in accumulators}.items()):
+                held.enter_context(lock)
+            ready = [ga._prepare(keys, built) for ga, built in zip(accumulators, fresh)]
+            for ga, prepared in zip(accumulators, ready):
+                ga._apply(prepared)
 
-    def _commit(self, keys: GroupKeys, built: list[Accumulator]) -> None:
-        """Add a chunk's per-group accumulators: merged into the groups seen before, new
-        groups appended (a key without rows in the chunk is left out)."""
-        with self._lock:
-            if self.names is None:
-                self.names = keys.names
-                self._keys = [k[:0] for k in keys.keys]
-            new = []
-            for g, key in enumerate(zip(*(k.tolist() for k in keys.keys))):
-                acc = built[g]
-                # n_samples, not state: an exact ranking accumulator's state would sort its
-                # rows here, on this thread, where the derivations sort them on threads
-                if acc.n_samples == 0:
-                    continue
-                i = self._index.get(key)
-                if i is None:
-                    self._index[key] = len(self._accs)
-                    self._accs.append(acc)
-                    new.append(g)
-                else:
-                    self._accs[i] = type(acc).merge_all([self._accs[i], acc])
-            if new:
-                self._keys = [concat_keys(a, k[new]) for a, k in zip(self._keys, keys.keys)]
+    def _prepare(self, keys: GroupKeys, built: list[Accumulator]) -> tuple[Any, ...]:
+        """A chunk's per-group accumulators made ready to add (the caller holds the lock):
+        each merged with its group's accumulator so far, new groups listed (a key without
+        rows in the chunk is left out). Nothing changes here, so a merge that fails
+        (settings, weighted and unweighted chunks) leaves every group as it was."""
+        base = self._keys if self.names is not None else [k[:0] for k in keys.keys]
+        merged: dict[int, Accumulator] = {}
+        new: list[int] = []
+        added: list[tuple[tuple[Any, ...], Accumulator]] = []
+        for g, key in enumerate(zip(*(k.tolist() for k in keys.keys))):
+            acc = built[g]
+            # n_samples, not state: an exact ranking accumulator's state would sort its
+            # rows here, on this thread, where the derivations sort them on threads
+            if acc.n_samples == 0:
+                continue
+            i = self._index.get(key)
+            if i is None:
+                new.append(g)
+                added.append((key, acc))
+            else:
+                merged[i] = type(acc).merge_all([self._accs[i], acc])
+        new_keys = [concat_keys(a, k[new]) for a, k in zip(base, keys.keys)] if new else base
+        return keys.names, merged, added, new_keys
+
+    def _apply(self, prepared: tuple[Any, ...]) -> None:
+        """Add what :meth:`_prepare` made ready (the caller holds the lock)."""
+        names, merged, added, new_keys = prepared
+        if self.names is None:
+            self.names = names
+        for i, acc in merged.items():
+            self._accs[i] = acc
+        for key, acc in added:
+            self._index[key] = len(self._accs)
+            self._accs.append(acc)
+        self._keys = new_keys
 
     def _counted(self, cols: list[Any], w: Any, keys: GroupKeys,
                  built: list[Accumulator]) -> bool:
