@@ -1236,10 +1236,8 @@ class Job:
         if self.task is None or not self.specs:
             raise RuntimeError("Job.plan() before Job.resolve()")
         paired = self.baseline if self.ci is not None and self.sample_weight is None else None
-        plan = Plan(self.task, self.models, self.specs, self.classes, self.slicings,
-                    self.threshold, paired)
-        plan.query = self.query
-        return plan
+        return Plan(self.task, self.models, self.specs, self.classes, self.slicings,
+                    self.threshold, paired, self.query)
 
     def finish(self, plan: Plan, start: float | None = None) -> Evaluation:
         """The evaluation of everything ``plan`` was fed (``start``: a
@@ -1356,7 +1354,8 @@ class Plan:
 
     def __init__(self, task: str, models: list[_Model], specs: list[_MetricSpec],
                  classes: np.ndarray | None, slicings: list[tuple[str, ...]],
-                 threshold: float, paired_with: str | None = None) -> None:
+                 threshold: float, paired_with: str | None = None,
+                 query: str | None = None) -> None:
         self.task, self.models, self.classes = task, models, classes
         self.slicings, self.threshold = slicings, threshold
         self.sides = _binary_sides(classes) if task == "binary" else None
@@ -1376,7 +1375,7 @@ class Plan:
                 self.whole[(m.name, st)] = KINDS[st[0]](**cfg)
                 for sl in slicings:
                     self.grouped[(m.name, st, sl)] = GroupedAccumulator(st[0], **cfg)
-        self.query: str | None = None
+        self.query = query  # the ranking task's query column
         #: the ranking task's paired intervals of the differences (filled by ``rows``)
         self.query_deltas: dict[tuple[str, str, str], tuple[Any, Any]] = {}
         #: the ranking task's rows (column -> its batches), sorted by query at the end
@@ -1495,7 +1494,7 @@ class Plan:
 
     def _keep(self, batch: Mapping[str, Any], y_true: str) -> None:
         """The ranking task: a batch's relevance, query, scores and slice columns kept."""
-        y = np.asarray(_values_of(batch[y_true]))
+        y = _values_of(batch[y_true])
         _check_relevance(y, y_true)
         cols = {"\0y": y}  # names no column can take (a model's: "\1" and its name)
         assert self.query is not None
@@ -1584,16 +1583,19 @@ class Plan:
                 order.sort(key=keys.key)
             except TypeError:
                 pass
-            members = []
+            # each slice's rows, in their order: one stable sort by slice, not a mask each
+            by_slice = np.argsort(keys.codes, kind="stable")
+            starts = np.zeros(keys.n_groups + 1, dtype=np.int64)
+            np.cumsum(np.bincount(keys.codes, minlength=keys.n_groups), out=starts[1:])
+            members: list[tuple[dict[str, Any], np.ndarray | None]] = []
             for g in order:
                 kt = keys.key(g)
                 sdict = dict(zip(sl, kt if isinstance(kt, tuple) else (kt,)))
-                rows = keys.codes == g
-                count = int(np.count_nonzero(rows))
-                if count < min_size:
-                    small.append({"slicing": list(sl), "slice": sdict, "n": count})
+                idx = by_slice[starts[g]:starts[g + 1]]
+                if idx.shape[0] < min_size:
+                    small.append({"slicing": list(sl), "slice": sdict, "n": idx.shape[0]})
                     continue
-                members.append((sdict, rows))
+                members.append((sdict, idx))
             pieces.append((sl, members))
         # per (slice, model): each metric's per-query values
         per: dict[tuple[int, int, str], dict[str, np.ndarray]] = {}
@@ -1618,7 +1620,7 @@ class Plan:
         for m in self.models:
             for a, (sl, members) in enumerate(pieces):
                 for b, (sdict, rows) in enumerate(members):
-                    n_rows = n if rows is None else int(np.count_nonzero(rows))
+                    n_rows = n if rows is None else rows.shape[0]
                     for s in self.specs[m.name]:
                         values = per[(a, b, m.name)][s.name]
                         values = values[~np.isnan(values)]
