@@ -1624,6 +1624,12 @@ def test_calibration_bins_fall_back_where_groups_read_labels_otherwise(monkeypat
         rows = codes == key
         assert got.brier_score_loss()[key] == pytest.approx(
             skm.brier_score_loss(text[rows], p[rows], pos_label="yes"), rel=1e-12)
+    from fastmetrics._states.bins import grouped_binary
+
+    edges = GroupedAccumulator("calibration")._template.edges
+    with pytest.raises(ValueError, match="group code 2 at row 1 is outside"):
+        grouped_binary(np.array([0, 2, 1]), 2, np.array([0, 1, 0]), np.array([0.1, 0.2, 0.3]),
+                       None, edges=edges, pos_label=None)
     bad = p.copy()
     bad[300] = 1.5
     before = acc.state.to_dict()

@@ -45,7 +45,6 @@ ConfusionAccumulator(labels=[0, 1, 2], n_samples=4)
 from __future__ import annotations
 
 import contextlib
-
 import inspect
 import threading
 from concurrent.futures import ThreadPoolExecutor

@@ -13,3 +13,4 @@ cpdef enum:
     BAD_PROB = 1      # probability outside [0, 1] or NaN
     BAD_WEIGHT = 2    # weight NaN or infinite
     BAD_LABEL = 3     # label outside 0 .. K-1 (top-label kernel)
+    BAD_GROUP = 4     # group code outside 0 .. G-1 (grouped kernel)

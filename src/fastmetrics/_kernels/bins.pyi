@@ -19,6 +19,7 @@ N_COLS: int
 BAD_PROB: int
 BAD_WEIGHT: int
 BAD_LABEL: int
+BAD_GROUP: int
 
 def bin_binary(
     y: np.ndarray,

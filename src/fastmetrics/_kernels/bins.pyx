@@ -496,13 +496,15 @@ def bin_binary_grouped(const group_t[:] codes, const unsigned char[:] positive,
     """Add each row into its group's bins: ``state[g]`` gets what :func:`bin_binary` puts
     in its state for group g's rows alone (``positive``: each row's label is the positive
     class, 0 or 1), the same columns, the sums in row order. One pass, no ordering of the
-    rows by group. Codes must be in ``range(state.shape[0])`` (checked by the caller).
+    rows by group.
 
     Returns ``(bad_index, bad_kind)``: -1 and 0 when every value was valid; else the first
-    row whose probability is outside [0, 1] or NaN (``BAD_PROB``) or whose weight is not
-    finite (``BAD_WEIGHT``), nothing added from it on."""
+    row whose group code is outside ``range(state.shape[0])`` (``BAD_GROUP``), whose
+    probability is outside [0, 1] or NaN (``BAD_PROB``) or whose weight is not finite
+    (``BAD_WEIGHT``), nothing added from it on."""
     cdef Py_ssize_t n = p.shape[0]
     cdef Py_ssize_t nb = state.shape[1]
+    cdef int64_t G = state.shape[0], c
     cdef Py_ssize_t i, b, bad = -1
     cdef int kind = 0
     cdef double pv, wv = 1.0, t, d0, d1
@@ -515,6 +517,11 @@ def bin_binary_grouped(const group_t[:] codes, const unsigned char[:] positive,
     cdef const double* E = &padded_edges[0]
     with nogil:
         for i in range(n):
+            c = <int64_t>codes[i]  # a uint64 code past int64 wraps negative: refused too
+            if c < 0 or c >= G:
+                bad = i
+                kind = BAD_GROUP
+                break
             pv = <double>p[i]
             if not (pv >= 0.0 and pv <= 1.0):
                 bad = i
@@ -530,7 +537,7 @@ def bin_binary_grouped(const group_t[:] codes, const unsigned char[:] positive,
             b = _bin_of(pv, E, nb, uniform)
             d0 = t - pv
             d1 = (1.0 - t) - (1.0 - pv)  # scikit-learn's two-column Brier term, as written
-            row = &state[<Py_ssize_t>codes[i], b, 0]
+            row = &state[c, b, 0]
             row[W] += wv
             row[SP] += wv * pv
             row[SY] += wv * t

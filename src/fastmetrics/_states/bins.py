@@ -344,7 +344,7 @@ def grouped_binary(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_prob: 
         :meth:`CalibrationState.binary`); a code outside ``range(n_groups)``.
     """
     p = probabilities(y_prob)
-    y = np.asarray(y_true) if type(y_true) is np.ndarray else None
+    y = y_true if type(y_true) is np.ndarray else None
     if y is None or p.ndim != 1 or y.ndim != 1 or codes.ndim != 1 \
             or not y.shape[0] == p.shape[0] == codes.shape[0] or y.shape[0] == 0:
         return None
@@ -363,8 +363,6 @@ def grouped_binary(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_prob: 
                 lo != hi and not bool(((yk == lo) | (yk == hi)).all())):
             return None
         pos = value
-    if codes.min() < 0 or codes.max() >= n_groups:
-        raise ValueError(f"group codes must be in [0, {n_groups})")
     n = y.shape[0]
     w = check_weights(sample_weight, {"y_true": n, "y_prob": n}, allow_zero_sum=True,
                       check_values=False)
@@ -374,6 +372,8 @@ def grouped_binary(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_prob: 
     bad, kind = kernel.bin_binary_grouped(codes, positive, p,
                                           _NO_WEIGHTS if w is None else w, w is not None,
                                           padded, uniform, sums)
+    if bad >= 0 and kind == kernel.BAD_GROUP:
+        raise ValueError(f"group code {codes[bad]} at row {bad} is outside [0, {n_groups})")
     if bad >= 0:
         raise _input_error(kind, bad, p, w, "y_prob")
     if w is None:
