@@ -22,17 +22,17 @@ def _msgs(ws):
     return sorted({(c.__name__, m) for c, m in ws})
 
 
-def assert_same(a, b, *, rtol=1e-12, exact_int=True):
+def assert_same(a, b, *, rtol=1e-12, exact_int=True, atol=0.0):
     """Recursive equality: ints/int arrays exactly, floats to rtol, NaN == NaN, same dtype kind."""
     if isinstance(a, dict):
         assert isinstance(b, dict) and list(a.keys()) == list(b.keys()), (a, b)
         for k in a:
-            assert_same(a[k], b[k], rtol=rtol)
+            assert_same(a[k], b[k], rtol=rtol, atol=atol)
         return
     if isinstance(a, (tuple, list)):
         assert isinstance(b, (tuple, list)) and len(a) == len(b), (a, b)
         for x, y in zip(a, b):
-            assert_same(x, y, rtol=rtol)
+            assert_same(x, y, rtol=rtol, atol=atol)
         return
     if a is None or b is None:
         assert a is None and b is None, (a, b)
@@ -56,12 +56,12 @@ def assert_same(a, b, *, rtol=1e-12, exact_int=True):
         if math.isnan(a) or math.isnan(b):
             assert math.isnan(a) and math.isnan(b), (a, b)
         else:
-            assert a == b or abs(a - b) <= rtol * max(abs(a), abs(b)), (a, b)
+            assert a == b or abs(a - b) <= max(atol, rtol * max(abs(a), abs(b))), (a, b)
     else:
         assert a == b, (a, b)
 
 
-def check_parity(ours, ref, *args, warnings_too=True, rtol=1e-12, **kwargs):
+def check_parity(ours, ref, *args, warnings_too=True, rtol=1e-12, atol=0.0, **kwargs):
     """Call both; same result (or both raise), and the same warnings."""
     o, oe, ow = run(ours, *args, **kwargs)
     r, re_, rw = run(ref, *args, **kwargs)
@@ -73,7 +73,7 @@ def check_parity(ours, ref, *args, warnings_too=True, rtol=1e-12, **kwargs):
             isinstance(oe, ValueError) and isinstance(re_, (ValueError, TypeError))
         ), f"ours {oe!r} vs reference {re_!r}"
         return None
-    assert_same(o, r, rtol=rtol)
+    assert_same(o, r, rtol=rtol, atol=atol)
     if warnings_too:
         assert _msgs(ow) == _msgs(rw), f"warnings differ:\nours {_msgs(ow)}\nref  {_msgs(rw)}"
     return o

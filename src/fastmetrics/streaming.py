@@ -59,6 +59,7 @@ from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
 from ._states.contingency import ContingencyState
+from ._states.multilabel import MultilabelState, is_multilabel_pair
 from ._states.hinge import HingeState
 from ._states.proba import ProbabilityState, check_k, label_table, sorted_labels
 from ._states.labelrank import LabelRankingState
@@ -649,6 +650,11 @@ def _attach_bootstrap(cls: type[Accumulator]) -> type[Accumulator]:
 # the name of the running table in fastmetrics 0.1 pickles (unpickled, then left unread)
 _PairTable = PairCounts
 
+_MIXED_TARGETS = ("a ConfusionAccumulator takes 1-D labels or multilabel indicator "
+                  "matrices, the same for every chunk: this chunk is of the other kind")
+_FIXED_INDICATORS = ("labels= fixes 1-D labels; multilabel indicator matrices' labels are "
+                     "their columns (pass no labels=)")
+
 
 class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
     """Streaming confusion state: every classification metric and the report card.
@@ -678,8 +684,15 @@ class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
     ``result()`` equals ``fastmetrics.score(y_true, y_pred, labels=labels, oos_label=...,
     sample_weight=...)`` on the concatenated chunks, and each metric method equals the
     function of the same name (scikit-learn's keyword arguments) on the concatenated chunks:
-    exactly for counts, to 1e-12 relative for float weights. Labels are 1-D (binary or
-    multiclass); multilabel indicator matrices are not streamed.
+    exactly for counts, to 1e-12 relative for float weights.
+
+    Chunks are 1-D labels (binary or multiclass) or, for every chunk of an accumulator,
+    (n, L) multilabel indicator matrices: these are held as a
+    :class:`~fastmetrics.states.MultilabelState` without its rows (per-label sums and each
+    row profile's count, memory O(L) plus the distinct profiles), which gives every
+    multilabel metric of the family but the per-sample matrices and the sample-wise
+    averages over a subset of the labels (``ValueError`` says so). ``result()`` and the
+    confusion matrix are for 1-D labels.
 
     Examples
     --------
@@ -748,6 +761,11 @@ class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
             self._state = st if self._state is None else self._state.merge(st)
 
     def _set_state(self, st: Any) -> None:
+        if isinstance(st, MultilabelState):  # indicator matrices: held without their rows
+            if self._values is not None:
+                raise StateError(_FIXED_INDICATORS)
+            self._state = st.without_rows()
+            return
         super()._set_state(st)
         if st is not None and self._values is not None:
             self._state = st.over(self._values)
@@ -801,6 +819,10 @@ class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
         dtype: no per-chunk state is built. Other chunks take the general path. Updates of
         one accumulator from several Python threads at once are safe.
         """
+        if is_multilabel_pair(y_true, y_pred):
+            return self._update_indicators(y_true, y_pred, sample_weight)
+        if isinstance(self._state, MultilabelState):
+            raise ValueError(_MIXED_TARGETS)
         t = self._table
         if t is not None and sample_weight is None and self._weighted is not True:
             counts = t.count(y_true, y_pred, n_threads)
@@ -825,6 +847,22 @@ class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
             self._state = st if self._state is None else self._state.merge(st)
             if self._table is None and self._values is None and not st.weighted:
                 self._table = PairCounts.around(st.values, False)
+        return self
+
+    def _update_indicators(self, y_true: ArrayLike, y_pred: ArrayLike,
+                           sample_weight: ArrayLike | None) -> Self:
+        """A chunk of (n, L) indicator matrices, counted into a multilabel state without
+        its rows."""
+        if self._values is not None:
+            raise ValueError(_FIXED_INDICATORS)
+        st = MultilabelState.from_arrays(y_true, y_pred, sample_weight, keep_rows=False)
+        with self._lock:
+            if self._table is not None:
+                self._fold()
+            if self._state is not None and not isinstance(self._state, MultilabelState):
+                raise ValueError(_MIXED_TARGETS)
+            self._note_weighted(st.weighted)
+            self._state = st if self._state is None else self._state.merge(st)
         return self
 
     def __setstate__(self, d: dict[str, Any]) -> None:
@@ -873,7 +911,11 @@ class ConfusionAccumulator(Accumulator, ConfusionAccumulatorMethods):
         >>> m.accuracy, m.oos_recall
         (0.8, 1.0)
         """
-        return confusion.card(self.require_state(), self.labels, oos_label).metrics
+        st = self.require_state()
+        if isinstance(st, MultilabelState):
+            raise ValueError("result() is the report card of 1-D labels; of multilabel "
+                             "indicator matrices, call the metric methods")
+        return confusion.card(st, self.labels, oos_label).metrics
 
 
 _attach_metrics(ConfusionAccumulator)

@@ -10,4 +10,5 @@ def count(
     weighted: bool,
     icols: npt.NDArray[np.int64],  # int64_t[:, ::1] (3, L): tp, pred, true
     fcols: npt.NDArray[np.float64],  # double[:, ::1] (3, L)
+    profile: npt.NDArray[np.int64],  # int64_t[::1] (n,) per-row profile codes, or (0,): none
 ) -> tuple[int, int, int | float]: ...

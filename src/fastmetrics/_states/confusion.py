@@ -51,7 +51,7 @@ from .._kernels import confusion as kernel
 from .._kernels.smallcount import small_state
 from .._threads import resolve_n_threads, threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
-from . import base
+from . import base, multilabel
 from .prf import prf_from_sums
 
 if TYPE_CHECKING:
@@ -1105,9 +1105,16 @@ def single_label_warning() -> None:
         UserWarning)
 
 
+def _labels_only(state: Any) -> None:
+    """The derivations of a K x K table: scikit-learn refuses indicator matrices there."""
+    if isinstance(state, multilabel.MultilabelState):
+        raise ValueError("multilabel-indicator is not supported")
+
+
 def matrix(state: ConfusionState, labels: ArrayLike | None = None,
            normalize: Normalize | None = None) -> np.ndarray:
     """``confusion_matrix``: the table over ``labels`` (default: the present labels)."""
+    _labels_only(state)
     if normalize not in (None, "true", "pred", "all"):
         raise ValueError(
             f"normalize must be one of 'true', 'pred', 'all' or None, got {normalize!r}"
@@ -1150,8 +1157,10 @@ def matrix(state: ConfusionState, labels: ArrayLike | None = None,
 
 def mcm(state: ConfusionState, labels: ArrayLike | None = None,
         samplewise: bool = False) -> np.ndarray:
-    """``multilabel_confusion_matrix`` of 1-D labels: one ``[[tn, fp], [fn, tp]]`` per
-    label."""
+    """``multilabel_confusion_matrix``: one ``[[tn, fp], [fn, tp]]`` per label (of
+    indicator matrices: also per sample)."""
+    if isinstance(state, multilabel.MultilabelState):
+        return multilabel.mcm(state, labels, samplewise)
     if samplewise:
         raise ValueError(
             "Samplewise metrics are not available outside of multilabel classification."
@@ -1165,7 +1174,10 @@ def mcm(state: ConfusionState, labels: ArrayLike | None = None,
 
 
 def accuracy(state: ConfusionState, normalize: bool = True) -> float:
-    """``accuracy_score``: the fraction (or number, or weight) of correct predictions."""
+    """``accuracy_score``: the fraction (or number, or weight) of correct predictions (of
+    indicator matrices: of rows predicted exactly)."""
+    if isinstance(state, multilabel.MultilabelState):
+        return multilabel.accuracy(state, normalize)
     correct = np.trace(state.cm)
     if not state.weighted:
         return float(correct / state.n_samples) if normalize else float(correct)
@@ -1190,6 +1202,8 @@ def accuracy_batch(state: ConfusionState, cms: np.ndarray, normalize: bool = Tru
 
 def zero_one(state: ConfusionState, normalize: bool = True) -> float:
     """``zero_one_loss``: the fraction (or number, or weight) of wrong predictions."""
+    if isinstance(state, multilabel.MultilabelState):
+        return multilabel.zero_one(state, normalize)
     score = accuracy(state, normalize)
     if normalize:
         return 1 - score
@@ -1197,7 +1211,10 @@ def zero_one(state: ConfusionState, normalize: bool = True) -> float:
 
 
 def hamming(state: ConfusionState) -> float:
-    """``hamming_loss`` of 1-D labels: the (weighted) fraction of wrong predictions."""
+    """``hamming_loss``: the (weighted) fraction of wrong predictions (of indicator
+    matrices: of wrong cells)."""
+    if isinstance(state, multilabel.MultilabelState):
+        return multilabel.hamming(state)
     cm = state.cm
     if not state.weighted:
         return float((state.n_samples - np.trace(cm)) / state.n_samples)
@@ -1301,6 +1318,7 @@ def _labelled_cm(state: ConfusionState) -> np.ndarray:
 
 def mcc(state: ConfusionState) -> float:
     """``matthews_corrcoef`` (multiclass)."""
+    _labels_only(state)
     C = _labelled_cm(state)
     t_sum = C.sum(axis=1, dtype=np.float64)
     p_sum = C.sum(axis=0, dtype=np.float64)
@@ -1366,6 +1384,7 @@ def kappa_batch(state: ConfusionState, cms: np.ndarray, labels: ArrayLike | None
 
 def balanced_accuracy(state: ConfusionState, adjusted: bool = False) -> float:
     """``balanced_accuracy_score``: the mean of per-class recall."""
+    _labels_only(state)
     C = _labelled_cm(state)
     with np.errstate(divide="ignore", invalid="ignore"):
         per_class = np.diagonal(C) / C.sum(axis=1)
@@ -1384,6 +1403,7 @@ def balanced_accuracy(state: ConfusionState, adjusted: bool = False) -> float:
 def kappa(state: ConfusionState, labels: ArrayLike | None = None, weights: str | None = None,
           replace_undefined_by: float = np.nan) -> float:
     """``cohen_kappa_score`` (y1 = y_true, y2 = y_pred)."""
+    _labels_only(state)
     if weights not in (None, "linear", "quadratic"):
         raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
     try:
@@ -1431,6 +1451,7 @@ def kappa(state: ConfusionState, labels: ArrayLike | None = None, weights: str |
 def oos(state: ConfusionState, oos_label: Label) -> tuple[float, float]:
     """``oos_precision_recall``: ``(precision, recall)`` of the out-of-scope label, 0.0 when
     undefined."""
+    _labels_only(state)
     st, idx = state.select([oos_label])
     i = int(idx[0])
     cm = st.cm
@@ -1713,6 +1734,7 @@ def card(state: ConfusionState, labels: ArrayLike | None = None,
     """The report card of a confusion state (``score``), with what a full report table
     prints. Per-class metrics use ``zero_division=0`` over ``labels`` (default: the present
     labels)."""
+    _labels_only(state)
     if labels is None:
         lab = state.present_labels
     else:

@@ -6,6 +6,13 @@ positives, the predicted and the true sums, and the number (or weight) of rows p
 exactly. The sample-wise average and sample-wise matrices need per-row counts over the
 chosen columns, so the state also keeps the validated matrices: it merges exactly (sums add,
 rows are stacked) but its memory is O(n * L), unlike the other states.
+
+A state built with ``keep_rows=False`` (the streamed one) keeps instead how often (or with
+what weight) each row *profile* occurs: a row's (tp, pred, true) counts over all columns.
+The sample-wise averages over all labels are weighted means of a function of those three
+counts, so they come out the same (to rounding) from at most (L + 1)^3 profiles, whatever
+the number of rows; what needs the rows themselves (per-sample matrices, sample-wise
+averages over a subset of the labels) is refused with a message saying so.
 """
 
 from __future__ import annotations
@@ -23,10 +30,15 @@ if TYPE_CHECKING:
 
     from .._typing import ArrayLike
 
-__all__ = ["MultilabelState", "accuracy", "hamming", "is_multilabel_pair", "mcm",
-           "zero_one"]
+__all__ = ["MAX_PROFILED_LABELS", "MultilabelState", "accuracy", "hamming",
+           "is_multilabel_pair", "mcm", "sample_tables", "zero_one"]
 
 _EMPTY_W = np.zeros(0, dtype=np.float64)
+_NO_PROFILE = np.zeros(0, dtype=np.int64)
+#: the most columns whose profile codes ((tp * (L + 1) + pred) * (L + 1) + true) fit int64
+MAX_PROFILED_LABELS = (1 << 21) - 2
+#: profiles tallied in a dense table up to this many possible codes (8 bytes each)
+_DENSE_PROFILES = 1 << 20
 
 
 def _ndim(y: Any) -> int:
@@ -95,7 +107,8 @@ class MultilabelState(base.State):
     weighted), ``exact`` rows (count or weight), ``n_samples``, ``weight_sum`` (None
     unweighted), and the validated matrices ``yt``, ``yp`` (with the weights ``w``; whether
     they were integers: scikit-learn's sample-wise matrices keep them int64), kept for the
-    sample-wise average.
+    sample-wise average, or (built with ``keep_rows=False``, as streamed) instead of them
+    the tally of the rows' profiles, ``profiles`` and ``profile_weights``.
 
     Parameters
     ----------
@@ -114,6 +127,11 @@ class MultilabelState(base.State):
         The sample weights.
     int_weights : bool, default=False
         The weights were integers (scikit-learn's sample-wise matrices keep them int64).
+    profiles : ndarray of int64, optional
+        Without the rows (``yt``, ``yp`` None): the distinct row profiles, sorted, each
+        ``(tp * (L + 1) + pred) * (L + 1) + true`` of a row's counts over all columns.
+    profile_weights : ndarray, optional
+        Each profile's number of rows (int64) or total weight (float64).
 
     See Also
     --------
@@ -135,19 +153,25 @@ class MultilabelState(base.State):
     kind = "multilabel"
     n_samples: int  # a slot here, where State declares a read-only property
     __slots__ = ("tp", "pred", "true", "exact", "n_samples", "weight_sum", "yt", "yp", "w",
-                 "int_weights")
+                 "int_weights", "profiles", "profile_weights")
 
     def __init__(self, tp: np.ndarray, pred: np.ndarray, true: np.ndarray, exact: Any,
-                 n_samples: int, weight_sum: float | None, yt: np.ndarray, yp: np.ndarray,
-                 w: np.ndarray | None, int_weights: bool = False) -> None:
+                 n_samples: int, weight_sum: float | None, yt: np.ndarray | None,
+                 yp: np.ndarray | None, w: np.ndarray | None, int_weights: bool = False,
+                 profiles: np.ndarray | None = None,
+                 profile_weights: np.ndarray | None = None) -> None:
         self.tp, self.pred, self.true = tp, pred, true
         self.exact, self.n_samples, self.weight_sum = exact, n_samples, weight_sum
         self.yt, self.yp, self.w = yt, yp, w
         self.int_weights = int_weights
+        #: without the rows: the distinct profile codes (sorted) and each one's count or
+        #: weight
+        self.profiles, self.profile_weights = profiles, profile_weights
 
     @classmethod
     def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike,
-                    sample_weight_: ArrayLike | None = None) -> MultilabelState:
+                    sample_weight_: ArrayLike | None = None, *,
+                    keep_rows: bool = True) -> MultilabelState:
         """Count two (n, L) indicator matrices (one kernel pass).
 
         Parameters
@@ -158,6 +182,10 @@ class MultilabelState(base.State):
             Predicted indicator matrix.
         sample_weight_ : array-like of shape (n_samples,), default=None
             Weight of each row.
+        keep_rows : bool, default=True
+            Keep the matrices (every derivation) or only the rows' profiles (bounded
+            memory: every metric but the per-sample matrices and the sample-wise averages
+            over a subset of the labels).
 
         Returns
         -------
@@ -168,7 +196,8 @@ class MultilabelState(base.State):
         ------
         ValueError
             If the matrices differ in shape or hold values other than 0 and 1, or the weights
-            differ in length.
+            differ in length, or (``keep_rows=False``) they have more than
+            ``MAX_PROFILED_LABELS`` columns.
 
         See Also
         --------
@@ -202,16 +231,20 @@ class MultilabelState(base.State):
                                        keep_int=True)
         if w is not None and w.dtype != np.float64:  # the kernel sums float64 weights
             w = w.astype(np.float64)
-        return cls._count(yt, yp, w, int_weights)
+        return cls._count(yt, yp, w, int_weights, keep_rows)
 
     @classmethod
     def _count(cls, yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None,
-               int_weights: bool = False) -> MultilabelState:
-        L = yt.shape[1]
+               int_weights: bool = False, keep_rows: bool = True) -> MultilabelState:
+        n, L = yt.shape
+        if not keep_rows and L > MAX_PROFILED_LABELS:
+            raise ValueError(f"a multilabel state without its rows takes at most "
+                             f"{MAX_PROFILED_LABELS} labels, got {L}")
         icols = np.zeros((3, L), dtype=np.int64)
         fcols = np.zeros((3, L), dtype=np.float64)
+        profile = _NO_PROFILE if keep_rows else np.empty(n, dtype=np.int64)
         bad_i, bad_j, exact = kernel.count(yt, yp, _EMPTY_W if w is None else w,
-                                           w is not None, icols, fcols)
+                                           w is not None, icols, fcols, profile)
         if bad_i >= 0:
             which = "y_true" if yt[bad_i, bad_j] not in (0, 1) else "y_pred"
             raise ValueError(
@@ -219,8 +252,47 @@ class MultilabelState(base.State):
                 "multiclass-multioutput is not supported"
             )
         cols = icols if w is None else fcols
-        return cls(cols[0], cols[1], cols[2], exact, yt.shape[0],
-                   None if w is None else float(np.sum(w)), yt, yp, w, int_weights)
+        weight_sum = None if w is None else float(np.sum(w))
+        if keep_rows:
+            return cls(cols[0], cols[1], cols[2], exact, n, weight_sum, yt, yp, w,
+                       int_weights)
+        codes, weights = _tally(profile, w, L)
+        return cls(cols[0], cols[1], cols[2], exact, n, weight_sum, None, None, None,
+                   int_weights, codes, weights)
+
+    def without_rows(self) -> MultilabelState:
+        """This state with its rows replaced by their profiles (itself when it has none).
+
+        Returns
+        -------
+        state : MultilabelState
+            The same sums; the matrices' rows tallied by profile.
+
+        See Also
+        --------
+        MultilabelState.from_arrays : ``keep_rows=False`` builds one directly.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import MultilabelState
+        >>> a = MultilabelState.from_arrays(np.array([[1, 0], [1, 0]]), np.array([[1, 1], [1, 1]]))
+        >>> a.without_rows().profile_weights
+        array([2])
+        """
+        if self.yt is None:
+            return self
+        assert self.yp is not None
+        st = self._count(self.yt, self.yp, self.w, self.int_weights, keep_rows=False)
+        # the sums as they were (a recount adds weights in the same order: the same bits)
+        st.tp, st.pred, st.true, st.exact = self.tp, self.pred, self.true, self.exact
+        st.weight_sum = self.weight_sum
+        return st
+
+    @property
+    def rows_kept(self) -> bool:
+        """Whether the matrices are kept (False: only the rows' profiles)."""
+        return self.yt is not None
 
     # ------------------------------------------------------------------ properties
     @property
@@ -311,9 +383,11 @@ class MultilabelState(base.State):
         states = cls._merge_inputs(states)
         if len(states) == 1:
             return states[0]
+        if not all(st.rows_kept for st in states):  # one without rows: none keeps them
+            states = [st.without_rows() for st in states]
         first = states[0]
         tp, pred, true, exact = first.tp, first.pred, first.true, first.exact
-        weight_sum, dtype, int_weights = first.weight_sum, first.yt.dtype, first.int_weights
+        weight_sum, int_weights = first.weight_sum, first.int_weights
         for st in states[1:]:
             if first.n_labels != st.n_labels:
                 raise ValueError(
@@ -324,14 +398,22 @@ class MultilabelState(base.State):
             tp, pred, true, exact = tp + st.tp, pred + st.pred, true + st.true, exact + st.exact
             if weight_sum is not None:
                 weight_sum = weight_sum + cast(float, st.weight_sum)
-            dtype = np.promote_types(dtype, st.yt.dtype)
             int_weights = int_weights and st.int_weights
+        n = sum(st.n_samples for st in states)
+        if first.yt is None:
+            codes, weights = _combine(
+                np.concatenate([cast("np.ndarray", st.profiles) for st in states]),
+                np.concatenate([cast("np.ndarray", st.profile_weights) for st in states]))
+            return cls(tp, pred, true, exact, n, weight_sum, None, None, None, int_weights,
+                       codes, weights)
+        yts = [cast("np.ndarray", st.yt) for st in states]
+        yps = [cast("np.ndarray", st.yp) for st in states]
+        dtype = np.result_type(*yts)
         w = None if first.w is None else np.concatenate([cast("np.ndarray", st.w)
                                                            for st in states])
-        return cls(tp, pred, true, exact, sum(st.n_samples for st in states), weight_sum,
-                   np.concatenate([st.yt for st in states]).astype(dtype, copy=False),
-                   np.concatenate([st.yp for st in states]).astype(dtype, copy=False), w,
-                   int_weights)
+        return cls(tp, pred, true, exact, n, weight_sum,
+                   np.concatenate(yts).astype(dtype, copy=False),
+                   np.concatenate(yps).astype(dtype, copy=False), w, int_weights)
 
     # ------------------------------------------------------------------ per-label sums
     def columns(self, labels: ArrayLike | None) -> np.ndarray:
@@ -413,6 +495,8 @@ class MultilabelState(base.State):
         >>> a.row_sums([0, 1])
         (array([1, 1]), array([2, 1]), array([1, 1]))
         """
+        if self.yt is None or self.yp is None:
+            raise _no_rows("per-sample counts")
         a = self.yt[:, idx] != 0
         b = self.yp[:, idx] != 0
         ab = a & b
@@ -421,6 +505,53 @@ class MultilabelState(base.State):
             return counts
         w = self.w.astype(np.int64) if self.int_weights else self.w
         return tuple(c * w for c in counts)  # scikit-learn: count times the weight
+
+    def samples(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                np.ndarray | None]:
+        """What a sample-wise average over the columns ``idx`` weighs: ``(tp, pred, true,
+        weights)``, per row (scikit-learn's counts times the weight, and the sample
+        weights or None) or, without the rows, per profile (its counts, and its number of
+        rows or total weight).
+
+        Parameters
+        ----------
+        idx : ndarray of int
+            Column indices (without the rows: all of them).
+
+        Returns
+        -------
+        tp, pred, true : ndarray
+            Per row or per profile.
+        weights : ndarray or None
+            Each one's weight in the average (None: equal).
+
+        Raises
+        ------
+        ValueError
+            Without the rows, if ``idx`` is not every column once.
+
+        See Also
+        --------
+        MultilabelState.row_sums : The per-row counts.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastmetrics.states import MultilabelState
+        >>> yt, yp = np.array([[1, 0], [1, 0], [0, 1]]), np.array([[1, 1], [1, 1], [0, 1]])
+        >>> MultilabelState.from_arrays(yt, yp, keep_rows=False).samples(np.arange(2))
+        (array([1, 1]), array([1, 2]), array([1, 1]), array([1, 2]))
+        """
+        if self.yt is not None:
+            return (*self.row_sums(idx), self.w)
+        L = self.n_labels
+        if len(idx) != L or not np.array_equal(np.sort(idx), np.arange(L)):
+            raise _no_rows("a sample-wise average over a subset of the labels")
+        side = L + 1
+        codes = cast("np.ndarray", self.profiles)
+        rest, true = np.divmod(codes, side)
+        tp, pred = np.divmod(rest, side)
+        return tp, pred, true, self.profile_weights
 
     def label_sums(self, labels: ArrayLike | None, average: str | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
@@ -459,23 +590,33 @@ class MultilabelState(base.State):
         array([1, 1])
         """
         idx = self.columns(labels)
+        weights = self.w
         if average == "samples":
-            tp, pred, true = self.row_sums(idx)
+            tp, pred, true, weights = self.samples(idx)
         else:
             tp, pred, true = self.tp[idx], self.pred[idx], self.true[idx]
         if self.weighted:  # scikit-learn recovers these as tp + fp and tp + fn
             pred = tp + (pred - tp)
             true = tp + (true - tp)
-        return tp, pred, true, self.w
+        return tp, pred, true, weights
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict[str, Any]:
+        if self.yt is None:
+            return {"rows_kept": False, "n_labels": self.n_labels, "tp": self.tp,
+                    "pred": self.pred, "true": self.true, "exact": self.exact,
+                    "n_samples": self.n_samples, "weighted": self.weighted,
+                    "weight_sum": 0.0 if self.weight_sum is None else self.weight_sum,
+                    "profiles": self.profiles, "profile_weights": self.profile_weights,
+                    "int_weights": bool(self.int_weights)}
         return {"y_true": self.yt, "y_pred": self.yp, "weighted": self.weighted,
                 "sample_weight": self.w if self.w is not None else np.zeros(0),
                 "int_weights": bool(self.int_weights)}
 
     @classmethod
     def _load(cls, d: Mapping[str, Any]) -> MultilabelState:
+        if "rows_kept" in d and not base.flag(d, "rows_kept"):
+            return cls._load_profiles(d)
         yt = base.field(d, "y_true", kinds="iub", ndim=2)
         yp = base.field(d, "y_pred", kinds="iub", ndim=2, shape=yt.shape)
         w = None
@@ -492,6 +633,82 @@ class MultilabelState(base.State):
         except ValueError as exc:
             raise base.StateError(f"invalid multilabel state: {exc}") from None
 
+    @classmethod
+    def _load_profiles(cls, d: Mapping[str, Any]) -> MultilabelState:
+        L = base.integer(d, "n_labels", minimum=1)
+        if L > MAX_PROFILED_LABELS:
+            raise base.StateError(f"n_labels {L} exceeds {MAX_PROFILED_LABELS}")
+        n = base.integer(d, "n_samples", minimum=1)
+        weighted = base.flag(d, "weighted")
+        dtype = np.float64 if weighted else np.int64
+        kinds = "fiu" if weighted else "iu"
+        tp, pred, true = (base.field(d, k, kinds=kinds, ndim=1, shape=(L,), dtype=dtype)
+                          for k in ("tp", "pred", "true"))
+        codes = base.field(d, "profiles", kinds="iu", ndim=1, dtype=np.int64)
+        pw = base.field(d, "profile_weights", kinds=kinds, ndim=1, shape=(codes.shape[0],),
+                        dtype=dtype)
+        exact: Any
+        if weighted:
+            exact = base.number(d, "exact")
+            weight_sum: float | None = base.number(d, "weight_sum")
+            if not (np.isfinite(tp).all() and np.isfinite(pred).all()
+                    and np.isfinite(true).all() and np.isfinite(pw).all()):
+                raise base.StateError("invalid multilabel state: sums must be finite")
+        else:
+            exact = base.integer(d, "exact")
+            weight_sum = None
+        side = L + 1
+        rest, t = np.divmod(codes, side)
+        a, p = np.divmod(rest, side)
+        if codes.shape[0] == 0 or np.any(np.diff(codes) <= 0) or codes[0] < 0 \
+                or np.any(a > np.minimum(p, t)) or np.any(a > L):
+            raise base.StateError("invalid multilabel state: profiles must be distinct "
+                                  "sorted codes of (tp, pred, true) with tp <= pred, true "
+                                  "<= n_labels")
+        if not weighted:
+            if np.any(pw <= 0) or int(pw.sum()) != n or exact > n \
+                    or np.any(tp > np.minimum(pred, true)) or np.any(pred > n) \
+                    or np.any(true > n) or int(tp.sum()) != int((a * pw).sum()) \
+                    or int(pred.sum()) != int((p * pw).sum()) \
+                    or int(true.sum()) != int((t * pw).sum()):
+                raise base.StateError("invalid multilabel state: the counts disagree with "
+                                      "the profiles")
+        return cls(tp, pred, true, exact, n, weight_sum, None, None, None,
+                   base.flag(d, "int_weights"), codes, pw)
+
+
+def _no_rows(what: str) -> ValueError:
+    return ValueError(f"{what}: the rows are needed, and this multilabel state (streamed, "
+                      "keep_rows=False) does not keep them; it keeps their profiles, enough "
+                      "for every per-label metric and the sample-wise averages over all "
+                      "labels")
+
+
+def _tally(profile: np.ndarray, w: np.ndarray | None, L: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct profile codes (sorted) and each one's number of rows (or weight,
+    added in row order)."""
+    cells = (L + 1) ** 3
+    if cells <= max(_DENSE_PROFILES, profile.shape[0]):  # one counting pass, no sort
+        counts = np.bincount(profile, minlength=cells)
+        codes = np.flatnonzero(counts)
+        if w is None:
+            return codes.astype(np.int64), counts[codes].astype(np.int64)
+        return codes.astype(np.int64), np.bincount(profile, weights=w, minlength=cells)[codes]
+    codes, inverse = np.unique(profile, return_inverse=True)
+    if w is None:
+        return codes, np.bincount(inverse.reshape(-1)).astype(np.int64)
+    return codes, np.bincount(inverse.reshape(-1), weights=w, minlength=codes.shape[0])
+
+
+def _combine(codes: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Profiles of several states as one tally: equal codes' weights added (in input
+    order: exact for counts, the merge order for float weights)."""
+    order = np.argsort(codes, kind="stable")
+    c = codes[order]
+    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    return c[starts], np.add.reduceat(weights[order], starts)
+
 
 # ---------------------------------------------------------------------- derivations
 
@@ -499,14 +716,29 @@ class MultilabelState(base.State):
 def mcm(state: MultilabelState, labels: ArrayLike | None = None,
         samplewise: bool = False) -> np.ndarray:
     """``multilabel_confusion_matrix`` of indicator matrices (per label, or per sample)."""
-    idx = state.columns(labels)
     if samplewise:
-        tp, pred, true = state.row_sums(idx)
-        w: Any = cast("np.ndarray", state.w).astype(np.int64) if state.int_weights else state.w
-        total = w * len(idx) if state.weighted else len(idx)
-    else:
-        tp, pred, true = state.tp[idx], state.pred[idx], state.true[idx]
-        total = state.total
+        if not state.rows_kept:
+            raise _no_rows("per-sample matrices")
+        return sample_tables(state, labels)[0]
+    idx = state.columns(labels)
+    return _tables(state.tp[idx], state.pred[idx], state.true[idx], state.total)
+
+
+def sample_tables(state: MultilabelState, labels: ArrayLike | None = None
+                  ) -> tuple[np.ndarray, np.ndarray | None]:
+    """The one-vs-rest tables a sample-wise average weighs, and their weights: per row
+    (scikit-learn's tables, times the weight, and the sample weights or None) or, without
+    the rows, per profile (its table, and its number of rows or total weight)."""
+    idx = state.columns(labels)
+    tp, pred, true, weights = state.samples(idx)
+    total: Any = len(idx)
+    if state.rows_kept and state.weighted:
+        w = cast("np.ndarray", state.w)
+        total = (w.astype(np.int64) if state.int_weights else w) * len(idx)
+    return _tables(tp, pred, true, total), weights
+
+
+def _tables(tp: np.ndarray, pred: np.ndarray, true: np.ndarray, total: Any) -> np.ndarray:
     fp, fn = pred - tp, true - tp
     table: np.ndarray = np.stack([total - tp - fp - fn, fp, fn, tp]).T.reshape(-1, 2, 2)
     return table
@@ -531,6 +763,10 @@ def zero_one(state: MultilabelState, normalize: bool = True) -> float:
 def hamming(state: MultilabelState) -> float:
     """``hamming_loss`` of indicator matrices: the fraction of wrong cells, each row
     weighted by its sample weight over the mean weight."""
+    if state.yt is None:  # without the rows: the same wrong cells, from the label sums
+        wrong = np.sum(state.pred - state.tp) + np.sum(state.true - state.tp)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(wrong / (state.n_labels * np.float64(state.total)))
     differ = state.yt != state.yp
     n: int
     L: int

@@ -32,13 +32,17 @@ __all__ = ["fnr", "fpr", "jaccard", "specificity", "tables"]
 
 
 def tables(state: confusion.ConfusionState | multilabel.MultilabelState, labels: Any,
-           average: str | None) -> np.ndarray:
+           average: str | None) -> tuple[np.ndarray, np.ndarray | None]:
     """The (n, 2, 2) one-vs-rest tables over ``labels``: per label, or per sample for
-    ``average="samples"`` (indicator matrices only; the caller has checked)."""
+    ``average="samples"`` (indicator matrices only; the caller has checked), and the
+    samples average's weights (the sample weights, or a streamed state's profile weights;
+    None: equal)."""
     samplewise = average == "samples"
     if isinstance(state, multilabel.MultilabelState):
-        return multilabel.mcm(state, labels, samplewise)
-    return confusion.mcm(state, labels, samplewise)
+        if samplewise:
+            return multilabel.sample_tables(state, labels)
+        return multilabel.mcm(state, labels), None
+    return confusion.mcm(state, labels, samplewise), None
 
 
 def _check_jaccard_zero_division(zero_division: object) -> None:
@@ -56,7 +60,7 @@ def jaccard(state: Any, *, labels: ArrayLike | None = None, pos_label: Label | N
     """``jaccard_score`` of a label state: ``tp / (tp + fp + fn)``."""
     _check_jaccard_zero_division(zero_division)
     labels = set_wise_labels(state, average, labels, pos_label)
-    MCM = tables(state, labels, average)
+    MCM, sample_weights = tables(state, labels, average)
     numerator = MCM[:, 1, 1]
     denominator = MCM[:, 1, 1] + MCM[:, 0, 1] + MCM[:, 1, 0]
     if average == "micro":
@@ -71,8 +75,8 @@ def jaccard(state: Any, *, labels: ArrayLike | None = None, pos_label: Label | N
         weights = MCM[:, 1, 0] + MCM[:, 1, 1]
         if not np.any(weights):  # every score is 0 and has warned
             weights = None
-    elif average == "samples" and state.weighted:
-        weights = state.w
+    elif average == "samples":
+        weights = sample_weights
     return float(np.average(score, weights=weights))
 
 
@@ -82,7 +86,8 @@ def _rate(state: Any, num_cell: int, den_cells: tuple[int, int], metric: str, mo
     """One ratio of table cells, ``recall_score``'s way: checks, warning and averages."""
     check_zero_division(zero_division)
     labels = set_wise_labels(state, average, labels, pos_label)
-    MCM = tables(state, labels, average).reshape(-1, 4)  # tn, fp, fn, tp
+    MCM, sample_weights = tables(state, labels, average)
+    MCM = MCM.reshape(-1, 4)  # tn, fp, fn, tp
     numerator = MCM[:, num_cell]
     denominator = MCM[:, den_cells[0]] + MCM[:, den_cells[1]]
     support = MCM[:, 2] + MCM[:, 3]
@@ -94,7 +99,7 @@ def _rate(state: Any, num_cell: int, den_cells: tuple[int, int], metric: str, mo
     if average is None:
         return score
     weights = support if average == "weighted" else (
-        state.w if average == "samples" else None)
+        sample_weights if average == "samples" else None)
     return float(nanaverage(score, weights))
 
 
