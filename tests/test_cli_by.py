@@ -282,7 +282,7 @@ def _one_error_line(rc, out, err, *words):
     (["--by", "region", "--min-slice-size", "0"], ["--min-slice-size", "whole number >= 1"]),
     (["--by", "region", "--min-slice-size", "-3"], ["--min-slice-size"]),
     (["--by", "region", "--min-slice-size", "x"], ["--min-slice-size"]),
-    (["--by", "region,"], ["--by wants COL or COL,COL"]),
+    (["--by", "region,"], ["--by: wants COL or COL,COL"]),
     (["--by", "region,region"], ["names a column twice"]),
 ])
 def test_bad_arguments(files, argv, words):

@@ -134,6 +134,7 @@ def _ref_multiclass(df: pd.DataFrame, cols: dict, w, classes) -> dict:
     if P is not None:
         out["log_loss"] = skm.log_loss(y, P, labels=classes, **kw)
         out["top_2_accuracy"] = skm.top_k_accuracy_score(y, P, k=2, labels=classes, **kw)
+        out["ece"] = fm.expected_calibration_error(y, P, labels=classes, **kw)
     p, r, f, _ = skm.precision_recall_fscore_support(y, labels, labels=classes, average=None,
                                                      zero_division=0, **kw)
     for i, c in enumerate(classes.tolist()):
@@ -246,7 +247,7 @@ def test_every_value_is_sklearns_on_the_slice(frames, task, weighted):
         got = {r["metric"] for r in ev.rows if r["model"] == name and not r["slice"]}
         want = set(fm.evaluation.TASK_METRICS[task])
         if task == "multiclass" and "prob" not in spec:
-            want -= {"log_loss", "top_2_accuracy"}
+            want -= {"log_loss", "top_2_accuracy", "ece"}
         if task == "multiclass":
             want |= {f"{m}[{c}]" for m in ("precision", "recall", "f1") for c in range(4)}
         if name != "old":

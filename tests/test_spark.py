@@ -269,6 +269,20 @@ def test_evaluate_equals_the_in_memory_evaluation(spark):
     got, want = fms.evaluate(df, **kw), fm.evaluate(tab, **kw)
     assert got.task == "ranking"
     _same_evaluation(got, want)
+    # the multilabel task: 0/1 true columns, one model's 0/1 columns, one's scores
+    y = rng.integers(0, 2, (n, 3))
+    cols = {**{f"y{j}": y[:, j] for j in range(3)},
+            **{f"p{j}": rng.random(n) for j in range(3)},
+            **{f"q{j}": rng.integers(0, 2, n) for j in range(3)},
+            "seg": rng.integers(0, 3, n), "w": rng.random(n)}
+    tab = pa.table(cols)
+    df = frame(spark, cols)
+    kw = dict(y_true=["y0", "y1", "y2"], models={"s": ["p0", "p1", "p2"],
+                                                 "t": {"pred": ["q0", "q1", "q2"]}},
+              by="seg", baseline="t", gates=["f1_samples:delta>=-1"])
+    got, want = fms.evaluate(df, **kw), fm.evaluate(tab, **kw)
+    assert got.task == "multilabel"
+    _same_evaluation(got, want)
 
 
 def test_bad_inputs_raise_the_in_memory_errors(spark):

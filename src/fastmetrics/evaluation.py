@@ -21,8 +21,13 @@ binary       accuracy, precision, recall, f1, matthews_corrcoef (from labels: th
              brier_score, ece (from the score column: the positive class's probability)
 multiclass   accuracy, f1_macro, f1_weighted, balanced_accuracy, matthews_corrcoef,
              cohen_kappa, per class ``precision[c]``, ``recall[c]``, ``f1[c]``; with
-             probability columns also log_loss and top_2_accuracy (the prediction is then
-             the top column when no prediction column is given)
+             probability columns also log_loss, top_2_accuracy and ece (top-label: each
+             row's highest probability against whether that class was right; the
+             prediction is then the top column when no prediction column is given)
+multilabel   accuracy (rows predicted exactly), hamming_loss, f1_micro, f1_macro,
+             f1_samples, precision_micro, recall_micro, jaccard_samples, per label
+             ``precision[col]``, ``recall[col]``, ``f1[col]`` (``y_true`` a list of 0/1
+             columns; a model's 0/1 columns, or scores predicted 1 at ``threshold``)
 regression   mean_absolute_error, mean_squared_error, root_mean_squared_error, r2,
              mean_absolute_percentage_error, median_absolute_error, max_error,
              explained_variance
@@ -48,7 +53,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -108,6 +113,8 @@ _MULTICLASS = (
     _m("cohen_kappa", "labels", "confusion", "cohen_kappa_score"),
     _m("log_loss", "probs", "proba", "log_loss", False),
     _m("top_2_accuracy", "probs", "proba", "top_k_accuracy_score", config=(("k", 2),)),
+    # top-label calibration: each row's highest probability against whether it was right
+    _m("ece", "probs", "calibration", "expected_calibration_error", False),
 )
 _REGRESSION = (
     _m("mean_absolute_error", "scores", "regression", "mean_absolute_error", False),
@@ -121,6 +128,19 @@ _REGRESSION = (
     _m("explained_variance", "scores", "regression", "explained_variance_score"),
 )
 
+_MULTILABEL = (  # one 0/1 column per label, true and predicted
+    _m("accuracy", "labels", "confusion", "accuracy_score"),  # rows predicted exactly
+    _m("hamming_loss", "labels", "confusion", "hamming_loss", False),
+    _m("f1_micro", "labels", "confusion", "f1_score", average="micro", zero_division=0),
+    _m("f1_macro", "labels", "confusion", "f1_score", average="macro", zero_division=0),
+    _m("f1_samples", "labels", "confusion", "f1_score", average="samples", zero_division=0),
+    _m("precision_micro", "labels", "confusion", "precision_score", average="micro",
+       zero_division=0),
+    _m("recall_micro", "labels", "confusion", "recall_score", average="micro",
+       zero_division=0),
+    _m("jaccard_samples", "labels", "confusion", "jaccard_score", average="samples",
+       zero_division=0),
+)
 _RANKING = (  # by query (each query's value, averaged over the queries)
     _m("ndcg", "scores", "query", "ndcg"),
     _m("ndcg_at_10", "scores", "query", "ndcg_at_k"),
@@ -134,11 +154,12 @@ _NDCG_K = 10
 TASK_METRICS: dict[str, tuple[str, ...]] = {
     "binary": tuple(m.name for m in _BINARY),
     "multiclass": tuple(m.name for m in _MULTICLASS),
+    "multilabel": tuple(m.name for m in _MULTILABEL),
     "regression": tuple(m.name for m in _REGRESSION),
     "ranking": tuple(m.name for m in _RANKING),
 }
-_SPECS = {"binary": _BINARY, "multiclass": _MULTICLASS, "regression": _REGRESSION,
-          "ranking": _RANKING}
+_SPECS = {"binary": _BINARY, "multiclass": _MULTICLASS, "multilabel": _MULTILABEL,
+          "regression": _REGRESSION, "ranking": _RANKING}
 #: metrics with intervals from their states alone: the metrics of labels (confusion cells
 #: resampled, O(K^2) each) and ROC AUC (DeLong's variance)
 _INTERVALS = frozenset({"accuracy", "precision", "recall", "f1", "matthews_corrcoef",
@@ -158,13 +179,13 @@ class _Model:
     name: str
     pred: str | None = None
     score: str | None = None
-    probs: tuple[str, ...] = ()
+    probs: tuple[str, ...] = ()  # multilabel: one column per label (0/1 or a score)
 
     def columns(self) -> list[str]:
         return [c for c in (self.pred, self.score, *self.probs) if c is not None]
 
 
-def _models(models: Any, pred: str | None, score: str | None, prob: Any,
+def _models(models: Any, pred: str | Sequence[str] | None, score: str | None, prob: Any,
             names: Sequence[str] | None) -> list[_Model]:
     out: list[_Model] = []
     if models is not None:
@@ -174,6 +195,13 @@ def _models(models: Any, pred: str | None, score: str | None, prob: Any,
             out.append(_model_of(str(name), cols, names))
     if pred is not None or score is not None or prob is not None:
         probs = _prob_columns(prob, names)
+        if pred is not None and not isinstance(pred, str):
+            # a list of predicted columns: a multilabel model's 0/1 columns, one per label
+            if probs:
+                raise ValueError("pred= as a list of columns is a multilabel model's: pass "
+                                 "it or prob=, not both")
+            probs = tuple(str(c) for c in pred)
+            pred = None
         out.append(_Model("model", pred, score, probs))
     if not out:
         raise ValueError("no model: pass pred=, score=, prob= or models=")
@@ -204,8 +232,10 @@ def _model_of(name: str, cols: Any, names: Sequence[str] | None) -> _Model:
         if unknown:
             raise ValueError(f"model {name!r}: unknown keys {sorted(unknown)} "
                              "(pred, score, prob)")
-        return _Model(name, cols.get("pred"), cols.get("score"),
-                      _prob_columns(cols.get("prob"), names))
+        pred = cols.get("pred")
+        if pred is not None and not isinstance(pred, str):  # a multilabel model's columns
+            return _Model(name, probs=tuple(str(c) for c in pred))
+        return _Model(name, pred, cols.get("score"), _prob_columns(cols.get("prob"), names))
     if isinstance(cols, str):
         return _Model(name, score=cols)
     cols = tuple(str(c) for c in cols)
@@ -970,7 +1000,8 @@ def _values_of(col: Any) -> np.ndarray:
     return np.asarray(col)
 
 
-def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | None = None,
+def evaluate(data: Any, *, y_true: str | Sequence[str],
+             pred: str | Sequence[str] | None = None, score: str | None = None,
              prob: str | Sequence[str] | None = None,
              models: Mapping[str, Any] | None = None, task: str | None = None,
              by: Any = None, sample_weight: str | None = None,
@@ -990,18 +1021,25 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
         The predictions table; a ``.parquet`` or ``.csv``/``.tsv`` (optionally ``.gz``,
         ``.bz2``, ``.zst``) path is read in batches of ``batch_rows`` rows (bounded memory);
         a Dask dataframe's partitions are evaluated where they live and merged.
-    y_true : str
-        The true column (labels, or targets for regression).
+    y_true : str or list of str
+        The true column (labels, or targets for regression); the multilabel task's 0/1
+        columns, one per label (a list of two or more).
     pred, score, prob : str, optional
         One model's columns: predicted labels, a score (binary: the positive class's
         probability; regression: the estimate), probability columns (a list, or a prefix
-        naming every column that starts with it, in order: one per sorted class).
+        naming every column that starts with it, in order: one per sorted class). A
+        multilabel model has one column per label, in ``y_true``'s order: ``pred=`` (a
+        list of 0/1 columns) or ``prob=`` (a list or prefix; float scores are predicted 1
+        at ``threshold`` or above).
     models : dict, optional
         Several models: name -> a score column, a list of probability columns, or a dict
         with ``pred``/``score``/``prob``.
-    task : {"binary", "multiclass", "regression", "ranking"}, optional
+    task : {"binary", "multiclass", "multilabel", "regression", "ranking"}, optional
         Inferred from the true column and the models' columns when omitted ("ranking" when
-        ``query`` is given; the result says so in ``task_inferred``).
+        ``query`` is given, "multilabel" when ``y_true`` is a list of columns; the result
+        says so in ``task_inferred``). The multilabel task's metrics come from per-label
+        counts and a tally of the rows' (true positives, predicted, true) counts, so it
+        streams in bounded memory; it has no intervals yet.
     by : str or list, optional
         Slicings: a column, or a list whose items are a column or a list of columns
         (crossed into one slicing).
@@ -1091,7 +1129,9 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
     # the classes (and the task, when not given) from the true column: in memory it is at
     # hand; a file's label column is read once more, alone; a Dask frame's distinct labels
     # are found in one pass over that column
-    if table.dask:
+    if not isinstance(y_true, str):  # multilabel: each batch's 0/1 columns are checked
+        y_all = None
+    elif table.dask:
         y_all = np.asarray(data[y_true].unique().compute())
     else:
         ys = [_values_of(b[y_true]) for b in table.batches([y_true])]
@@ -1103,12 +1143,12 @@ def evaluate(data: Any, *, y_true: str, pred: str | None = None, score: str | No
 
     plan = job.plan()
     if table.dask:
-        plan = _dask_plan(data, plan, job.needed, y_true, sample_weight)
+        plan = _dask_plan(data, plan, job.needed, job.y_true, sample_weight)
     else:
         rows_done = 0
         total = table.rows
         for batch in table.batches(job.needed):
-            rows_done += plan.update(batch, y_true, sample_weight)
+            rows_done += plan.update(batch, job.y_true, sample_weight)
             if progress is not None:
                 progress(rows_done, total)
     return job.finish(plan, start)
@@ -1139,7 +1179,8 @@ class Job:
         The task, once given or resolved.
     """
 
-    def __init__(self, names: Sequence[str], *, y_true: str, pred: str | None = None,
+    def __init__(self, names: Sequence[str], *, y_true: str | Sequence[str],
+                 pred: str | Sequence[str] | None = None,
                  score: str | None = None, prob: str | Sequence[str] | None = None,
                  models: Mapping[str, Any] | None = None, task: str | None = None,
                  by: Any = None, sample_weight: str | None = None,
@@ -1151,9 +1192,27 @@ class Job:
         if isinstance(min_slice_size, bool) or not isinstance(min_slice_size, int) \
                 or min_slice_size < 1:
             raise ValueError(f"min_slice_size must be an integer >= 1, got {min_slice_size!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
+                or not math.isfinite(threshold):
+            raise ValueError(f"threshold must be a finite number, got {threshold!r}")
         if ci is not None and not (isinstance(ci, float) and 0 < ci < 1):
             raise ValueError(f"ci must be a confidence level in (0, 1), got {ci!r}")
-        self.y_true, self.sample_weight, self.task = y_true, sample_weight, task
+        #: the multilabel task's true columns (one 0/1 column per label), or None
+        self.label_columns = None if isinstance(y_true, str) else \
+            tuple(str(c) for c in y_true)
+        if self.label_columns is not None:
+            if len(self.label_columns) < 2:
+                raise ValueError("y_true as a list of columns is the multilabel task's: it "
+                                 "needs two label columns or more")
+            if task not in (None, "multilabel") or query is not None:
+                raise ValueError("y_true as a list of columns is the multilabel task's; the "
+                                 f"task is {'ranking' if query is not None else task!r}")
+        elif task == "multilabel":
+            raise ValueError("the multilabel task needs y_true= as a list of the label "
+                             "columns (one 0/1 column per label)")
+        self.y_true: str | tuple[str, ...] = y_true if isinstance(y_true, str) else \
+            cast("tuple[str, ...]", self.label_columns)
+        self.sample_weight, self.task = sample_weight, task
         self.metrics, self.ci, self.n_boot, self.baseline = metrics, ci, n_boot, baseline
         self.gate_slices, self.min_slice_size = gate_slices, min_slice_size
         self.threshold, self.random_state, self.query = threshold, random_state, query
@@ -1171,7 +1230,8 @@ class Job:
         if any(g.kind != "value" for g in self.gates) and baseline is None:
             raise ValueError("gates against the baseline (:delta, :rel, :better) need "
                              "baseline=")
-        self.needed = [y_true, *(c for m in self.models for c in m.columns()),
+        self.needed = [*((y_true,) if isinstance(y_true, str) else self.y_true),
+                       *(c for m in self.models for c in m.columns()),
                        *(c for s in self.slicings for c in s)]
         if sample_weight is not None:
             self.needed.append(sample_weight)
@@ -1187,10 +1247,15 @@ class Job:
         """The columns read as numbers (scores and probabilities)."""
         return [c for m in self.models for c in (m.score, *m.probs) if c is not None]
 
-    def resolve(self, y: np.ndarray, kind_of: Callable[[str], str]) -> None:
+    def resolve(self, y: np.ndarray | None, kind_of: Callable[[str], str]) -> None:
         """Check the true column's values (all, or the distinct ones) and settle the task,
         its classes, its metrics and the models' columns (``kind_of(col)``: a column's
-        numpy dtype kind, for a model's one column of labels)."""
+        numpy dtype kind, for a model's one column of labels). The multilabel task reads
+        no values here (``y`` None): each batch's 0/1 columns are checked as they come."""
+        if self.label_columns is not None:
+            self._resolve_multilabel()
+            return
+        assert y is not None
         task = self.task
         if y.dtype.kind == "O" and any(v is None or v != v for v in y.tolist()):
             raise ValueError(f"the true column {self.y_true!r} has missing values (None or "
@@ -1214,15 +1279,30 @@ class Job:
                            else m for m in self.models]
         if task is None:
             task = "ranking" if self.query is not None else _infer_task(y, self.models[0])
-        if task not in _SPECS:
-            raise ValueError(f"task must be one of {sorted(_SPECS)} (multilabel is not served "
-                             f"by evaluate yet), got {task!r}")
+        if task not in _SPECS or task == "multilabel":
+            raise ValueError(f"task must be one of {sorted(_SPECS)} (multilabel with y_true= "
+                             f"a list of columns), got {task!r}")
         if task == "ranking":
             if self.sample_weight is not None:
                 raise ValueError("the ranking task takes no sample_weight")
-            _check_relevance(y, self.y_true)
+            _check_relevance(y, cast(str, self.y_true))
         self.task = task
         self.classes = None if task in ("regression", "ranking") else np.unique(y)
+        self._settle()
+
+    def _resolve_multilabel(self) -> None:
+        labels = cast("tuple[str, ...]", self.label_columns)
+        for m in self.models:
+            if len(m.probs) != len(labels):
+                raise ValueError(f"model {m.name!r} has {len(m.probs)} label columns; the "
+                                 f"multilabel task's true columns are {len(labels)} (pass "
+                                 "one 0/1 or score column per label, in their order)")
+        self.task, self.classes = "multilabel", None
+        self._settle()
+
+    def _settle(self) -> None:
+        """The task's metrics, and the gates checked against them."""
+        task = cast(str, self.task)
         self.specs = _chosen(task, self.metrics)
         for g in self.gates:
             if _spec_of(task, g.metric) is None and not any(s.name == g.metric
@@ -1235,9 +1315,10 @@ class Job:
         """An empty plan: the accumulators this evaluation fills (after :meth:`resolve`)."""
         if self.task is None or not self.specs:
             raise RuntimeError("Job.plan() before Job.resolve()")
-        paired = self.baseline if self.ci is not None and self.sample_weight is None else None
+        paired = self.baseline if self.ci is not None and self.sample_weight is None \
+            and self.task != "multilabel" else None
         return Plan(self.task, self.models, self.specs, self.classes, self.slicings,
-                    self.threshold, paired, self.query)
+                    self.threshold, paired, self.query, self.label_columns)
 
     def finish(self, plan: Plan, start: float | None = None) -> Evaluation:
         """The evaluation of everything ``plan`` was fed (``start``: a
@@ -1355,8 +1436,10 @@ class Plan:
     def __init__(self, task: str, models: list[_Model], specs: list[_MetricSpec],
                  classes: np.ndarray | None, slicings: list[tuple[str, ...]],
                  threshold: float, paired_with: str | None = None,
-                 query: str | None = None) -> None:
+                 query: str | None = None,
+                 label_columns: tuple[str, ...] | None = None) -> None:
         self.task, self.models, self.classes = task, models, classes
+        self.label_columns = label_columns  # the multilabel task's true columns
         self.slicings, self.threshold = slicings, threshold
         self.sides = _binary_sides(classes) if task == "binary" else None
         self.specs: dict[str, list[_MetricSpec]] = {}
@@ -1406,6 +1489,8 @@ class Plan:
         return {}
 
     def _input(self, m: _Model, reads: str) -> str | None:
+        if self.task == "multilabel":  # the label columns, 0/1 or thresholded scores
+            return m.probs[0] if reads == "labels" and m.probs else None
         if reads == "labels":
             if m.pred is not None:
                 return m.pred
@@ -1420,6 +1505,8 @@ class Plan:
         return m.probs[0] if m.probs and self.task == "multiclass" else None
 
     def _data(self, m: _Model, reads: str, batch: Mapping[str, Any]) -> Any:
+        if self.task == "multilabel":
+            return _indicators(batch, m.probs, f"model {m.name!r}", self.threshold)
         if reads == "labels":
             if m.pred is not None:
                 return batch[m.pred]
@@ -1447,13 +1534,15 @@ class Plan:
     def _probs(self, m: _Model, batch: Mapping[str, Any]) -> np.ndarray:
         return np.column_stack([np.asarray(batch[c], dtype=np.float64) for c in m.probs])
 
-    def update(self, batch: Mapping[str, Any], y_true: str, weight: str | None) -> int:
-        y = batch[y_true]
+    def update(self, batch: Mapping[str, Any], y_true: str | Sequence[str],
+               weight: str | None) -> int:
+        y = batch[y_true] if isinstance(y_true, str) else \
+            _indicators(batch, y_true, "the true", None)
         n = len(y)
         if n == 0:
             return 0
         if self.task == "ranking":
-            self._keep(batch, y_true)
+            self._keep(batch, cast(str, y_true))
             self.n += n
             return n
         w = None if weight is None else np.asarray(batch[weight], dtype=np.float64)
@@ -1819,12 +1908,16 @@ class Plan:
 
     def _per_class(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any],
                    acc: Accumulator | None) -> list[dict[str, Any]]:
-        if self.task != "multiclass" or acc is None or acc.state is None:
+        """Precision, recall and F1 of each class (multiclass) or label (multilabel: named
+        by its true column)."""
+        if self.task not in ("multiclass", "multilabel") or acc is None or acc.state is None:
             return []
+        multilabel = self.task == "multilabel"
         p, r, f, _ = acc.precision_recall_fscore_support(  # type: ignore[attr-defined]
-            average=None, zero_division=0, labels=self.classes)
+            average=None, zero_division=0, labels=None if multilabel else self.classes)
+        names = self.label_columns if multilabel else np.asarray(self.classes).tolist()
         out = []
-        for i, c in enumerate(np.asarray(self.classes).tolist()):
+        for i, c in enumerate(cast("Sequence[Any]", names)):
             for name, arr in zip(_PER_CLASS, (p, r, f)):
                 out.append({"model": model, "slicing": sl, "slice": sdict,
                             "metric": f"{name}[{c}]", "value": float(arr[i]),
@@ -1952,7 +2045,7 @@ def _is_dask_frame(data: Any) -> bool:
     return type(data).__module__.partition(".")[0] == "dask" and hasattr(data, "npartitions")
 
 
-def _partition_plan(part: Any, template: Plan, needed: list[str], y_true: str,
+def _partition_plan(part: Any, template: Plan, needed: list[str], y_true: str | Sequence[str],
                     weight: str | None) -> Plan:
     """One Dask partition (a pandas frame) fed to a copy of the empty plan (on a worker)."""
     plan: Plan = pickle.loads(pickle.dumps(template))  # a fresh set of empty accumulators
@@ -1965,7 +2058,7 @@ def _merge_plans(*plans: Plan) -> Plan:
     return Plan.merge_all(plans)
 
 
-def _dask_plan(df: Any, template: Plan, needed: list[str], y_true: str,
+def _dask_plan(df: Any, template: Plan, needed: list[str], y_true: str | Sequence[str],
                weight: str | None, split_every: int = 8) -> Plan:
     """The plan of a Dask frame: one per partition, built where it lives, merged in a tree
     of ``split_every`` plans a task; one graph run."""
@@ -1979,6 +2072,32 @@ def _dask_plan(df: Any, template: Plan, needed: list[str], y_true: str,
     while len(level) > 1:
         level = [merge(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
     out: Plan = level[0].compute()
+    return out
+
+
+def _indicators(batch: Mapping[str, Any], columns: Sequence[str], owner: str,
+                threshold: float | None) -> np.ndarray:
+    """The multilabel task's (n, L) 0/1 matrix of a batch's columns, one per label: 0/1
+    integers, bools or floats; a model's float columns are scores, predicted 1 at
+    ``threshold`` or above (``threshold`` None: the true columns, whose floats must be 0
+    or 1)."""
+    parts = [_values_of(batch[c]) for c in columns]
+    out = np.empty((parts[0].shape[0], len(parts)), dtype=np.uint8)
+    for j, (c, v) in enumerate(zip(columns, parts)):
+        if v.dtype.kind == "f" and threshold is not None:
+            if np.isnan(v).any():
+                raise ValueError(f"{owner} column {c!r} contains NaN")
+            np.greater_equal(v, threshold, out=out[:, j])
+            continue
+        if v.dtype.kind not in "iubf":
+            raise ValueError(f"{owner} column {c!r} is not numeric: the multilabel task's "
+                             "columns hold 0/1 (or a model's scores)")
+        if v.dtype.kind != "b" and not np.isin(v, (0, 1)).all():
+            what = "NaN" if v.dtype.kind == "f" and np.isnan(v).any() else \
+                "values other than 0 and 1"
+            raise ValueError(f"{owner} column {c!r} contains {what} (the multilabel task's "
+                             "label columns hold 0/1)")
+        np.not_equal(v, 0, out=out[:, j])
     return out
 
 

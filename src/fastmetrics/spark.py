@@ -49,7 +49,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -657,7 +657,8 @@ def _kind_of(df: Any) -> Callable[[str], str]:
     return kind_of
 
 
-def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | None = None,
+def _evaluate(df: Any, *, y_true: str | Sequence[str],
+             pred: str | Sequence[str] | None = None, score: str | None = None,
              prob: str | Sequence[str] | None = None,
              models: Mapping[str, Any] | None = None, task: str | None = None,
              by: Any = None, sample_weight: str | None = None,
@@ -676,25 +677,25 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
     state family one accumulator, and one grouped accumulator per slicing); the driver
     merges the plans and derives the rows. Two Spark jobs: a ``distinct`` of the true
     column (the classes, and the task when not given; with ``task="regression"`` one row
-    of it) and the pass over the data.
+    of it; none for the multilabel task) and the pass over the data.
 
     Parameters
     ----------
     df : pyspark.sql.DataFrame
         The predictions table.
-    y_true : str
-        The true column.
+    y_true : str or list of str
+        The true column; the multilabel task's 0/1 columns, one per label.
     pred, score : str, optional
-        One model's columns: predicted labels, a score (binary: the positive class's
-        probability; regression: the estimate).
+        One model's columns: predicted labels (multilabel: a list of 0/1 columns), a
+        score (binary: the positive class's probability; regression: the estimate).
     prob : str or list of str, optional
         Probability columns (a list, or a prefix naming every column that starts with it).
     models : dict, optional
         Several models: name -> a score column, a list of probability columns, or a dict
         with ``pred``/``score``/``prob``.
-    task : {"binary", "multiclass", "regression", "ranking"}, optional
+    task : {"binary", "multiclass", "multilabel", "regression", "ranking"}, optional
         Inferred from the distinct true values and the models' columns when omitted
-        ("ranking" when ``query`` is given).
+        ("ranking" when ``query`` is given, "multilabel" when ``y_true`` is a list).
     by : str or list, optional
         Slicings: a column, or a list whose items are a column or a list of columns.
     sample_weight : str, optional
@@ -761,16 +762,20 @@ def _evaluate(df: Any, *, y_true: str, pred: str | None = None, score: str | Non
     # the classes and the task from the distinct true values (what the in-memory function
     # reads from the whole column gives the same answer on its distinct values); a
     # regression needs no classes: one row tells the column is not empty
-    y = df.select(_quoted(F, y_true))
-    y = (y.limit(1) if task == "regression" else y.distinct().limit(_MAX_CLASSES + 1))
-    values = np.asarray(_to_arrow(y).column(0).to_numpy(zero_copy_only=False))
+    # (the multilabel task reads none: each partition's 0/1 columns are checked as read)
+    values: np.ndarray | None = None
+    if job.label_columns is None:
+        y = df.select(_quoted(F, cast(str, job.y_true)))
+        y = (y.limit(1) if task == "regression" else y.distinct().limit(_MAX_CLASSES + 1))
+        values = np.asarray(_to_arrow(y).column(0).to_numpy(zero_copy_only=False))
     job.resolve(values, kind_of)
     # after resolve: a model's one column of labels of the true column's kind is read as
     # its predictions, not as a score
     for c in job.score_columns:
         if kind_of(c) == "O":
             raise ValueError(f"the score column {c!r} is not numeric")
-    if job.task not in ("regression", "ranking") and values.shape[0] > _MAX_CLASSES:
+    if values is not None and job.task not in ("regression", "ranking") \
+            and values.shape[0] > _MAX_CLASSES:
         raise ValueError(f"the true column {y_true!r} has more than {_MAX_CLASSES} distinct "
                          "values: pass task='regression'")
 

@@ -42,7 +42,8 @@ def level(text: str) -> float:
 
 
 def columns(text: str) -> list[str]:
-    """One ``--by`` value: the columns crossed into one slicing.
+    """A list of columns (``--by``: crossed into one slicing; ``--true``, ``--pred``: the
+    multilabel task's label columns).
 
     Examples
     --------
@@ -51,7 +52,7 @@ def columns(text: str) -> list[str]:
     """
     cols = [c.strip() for c in text.split(",")]
     if not text.strip() or any(not c for c in cols):
-        raise argparse.ArgumentTypeError(f"--by wants COL or COL,COL..., got {text!r}")
+        raise argparse.ArgumentTypeError(f"wants COL or COL,COL..., got {text!r}")
     if len(set(cols)) != len(cols):
-        raise argparse.ArgumentTypeError(f"--by {text!r} names a column twice")
+        raise argparse.ArgumentTypeError(f"{text!r} names a column twice")
     return cols

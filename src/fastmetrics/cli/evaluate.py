@@ -33,6 +33,16 @@ def _model(text: str) -> tuple[str, list[str]]:
     return name, [c for c in cols.split(",") if c]
 
 
+def _threshold(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if v != v or v in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"wants a finite number, got {text!r}")
+    return v
+
+
 def add_parser(sub: Any) -> None:
     """Add the ``evaluate`` command to the subparsers ``sub``."""
     e = sub.add_parser(
@@ -44,18 +54,26 @@ def add_parser(sub: Any) -> None:
     )
     e.add_argument("file", metavar="FILE", nargs="+", help="predictions: .parquet, .csv or "
                    ".tsv (optionally .gz, .bz2, .zst); several files are joined on --id")
-    e.add_argument("--true", dest="true", required=True, metavar="COL",
-                   help="the true labels (or targets)")
+    e.add_argument("--true", dest="true", required=True, type=columns,
+                   metavar="COL[,COL...]", help="the true labels (or targets); several "
+                   "0/1 columns, one per label: the multilabel task")
     one = e.add_mutually_exclusive_group()
-    one.add_argument("--pred", metavar="COL", help="one model's predicted labels")
+    one.add_argument("--pred", metavar="COL[,COL...]", type=columns,
+                     help="one model's predicted labels (multilabel: its 0/1 columns, in "
+                     "--true's order)")
     one.add_argument("--score", metavar="COL", help="one model's score (binary: the "
                      "positive class's probability; regression: the estimate)")
     one.add_argument("--prob-prefix", metavar="P", help="one model's probability columns: "
                      "every column whose name starts with P, one per sorted class")
     e.add_argument("--model", action="append", type=_model, default=[],
                    metavar="NAME=COL[,COL...]", help="a model: a score column, or its "
-                   "probability columns (repeat for several models)")
-    e.add_argument("--task", choices=("binary", "multiclass", "regression", "ranking"),
+                   "probability columns (multilabel: one 0/1 or score column per label); "
+                   "repeat for several models")
+    e.add_argument("--threshold", type=_threshold, default=0.5, metavar="T",
+                   help="a score column's predicted labels: 1 at T or above (binary and "
+                   "multilabel tasks; default 0.5)")
+    e.add_argument("--task", choices=("binary", "multiclass", "multilabel", "regression",
+                                      "ranking"),
                    help="the task (default: inferred from the data, and said)")
     e.add_argument("--query", metavar="COL", help="the ranking task: each row's query (the "
                    "true column is the relevance; NDCG, NDCG@10, MRR and MAP by query)")
@@ -106,12 +124,17 @@ def run_evaluate(args: argparse.Namespace) -> int:
         if len(args.file) > 1 and args.id is None:
             raise CLIError("several FILEs are joined on an id column: pass --id COL")
         data = args.file[0] if len(args.file) == 1 else args.file
-        ev = evaluate(data, y_true=args.true, pred=args.pred, score=args.score,
+        # one column, or a multilabel task's columns
+        y_true = args.true[0] if len(args.true) == 1 else args.true
+        pred = None if args.pred is None else args.pred[0] if len(args.pred) == 1 \
+            else args.pred
+        ev = evaluate(data, y_true=y_true, pred=pred, score=args.score,
                       prob=args.prob_prefix, models=models, task=args.task,
                       by=args.by or None, sample_weight=args.weight, metrics=args.metric,
                       ci=args.ci, n_boot=args.n_boot, baseline=args.baseline,
                       gates=args.gate, gate_slices=args.gate_slices,
                       min_slice_size=args.min_slice_size, batch_rows=args.batch_rows,
+                      threshold=args.threshold,
                       id=args.id if len(args.file) > 1 else None, query=args.query,
                       progress=bar)
     except (ValueError, TypeError, OSError, KeyError) as exc:
