@@ -1891,8 +1891,10 @@ class RankingAccumulator(Accumulator, RankingAccumulatorMethods):
         return "exact" if self.thresholds is None else "binned"
 
     # the exact mode keeps chunks' rows up to this many bytes (or the bytes of its state,
-    # when more), then sorts them into its state in one kernel pass
-    ROWS_BYTES: ClassVar[int] = 1 << 27
+    # when more), then sorts them into its state in one kernel pass. 32 MiB (3.7 million
+    # rows) keeps the sorts long; an evaluation holds two such buffers per model (its
+    # capacity grows to twice the rows), which at 128 MiB cost 400 MiB of its peak
+    ROWS_BYTES: ClassVar[int] = 1 << 25
 
     def _start(self) -> None:
         super()._start()
@@ -2792,6 +2794,19 @@ def _rows(x: Any, name: str) -> Any:
     return label_input(x, name, encoded=False)
 
 
+def _merged_state(old: Accumulator, new: Accumulator) -> tuple[Any, bool | None]:
+    """The state (and weighting) of two accumulators of one family and settings, merged
+    by the state's law: what ``Accumulator.merge_all`` gives, without a new accumulator or
+    the settings compared (a grouped accumulator's groups share them). Neither changes but
+    for folding what it holds unsorted into its state."""
+    wo, wn = old._weighted, new._weighted
+    if wo is not None and wn is not None and wo != wn:
+        raise ValueError(_MIXED_WEIGHTS)
+    a, b = old.state, new.state
+    st = b if a is None else a if b is None else type(a).merge_all([a, b])
+    return st, wo if wo is not None else wn
+
+
 #: families whose kernels spend more per row than a group's update spends in Python
 _HEAVY_ROWS = frozenset({"proba", "hinge", "tweedie", "squared_log"})
 
@@ -3014,7 +3029,7 @@ class GroupedAccumulator:
         rows in the chunk is left out). Nothing changes here, so a merge that fails
         (settings, weighted and unweighted chunks) leaves every group as it was."""
         base = self._keys if self.names is not None else [k[:0] for k in keys.keys]
-        merged: dict[int, Accumulator] = {}
+        merged: dict[int, tuple[Any, bool | None]] = {}
         new: list[int] = []
         added: list[tuple[tuple[Any, ...], Accumulator]] = []
         for g, key in enumerate(zip(*(k.tolist() for k in keys.keys))):
@@ -3028,7 +3043,7 @@ class GroupedAccumulator:
                 new.append(g)
                 added.append((key, acc))
             else:
-                merged[i] = type(acc).merge_all([self._accs[i], acc])
+                merged[i] = _merged_state(self._accs[i], acc)
         new_keys = [concat_keys(a, k[new]) for a, k in zip(base, keys.keys)] if new else base
         return keys.names, merged, added, new_keys
 
@@ -3037,8 +3052,11 @@ class GroupedAccumulator:
         names, merged, added, new_keys = prepared
         if self.names is None:
             self.names = names
-        for i, acc in merged.items():
-            self._accs[i] = acc
+        for i, (st, weighted) in merged.items():
+            # the group's accumulator takes the merged state in place (its settings are
+            # the chunk's: one factory made both)
+            acc = self._accs[i]
+            acc._state, acc._weighted = st, weighted
         for key, acc in added:
             self._index[key] = len(self._accs)
             self._accs.append(acc)
