@@ -338,8 +338,10 @@ def test_dask_calls_from_threads_keep_the_process_warnings():
 
 def test_rows_let_go_after_a_sort():
     acc = RankingAccumulator()
-    acc.ROWS_BYTES = 0  # sort every chunk at once
-    acc.update(np.arange(200_000) % 2, np.zeros(200_000))
+    acc.ROWS_BYTES = 0  # sort the rows as soon as a second chunk comes
+    acc.update(np.arange(100_000) % 2, np.zeros(100_000))
+    assert acc._rows.rows == 100_000  # noqa: SLF001 - a chunk alone stays in rows
+    acc.update(np.arange(100_000) % 2, np.zeros(100_000))
     rows = acc._rows  # noqa: SLF001 - what the accumulator holds after the sort
     assert rows.rows == 0 and rows.scores.base is None and rows.scores.shape == (0,)
     assert acc.state.thresholds.shape == (1,)

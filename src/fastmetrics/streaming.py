@@ -2024,7 +2024,10 @@ class RankingAccumulator(Accumulator, RankingAccumulatorMethods):
             self._rows.append(lab, s, w, has_w)  # keeps nothing of a chunk that raises
             self._weighted = has_w
             held = 0 if self._state is None else 24 * self._state.thresholds.shape[0]
-            if self._rows.nbytes >= max(self.ROWS_BYTES, held):
+            # (a chunk alone stays in rows whatever its size: if no other comes, its metrics
+            # are one statistics pass over them, cheaper than the sort into a state)
+            if self._rows.nbytes >= max(self.ROWS_BYTES, held) \
+                    and self._rows.rows > s.shape[0]:
                 self._fold(n_threads)
         return self
 
@@ -3067,11 +3070,14 @@ class GroupedAccumulator:
         """The grouped kernels: each group's state from one pass over the chunk, handed to
         its (fresh) accumulator: the state its rows alone give. The confusion family
         counts a G x K x K table; the calibration family's binary bins add into G x bins
-        sums. False where they do not apply (settings, weights or 2-D labels for the
-        confusion table, too many cells, a key without rows; labels whose positive class
-        a group could read otherwise for the bins)."""
+        sums; the exact ranking family validates the chunk once and sorts each group's run
+        into its state. False where they do not apply (settings, weights or 2-D labels for
+        the confusion table, too many cells, a key without rows; labels whose positive
+        class a group could read otherwise for the bins)."""
         if self.kind == "calibration":
             return self._binned(cols, w, keys, built)
+        if self.kind == "ranking":
+            return self._ranked(cols, w, keys, built)
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
                 or any(np.ndim(c) != 1 for c in cols)):
             return False
@@ -3085,6 +3091,22 @@ class GroupedAccumulator:
             return False  # a key of the encoding has no rows: the generic rule skips it
         for g in range(keys.n_groups):
             built[g]._add(table.group_state(g), False)
+        return True
+
+    def _ranked(self, cols: list[Any], w: Any, keys: GroupKeys,
+                built: list[Accumulator]) -> bool:
+        """Exact ranking states of every group: the chunk validated once, each group's run
+        sorted into its state by the kernel (on threads), no per-group accumulator update."""
+        template: Any = self._template
+        if len(cols) != 2 or template.thresholds is not None:  # binned: the generic rule
+            return False
+        n = keys.codes.shape[0]
+        states = ranking.grouped_exact(keys.codes, keys.n_groups, cols[0], cols[1], w,
+                                       threads_for("slices", n, None))
+        if states is None:
+            return False
+        for acc, st in zip(built, states):
+            acc._add(st, w is not None)
         return True
 
     def _binned(self, cols: list[Any], w: Any, keys: GroupKeys,

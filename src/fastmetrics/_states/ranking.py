@@ -60,6 +60,7 @@ from .._kernels import ranking as kernel
 from .._threads import resolve_n_threads, threads_for
 from ..exceptions import warn, undefined_metric_warning
 from . import base
+from .groups import group_runs
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -89,6 +90,7 @@ __all__ = [
     "confusion_at_thresholds",
     "curve_pos_label",
     "det",
+    "grouped_exact",
     "indicator",
     "multiclass_roc_auc",
     "plain",
@@ -948,6 +950,51 @@ class RankingRows:
 
 
 _SPARE_MAX_BYTES = 1 << 28
+
+
+def grouped_exact(codes: np.ndarray, n_groups: int, y_true: Any, y_score: Any,
+                  sample_weight: Any, n_threads: int = 1) -> list[RankingState] | None:
+    """The exact state of each group's rows (``codes[i]``: row i's group, each of
+    ``0..n_groups-1`` holding rows): the chunk's labels and scores validated once, its rows
+    ordered by group (a counting sort), then each group's state from one kernel pass over
+    its run (on ``n_threads`` threads): what :meth:`RankingState.from_arrays` of each
+    group's rows gives, without a label scan, a validation and a buffer per group. None
+    where a group has no rows (the caller's rule skips it)."""
+    lab, s, w, has_w = binary_inputs(y_true, y_score, sample_weight, allow_empty=True,
+                                     allow_zero_sum=True)
+    check_binary(lab)
+    n = s.shape[0]
+    k = lab.classes.shape[0]
+    # each row's place among the chunk's classes: 1 for the greater (the state's positive)
+    positive = lab.where(lab.classes[-1]).view(np.uint8) if k == 2 else \
+        np.zeros(n, dtype=np.uint8)
+    n_all = np.bincount(codes, minlength=n_groups)
+    if n == 0 or n_all.shape[0] != n_groups or not n_all.all():
+        return None
+    n_pos = np.bincount(codes, weights=positive, minlength=n_groups)
+    runs = list(group_runs(codes, n_groups, [positive, s, w if has_w else None]))
+
+    def build(run: tuple[int, list[Any]]) -> RankingState:
+        g, (pos, sg, wg) = run
+        if k == 2 and 0 < n_pos[g] < n_all[g]:
+            part = Labels.of_codes(pos, lab.classes)
+        else:  # one class in this group: it is the group's only (and greater) class
+            one = lab.classes[-1:] if k == 1 or n_pos[g] else lab.classes[:1]
+            part = Labels.of_codes(np.zeros_like(pos), one)
+        return RankingState.from_labels(part, sg, wg, has_w, 1)
+
+    built = [build(r) for r in runs] if n_threads <= 1 else _on_threads(build, runs, n_threads)
+    out: list[Any] = [None] * n_groups
+    for (g, _), st in zip(runs, built):  # a group of several blocks: their states merged
+        out[g] = st if out[g] is None else out[g].merge(st)
+    return out
+
+
+def _on_threads(fn: Any, items: list[Any], n_threads: int) -> list[Any]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(fn, items))
 
 
 def _bin_thresholds(edges: np.ndarray) -> np.ndarray:
