@@ -11,6 +11,7 @@ import pytest
 
 import fastmetrics as fm
 from fastmetrics.cli import main
+from fastmetrics._states.multilabel import PROFILE_METRICS
 from fastmetrics.evaluation import TASK_METRICS
 
 pd = pytest.importorskip("pandas")
@@ -152,9 +153,50 @@ def test_baseline_deltas_and_gates(table):
     verdicts = {g["gate"]: g["passed"] for g in ev.gates if g["model"] == "scorer"}
     assert verdicts == {"f1_samples:delta>=0.05": True, "hamming_loss<=0.01": False}
     assert not ev.passed
-    # no intervals for this task yet: none are made up
-    assert all(r["ci_low"] is None and r["ci_high"] is None for r in ev.rows)
+    # intervals from the profiles; none for macro F1, the per-label rows or the deltas
+    for r in ev.rows:
+        if r["metric"] in PROFILE_METRICS:
+            assert r["ci_low"] <= r["value"] <= r["ci_high"], r
+        else:
+            assert r["ci_low"] is None and r["ci_high"] is None, r
     assert {t["slice"]["region"] for t in ev.too_small} == {"east"}
+
+
+def test_intervals_are_the_row_bootstrap():
+    """Drawing the rows' profile counts is drawing rows: the percentile intervals agree
+    with a brute-force bootstrap of the rows through scikit-learn (Monte Carlo noise
+    aside); the same seed gives the same intervals; weighted rows get none."""
+    rng = np.random.default_rng(4)
+    n = 1_500
+    y = (rng.random((n, 3)) < 0.3).astype(int)
+    p = ((y & (rng.random((n, 3)) < 0.6)) | (rng.random((n, 3)) < 0.1)).astype(int)
+    data = {**{f"y{j}": y[:, j] for j in range(3)}, **{f"p{j}": p[:, j] for j in range(3)},
+            "w": rng.random(n)}
+    kw = dict(y_true=["y0", "y1", "y2"], pred=["p0", "p1", "p2"], ci=0.9, n_boot=2000)
+    ev = fm.evaluate(data, **kw)
+    ref = {"accuracy": skm.accuracy_score, "hamming_loss": skm.hamming_loss,
+           "f1_samples": lambda a, b: skm.f1_score(a, b, average="samples", zero_division=0),
+           "jaccard_samples": lambda a, b: skm.jaccard_score(a, b, average="samples",
+                                                             zero_division=0),
+           "precision_micro": lambda a, b: skm.precision_score(a, b, average="micro")}
+    boot = {k: [] for k in ref}
+    draws = np.random.default_rng(5)
+    for _ in range(400):
+        i = draws.integers(0, n, n)
+        for k, f in ref.items():
+            boot[k].append(f(y[i], p[i]))
+    got = {r["metric"]: r for r in ev.rows}
+    for k in ref:
+        lo, hi = np.percentile(boot[k], [5, 95])
+        r = got[k]
+        width = hi - lo
+        assert abs(r["ci_low"] - lo) < 0.25 * width and abs(r["ci_high"] - hi) < 0.25 * width, k
+    assert got["f1_macro"]["ci_low"] is None
+    again = fm.evaluate(data, **kw)
+    assert [(r["ci_low"], r["ci_high"]) for r in again.rows] == \
+        [(r["ci_low"], r["ci_high"]) for r in ev.rows]
+    weighted = fm.evaluate(data, sample_weight="w", **kw)
+    assert all(r["ci_low"] is None for r in weighted.rows)
 
 
 def test_memory_is_bounded_by_profiles_not_rows(table):

@@ -61,6 +61,7 @@ from . import _table
 from ._inputs import group_keys
 from ._queries import query_scores
 from ._states.prf import prfs_batch
+from ._states.multilabel import PROFILE_METRICS, profile_batch
 from ._states.replicates import cells, draws, replicate, supports
 from .exceptions import recording_warnings
 from .streaming import KINDS, Accumulator, GroupedAccumulator
@@ -1039,7 +1040,9 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         ``query`` is given, "multilabel" when ``y_true`` is a list of columns; the result
         says so in ``task_inferred``). The multilabel task's metrics come from per-label
         counts and a tally of the rows' (true positives, predicted, true) counts, so it
-        streams in bounded memory; it has no intervals yet.
+        streams in bounded memory; with ``ci`` (unweighted), the metrics those profiles
+        determine get intervals from resampled profile counts (macro F1 and the per-label
+        rows get none, nor do its deltas).
     by : str or list, optional
         Slicings: a column, or a list whose items are a column or a list of columns
         (crossed into one slicing).
@@ -1794,6 +1797,8 @@ class Plan:
             state = accs[cm].state if cm in accs else None
             if ci is not None and state is not None and supports(state):
                 resample.append(j)
+            elif ci is not None and self.task == "multilabel" and state is not None:
+                self._profile_intervals(out, state, ci, n_boot, rng)
         if resample:
             assert ci is not None
             self._cell_intervals(model, [per_slice[j] for j in resample],
@@ -1803,6 +1808,20 @@ class Plan:
             rows += out
             rows += self._per_class(model, sl, sdict, accs.get(cm))
         return rows
+
+    @staticmethod
+    def _profile_intervals(rows: list[dict[str, Any]], state: Any, ci: float, n_boot: int,
+                           rng: np.random.Generator) -> None:
+        """Percentile intervals of a multilabel slice's metrics that its row profiles
+        determine (filled in ``rows``): ``n_boot`` multinomial draws of the profile counts,
+        the law of a row resample. Unweighted only; macro F1 and the per-label rows get
+        none (a resample's per-label sums are not in the profiles)."""
+        if state.weighted or state.profiles is None:
+            return
+        values = profile_batch(state, draws(state.profile_weights, rng, n_boot))
+        for r in rows:
+            if r["metric"] in PROFILE_METRICS and not _isnan(r["value"]):
+                r["ci_low"], r["ci_high"] = _percentile(values[r["metric"]], ci)
 
     def _kwargs(self, s: _MetricSpec) -> dict[str, Any]:
         kw = dict(s.kwargs)

@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
     from .._typing import ArrayLike
 
-__all__ = ["MAX_PROFILED_LABELS", "MultilabelState", "accuracy", "hamming",
-           "is_multilabel_pair", "mcm", "sample_tables", "zero_one"]
+__all__ = ["MAX_PROFILED_LABELS", "PROFILE_METRICS", "MultilabelState", "accuracy",
+           "hamming", "is_multilabel_pair", "mcm", "profile_batch", "sample_tables",
+           "zero_one"]
 
 _EMPTY_W = np.zeros(0, dtype=np.float64)
 _NO_PROFILE = np.zeros(0, dtype=np.int64)
@@ -675,6 +676,51 @@ class MultilabelState(base.State):
                                       "the profiles")
         return cls(tp, pred, true, exact, n, weight_sum, None, None, None,
                    base.flag(d, "int_weights"), codes, pw)
+
+
+#: the metrics of a resample of rows that its profile counts determine (zero_division=0)
+PROFILE_METRICS = ("accuracy", "hamming_loss", "f1_micro", "precision_micro",
+                   "recall_micro", "f1_samples", "jaccard_samples")
+
+
+def profile_batch(state: MultilabelState, counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Each of :data:`PROFILE_METRICS` for many row resamples at once: ``counts`` of shape
+    (B, P) holds each resample's number of rows of each of the state's P profiles (the
+    multinomial law of a row resample, as for the confusion cells), unweighted. What a
+    resample's per-label sums alone determine (macro F1, the per-label rows) is not here.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> yt, yp = np.array([[1, 0], [1, 1], [0, 1]]), np.array([[1, 0], [1, 0], [0, 1]])
+    >>> st = MultilabelState.from_arrays(yt, yp, keep_rows=False)
+    >>> profile_batch(st, st.profile_weights[None, :])["accuracy"]
+    array([0.66666667])
+    """
+    tp, pred, true, _ = state.samples(np.arange(state.n_labels))
+    c = counts.astype(np.float64)
+    n = c.sum(axis=1)
+    L = state.n_labels
+    sums = {name: c @ v.astype(np.float64) for name, v in
+            (("tp", tp), ("pred", pred), ("true", true))}
+
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+
+    exact = ((tp == pred) & (tp == true)).astype(np.float64)
+    f_row = ratio(2.0 * tp, (pred + true).astype(np.float64))
+    j_row = ratio(tp.astype(np.float64), (pred + true - tp).astype(np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {
+            "accuracy": (c @ exact) / n,
+            "hamming_loss": (sums["pred"] + sums["true"] - 2 * sums["tp"]) / (n * L),
+            "f1_micro": ratio(2 * sums["tp"], sums["pred"] + sums["true"]),
+            "precision_micro": ratio(sums["tp"], sums["pred"]),
+            "recall_micro": ratio(sums["tp"], sums["true"]),
+            "f1_samples": (c @ f_row) / n,
+            "jaccard_samples": (c @ j_row) / n,
+        }
 
 
 def _no_rows(what: str) -> ValueError:
