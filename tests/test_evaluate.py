@@ -33,7 +33,11 @@ SLICINGS = ["seg", ["seg", "dev"]]
 LATE = 1_000  # the last rows' slice "late": it only appears in the later batches
 LABEL_METRICS = {"accuracy", "precision", "recall", "f1", "matthews_corrcoef", "f1_macro",
                  "f1_weighted", "balanced_accuracy", "cohen_kappa"}
-INTERVAL_METRICS = LABEL_METRICS | {"roc_auc"}
+#: the regression task's: the central limit interval of the mean of the rows' errors
+ERROR_METRICS = {"mean_absolute_error", "mean_squared_error", "root_mean_squared_error"}
+INTERVAL_METRICS = LABEL_METRICS | {"roc_auc"} | ERROR_METRICS
+#: the deltas with a paired interval
+PAIRED_METRICS = LABEL_METRICS | ERROR_METRICS - {"root_mean_squared_error"}
 REL, ABS = 1e-12, 1e-14
 
 
@@ -263,7 +267,7 @@ def test_every_value_is_sklearns_on_the_slice(frames, task, weighted):
         assert r["value"] == pytest.approx(want, rel=1e-9, abs=1e-12)
         assert r["value"] == (ev.value(m, r["model"], r["slice"])
                               - ev.value(m, "old", r["slice"]))
-        if weighted or m not in LABEL_METRICS:  # paired intervals: the metrics of labels
+        if weighted or m not in PAIRED_METRICS:  # paired intervals
             assert r["ci_low"] is None and r["ci_high"] is None
         else:
             assert r["ci_low"] <= r["value"] <= r["ci_high"], r

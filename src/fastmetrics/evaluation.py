@@ -63,6 +63,7 @@ from ._queries import query_scores
 from ._states.prf import prfs_batch
 from ._states.multilabel import PROFILE_METRICS, profile_batch
 from ._states.replicates import cells, draws, replicate, supports
+from ._states.sums import error_intervals, paired_error_intervals
 from .exceptions import recording_warnings
 from .streaming import KINDS, Accumulator, GroupedAccumulator
 
@@ -1052,14 +1053,20 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         A subset of the task's metrics
         (:data:`~fastmetrics.evaluation.TASK_METRICS`); default all.
     ci : float, optional
-        Confidence level of bootstrap intervals (e.g. 0.95), from the states' cells.
+        Confidence level of intervals (e.g. 0.95), unweighted rows only: bootstrap
+        percentiles from the states' cells (the metrics of labels; the multilabel ones
+        from the row profiles), DeLong's for ROC AUC, and the central limit interval of the
+        mean for the regression task's mean absolute and squared errors (from the kept
+        errors; the root's from the squared error's ends).
     n_boot : int, default=1000
         Bootstrap resamples.
     baseline : str, optional
         The model the others are compared with (gates with ``:delta``, ``:rel``,
         ``:better``; rows ``<metric>:delta`` per other model, which for the metrics of
         labels carry the paired interval of the difference when ``ci`` is given: the
-        rows are resampled with both models' labels, from their joint counts).
+        rows are resampled with both models' labels, from their joint counts; for the
+        mean absolute and squared errors, the central limit interval of each row's
+        difference).
     gates : list of str, optional
         Pass/fail conditions (:class:`~fastmetrics.evaluation.Gate`), checked on the
         whole table (and on every slice of at least ``min_slice_size`` rows with
@@ -1799,6 +1806,12 @@ class Plan:
                 resample.append(j)
             elif ci is not None and self.task == "multilabel" and state is not None:
                 self._profile_intervals(out, state, ci, n_boot, rng)
+            if ci is not None and _REGRESSION_STATE in accs:
+                st = accs[_REGRESSION_STATE].state
+                bounds = {} if st is None else error_intervals(st, ci)
+                for r in out:
+                    if r["metric"] in bounds:
+                        r["ci_low"], r["ci_high"] = bounds[r["metric"]]
         if resample:
             assert ci is not None
             self._cell_intervals(model, [per_slice[j] for j in resample],
@@ -1891,6 +1904,8 @@ class Plan:
         its margins; the interval is the percentiles of the metric's difference."""
         if self.task == "ranking":  # resampled with the queries, by :meth:`rows`
             return dict(self.query_deltas)
+        if self.task == "regression":
+            return self._error_deltas(baseline, min_size, ci)
         rng = np.random.default_rng(None if seed is None else [seed, 1])  # apart from rows'
         out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
         for m in self.models:
@@ -1925,6 +1940,34 @@ class Plan:
                     out[(m.name, s.name, _slice_text(sd))] = (lo, hi)
         return out
 
+    def _error_deltas(self, baseline: str, min_size: int, ci: float
+                      ) -> dict[tuple[str, str, str], tuple[Any, Any]]:
+        """The regression task's paired intervals of each candidate's mean absolute and
+        squared error differences to ``baseline``: both models' kept errors are of the
+        same rows in the same order (every batch, slice and partition feeds every model
+        alike), so each row's difference is at hand."""
+        out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+        st = _REGRESSION_STATE
+        if (baseline, st) not in self.whole:
+            return out
+        for m in self.models:
+            if m.name == baseline or (m.name, st) not in self.whole:
+                continue
+            pairs: list[tuple[dict[str, Any], Accumulator, Accumulator]] = [
+                ({}, self.whole[(m.name, st)], self.whole[(baseline, st)])]
+            for sl in self.slicings:
+                mine, theirs = self.grouped[(m.name, st, sl)], self.grouped[(baseline, st, sl)]
+                for k in mine.keys():
+                    if mine[k].n_samples >= min_size:
+                        kt = k if isinstance(k, tuple) else (k,)
+                        pairs.append((dict(zip(sl, kt)), mine[k], theirs[k]))
+            for sd, a, b in pairs:
+                if a.state is None or b.state is None:
+                    continue
+                for name, bounds in paired_error_intervals(a.state, b.state, ci).items():
+                    out[(m.name, name, _slice_text(sd))] = bounds
+        return out
+
     def _per_class(self, model: str, sl: tuple[str, ...], sdict: dict[str, Any],
                    acc: Accumulator | None) -> list[dict[str, Any]]:
         """Precision, recall and F1 of each class (multiclass) or label (multilabel: named
@@ -1947,6 +1990,8 @@ class Plan:
 _BATCH = {row.name: row.batch for row in _table.METRICS if row.batch is not None}
 #: the plan's key of a candidate's labels counted jointly with the baseline's
 _PAIRED = ("paired", ())
+#: the regression task's accumulator (kept errors: the median, and the normal intervals)
+_REGRESSION_STATE = ("regression", ())
 #: the position of each in :func:`prfs_batch`'s result
 _PRF_PARTS = {"precision_score": 0, "recall_score": 1, "f1_score": 2}
 #: binary metrics of one class, told which is positive
@@ -2195,7 +2240,8 @@ def _check_gates(ev: Evaluation, gates: list[Gate], baseline: str | None, slices
                         if lo is None:
                             passed, reason = False, (
                                 "no interval: pass ci= (intervals come from unweighted "
-                                "counts, for the metrics of labels and ROC AUC)")
+                                "rows, for the metrics of labels, ROC AUC and the mean "
+                                "errors)")
                         else:
                             passed = lo > base if better_high else hi < base
                             reason = (f"{_fmt(value)} [{_fmt(lo)}, {_fmt(hi)}] vs baseline "

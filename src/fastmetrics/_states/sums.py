@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_FLAGS",
+    "ERROR_INTERVAL_METRICS",
     "RegressionState",
     "RegressionSummary",
     "abs_errors",
@@ -63,6 +65,8 @@ __all__ = [
     "average",
     "check_delta",
     "check_multioutput",
+    "error_intervals",
+    "paired_error_intervals",
     "explained_fractions",
     "explained_variance",
     "huber",
@@ -1109,3 +1113,72 @@ def _weighted_median(e: np.ndarray, w: np.ndarray) -> float:
         if j > n - 1:
             j = i
     return float((es[i] + es[j]) / 2)
+
+
+#: the metrics :func:`error_intervals` gives intervals of
+ERROR_INTERVAL_METRICS = ("mean_absolute_error", "mean_squared_error",
+                          "root_mean_squared_error")
+
+
+def _kept_errors(state: RegressionState) -> np.ndarray | None:
+    """The absolute errors of an unweighted one-output state that keeps them (two or more),
+    else None."""
+    if state.weighted or not state.keeps_values or state.n_samples < 2:
+        return None
+    a = state.errors
+    return a if a.ndim == 1 else None
+
+
+def _normal(values: np.ndarray, level: float) -> tuple[float, float]:
+    """``mean +- z sd / sqrt(n)``: the central limit interval of the mean of ``values``."""
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    m = float(np.mean(values))
+    half = z * float(np.std(values, ddof=1)) / math.sqrt(values.shape[0])
+    return m - half, m + half
+
+
+def error_intervals(state: RegressionState, level: float) -> dict[str, tuple[float, float]]:
+    """Normal (central limit) intervals of the mean absolute and squared errors, from the
+    kept absolute errors: the mean of the rows' values plus or minus ``z`` standard errors
+    (lower ends held at 0); the root mean squared error's is the root of the squared
+    error's ends. Empty where they do not apply (weights, no kept errors, one row).
+
+    Examples
+    --------
+    >>> st = RegressionState.from_arrays([1.0, 2.0, 3.0, 4.0], [1.5, 2.0, 2.0, 5.0],
+    ...                                  keep_values=True)
+    >>> [round(v, 4) for v in error_intervals(st, 0.95)["mean_absolute_error"]]
+    [0.1559, 1.0941]
+    """
+    a = _kept_errors(state)
+    if a is None:
+        return {}
+    out = {}
+    for name, v in (("mean_absolute_error", a), ("mean_squared_error", a * a)):
+        lo, hi = _normal(v, level)
+        out[name] = (max(lo, 0.0), hi)
+    lo, hi = out["mean_squared_error"]
+    out["root_mean_squared_error"] = (math.sqrt(lo), math.sqrt(hi))
+    return out
+
+
+def paired_error_intervals(state: RegressionState, baseline: RegressionState, level: float
+                           ) -> dict[str, tuple[float, float]]:
+    """Normal intervals of the differences of the mean absolute and squared errors of two
+    models' states of the same rows in the same order (each row's difference, its mean plus
+    or minus ``z`` standard errors: the paired interval). Empty where they do not apply.
+
+    Examples
+    --------
+    >>> y = [1.0, 2.0, 3.0, 4.0, 5.0]
+    >>> a = RegressionState.from_arrays(y, [1.1, 2.1, 2.9, 4.2, 5.0], keep_values=True)
+    >>> b = RegressionState.from_arrays(y, [1.5, 2.4, 2.0, 4.9, 5.6], keep_values=True)
+    >>> lo, hi = paired_error_intervals(a, b, 0.95)["mean_absolute_error"]
+    >>> hi < 0
+    True
+    """
+    a, b = _kept_errors(state), _kept_errors(baseline)
+    if a is None or b is None or a.shape != b.shape:
+        return {}
+    return {"mean_absolute_error": _normal(a - b, level),
+            "mean_squared_error": _normal(a * a - b * b, level)}

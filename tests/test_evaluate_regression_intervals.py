@@ -1,0 +1,110 @@
+"""Intervals of the regression task's error metrics: the central limit interval of the mean
+of each row's absolute (or squared) error, from the errors the state keeps, and the paired
+interval of a candidate's difference to the baseline (each row's difference: both models'
+errors are kept for the same rows in the same order, whatever the input and batching)."""
+
+from __future__ import annotations
+
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+import fastmetrics as fm
+
+pd = pytest.importorskip("pandas")
+
+Z95 = NormalDist().inv_cdf(0.975)
+
+
+def _table(n: int = 6_000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=n)
+    return pd.DataFrame({"y": y, "new": y + rng.normal(0, 0.5, n),
+                         "old": y + rng.normal(0, 0.55, n) + 0.05,
+                         "seg": rng.choice(["a", "b", "c"], n), "w": rng.random(n)})
+
+
+def _normal(v: np.ndarray) -> tuple[float, float]:
+    half = Z95 * v.std(ddof=1) / np.sqrt(v.shape[0])
+    return v.mean() - half, v.mean() + half
+
+
+@pytest.fixture(scope="module")
+def table():
+    return _table()
+
+
+KW = dict(y_true="y", models={"new": "new", "old": "old"}, task="regression", by="seg",
+          ci=0.95, baseline="old")
+
+
+def test_intervals_are_the_normal_ones_of_each_slice(table):
+    ev = fm.evaluate(table, batch_rows=1_000, **KW)
+    checked = 0
+    for r in ev.rows:
+        part = table if not r["slice"] else table[table.seg == r["slice"]["seg"]]
+        name = r["metric"].partition(":")[0]
+        if name not in ("mean_absolute_error", "mean_squared_error",
+                        "root_mean_squared_error"):
+            assert r["ci_low"] is None, r
+            continue
+        errors = {m: np.abs(part.y.to_numpy() - part[m].to_numpy()) for m in ("new", "old")}
+        power = 1 if name == "mean_absolute_error" else 2
+        if r["metric"].endswith(":delta"):
+            if name == "root_mean_squared_error":
+                assert r["ci_low"] is None  # not a mean of the rows' differences
+                continue
+            lo, hi = _normal(errors["new"] ** power - errors["old"] ** power)
+        else:
+            lo, hi = _normal(errors[r["model"]] ** power)
+            if name == "root_mean_squared_error":
+                lo, hi = np.sqrt(lo), np.sqrt(hi)
+        assert r["ci_low"] == pytest.approx(lo, rel=1e-9) and \
+            r["ci_high"] == pytest.approx(hi, rel=1e-9), r
+        checked += 1
+    assert checked == 4 * (3 * 2 + 2)  # 4 tables: 3 metrics x 2 models + 2 deltas
+
+
+def test_the_bootstrap_of_the_rows_agrees(table):
+    y, new, old = (table[c].to_numpy() for c in ("y", "new", "old"))
+    ev = fm.evaluate(table, **KW)
+    rng = np.random.default_rng(1)
+    mae, delta = [], []
+    for _ in range(1_000):
+        i = rng.integers(0, y.shape[0], y.shape[0])
+        a, b = np.abs(y[i] - new[i]), np.abs(y[i] - old[i])
+        mae.append(a.mean())
+        delta.append(a.mean() - b.mean())
+    got = {r["metric"]: r for r in ev.rows if r["model"] == "new" and not r["slice"]}
+    for name, values in (("mean_absolute_error", mae), ("mean_absolute_error:delta", delta)):
+        lo, hi = np.percentile(values, [2.5, 97.5])
+        width = hi - lo
+        assert abs(got[name]["ci_low"] - lo) < 0.15 * width, name
+        assert abs(got[name]["ci_high"] - hi) < 0.15 * width, name
+
+
+def test_same_intervals_from_every_input(table, tmp_path):
+    want = fm.evaluate(table, **KW).rows
+    path = str(tmp_path / "t.parquet")
+    table.to_parquet(path)
+    dd = pytest.importorskip("dask.dataframe")
+    for data, extra in ((path, {"batch_rows": 777}),
+                        (dd.from_pandas(table, npartitions=3), {})):
+        got = fm.evaluate(data, **KW, **extra).rows
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            assert (a["metric"], a["slice"]) == (b["metric"], b["slice"])
+            for k in ("ci_low", "ci_high"):
+                if b[k] is None:
+                    assert a[k] is None
+                else:
+                    assert a[k] == pytest.approx(b[k], rel=1e-9), (a, b)
+
+
+def test_better_gate_reads_the_paired_interval_and_weights_get_none(table):
+    ev = fm.evaluate(table, **KW, gates=["mean_absolute_error:better",
+                                         "mean_squared_error:better"])
+    assert all(g["passed"] and "(paired)" in g["reason"] for g in ev.gates)
+    weighted = fm.evaluate(table, **KW, sample_weight="w")
+    assert all(r["ci_low"] is None for r in weighted.rows)
