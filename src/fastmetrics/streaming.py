@@ -2810,6 +2810,10 @@ def _merged_state(old: Accumulator, new: Accumulator) -> tuple[Any, bool | None]
     return st, wo if wo is not None else wn
 
 
+#: the average group size (rows) up to which exact ranking groups are built from one
+#: validation of the chunk (above it, the per-group rule's rows are faster)
+_RANKED_GROUP_ROWS = 1 << 12
+
 #: families whose kernels spend more per row than a group's update spends in Python
 _HEAVY_ROWS = frozenset({"proba", "hinge", "tweedie", "squared_log"})
 
@@ -3101,6 +3105,10 @@ class GroupedAccumulator:
         if len(cols) != 2 or template.thresholds is not None:  # binned: the generic rule
             return False
         n = keys.codes.shape[0]
+        if n > keys.n_groups * _RANKED_GROUP_ROWS:
+            # large groups: each kept as rows gives its metrics in one threaded statistics
+            # pass (or sorts on the derivation's threads), faster than a one-thread sort here
+            return False
         states = ranking.grouped_exact(keys.codes, keys.n_groups, cols[0], cols[1], w,
                                        threads_for("slices", n, None))
         if states is None:
