@@ -153,9 +153,10 @@ def test_baseline_deltas_and_gates(table):
     verdicts = {g["gate"]: g["passed"] for g in ev.gates if g["model"] == "scorer"}
     assert verdicts == {"f1_samples:delta>=0.05": True, "hamming_loss<=0.01": False}
     assert not ev.passed
-    # intervals from the profiles; none for macro F1, the per-label rows or the deltas
+    # intervals from the profiles (the deltas' from the joint profiles); none for macro F1
+    # or the per-label rows
     for r in ev.rows:
-        if r["metric"] in PROFILE_METRICS:
+        if r["metric"].partition(":")[0] in PROFILE_METRICS:
             assert r["ci_low"] <= r["value"] <= r["ci_high"], r
         else:
             assert r["ci_low"] is None and r["ci_high"] is None, r
@@ -197,6 +198,43 @@ def test_intervals_are_the_row_bootstrap():
         [(r["ci_low"], r["ci_high"]) for r in ev.rows]
     weighted = fm.evaluate(data, sample_weight="w", **kw)
     assert all(r["ci_low"] is None for r in weighted.rows)
+
+
+def test_paired_deltas_are_the_row_bootstrap_of_the_difference():
+    """A resample draws rows carrying both models' labels: the joint profile tally's draws
+    give the interval of the difference a brute-force paired bootstrap gives."""
+    rng = np.random.default_rng(6)
+    n = 2_000
+    y = (rng.random((n, 4)) < 0.3).astype(int)
+    a = ((y & (rng.random((n, 4)) < 0.7)) | (rng.random((n, 4)) < 0.08)).astype(int)
+    b = ((y & (rng.random((n, 4)) < 0.6)) | (rng.random((n, 4)) < 0.1)).astype(int)
+    data = {**{f"y{j}": y[:, j] for j in range(4)}, **{f"a{j}": a[:, j] for j in range(4)},
+            **{f"b{j}": b[:, j] for j in range(4)}, "seg": rng.choice(["x", "z"], n)}
+    ev = fm.evaluate(data, y_true=[f"y{j}" for j in range(4)],
+                     models={"a": [f"a{j}" for j in range(4)], "b": [f"b{j}" for j in range(4)]},
+                     baseline="b", by="seg", ci=0.9, n_boot=2000, batch_rows=600,
+                     gates=["f1_samples:better", "hamming_loss:better"])
+    ref = {"f1_samples": lambda t, p: skm.f1_score(t, p, average="samples", zero_division=0),
+           "hamming_loss": skm.hamming_loss, "accuracy": skm.accuracy_score,
+           "recall_micro": lambda t, p: skm.recall_score(t, p, average="micro")}
+    boot = {k: [] for k in ref}
+    draws = np.random.default_rng(7)
+    for _ in range(400):
+        i = draws.integers(0, n, n)
+        for k, f in ref.items():
+            boot[k].append(f(y[i], a[i]) - f(y[i], b[i]))
+    got = {r["metric"]: r for r in ev.rows if not r["slice"] and r["model"] == "a"}
+    for k in ref:
+        lo, hi = np.percentile(boot[k], [5, 95])
+        r = got[k + ":delta"]
+        width = hi - lo
+        assert abs(r["ci_low"] - lo) < 0.25 * width and abs(r["ci_high"] - hi) < 0.25 * width, k
+    assert got["f1_macro:delta"]["ci_low"] is None
+    sliced = [r for r in ev.rows if r["slice"] and r["metric"].endswith(":delta")
+              and r["metric"].partition(":")[0] in PROFILE_METRICS]
+    assert len(sliced) == 2 * len(PROFILE_METRICS)
+    assert all(r["ci_low"] <= r["value"] <= r["ci_high"] for r in sliced)
+    assert all(g["passed"] and "(paired)" in g["reason"] for g in ev.gates)
 
 
 def test_memory_is_bounded_by_profiles_not_rows(table):

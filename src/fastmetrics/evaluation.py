@@ -61,7 +61,7 @@ from . import _table
 from ._inputs import group_keys
 from ._queries import query_scores
 from ._states.prf import prfs_batch
-from ._states.multilabel import PROFILE_METRICS, profile_batch
+from ._states.multilabel import PROFILE_METRICS, profile_batch, profile_values, row_profiles
 from ._states.replicates import cells, draws, replicate, supports
 from ._states.sums import error_intervals, paired_error_intervals
 from .exceptions import recording_warnings
@@ -1042,8 +1042,9 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         says so in ``task_inferred``). The multilabel task's metrics come from per-label
         counts and a tally of the rows' (true positives, predicted, true) counts, so it
         streams in bounded memory; with ``ci`` (unweighted), the metrics those profiles
-        determine get intervals from resampled profile counts (macro F1 and the per-label
-        rows get none, nor do its deltas).
+        determine get intervals from resampled profile counts, and their deltas paired
+        ones from the joint tally of both models' profiles (macro F1 and the per-label
+        rows get none).
     by : str or list, optional
         Slicings: a column, or a list whose items are a column or a list of columns
         (crossed into one slicing).
@@ -1326,7 +1327,7 @@ class Job:
         if self.task is None or not self.specs:
             raise RuntimeError("Job.plan() before Job.resolve()")
         paired = self.baseline if self.ci is not None and self.sample_weight is None \
-            and self.task != "multilabel" else None
+            else None
         return Plan(self.task, self.models, self.specs, self.classes, self.slicings,
                     self.threshold, paired, self.query, self.label_columns)
 
@@ -1478,12 +1479,15 @@ class Plan:
         self.paired_with = paired_with
         labelled = {m.name for m in models
                     if any(s.family == "confusion" for s in self.specs[m.name])}
+        # (the multilabel task pairs the two models' row profiles: a joint tally of
+        # profile codes, the contingency family's sparse table)
+        joint_kind = "contingency" if task == "multilabel" else "paired"
         if paired_with in labelled:
             for m in models:
                 if m.name != paired_with and m.name in labelled:
-                    self.whole[(m.name, _PAIRED)] = KINDS["paired"]()
+                    self.whole[(m.name, _PAIRED)] = KINDS[joint_kind]()
                     for sl in slicings:
-                        self.grouped[(m.name, _PAIRED, sl)] = GroupedAccumulator("paired")
+                        self.grouped[(m.name, _PAIRED, sl)] = GroupedAccumulator(joint_kind)
         self.n = 0
 
     def _config(self, family: str) -> dict[str, Any]:
@@ -1583,7 +1587,9 @@ class Plan:
         for m in self.models:
             if (m.name, _PAIRED) in self.whole:
                 assert self.paired_with is not None
-                pair = (y, labels[m.name], labels[self.paired_with])
+                pair: tuple[Any, ...] = (y, labels[m.name], labels[self.paired_with])
+                if self.task == "multilabel":
+                    pair = (row_profiles(y, pair[1]), row_profiles(y, pair[2]))
                 joint: Any = self.whole[(m.name, _PAIRED)]
                 joint.update(*pair)
                 for sl, g in groups.items():
@@ -1906,6 +1912,8 @@ class Plan:
             return dict(self.query_deltas)
         if self.task == "regression":
             return self._error_deltas(baseline, min_size, ci)
+        if self.task == "multilabel":
+            return self._profile_deltas(min_size, ci, n_boot, seed)
         rng = np.random.default_rng(None if seed is None else [seed, 1])  # apart from rows'
         out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
         for m in self.models:
@@ -1913,15 +1921,7 @@ class Plan:
             if key not in self.whole:
                 continue
             specs = self._resampled_specs(m.name)
-            found: list[tuple[dict[str, Any], Any]] = [({}, self.whole[key].state)]
-            for sl in self.slicings:
-                grouped = self.grouped[(m.name, _PAIRED, sl)]
-                for k in grouped.keys():
-                    acc = grouped[k]
-                    if acc.n_samples >= min_size:
-                        kt = k if isinstance(k, tuple) else (k,)
-                        found.append((dict(zip(sl, kt)), acc.state))
-            found = [(sd, st) for sd, st in found if st is not None and st.n_samples]
+            found = self._joint_states(m, min_size)
             if not specs or not found:
                 continue
             a_states = [st.marginal("a") for _, st in found]
@@ -1938,6 +1938,43 @@ class Plan:
                 bounds = _percentiles(values_a[i] - values_b[i], ci)
                 for (sd, _), (lo, hi) in zip(found, bounds):
                     out[(m.name, s.name, _slice_text(sd))] = (lo, hi)
+        return out
+
+    def _joint_states(self, m: _Model, min_size: int) -> list[tuple[dict[str, Any], Any]]:
+        """A candidate's joint states with the baseline (labels, or multilabel row
+        profiles): the whole table's, then each slice's of ``min_size`` rows or more."""
+        found: list[tuple[dict[str, Any], Any]] = [({}, self.whole[(m.name, _PAIRED)].state)]
+        for sl in self.slicings:
+            grouped = self.grouped[(m.name, _PAIRED, sl)]
+            for k in grouped.keys():
+                acc = grouped[k]
+                if acc.n_samples >= min_size:
+                    kt = k if isinstance(k, tuple) else (k,)
+                    found.append((dict(zip(sl, kt)), acc.state))
+        return [(sd, st) for sd, st in found if st is not None and st.n_samples]
+
+    def _profile_deltas(self, min_size: int, ci: float, n_boot: int, seed: int | None
+                        ) -> dict[tuple[str, str, str], tuple[Any, Any]]:
+        """The multilabel task's paired intervals: a resample draws rows, each carrying
+        both models' profiles, so the joint tally of (candidate, baseline) profile codes
+        is drawn (its multinomial law), and each resample's two margins give the two
+        models' values; the interval is the percentiles of their difference."""
+        rng = np.random.default_rng(None if seed is None else [seed, 1])  # apart from rows'
+        out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+        assert self.label_columns is not None
+        n_labels = len(self.label_columns)
+        for m in self.models:
+            if (m.name, _PAIRED) not in self.whole:
+                continue
+            for sd, st in self._joint_states(m, min_size):
+                d = draws(st.counts, rng, n_boot)
+                mine = profile_values(st.true_values, n_labels, _margins(d, st.rows,
+                                                                          st.true_values))
+                theirs = profile_values(st.pred_values, n_labels, _margins(d, st.cols,
+                                                                            st.pred_values))
+                for name in PROFILE_METRICS:
+                    out[(m.name, name, _slice_text(sd))] = _percentile(
+                        mine[name] - theirs[name], ci)
         return out
 
     def _error_deltas(self, baseline: str, min_size: int, ci: float
@@ -2068,6 +2105,17 @@ def _margin_tables(d: np.ndarray, t: np.ndarray, p: np.ndarray,
     if keep.shape[0] == k:
         return tables
     return np.ascontiguousarray(tables[:, keep][:, :, keep])
+
+
+def _margins(d: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Resampled counts of a sparse joint table's cells ``d`` (B, nnz) summed by one side's
+    value (``index``: each cell's place in ``values``): (B, len(values))."""
+    out = np.zeros((d.shape[0], values.shape[0]), dtype=np.int64)
+    order = np.argsort(index, kind="stable")
+    idx = index[order]
+    starts = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]])
+    out[:, idx[starts]] = np.add.reduceat(d[:, order], starts, axis=1)
+    return out
 
 
 def _percentiles(values: np.ndarray, level: float) -> list[tuple[float | None, float | None]]:

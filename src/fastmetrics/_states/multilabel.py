@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from .._typing import ArrayLike
 
 __all__ = ["MAX_PROFILED_LABELS", "PROFILE_METRICS", "MultilabelState", "accuracy",
-           "hamming", "is_multilabel_pair", "mcm", "profile_batch", "sample_tables",
-           "zero_one"]
+           "hamming", "is_multilabel_pair", "mcm", "profile_batch", "profile_values",
+           "row_profiles", "sample_tables", "zero_one"]
 
 _EMPTY_W = np.zeros(0, dtype=np.float64)
 _NO_PROFILE = np.zeros(0, dtype=np.int64)
@@ -697,10 +697,25 @@ def profile_batch(state: MultilabelState, counts: np.ndarray) -> dict[str, np.nd
     >>> profile_batch(st, st.profile_weights[None, :])["accuracy"]
     array([0.66666667])
     """
-    tp, pred, true, _ = state.samples(np.arange(state.n_labels))
+    return profile_values(cast("np.ndarray", state.profiles), state.n_labels, counts)
+
+
+def profile_values(codes: np.ndarray, n_labels: int, counts: np.ndarray
+                   ) -> dict[str, np.ndarray]:
+    """:func:`profile_batch` of the profile ``codes`` of ``n_labels`` columns (each
+    ``(tp * (L + 1) + pred) * (L + 1) + true``): ``counts`` (B, len(codes)) rows of each.
+
+    Examples
+    --------
+    >>> codes = row_profiles(np.array([[1, 0], [0, 1]]), np.array([[1, 0], [1, 1]]))
+    >>> profile_values(codes, 2, np.array([[1, 1], [2, 0]]))["accuracy"]
+    array([0.5, 1. ])
+    """
+    L = n_labels
+    rest, true = np.divmod(codes, L + 1)
+    tp, pred = np.divmod(rest, L + 1)
     c = counts.astype(np.float64)
     n = c.sum(axis=1)
-    L = state.n_labels
     sums = {name: c @ v.astype(np.float64) for name, v in
             (("tp", tp), ("pred", pred), ("true", true))}
 
@@ -721,6 +736,29 @@ def profile_batch(state: MultilabelState, counts: np.ndarray) -> dict[str, np.nd
             "f1_samples": (c @ f_row) / n,
             "jaccard_samples": (c @ j_row) / n,
         }
+
+
+def row_profiles(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+    """Each row's profile code, ``(tp * (L + 1) + pred) * (L + 1) + true`` of its counts over
+    the L columns of two 0/1 matrices (the counting kernel's pass, values checked).
+
+    Examples
+    --------
+    >>> row_profiles(np.array([[1, 0], [0, 1]]), np.array([[1, 1], [0, 0]])).tolist()
+    [16, 1]
+    """
+    yt, yp = _as_indicator(y_true, "y_true"), _as_indicator(y_pred, "y_pred")
+    if yt.dtype != yp.dtype:
+        yt, yp = yt.astype(np.int64), yp.astype(np.int64)
+    n, L = yt.shape
+    if L > MAX_PROFILED_LABELS:
+        raise ValueError(f"row profiles take at most {MAX_PROFILED_LABELS} labels, got {L}")
+    profile = np.empty(n, dtype=np.int64)
+    bad_i, bad_j, _ = kernel.count(yt, yp, _EMPTY_W, False, np.zeros((3, L), dtype=np.int64),
+                                   np.zeros((3, L)), profile)
+    if bad_i >= 0:
+        raise ValueError(f"a value other than 0 and 1 at [{bad_i}, {bad_j}]")
+    return profile
 
 
 def _no_rows(what: str) -> ValueError:
