@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 __all__ = ["LOAD_HOLD", "LOAD_TTL", "MIN_PER_CALL", "SPIN_COUNT", "WAIT_POLICY_VARS",
-           "busy_cpus", "cpu_count", "openmp_enabled", "resolve_n_threads", "threads_for"]
+           "busy_cpus", "cpu_count", "each", "openmp_enabled", "resolve_n_threads",
+           "threads_for"]
 
 #: how OpenMP's idle workers wait, read by the runtime once, when it starts. Unless the user
 #: set one of these, fastmetrics starts it with ``GOMP_SPINCOUNT=30000`` (LLVM's runtime
@@ -164,3 +168,12 @@ def threads_for(kernel: str, n: int, n_threads: int | None = None) -> int:
             resolve_n_threads(n_threads)  # validated all the same
         return 1  # without asking OpenMP and the CPU affinity (~2 us): small calls stay cheap
     return resolve_n_threads(n_threads)
+
+
+def each(fn: Callable[[Any], Any], items: Iterable[Any], n_threads: int) -> list[Any]:
+    """``[fn(item) for item in items]``, on ``n_threads`` threads when more than one (the
+    first error in item order is raised, as the loop would)."""
+    if n_threads <= 1:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(fn, items))

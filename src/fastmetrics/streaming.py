@@ -71,7 +71,7 @@ from ._states.deviance import SquaredLogState, TweedieState, check_power
 from ._states.paired import PairedConfusionState
 from ._states.grouped import GroupedConfusionState
 from ._states.groups import GroupedState, align_by_key, concat_keys, group_runs
-from ._threads import threads_for
+from ._threads import each, threads_for
 from ._inputs import GroupKeys, group_keys, inconsistent_lengths, label_input
 from .uncertainty import (
     BootstrapResult,
@@ -84,7 +84,7 @@ from .uncertainty import (
 
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Literal
 
     # the methods each accumulator gets from the metric table, declared for type checkers
@@ -2780,15 +2780,6 @@ KINDS: dict[str, type[Accumulator]] = {
 }
 
 
-def _each(fn: Callable[[Any], Any], items: Iterable[Any], n_threads: int) -> list[Any]:
-    """``[fn(item) for item in items]``, on ``n_threads`` threads when more than one (the
-    first error is raised, as the loop would)."""
-    if n_threads <= 1:
-        return [fn(item) for item in items]
-    with ThreadPoolExecutor(n_threads) as pool:
-        return list(pool.map(fn, items))
-
-
 def _rows(x: Any, name: str) -> Any:
     """A data argument as the row-aligned ndarray the grouping gathers from (data-frame
     columns read by their codes and decoded once, never through Python objects)."""
@@ -3228,7 +3219,7 @@ class GroupedAccumulator:
                 return float("nan")
 
         n = sum(a.n_samples for a in self._accs)
-        values = _each(derive, self._accs, threads_for("slices", n, n_threads))
+        values = each(derive, self._accs, threads_for("slices", n, n_threads))
         return dict(zip(self.keys(), values))
 
     def __getattr__(self, name: str) -> Any:

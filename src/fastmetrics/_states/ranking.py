@@ -57,7 +57,7 @@ from .._inputs import (
     union_labels,
 )
 from .._kernels import ranking as kernel
-from .._threads import resolve_n_threads, threads_for
+from .._threads import each, resolve_n_threads, threads_for
 from ..exceptions import warn, undefined_metric_warning
 from . import base
 from .groups import group_runs
@@ -983,18 +983,11 @@ def grouped_exact(codes: np.ndarray, n_groups: int, y_true: Any, y_score: Any,
             part = Labels.of_codes(np.zeros_like(pos), one)
         return RankingState.from_labels(part, sg, wg, has_w, 1)
 
-    built = [build(r) for r in runs] if n_threads <= 1 else _on_threads(build, runs, n_threads)
+    built = each(build, runs, n_threads)
     out: list[Any] = [None] * n_groups
     for (g, _), st in zip(runs, built):  # a group of several blocks: their states merged
         out[g] = st if out[g] is None else out[g].merge(st)
     return out
-
-
-def _on_threads(fn: Any, items: list[Any], n_threads: int) -> list[Any]:
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(n_threads) as pool:
-        return list(pool.map(fn, items))
 
 
 def _bin_thresholds(edges: np.ndarray) -> np.ndarray:
