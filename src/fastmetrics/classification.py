@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
-from ._states import confusion, multilabel, onevsrest, prf
+from ._states import confusion, onevsrest, prf
 from ._states.confusion import ConfusionState
 from ._states.multilabel import MultilabelState, is_multilabel_pair
 from ._threads import resolve_n_threads
@@ -208,8 +208,6 @@ def multilabel_confusion_matrix(y_true: ArrayLike, y_pred: ArrayLike, *,
             [1, 1]]])
     """
     state = label_state(y_true, y_pred, sample_weight, n_threads)
-    if isinstance(state, MultilabelState):
-        return multilabel.mcm(state, labels, samplewise)
     return confusion.mcm(state, labels, samplewise)
 
 
@@ -263,8 +261,6 @@ def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = Tr
     0.5
     """
     state = label_state(y_true, y_pred, sample_weight, n_threads)
-    if isinstance(state, MultilabelState):  # subset accuracy: rows predicted exactly
-        return multilabel.accuracy(state, normalize)
     return confusion.accuracy(state, normalize)
 
 
@@ -1082,8 +1078,6 @@ def zero_one_loss(y_true: ArrayLike, y_pred: ArrayLike, *, normalize: bool = Tru
     0.25
     """
     state = label_state(y_true, y_pred, sample_weight, n_threads)
-    if isinstance(state, MultilabelState):
-        return multilabel.zero_one(state, normalize)
     return confusion.zero_one(state, normalize)
 
 
@@ -1137,8 +1131,6 @@ def hamming_loss(y_true: ArrayLike, y_pred: ArrayLike, *,
     0.75
     """
     state = label_state(y_true, y_pred, sample_weight, n_threads)
-    if isinstance(state, MultilabelState):
-        return multilabel.hamming(state)
     return confusion.hamming(state)
 
 

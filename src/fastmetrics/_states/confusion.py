@@ -1155,7 +1155,7 @@ def matrix(state: ConfusionState, labels: ArrayLike | None = None,
     return cm
 
 
-def mcm(state: ConfusionState, labels: ArrayLike | None = None,
+def mcm(state: ConfusionState | multilabel.MultilabelState, labels: ArrayLike | None = None,
         samplewise: bool = False) -> np.ndarray:
     """``multilabel_confusion_matrix``: one ``[[tn, fp], [fn, tp]]`` per label (of
     indicator matrices: also per sample)."""
@@ -1173,7 +1173,8 @@ def mcm(state: ConfusionState, labels: ArrayLike | None = None,
     return table
 
 
-def accuracy(state: ConfusionState, normalize: bool = True) -> float:
+def accuracy(state: ConfusionState | multilabel.MultilabelState,
+             normalize: bool = True) -> float:
     """``accuracy_score``: the fraction (or number, or weight) of correct predictions (of
     indicator matrices: of rows predicted exactly)."""
     if isinstance(state, multilabel.MultilabelState):
@@ -1200,7 +1201,8 @@ def accuracy_batch(state: ConfusionState, cms: np.ndarray, normalize: bool = Tru
     return np.asarray(correct / cms.sum(axis=(1, 2)), dtype=np.float64)
 
 
-def zero_one(state: ConfusionState, normalize: bool = True) -> float:
+def zero_one(state: ConfusionState | multilabel.MultilabelState,
+             normalize: bool = True) -> float:
     """``zero_one_loss``: the fraction (or number, or weight) of wrong predictions."""
     if isinstance(state, multilabel.MultilabelState):
         return multilabel.zero_one(state, normalize)
@@ -1210,7 +1212,7 @@ def zero_one(state: ConfusionState, normalize: bool = True) -> float:
     return float(state.total - score)
 
 
-def hamming(state: ConfusionState) -> float:
+def hamming(state: ConfusionState | multilabel.MultilabelState) -> float:
     """``hamming_loss``: the (weighted) fraction of wrong predictions (of indicator
     matrices: of wrong cells)."""
     if isinstance(state, multilabel.MultilabelState):
