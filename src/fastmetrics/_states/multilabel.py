@@ -548,10 +548,7 @@ class MultilabelState(base.State):
         L = self.n_labels
         if len(idx) != L or not np.array_equal(np.sort(idx), np.arange(L)):
             raise _no_rows("a sample-wise average over a subset of the labels")
-        side = L + 1
-        codes = cast("np.ndarray", self.profiles)
-        rest, true = np.divmod(codes, side)
-        tp, pred = np.divmod(rest, side)
+        tp, pred, true = _decode(cast("np.ndarray", self.profiles), L)
         return tp, pred, true, self.profile_weights
 
     def label_sums(self, labels: ArrayLike | None, average: str | None = None
@@ -658,9 +655,7 @@ class MultilabelState(base.State):
         else:
             exact = base.integer(d, "exact")
             weight_sum = None
-        side = L + 1
-        rest, t = np.divmod(codes, side)
-        a, p = np.divmod(rest, side)
+        a, p, t = _decode(codes, L)
         if codes.shape[0] == 0 or np.any(np.diff(codes) <= 0) or codes[0] < 0 \
                 or np.any(a > np.minimum(p, t)) or np.any(a > L):
             raise base.StateError("invalid multilabel state: profiles must be distinct "
@@ -712,8 +707,7 @@ def profile_values(codes: np.ndarray, n_labels: int, counts: np.ndarray
     array([0.5, 1. ])
     """
     L = n_labels
-    rest, true = np.divmod(codes, L + 1)
-    tp, pred = np.divmod(rest, L + 1)
+    tp, pred, true = _decode(codes, L)
     c = counts.astype(np.float64)
     n = c.sum(axis=1)
     sums = {name: c @ v.astype(np.float64) for name, v in
@@ -759,6 +753,13 @@ def row_profiles(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
     if bad_i >= 0:
         raise ValueError(f"a value other than 0 and 1 at [{bad_i}, {bad_j}]")
     return profile
+
+
+def _decode(codes: np.ndarray, n_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(tp, pred, true)`` of profile codes ``(tp * (L + 1) + pred) * (L + 1) + true``."""
+    rest, true = np.divmod(codes, n_labels + 1)
+    tp, pred = np.divmod(rest, n_labels + 1)
+    return tp, pred, true
 
 
 def _no_rows(what: str) -> ValueError:
