@@ -1584,16 +1584,19 @@ class Plan:
                     whole.update(y, x)
                 for sl, g in groups.items():
                     self.grouped[(m.name, st, sl)].update(y, x, groups=g, sample_weight=w)
-        for m in self.models:
-            if (m.name, _PAIRED) in self.whole:
-                assert self.paired_with is not None
-                pair: tuple[Any, ...] = (y, labels[m.name], labels[self.paired_with])
-                if self.task == "multilabel":
-                    pair = (row_profiles(y, pair[1]), row_profiles(y, pair[2]))
-                joint: Any = self.whole[(m.name, _PAIRED)]
-                joint.update(*pair)
-                for sl, g in groups.items():
-                    self.grouped[(m.name, _PAIRED, sl)].update(*pair, groups=g)
+        paired = [m.name for m in self.models if (m.name, _PAIRED) in self.whole]
+        base = cast(str, self.paired_with)  # set wherever ``paired`` is not empty
+        if paired and self.task == "multilabel":
+            # a row's labels are paired as its profile code: each model's computed once
+            labels = {name: row_profiles(y, labels[name]) for name in (*paired, base)}
+        for name in paired:
+            pair: tuple[Any, ...] = (labels[name], labels[base])
+            if self.task != "multilabel":
+                pair = (y, *pair)
+            joint: Any = self.whole[(name, _PAIRED)]
+            joint.update(*pair)
+            for sl, g in groups.items():
+                self.grouped[(name, _PAIRED, sl)].update(*pair, groups=g)
         self.n += n
         return n
 
@@ -1940,17 +1943,25 @@ class Plan:
                     out[(m.name, s.name, _slice_text(sd))] = (lo, hi)
         return out
 
-    def _joint_states(self, m: _Model, min_size: int) -> list[tuple[dict[str, Any], Any]]:
-        """A candidate's joint states with the baseline (labels, or multilabel row
-        profiles): the whole table's, then each slice's of ``min_size`` rows or more."""
-        found: list[tuple[dict[str, Any], Any]] = [({}, self.whole[(m.name, _PAIRED)].state)]
+    def _accumulators(self, model: str, key: Any, min_size: int
+                      ) -> list[tuple[dict[str, Any], Accumulator]]:
+        """A model's accumulators of one state: the whole table's, then each slice's of
+        ``min_size`` rows or more, in key order (the same for every model: each batch
+        brings every model the same slices)."""
+        found: list[tuple[dict[str, Any], Accumulator]] = [({}, self.whole[(model, key)])]
         for sl in self.slicings:
-            grouped = self.grouped[(m.name, _PAIRED, sl)]
+            grouped = self.grouped[(model, key, sl)]
             for k in grouped.keys():
                 acc = grouped[k]
                 if acc.n_samples >= min_size:
                     kt = k if isinstance(k, tuple) else (k,)
-                    found.append((dict(zip(sl, kt)), acc.state))
+                    found.append((dict(zip(sl, kt)), acc))
+        return found
+
+    def _joint_states(self, m: _Model, min_size: int) -> list[tuple[dict[str, Any], Any]]:
+        """A candidate's joint states with the baseline (labels, or multilabel row
+        profiles) of the whole table and each slice of ``min_size`` rows or more."""
+        found = [(sd, acc.state) for sd, acc in self._accumulators(m.name, _PAIRED, min_size)]
         return [(sd, st) for sd, st in found if st is not None and st.n_samples]
 
     def _profile_deltas(self, min_size: int, ci: float, n_boot: int, seed: int | None
@@ -1987,18 +1998,11 @@ class Plan:
         st = _REGRESSION_STATE
         if (baseline, st) not in self.whole:
             return out
+        theirs = self._accumulators(baseline, st, min_size)
         for m in self.models:
             if m.name == baseline or (m.name, st) not in self.whole:
                 continue
-            pairs: list[tuple[dict[str, Any], Accumulator, Accumulator]] = [
-                ({}, self.whole[(m.name, st)], self.whole[(baseline, st)])]
-            for sl in self.slicings:
-                mine, theirs = self.grouped[(m.name, st, sl)], self.grouped[(baseline, st, sl)]
-                for k in mine.keys():
-                    if mine[k].n_samples >= min_size:
-                        kt = k if isinstance(k, tuple) else (k,)
-                        pairs.append((dict(zip(sl, kt)), mine[k], theirs[k]))
-            for sd, a, b in pairs:
+            for (sd, a), (_, b) in zip(self._accumulators(m.name, st, min_size), theirs):
                 if a.state is None or b.state is None:
                     continue
                 for name, bounds in paired_error_intervals(a.state, b.state, ci).items():
