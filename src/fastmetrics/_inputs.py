@@ -1135,10 +1135,10 @@ def _dense_codes(a: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Integer (or bool) keys filling a range ``lo .. hi`` with every value present: their
     codes are the keys less ``lo`` (the array itself when ``lo`` is 0), without hashing.
     None otherwise."""
-    from ._kernels import groups as group_kernel
+    from ._kernels import confusion as label_kernel, groups as group_kernel
 
     v = a.view(np.uint8) if a.dtype.kind == "b" else native(a)
-    lo, hi = int(v.min()), int(v.max())
+    lo, hi = label_kernel.minmax(v, v.shape[0])  # one pass for both
     if lo < 0 or hi >= _DENSE_KEYS:
         return None
     sizes = np.zeros(hi + 1, dtype=np.int64)
