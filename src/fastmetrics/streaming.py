@@ -54,7 +54,7 @@ import numpy as np
 
 from . import _docstrings, _table
 from ._states import bins as calibration
-from ._states import confusion, contingency, ranking, sketch, sums
+from ._states import confusion, contingency, proba, ranking, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
@@ -2815,9 +2815,11 @@ class GroupedAccumulator:
     """One accumulator of a family per group of rows (slice), updated chunk by chunk: every
     metric of the family, for every group, from one pass over each chunk.
 
-    Each chunk's rows are ordered by group (a counting sort) and each group's rows go to
-    that group's accumulator as one contiguous chunk, so a group's state is what its rows
-    alone would give. Chunks may bring new groups; they are appended in the order they are
+    The families with a grouped kernel (confusion counts, calibration bins, regression and
+    log loss sums) add each row into its group's state in one pass over the chunk; for the
+    others each chunk's rows are ordered by group (a counting sort) and each group's rows go
+    to that group's accumulator as one contiguous chunk. Either way a group's state is what
+    its rows alone would give. Chunks may bring new groups; they are appended in the order they are
     first seen.
 
     Parameters
@@ -3067,12 +3069,12 @@ class GroupedAccumulator:
         """The grouped kernels: each group's state from one pass over the chunk, handed to
         its (fresh) accumulator: the state its rows alone give. The confusion family
         counts a G x K x K table; the calibration family's binary bins add into G x bins
-        sums; the exact ranking family validates the chunk once and sorts each group's run
-        into its state. False where they do not apply (settings, weights or 2-D labels for
+        sums; the regression and log loss sums add into G rows of sums; the exact ranking
+        family validates the chunk once and sorts each group's run into its state. False where they do not apply (settings, weights or 2-D labels for
         the confusion table, too many cells, a key without rows; labels whose positive
         class a group could read otherwise for the bins)."""
-        if self.kind == "calibration":
-            return self._binned(cols, w, keys, built)
+        if self.kind in ("calibration", "regression", "proba"):
+            return self._summed(cols, w, keys, built)
         if self.kind == "ranking":
             return self._ranked(cols, w, keys, built)
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
@@ -3110,14 +3112,30 @@ class GroupedAccumulator:
             acc._add(st, w is not None)
         return True
 
-    def _binned(self, cols: list[Any], w: Any, keys: GroupKeys,
+    def _summed(self, cols: list[Any], w: Any, keys: GroupKeys,
                 built: list[Accumulator]) -> bool:
+        """Calibration bins, regression or log loss sums of every group from one pass over
+        the chunk (errors kept for the median, top-k ranks, and the bins of 2-D
+        probabilities, whose ``labels`` name columns, need each group's rows together: the
+        generic rule)."""
         template: Any = self._template
-        if len(cols) != 2:  # (``labels`` name the columns of 2-D probabilities only)
+        states: list[Any] | None
+        if len(cols) != 2:
             return False
-        states = calibration.grouped_binary(keys.codes, keys.n_groups, cols[0], cols[1], w,
-                                            edges=template.edges,
-                                            pos_label=template.pos_label)
+        if self.kind == "calibration":
+            states = calibration.grouped_binary(keys.codes, keys.n_groups, cols[0], cols[1],
+                                                w, edges=template.edges,
+                                                pos_label=template.pos_label)
+        elif self.kind == "proba":
+            if template.k:
+                return False
+            states = proba.grouped(keys.codes, keys.n_groups, cols[0], cols[1], w,
+                                   labels=template.labels)
+        else:
+            if template.keep_values:
+                return False
+            states = sums.grouped(keys.codes, keys.n_groups, cols[0], cols[1], w,
+                                  delta=template.delta)
         if states is None:
             return False
         for acc, st in zip(built, states):
@@ -3219,8 +3237,19 @@ class GroupedAccumulator:
                 return float("nan")
 
         n = sum(a.n_samples for a in self._accs)
-        values = each(derive, self._accs, threads_for("slices", n, n_threads))
+        nt = threads_for("slices", n, n_threads)
+        if not self._holds_rows():
+            # a derivation from sums costs microseconds: handing it to a thread costs more
+            nt = 1
+        values = each(derive, self._accs, nt)
         return dict(zip(self.keys(), values))
+
+    def _holds_rows(self) -> bool:
+        """Whether the groups' derivations read their rows (an exact ranking state sorts
+        them, kept errors give a median): the derivations worth threads."""
+        template: Any = self._template
+        return (self.kind == "ranking" and template.thresholds is None) \
+            or bool(getattr(template, "keep_values", False))
 
     def __getattr__(self, name: str) -> Any:
         # the family's metric methods, each giving key -> value

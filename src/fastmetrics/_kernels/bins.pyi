@@ -54,4 +54,5 @@ def bin_binary_grouped(
     padded_edges: np.ndarray,
     uniform: bool,
     state: np.ndarray,
+    n_threads: int = 1,
 ) -> tuple[int, int]: ...

@@ -57,6 +57,7 @@ ctypedef fused prob_t:
 cdef enum:
     NBANK = 4         # interleaved state copies in the binary kernel (a power of 2)
     LANE_MIN = 262144 # samples per lane at least
+    GROUPED_LANE_BYTES = 1 << 25  # the grouped pass's lane tables, at most
     MAX_LANES = 64
 
 
@@ -489,14 +490,56 @@ def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w,
     return bad, kind, n_unnorm
 
 
+cdef Py_ssize_t _binary_grouped_lane(const group_t[:] codes, const unsigned char[:] positive,
+                                     const prob_t[:] p, const weight_t[:] w, bint has_w,
+                                     const double* E, Py_ssize_t nb, bint uniform, int64_t G,
+                                     Py_ssize_t start, Py_ssize_t stop, double* state,
+                                     int* kind) noexcept nogil:
+    """Rows [start, stop) into their groups' bins ``state[(g * nb + b) * N_COLS:]``; the
+    first bad row (its kind in ``kind``), nothing added from it on, or -1."""
+    cdef Py_ssize_t i, b
+    cdef int64_t c
+    cdef double pv, wv = 1.0, t, d0, d1
+    cdef double* row
+    for i in range(start, stop):
+        c = <int64_t>codes[i]  # a uint64 code past int64 wraps negative: refused too
+        if c < 0 or c >= G:
+            kind[0] = BAD_GROUP
+            return i
+        pv = <double>p[i]
+        if not (pv >= 0.0 and pv <= 1.0):
+            kind[0] = BAD_PROB
+            return i
+        if has_w:
+            wv = <double>w[i]
+            if wv - wv != 0.0:
+                kind[0] = BAD_WEIGHT
+                return i
+        t = <double>(positive[i] != 0)
+        b = _bin_of(pv, E, nb, uniform)
+        d0 = t - pv
+        d1 = (1.0 - t) - (1.0 - pv)  # scikit-learn's two-column Brier term, as written
+        row = state + (c * nb + b) * N_COLS
+        row[W] += wv
+        row[SP] += wv * pv
+        row[SY] += wv * t
+        row[SQ] += wv * (d0 * d0 + d1 * d1)
+        row[N] += 1.0
+    return -1
+
+
 def bin_binary_grouped(const group_t[:] codes, const unsigned char[:] positive,
                        const prob_t[:] p, const weight_t[:] w, bint has_w,
                        const double[::1] padded_edges, bint uniform,
-                       double[:, :, ::1] state):
+                       double[:, :, ::1] state, int n_threads=1):
     """Add each row into its group's bins: ``state[g]`` gets what :func:`bin_binary` puts
     in its state for group g's rows alone (``positive``: each row's label is the positive
-    class, 0 or 1), the same columns, the sums in row order. One pass, no ordering of the
+    class, 0 or 1), the same columns, the sums to rounding. One pass, no ordering of the
     rows by group.
+
+    Large inputs are cut into lanes whose number depends on n and the table's size only
+    (each lane holds a table of every group's bins), run on up to ``n_threads`` OpenMP
+    threads and added in lane order: the same for any thread count.
 
     Returns ``(bad_index, bad_kind)``: -1 and 0 when every value was valid; else the first
     row whose group code is outside ``range(state.shape[0])`` (``BAD_GROUP``), whose
@@ -504,43 +547,38 @@ def bin_binary_grouped(const group_t[:] codes, const unsigned char[:] positive,
     (``BAD_WEIGHT``), nothing added from it on."""
     cdef Py_ssize_t n = p.shape[0]
     cdef Py_ssize_t nb = state.shape[1]
-    cdef int64_t G = state.shape[0], c
-    cdef Py_ssize_t i, b, bad = -1
+    cdef int64_t G = state.shape[0]
+    cdef Py_ssize_t lane, n_lanes, bad = -1, k, cells
     cdef int kind = 0
-    cdef double pv, wv = 1.0, t, d0, d1
-    cdef double* row
     if codes.shape[0] != n or positive.shape[0] != n or (has_w and w.shape[0] != n) \
             or state.shape[2] != N_COLS or padded_edges.shape[0] != nb + 1 or nb < 1:
         raise ValueError("bin_binary_grouped: inconsistent shapes")
     if n == 0:
         return -1, 0
     cdef const double* E = &padded_edges[0]
+    cells = G * nb * N_COLS
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    n_lanes = min(n_lanes, max(1, GROUPED_LANE_BYTES // (cells * 8)))
+    if n_lanes == 1:
+        with nogil:
+            bad = _binary_grouped_lane(codes, positive, p, w, has_w, E, nb, uniform, G, 0, n,
+                                       &state[0, 0, 0], &kind)
+        return bad, kind
+    cdef double[:, ::1] lanes = np.zeros((n_lanes, cells))
+    cdef Py_ssize_t[::1] lane_bad = np.full(n_lanes, -1, dtype=np.intp)
+    cdef int[::1] lane_kind = np.zeros(n_lanes, dtype=np.intc)
+    cdef double* out = &state[0, 0, 0]
     with nogil:
-        for i in range(n):
-            c = <int64_t>codes[i]  # a uint64 code past int64 wraps negative: refused too
-            if c < 0 or c >= G:
-                bad = i
-                kind = BAD_GROUP
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1):
+            lane_bad[lane] = _binary_grouped_lane(codes, positive, p, w, has_w, E, nb,
+                                                  uniform, G, _lane_start(n, n_lanes, lane),
+                                                  _lane_start(n, n_lanes, lane + 1),
+                                                  &lanes[lane, 0], &lane_kind[lane])
+        for lane in range(n_lanes):
+            if lane_bad[lane] >= 0:
+                bad, kind = lane_bad[lane], lane_kind[lane]
                 break
-            pv = <double>p[i]
-            if not (pv >= 0.0 and pv <= 1.0):
-                bad = i
-                kind = BAD_PROB
-                break
-            if has_w:
-                wv = <double>w[i]
-                if wv - wv != 0.0:
-                    bad = i
-                    kind = BAD_WEIGHT
-                    break
-            t = <double>(positive[i] != 0)
-            b = _bin_of(pv, E, nb, uniform)
-            d0 = t - pv
-            d1 = (1.0 - t) - (1.0 - pv)  # scikit-learn's two-column Brier term, as written
-            row = &state[c, b, 0]
-            row[W] += wv
-            row[SP] += wv * pv
-            row[SY] += wv * t
-            row[SQ] += wv * (d0 * d0 + d1 * d1)
-            row[N] += 1.0
+            for k in range(cells):
+                out[k] += lanes[lane, k]
     return bad, kind

@@ -31,6 +31,7 @@ ctypedef fused prob_t:
 
 cdef enum:
     LANE_MIN = 262144  # samples per lane at least
+    GROUPED_LANE_BYTES = 1 << 25  # the grouped pass's lane tables, at most
     MAX_LANES = 64
     BLOCK = 2048
 
@@ -59,6 +60,15 @@ cdef inline double _neg_log(prob_t q) noexcept nogil:
     return -log(<double>q)
 
 
+cdef inline Py_ssize_t _class_of(int64_t off, const int64_t[::1] lut,
+                                 Py_ssize_t m) noexcept nogil:
+    """The column of a label ``off`` past the lowest (``lut[off]``), or -1 when it is no
+    class."""
+    if off < 0 or off >= m:
+        return -1
+    return lut[off]
+
+
 cdef inline void _end_checks(double* sums, const double* chk) noexcept nogil:
     sums[NAN] += chk[0]
     sums[MAXP] = chk[1]
@@ -74,7 +84,6 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
     cdef Py_ssize_t K = P.shape[1]
     cdef Py_ssize_t m = lut.shape[0]
     cdef Py_ssize_t start, stop, i, j
-    cdef int64_t off
     cdef Py_ssize_t c
     cdef prob_t one = 1
     cdef prob_t v, q, rs, sc
@@ -104,10 +113,7 @@ cdef Py_ssize_t _lane(const prob_t[:, :] P, bint binary, const label_t[:] y, int
         bh = 0.0
         bh0 = 0.0
         for i in range(start, stop):
-            off = <int64_t>y[i] - lo
-            if off < 0 or off >= m:
-                return i
-            c = lut[off]
+            c = _class_of(<int64_t>y[i] - lo, lut, m)
             if c < 0:
                 return i
             if has_w:
@@ -347,6 +353,126 @@ def scores(const prob_t[:, :] P, bint binary, const label_t[:] y, int64_t lo,
     return bad
 
 
+cdef Py_ssize_t _grouped_lane(const int64_t[:] codes, int64_t n_groups, const prob_t[:, :] P,
+                              bint binary, const label_t[:] y, int64_t lo,
+                              const int64_t[::1] lut, const weight_t[:] w, bint has_w,
+                              double tol, Py_ssize_t start, Py_ssize_t stop, double* sums,
+                              double* class_w, double* class_n) noexcept nogil:
+    """Rows [start, stop) into their groups' sums ``sums[g * N_SUMS:]`` (zeroed, ``MAXP``
+    -inf and ``MINP`` +inf), class weights and class counts ``class_w`` / ``class_n``
+    ``[g * K:]`` (zeroed): the log loss part of :func:`_lane`, row by row. Returns -1, the
+    first row whose label is no class, or ``-2 - i`` for the first row ``i`` whose code is
+    outside ``[0, n_groups)``."""
+    cdef Py_ssize_t K = 2 if binary else P.shape[1]
+    cdef Py_ssize_t m = lut.shape[0]
+    cdef Py_ssize_t i, j
+    cdef int64_t g
+    cdef Py_ssize_t c
+    cdef prob_t one = 1
+    cdef prob_t v, q, rs
+    cdef double wv = 1.0
+    cdef double* s
+    cdef double chk[3]
+    for i in range(start, stop):
+        g = codes[i]
+        if g < 0 or g >= n_groups:
+            return -2 - i
+        c = _class_of(<int64_t>y[i] - lo, lut, m)
+        if c < 0:
+            return i
+        if has_w:
+            wv = <double>w[i]
+        s = sums + g * N_SUMS
+        chk[0], chk[1], chk[2] = 0.0, s[MAXP], s[MINP]
+        if binary:
+            v = P[i, 0]
+            _note(v, chk)
+            # scikit-learn's two columns (1 - p, p), formed in the dtype
+            q = v if c == 1 else one - v
+        else:
+            rs = 0
+            for j in range(K):
+                v = P[i, j]
+                _note(v, chk)
+                rs = rs + v
+            q = P[i, c]
+            if fabs(<double>rs - 1.0) > tol:
+                s[UNNORMED] += 1.0
+        s[NAN] += chk[0]
+        s[MAXP] = chk[1]
+        s[MINP] = chk[2]
+        s[W] += wv
+        s[LOSS] += wv * _neg_log(q)
+        s[N] += 1.0
+        class_w[g * K + c] += wv
+        class_n[g * K + c] += 1.0
+    return -1
+
+
+def grouped_scores(const int64_t[:] codes, int64_t n_groups, const prob_t[:, :] P,
+                   bint binary, const label_t[:] y, int64_t lo, const int64_t[::1] lut,
+                   const weight_t[:] w, bint has_w, double tol, double[:, ::1] sums,
+                   double[:, ::1] class_w, double[:, ::1] class_n, int n_threads=1):
+    """The log loss sums of :func:`scores` for each group of rows from one pass (no
+    ordering by group): row ``g`` of ``sums`` (shape (n_groups, N_SUMS), zeroed, ``MAXP``
+    -inf and ``MINP`` +inf), of ``class_w`` and of ``class_n`` (shape (n_groups, K),
+    zeroed: each class's weight and number of rows) are group ``g``'s. Returns -1, the
+    first row whose label is no class, or ``-2 - i`` for the first row ``i`` whose code is
+    outside ``[0, n_groups)`` (then the sums are incomplete).
+
+    Lanes as :func:`scores` (their number depends on n and n_groups only, each holds a
+    table of every group's sums), merged in lane order: the same for any thread count."""
+    cdef Py_ssize_t n = P.shape[0]
+    cdef Py_ssize_t K = class_w.shape[1]
+    cdef Py_ssize_t lane, n_lanes, bad = -1, b, width
+    cdef int64_t g
+    if y.shape[0] != n or codes.shape[0] != n or (has_w and w.shape[0] != n) \
+            or sums.shape[0] != n_groups or sums.shape[1] < N_SUMS \
+            or class_w.shape[0] != n_groups or class_n.shape[0] != n_groups \
+            or class_n.shape[1] != K or (binary and (P.shape[1] != 1 or K != 2)) \
+            or (not binary and P.shape[1] != K):
+        raise ValueError("grouped_scores: inconsistent shapes")
+    if n == 0:
+        return -1
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    width = N_SUMS + 2 * K
+    n_lanes = min(n_lanes, max(1, GROUPED_LANE_BYTES // (n_groups * width * 8)))
+    if n_lanes == 1:
+        with nogil:
+            bad = _grouped_lane(codes, n_groups, P, binary, y, lo, lut, w, has_w, tol, 0, n,
+                                &sums[0, 0], &class_w[0, 0], &class_n[0, 0])
+        return bad
+    cdef double[:, :, ::1] lanes = np.zeros((n_lanes, n_groups, N_SUMS))
+    cdef double[:, :, ::1] lane_w = np.zeros((n_lanes, n_groups, K))
+    cdef double[:, :, ::1] lane_n = np.zeros((n_lanes, n_groups, K))
+    cdef Py_ssize_t[::1] lane_bad = np.full(n_lanes, -1, dtype=np.intp)
+    lanes[:, :, MAXP] = -INFINITY
+    lanes[:, :, MINP] = INFINITY
+    with nogil:
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1):
+            lane_bad[lane] = _grouped_lane(codes, n_groups, P, binary, y, lo, lut, w, has_w,
+                                           tol, _lane_start(n, n_lanes, lane),
+                                           _lane_start(n, n_lanes, lane + 1),
+                                           &lanes[lane, 0, 0], &lane_w[lane, 0, 0],
+                                           &lane_n[lane, 0, 0])
+        for lane in range(n_lanes):
+            b = lane_bad[lane]
+            if b != -1:
+                bad = b
+                break
+            for g in range(n_groups):
+                _add(&sums[g, 0], &lanes[lane, g, 0], &class_w[g, 0], &lane_w[lane, g, 0], K)
+                _add_counts(&class_n[g, 0], &lane_n[lane, g, 0], K)
+    return bad
+
+
+cdef inline void _add_counts(double* a, const double* b, Py_ssize_t K) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(K):
+        a[k] += b[k]
+
+
 def present(const label_t[:] y, int64_t lo, unsigned char[::1] seen):
     """Mark ``seen[y[i] - lo] = 1`` for every sample (every ``y[i] - lo`` must lie in
     ``[0, len(seen))``: the caller took ``lo`` and the length from the minimum and maximum)."""
@@ -449,7 +575,6 @@ cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] 
     Returns the first row whose label is not a class, or -1."""
     cdef Py_ssize_t m = lut.shape[0]
     cdef Py_ssize_t start, stop, i, j, c
-    cdef int64_t off
     cdef prob_t one = 1
     cdef prob_t v, dc, other, lm
     cdef double d, lp, ln
@@ -472,10 +597,7 @@ cdef Py_ssize_t _hinge_lane(const prob_t[:, :] D, bint binary, const label_t[:] 
         for j in range(3 * K):
             blk[j] = 0.0
         for i in range(start, stop):
-            off = <int64_t>y[i] - lo
-            if off < 0 or off >= m:
-                return i
-            c = lut[off]
+            c = _class_of(<int64_t>y[i] - lo, lut, m)
             if c < 0:
                 return i
             if has_w:

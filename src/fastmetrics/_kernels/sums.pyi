@@ -6,6 +6,8 @@ Real argument types: ``y`` is ``const yt_t[:]``, ``p`` ``const yp_t[:]``, ``w``
 ``const yt_t[:, :]`` / ``const yp_t[:, :]`` of shape (n, m), any strides, and ``state``
 ``double[:, ::1]`` of shape (m, 13)), ``b`` ``const double[::1]``,
 ``lo`` / ``hi`` ``const double[::1]``, ``out`` ``double[:, ::1]`` of shape (n_bins, 3).
+``grouped_sums`` reads ``codes`` as ``const group_t[:]`` (any integer dtype), ``y`` and ``p``
+as ``const double[:]``, and fills ``state`` ``double[:, ::1]`` of shape (n_groups, 13).
 """
 
 import numpy as np
@@ -52,6 +54,18 @@ def sums2d(
     n_threads: int = 1,
 ) -> None: ...
 def merge(a: np.ndarray, b: np.ndarray) -> None: ...
+def grouped_sums(
+    codes: np.ndarray,
+    n_groups: int,
+    y: np.ndarray,
+    p: np.ndarray,
+    w: np.ndarray,
+    has_w: bool,
+    flags: int,
+    delta: float,
+    state: np.ndarray,
+    n_threads: int = 1,
+) -> int: ...
 def binned_abs_error(
     y: np.ndarray,
     p: np.ndarray,

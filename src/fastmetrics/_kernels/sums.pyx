@@ -25,12 +25,14 @@ non-finite sum, and the Python layer then looks for the culprit (error path only
 
 from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
-from .common cimport weight_t, yp_t, yt_t, _lane_start
+from libc.stdint cimport int64_t
+from .common cimport group_t, weight_t, yp_t, yt_t, _lane_start
 from cython.parallel cimport prange
 
 import numpy as np
 
 cdef extern from "fm_sums.h" nogil:
+    double EPS64 "FM_SUMS_EPS64"
     int FM_S_W, FM_S_ABS, FM_S_SQ, FM_S_APE, FM_S_HUB, FM_S_MEAN, FM_S_M2, FM_S_DIFF
     enum: FM_S_N
     void fm_sums_block(const char* y, Py_ssize_t sy, int y_f32, const char* p, Py_ssize_t sp,
@@ -44,6 +46,7 @@ cdef extern from "fm_sums.h" nogil:
 
 cdef enum:
     LANE_MIN = 262144  # samples per lane at least
+    GROUPED_LANE_BYTES = 1 << 25  # the grouped kernel's lane tables, at most
     MAX_LANES = 64
     BLOCK = 2048
 
@@ -344,3 +347,119 @@ def binned_abs_error(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint
                     out[b, 0] += wv
                     out[b, 1] += wv * ae
                     out[b, 2] += 1.0
+
+
+cdef Py_ssize_t _grouped_lane(const group_t[:] codes, const double[:] y, const double[:] p,
+                              const weight_t[:] w, bint has_w, int flags, double delta,
+                              int64_t n_groups, Py_ssize_t start, Py_ssize_t stop,
+                              double* t) noexcept nogil:
+    """Rows [start, stop) added into their groups' states ``t[g * N_STATE:]`` (zeroed),
+    each row read once: the plain sums add, the means and spreads of y_true and of the
+    errors follow the weighted running update (West's: the spread stays as accurate as a
+    two-pass one, with no ``sum y**2`` cancellation). The lane's states are then finished
+    (CONST / FIRST as one pass's). Returns the first row whose code is outside
+    ``[0, n_groups)`` (nothing past it counted), or -1."""
+    cdef Py_ssize_t i
+    cdef int64_t g
+    cdef double yv, e, ae, ay, wv = 1.0, wt, r, d
+    cdef double* s
+    cdef bint want_ape = (flags & FLAG_APE) != 0
+    cdef bint want_hub = (flags & FLAG_HUBER) != 0
+    cdef bint want_r2 = (flags & FLAG_R2) != 0
+    cdef bint want_max = (flags & FLAG_MAX) != 0
+    cdef bint want_ev = (flags & FLAG_EV) != 0
+    cdef double half_delta = 0.5 * delta
+    for i in range(start, stop):
+        g = <int64_t>codes[i]
+        # a uint64 code past int64 wraps negative: refused by the same test
+        if g < 0 or g >= n_groups:
+            return i
+        s = t + g * N_STATE
+        yv = y[i]
+        e = yv - p[i]
+        ae = fabs(e)
+        if has_w:
+            wv = <double>w[i]
+        if s[N] == 0.0:
+            s[FIRST] = yv
+            s[CONST] = 1.0
+        elif yv != s[FIRST]:
+            s[CONST] = 0.0
+        s[N] += 1.0
+        s[ABS] += wv * ae
+        s[SQ] += wv * (e * e)
+        if want_ape:
+            ay = fabs(yv)
+            s[APE] += wv * (ae / (ay if ay > EPS64 else EPS64))
+        if want_hub:
+            s[HUBER] += wv * (0.5 * e * e if ae <= delta else delta * (ae - half_delta))
+        if want_max and ae > s[MAXABS]:
+            s[MAXABS] = ae
+        wt = s[W] + wv
+        if wv != 0.0 and wt != 0.0:
+            r = wv / wt
+            if want_r2:
+                d = yv - s[MEAN]
+                s[MEAN] += d * r
+                s[M2] += wv * (d * (d - d * r))
+            if want_ev:
+                d = e - s[MEANE]
+                s[MEANE] += d * r
+                s[M2E] += wv * (d * (d - d * r))
+        s[W] = wt
+    for g in range(n_groups):
+        s = t + g * N_STATE
+        if s[N] != 0.0:
+            if s[CONST] != 0.0:
+                s[M2] = 0.0
+            else:
+                s[FIRST] = 0.0
+    return -1
+
+
+def grouped_sums(const group_t[:] codes, int64_t n_groups, const double[:] y,
+                 const double[:] p, const weight_t[:] w, bint has_w, int flags, double delta,
+                 double[:, ::1] state, int n_threads=1):
+    """Fill ``state`` (shape (n_groups, N_STATE), zeroed by the caller): row ``g`` the state
+    of the rows whose code is ``g``, from one pass over every row (no ordering by group).
+    Its sums are those :func:`sums` gives for the group's rows to rounding (a running
+    update of the means and spreads, where :func:`sums` combines blocks). Returns the first
+    row whose code is outside ``[0, n_groups)``, or -1.
+
+    Large inputs are cut into lanes whose number depends on n and n_groups only (each lane
+    holds a table of every group's state), run on up to ``n_threads`` OpenMP threads and
+    merged in lane order: the result is the same for any thread count."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t lane, n_lanes, bad = -1
+    cdef int64_t g
+    if p.shape[0] != n or codes.shape[0] != n or (has_w and w.shape[0] != n) \
+            or state.shape[0] != n_groups or state.shape[1] < N_STATE or n_groups < 1:
+        raise ValueError("grouped_sums: inconsistent shapes")
+    if n == 0:
+        return -1
+    n_lanes = min(MAX_LANES, max(1, n // LANE_MIN))
+    # every lane's table at most GROUPED_LANE_BYTES together
+    n_lanes = min(n_lanes, max(1, GROUPED_LANE_BYTES // (n_groups * N_STATE * 8)))
+    if n_lanes == 1:
+        with nogil:
+            bad = _grouped_lane(codes, y, p, w, has_w, flags, delta, n_groups, 0, n,
+                                &state[0, 0])
+        return bad
+    cdef double[:, :, ::1] lanes = np.zeros((n_lanes, n_groups, N_STATE))
+    cdef Py_ssize_t[::1] lane_bad = np.full(n_lanes, -1, dtype=np.intp)
+    with nogil:
+        for lane in prange(n_lanes, num_threads=n_threads, schedule="static",
+                           use_threads_if=n_threads > 1):
+            lane_bad[lane] = _grouped_lane(codes, y, p, w, has_w, flags, delta, n_groups,
+                                           _lane_start(n, n_lanes, lane),
+                                           _lane_start(n, n_lanes, lane + 1),
+                                           &lanes[lane, 0, 0])
+        for lane in range(n_lanes):
+            if lane_bad[lane] >= 0:
+                bad = lane_bad[lane]
+                break
+        if bad < 0:
+            for lane in range(n_lanes):
+                for g in range(n_groups):
+                    _merge_into(&state[g, 0], &lanes[lane, g, 0])
+    return bad

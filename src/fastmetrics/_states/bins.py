@@ -371,7 +371,8 @@ def grouped_binary(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_prob: 
     positive = (yk == pos).view(np.uint8)
     bad, kind = kernel.bin_binary_grouped(codes, positive, p,
                                           _NO_WEIGHTS if w is None else w, w is not None,
-                                          padded, uniform, sums)
+                                          padded, uniform, sums,
+                                          threads_for("bins", n, None))
     if bad >= 0 and kind == kernel.BAD_GROUP:
         raise ValueError(f"group code {codes[bad]} at row {bad} is outside [0, {n_groups})")
     if bad >= 0:

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from .._typing import ArrayLike
 
 __all__ = ["NOT_NORMALISED", "STREAMED", "TOO_FEW", "ProbabilityState", "d2_log_loss",
-           "encode", "label_table", "loss", "check_k", "sorted_labels", "too_few", "top_k",
+           "encode", "grouped", "label_table", "loss", "check_k", "sorted_labels", "too_few", "top_k",
            "undeclared"]
 
 NOT_NORMALISED = "The y_prob values do not sum to one. Make sure to pass probabilities."
@@ -581,6 +581,85 @@ def _indicator_values(y_true: ArrayLike) -> np.ndarray:
 def _same(a: ProbabilityState, b: ProbabilityState) -> bool:
     return (a.classes.shape == b.classes.shape and label_kind(a.classes) ==
             label_kind(b.classes) and bool(np.all(a.classes == b.classes)))
+
+
+def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_proba: ArrayLike,
+            sample_weight: ArrayLike | None, *, labels: ArrayLike | None = None,
+            n_threads: int | None = None) -> list[ProbabilityState] | None:
+    """The log loss state of each group's rows from one pass over all of them (no ordering
+    of the rows by group), or None where that pass does not apply and each group's state is
+    built on its own: indicator targets, a group lacking a class of the chunk (without
+    ``labels``, its own state would hold fewer classes), or values its own pass would
+    refuse (that pass names them).
+
+    Parameters
+    ----------
+    codes : ndarray of integers (n_samples,)
+        Each row's group, in ``range(n_groups)``.
+    n_groups : int
+    y_true, y_proba, sample_weight : array-like
+        As :meth:`ProbabilityState.from_arrays` takes them.
+    labels : array-like or None, default=None
+        The classes of the probability columns.
+    n_threads : int or None, default=None
+        Threads of the pass (the states are the same for any value).
+
+    Returns
+    -------
+    states : list of ProbabilityState or None
+        Group g's state at position g (empty for a group without rows): what
+        :meth:`ProbabilityState.from_arrays` gives on its rows (its sums to rounding,
+        added in row order).
+
+    Raises
+    ------
+    ValueError
+        Weights that :meth:`ProbabilityState.from_arrays` refuses; a code outside
+        ``range(n_groups)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped(np.array([0, 0, 1, 1]), 2, [0, 1, 0, 1], [0.2, 0.7, 0.4, 0.9], None)
+    >>> [round(loss(st), 6) for st in states]
+    [0.289909, 0.308093]
+    """
+    P, binary, _ = _matrix(y_proba)
+    if _is_indicator(y_true):
+        return None
+    y = label_column(y_true, "y_true")
+    n = P.shape[0]
+    if y.shape[0] != n or codes.shape[0] != n or n == 0:
+        return None
+    w = check_weights(sample_weight, {"y_true": n, "y_proba": n}, allow_zero_sum=True)
+    given = None if labels is None else sorted_labels(labels)
+    try:
+        classes, yk, lo, lut = encode(y, labels, given)
+    except ValueError:
+        return None
+    K = 2 if binary else P.shape[1]
+    if classes.shape[0] != K or K < 2:
+        return None
+    sums = np.zeros((n_groups, kernel.N_SUMS))
+    sums[:, kernel.MAXP], sums[:, kernel.MINP] = -math.inf, math.inf
+    class_w = np.zeros((n_groups, K))
+    class_n = np.zeros((n_groups, K))
+    tol = 1e-8 + math.sqrt(float(np.finfo(P.dtype).eps))
+    bad = kernel.grouped_scores(codes.astype(np.int64, copy=False), n_groups, P, binary, yk,
+                                lo, lut, _NO_WEIGHTS if w is None else w, w is not None, tol,
+                                sums, class_w, class_n, threads_for("proba", n, n_threads))
+    if bad < -1:
+        row = -2 - bad
+        raise ValueError(f"group code {codes[row]} at row {row} is outside [0, {n_groups})")
+    if bad >= 0 or (given is None and not class_n.all()):
+        return None
+    if sums[:, kernel.NAN].any() or not np.isfinite(sums[:, kernel.LOSS]).all() \
+            or sums[:, kernel.MAXP].max() > 1 or sums[:, kernel.MINP].min() < 0:
+        return None
+    any_weight = np.ones(n_groups, dtype=bool) if w is None else \
+        np.bincount(codes, weights=(w != 0), minlength=n_groups)[:n_groups] > 0
+    return [ProbabilityState(classes, sums[g].copy(), class_w[g].copy(), w is not None,
+                             bool(any_weight[g])) for g in range(n_groups)]
 
 
 def _check_values(sums: np.ndarray, P: np.ndarray, scores: bool = False) -> None:

@@ -67,6 +67,7 @@ __all__ = [
     "check_multioutput",
     "error_intervals",
     "explained_fractions",
+    "grouped",
     "explained_variance",
     "huber",
     "mae",
@@ -264,6 +265,65 @@ def _per_output(state: RegressionState, value: Any, multioutput: MultiOutput | N
     if state.sums.ndim == 1:
         return out(value, multioutput)
     return average(value, multioutput, weights)
+
+
+def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: ArrayLike,
+            sample_weight: ArrayLike | None, *, delta: float = 1.0,
+            n_threads: int | None = None) -> list[RegressionState] | None:
+    """The state of each group's rows from one pass over all of them (no ordering of the
+    rows by group), or None where that pass does not apply and each group's state is built
+    on its own: targets of several outputs, negative weights (whose running weight may
+    cross zero), or values that are not finite (the per-group pass then names them).
+
+    Parameters
+    ----------
+    codes : ndarray of integers (n_samples,)
+        Each row's group, in ``range(n_groups)``.
+    n_groups : int
+    y_true, y_pred, sample_weight : array-like of shape (n_samples,)
+        As :meth:`RegressionState.from_arrays` takes them.
+    delta : float, default=1.0
+        The Huber loss' ``delta``.
+    n_threads : int or None, default=None
+        Threads of the pass (the states are the same for any value).
+
+    Returns
+    -------
+    states : list of RegressionState or None
+        Group g's state at position g (every optional sum; an empty one for a group without
+        rows): what :meth:`RegressionState.from_arrays` gives on its rows, to rounding.
+
+    Raises
+    ------
+    ValueError
+        Targets or weights :meth:`RegressionState.from_arrays` refuses; a code outside
+        ``range(n_groups)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped(np.array([0, 1, 0]), 2, [1.0, 2.0, 3.0], [1.5, 2.0, 2.0], None)
+    >>> [mae(st) for st in states]
+    [0.75, 0.0]
+    """
+    yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=True)
+    n = yt.shape[0]
+    if yt.ndim != 1 or yp.ndim != 1 or n == 0 or codes.shape[0] != n:
+        return None
+    if w is not None and w.shape[0] and float(w.min()) < 0:
+        return None
+    out = np.zeros((n_groups, kernel.N_STATE))
+    bad = kernel.grouped_sums(codes, n_groups, yt.astype(np.float64, copy=False),
+                              yp.astype(np.float64, copy=False),
+                              _NO_WEIGHTS if w is None else w, w is not None, ALL_FLAGS,
+                              delta, out, threads_for("sums", n, n_threads))
+    if bad >= 0:
+        raise ValueError(f"group code {codes[bad]} at row {bad} is outside [0, {n_groups})")
+    totals = out[:, kernel.W] + out[:, kernel.ABS] + out[:, kernel.SQ] + out[:, kernel.MEAN]
+    if not np.isfinite(totals).all():
+        return None
+    return [RegressionState(out[g].copy(), ALL_FLAGS, delta, w is not None)
+            for g in range(n_groups)]
 
 
 def abs_errors(yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None) -> np.ndarray:
