@@ -1681,3 +1681,31 @@ def test_multioutput_regression_per_group(multioutput):
                          skm.mean_squared_log_error(np.abs(y[m]), np.abs(p[m]),
                                                     sample_weight=w[m],
                                                     multioutput=multioutput), key)
+
+
+def test_grouped_confusion_of_codes_equals_the_encoded_groups():
+    """``n_groups=``: groups given as codes already made count as the encoded ones; codes
+    outside the range and codes that are not integers are refused."""
+    from fastmetrics.states import GroupedConfusionState
+
+    rng = np.random.default_rng(21)
+    n, G = 3_000, 17
+    codes = rng.integers(0, G, n)
+    y, p = rng.integers(0, 4, n), rng.integers(0, 4, n)
+    a = GroupedConfusionState.from_arrays(y, p, codes, n_groups=G)
+    b = GroupedConfusionState.from_arrays(y, p, codes)
+    np.testing.assert_array_equal(a.table, b.table)
+    np.testing.assert_array_equal(a.groups, b.groups)
+    for g in (0, 5, G - 1):
+        st = a.group_state(g)
+        ref = ConfusionState.from_arrays(y[codes == g], p[codes == g])
+        assert_dicts_identical(st.to_dict(), ref.to_dict(), g)
+    y_few = np.where(codes == 3, 0, y)  # a group holding one label: its state has only it
+    st = GroupedConfusionState.from_arrays(y_few, np.where(codes == 3, 0, p), codes,
+                                           n_groups=G).group_state(3)
+    assert st.values.tolist() == [0] and st.cm.tolist() == [[int((codes == 3).sum())]]
+    with pytest.raises(ValueError, match=r"1 codes outside \[0, 17\)"):
+        GroupedConfusionState.from_arrays(y, p, np.where(np.arange(n) == 9, G, codes),
+                                          n_groups=G)
+    with pytest.raises(TypeError, match="integer codes"):
+        GroupedConfusionState.from_arrays(y, p, codes.astype(float), n_groups=G)

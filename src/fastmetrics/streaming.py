@@ -538,6 +538,11 @@ def _shown(v: object) -> str:
     return str(v.tolist()) if isinstance(v, np.ndarray) else repr(v)
 
 
+#: (family, metric) -> (the accumulator method's argument binding, the derivation): what a
+#: grouped accumulator applies to each group's accumulator, the arguments bound once
+_BOUND: dict[tuple[str, str], tuple[Callable[..., dict[str, Any]], Callable[..., Any]]] = {}
+
+
 def _metric_method(row: _table.Metric) -> Callable[..., Any]:
     """The accumulator method of one table row: the one-shot function's metric parameters
     (its signature less data and configuration), applied to the accumulator's state."""
@@ -548,15 +553,19 @@ def _metric_method(row: _table.Metric) -> Callable[..., Any]:
     config = tuple(p for p in row.config if p in takes)
     derive = row.derive
 
-    def method(self: Accumulator, *args: Any, **kwargs: Any) -> Any:
+    def bind(self: Accumulator, *args: Any, **kwargs: Any) -> dict[str, Any]:
         bound = sig.bind(self, *args, **kwargs).arguments
         del bound["self"]
         for p in config:  # the accumulator's setting; None leaves the derivation's default
             v = getattr(self, p)
             if v is not None:
                 bound[p] = v
-        return self._derive(derive, bound)
+        return bound
 
+    def method(self: Accumulator, *args: Any, **kwargs: Any) -> Any:
+        return self._derive(derive, bind(self, *args, **kwargs))
+
+    _BOUND[row.family, row.name] = (bind, derive)
     method.__name__ = row.name
     # inspect.signature reads __signature__, which typeshed does not declare on functions
     method.__signature__ = sig  # type: ignore[attr-defined]
@@ -3081,7 +3090,8 @@ class GroupedAccumulator:
                 or any(np.ndim(c) != 1 for c in cols)):
             return False
         try:
-            table = GroupedConfusionState.from_arrays(cols[0], cols[1], keys.codes)
+            table = GroupedConfusionState.from_arrays(cols[0], cols[1], keys.codes,
+                                                      n_groups=keys.n_groups)
         except ValueError as exc:
             if "too many" in str(exc):  # a dense table would not fit: the generic rule
                 return False
@@ -3228,9 +3238,14 @@ class GroupedAccumulator:
         # each group has its own state: groups are derived on threads (the heavy part, a
         # sort of an exact ranking state's rows, releases the GIL); values do not depend
         # on how many
+        # the arguments are bound once (every group's accumulator has the template's
+        # settings), then each group's state derived
+        bind, derivation = _BOUND[self._factory.family, name]
+        bound = bind(self._template, **kwargs)
+
         def derive(acc: Accumulator) -> Any:
             try:
-                return getattr(acc, name)(**kwargs)
+                return acc._derive(derivation, bound)
             except ValueError:
                 if errors == "raise":
                     raise

@@ -163,7 +163,8 @@ class GroupedConfusionState(base.State):
 
     @classmethod
     def from_arrays(cls, y_true: ArrayLike, y_pred: ArrayLike, groups: ArrayLike,
-                    n_threads: int | None = None) -> GroupedConfusionState:
+                    n_threads: int | None = None, *,
+                    n_groups: int | None = None) -> GroupedConfusionState:
         """Count the (group, true label, predicted label) triples in one kernel pass.
 
         Parameters
@@ -177,6 +178,10 @@ class GroupedConfusionState(base.State):
         n_threads : int or None, default=None
             Threads of the kernel pass. None: what OpenMP allows, capped at the CPUs no other
             process is busy on; small inputs use one thread. The state is the same for any value.
+        n_groups : int or None, default=None
+            When given, ``groups`` are integer codes in ``range(n_groups)`` (an encoding
+            already made) and the state's groups are those codes: the pass does not look
+            for their range.
 
         Returns
         -------
@@ -212,8 +217,12 @@ class GroupedConfusionState(base.State):
         if n == 0:
             raise ValueError("group_metrics needs at least one sample (y_true is empty)")
         ct, cp, lo, k, values = _label_codes(yt, yp)
-        cg = _codes(g, _MAX_GROUP_RANGE)
-        if cg is not None:
+        cg = _codes(g, _MAX_GROUP_RANGE) if n_groups is None else None
+        if n_groups is not None:
+            if g.dtype.char not in INT_CHARS:
+                raise TypeError(f"groups must be integer codes with n_groups, got {g.dtype}")
+            gcodes, glo, group_values = native(g), 0, np.arange(n_groups)
+        elif cg is not None:
             gcodes, glo, n_groups = cg
             # in the groups' own dtype: glo may be a uint64 value beyond int64
             gd = np.dtype(np.uint8) if g.dtype.kind == "b" else gcodes.dtype
@@ -233,6 +242,8 @@ class GroupedConfusionState(base.State):
         tables = np.zeros((lanes, cells), dtype=np.int64)
         nbad = kernel.group_confusion(ct, cp, gcodes, lo % (1 << 64), k, glo % (1 << 64),
                                       n_groups, tables, nt)
+        if nbad and n_groups is not None:
+            raise ValueError(f"groups holds {nbad} codes outside [0, {n_groups})")
         if nbad:  # pragma: no cover - the ranges were computed from the data
             raise RuntimeError("group_confusion: values outside the computed ranges")
         table = tables.sum(axis=0).reshape(n_groups, k, k)
@@ -273,11 +284,16 @@ class GroupedConfusionState(base.State):
         array([[1, 0],
                [0, 1]])
         """
-        cm = self.table.sum(axis=0) if i is None else self.table[i]
-        present = (cm.sum(axis=0) + cm.sum(axis=1)) > 0
-        sub = cm[np.ix_(present, present)]
-        return ConfusionState(self.labels[present], sub, np.ones(sub.shape[0], dtype=bool),
-                              int(sub.sum()), None, False, sub.sum(axis=1) > 0)
+        # a copy: the group's state may be merged in place, the grouped table stays
+        cm = self.table.sum(axis=0) if i is None else self.table[i].copy()
+        rows = cm.sum(axis=1)
+        present = (cm.sum(axis=0) + rows) > 0
+        labels = self.labels
+        if not present.all():  # (most groups hold every label: no copy then)
+            where = np.flatnonzero(present)
+            cm, rows, labels = cm[where][:, where], rows[where], labels[where]
+        return ConfusionState(labels, cm, np.ones(cm.shape[0], dtype=bool), int(rows.sum()),
+                              None, False, rows > 0)
 
     def merge(self, other: GroupedConfusionState) -> GroupedConfusionState:
         """Both inputs' samples: labels and groups are unioned.
