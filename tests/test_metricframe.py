@@ -415,14 +415,59 @@ def test_n_threads_reaches_a_grouped_pass_that_takes_it(monkeypatch):
     seen = []
     real = metricframe.grouped_values
 
-    def with_threads(metrics, y_true, y_pred, codes, n_groups, params=None, n_threads=None):
+    def with_threads(metrics, y_true, y_pred, codes, n_groups, params=None, totals=None,
+                     n_threads=None):
         seen.append(n_threads)
-        return real(metrics, y_true, y_pred, codes, n_groups, params)
+        return real(metrics, y_true, y_pred, codes, n_groups, params, totals)
 
     monkeypatch.setattr(metricframe, "grouped_values", with_threads)
     MetricFrame(metrics=fastmetrics.accuracy_score, y_true=Y_TRUE, y_pred=Y_PRED,
                 sensitive_features=SEX, n_threads=3)
-    assert seen == [3, 3]
+    assert seen == [3]  # one pass: the value on all rows from the groups' states merged
+
+
+@pytest.mark.parametrize("case", ["labels", "scores", "weighted", "classes_differ"])
+def test_overall_from_merged_group_states_equals_all_rows(case, monkeypatch):
+    """Without control features, the values on all the rows come from the groups' states
+    merged (exact ranking states and states that do not merge: one more pass), in one
+    call of the grouped pass; they equal scikit-learn's on all the rows."""
+    calls = []
+    real = metricframe.grouped_values
+
+    def spy(*args, **kwargs):
+        calls.append(args[4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(metricframe, "grouped_values", spy)
+    rng = np.random.default_rng(31)
+    n = 3_000
+    groups = rng.integers(0, 7, n)
+    y = rng.integers(0, 2, n)
+    score = np.clip(0.4 * y + rng.random(n) * 0.6, 0, 1)
+    kw, w = {}, None
+    if case == "labels":
+        pred = np.where(rng.random(n) < 0.8, y, 1 - y)
+        metrics = {"acc": skm.accuracy_score, "f1": functools.partial(skm.f1_score,
+                                                                        average="macro"),
+                   "mcc": skm.matthews_corrcoef}
+    elif case == "classes_differ":
+        y = np.where(groups == 0, 1, y)  # one group holds one class
+        pred = score
+        metrics = {"brier": skm.brier_score_loss,
+                   "ll": functools.partial(skm.log_loss, labels=[0, 1])}
+    else:
+        pred = score
+        metrics = {"auc": skm.roc_auc_score, "ll": skm.log_loss,
+                   "brier": skm.brier_score_loss, "ap": skm.average_precision_score,
+                   "mse": skm.mean_squared_error}
+        if case == "weighted":
+            w = rng.random(n)
+            kw = {"sample_params": {m: {"sample_weight": w} for m in metrics}}
+    mf = MetricFrame(metrics=metrics, y_true=y, y_pred=pred, sensitive_features=groups, **kw)
+    assert calls == [7]
+    for name, fn in metrics.items():
+        want = fn(y, pred) if w is None else fn(y, pred, sample_weight=w)
+        assert mf.overall[name] == pytest.approx(want, rel=1e-12), name
 
 
 def test_private_helpers_fairlearns_tests_use():

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _table
 from ._inputs import GroupKeys
-from .streaming import GroupedAccumulator
+from .streaming import KINDS, Accumulator, GroupedAccumulator
 
 __all__ = ["Recognised", "grouped_values", "recognise"]
 
@@ -80,6 +80,7 @@ def recognise(fn: Callable[..., Any]) -> Recognised | None:
 def grouped_values(metrics: Mapping[str, Callable[..., Any]], y_true: Any, y_pred: Any,
                    codes: np.ndarray, n_groups: int,
                    params: Mapping[str, Mapping[str, Any]] | None = None,
+                   totals: dict[str, Any] | None = None,
                    ) -> dict[str, list[Any] | None]:
     """Each metric's value on each group's rows, from one pass per state family.
 
@@ -94,6 +95,12 @@ def grouped_values(metrics: Mapping[str, Callable[..., Any]], y_true: Any, y_pre
     params : mapping of str to mapping of str to array, optional
         name -> that metric's sample parameters (arrays of n_samples rows, split per group
         like the data).
+    totals : dict, optional
+        Filled with name -> the metric's value on all the rows, for the metrics answered by
+        group: from the groups' states merged (the state's law; counts and sums cost
+        O(groups)), or for exact ranking states (whose merge walks every row log(groups)
+        times) from one more pass. A metric whose value on all the rows the derivation
+        refuses is left out (the caller calls the function).
 
     Returns
     -------
@@ -149,10 +156,39 @@ def grouped_values(metrics: Mapping[str, Callable[..., Any]], y_true: Any, y_pre
             continue  # the caller's per-group calls give the function's own answer or error
         if acc.n_groups != n_groups:
             continue  # a group without rows: the function decides what that gives
+        whole = None if totals is None else _whole(acc, items[0][1].config, y_true, y_pred,
+                                                   weights[key])
         for name, rec in items:
             try:
                 values = acc.metric(rec.row.name, **rec.kwargs)
             except (TypeError, ValueError):
                 continue
             out[name] = [values[g] for g in range(n_groups)]
+            if whole is not None and totals is not None:
+                try:
+                    totals[name] = getattr(whole, rec.row.name)(**rec.kwargs)
+                except (TypeError, ValueError):
+                    pass
     return out
+
+
+def _whole(acc: GroupedAccumulator, config: Mapping[str, Any], y_true: Any, y_pred: Any,
+           w: Any) -> Accumulator | None:
+    """One accumulator of every row a grouped one holds: its groups' accumulators merged,
+    or (exact ranking states, and groups whose states do not merge) one pass over the
+    rows. None when that pass refuses them."""
+    parts = [acc[key] for key in acc.keys()]
+    if not parts:
+        return None
+    if not (acc.kind == "ranking" and config.get("thresholds") is None):
+        try:
+            return type(parts[0]).merge_all(parts)
+        except (TypeError, ValueError):
+            pass  # (classes that differ between groups): the pass below
+    try:
+        fresh = KINDS[acc.kind](**config)
+        if w is None:
+            return fresh.update(y_true, y_pred)
+        return fresh.update(y_true, y_pred, sample_weight=w)
+    except (TypeError, ValueError):
+        return None

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ._inputs import EMPTY, group_keys, inconsistent_lengths
-from ._slicing import grouped_values
+from ._slicing import grouped_values, recognise
 from .exceptions import invalid_parameter
 
 __all__ = ["MetricFrame"]
@@ -683,17 +683,18 @@ class MetricFrame:
 
     # ------------------------------------------------------------------ values
 
-    def _values(self, codes: np.ndarray, n_groups: int,
-                rows: np.ndarray | None) -> dict[Any, list[Any]]:
+    def _values(self, codes: np.ndarray, n_groups: int, rows: np.ndarray | None,
+                totals: dict[str, Any] | None = None) -> dict[Any, list[Any]]:
         """Each metric's value on each group, group g's at index g: the rows are ``rows`` of
-        the data (all rows when None), ``codes`` their groups."""
+        the data (all rows when None), ``codes`` their groups. ``totals``, when given, gets
+        the values on all these rows of the metrics answered from grouped states."""
         y_true = self._y_true if rows is None else self._y_true[rows]
         y_pred = self._y_pred if rows is None else self._y_pred[rows]
         params = {name: (p if rows is None else {k: v[rows] for k, v in p.items()})
                   for name, p in self._params.items()}
         extra = {"n_threads": self.n_threads} if _takes_threads() else {}
         answered = grouped_values(self._metrics, y_true, y_pred, codes, n_groups, params,
-                                  **extra)
+                                  totals=totals, **extra)
         out: dict[Any, list[Any]] = {}
         todo = []
         for name in self._names:
@@ -718,16 +719,26 @@ class MetricFrame:
                 out[name][g] = self._metrics[name](y_true[sel], y_pred[sel], **kwargs)
         return out
 
-    def _grouped(self, grouping: _Grouping, rows: np.ndarray | None,
-                 min_size: int | None) -> tuple[dict[Any, list[Any]], np.ndarray, np.ndarray]:
+    def _all_recognised(self) -> bool:
+        """Whether every metric is a function the grouped states may answer (of
+        fastmetrics or scikit-learn, with no sample parameter but weights)."""
+        return all(recognise(fn) is not None
+                   and not set(self._params.get(name) or {}) - {"sample_weight"}
+                   for name, fn in self._metrics.items())
+
+    def _grouped(self, grouping: _Grouping, rows: np.ndarray | None, min_size: int | None,
+                 totals: dict[str, Any] | None = None
+                 ) -> tuple[dict[Any, list[Any]], np.ndarray, np.ndarray]:
         """(values per group of the whole table, groups present among the rows, groups
-        present but below ``min_size``). Absent and small groups are not computed."""
+        present but below ``min_size``). Absent and small groups are not computed.
+        ``totals`` gets the values on all the rows that the groups' states give, when every
+        group is computed."""
         codes = grouping.codes if rows is None else grouping.codes[rows]
         counts = np.bincount(codes, minlength=grouping.n_groups)
         present = counts > 0
         computed = present if min_size is None else counts >= min_size
         if computed.all():
-            return self._values(codes, grouping.n_groups, rows), present, ~computed
+            return self._values(codes, grouping.n_groups, rows, totals), present, ~computed
         keep = computed[codes]
         lookup = np.cumsum(computed, dtype=np.int64) - 1
         sub_rows = np.flatnonzero(keep) if rows is None else rows[keep]
@@ -746,15 +757,32 @@ class MetricFrame:
     def _disaggregate(self, rows: np.ndarray | None, record_small: bool = False) -> _Disaggregated:
         """The overall and by-group frames of the data (rows None) or of a bootstrap sample
         (its row indices)."""
-        if self._control_groups is None:
+        if self._control_groups is None and self._all_recognised():
+            # the groups' states merged give the metrics on all the rows (no second pass);
+            # only functions of fastmetrics or scikit-learn are called, so the order of
+            # the calls (fairlearn's: all the rows first) is not seen
+            totals: dict[str, Any] = {}
+            got, present, small = self._grouped(self._groups, rows, self.min_group_size,
+                                                totals)
+            by_group = self._groups.frame(self._names, got, present, rows)
+            missing = [name for name in self._names if name not in totals]
+            if missing:
+                # what the groups' states did not answer: computed on all the rows
+                codes = np.zeros(self._n if rows is None else len(rows), dtype=np.int64)
+                whole = self._values(codes, 1, rows)
+                totals.update({name: whole[name][0] for name in missing})
+            overall = _row_series(self._names, [totals[name] for name in self._names])
+        elif self._control_groups is None:
             codes = np.zeros(self._n if rows is None else len(rows), dtype=np.int64)
             got = self._values(codes, 1, rows)
             overall = _row_series(self._names, [got[name][0] for name in self._names])
+            got, present, small = self._grouped(self._groups, rows, self.min_group_size)
+            by_group = self._groups.frame(self._names, got, present, rows)
         else:
             got, present, _ = self._grouped(self._control_groups, rows, None)
             overall = self._control_groups.frame(self._names, got, present, rows)
-        got, present, small = self._grouped(self._groups, rows, self.min_group_size)
-        by_group = self._groups.frame(self._names, got, present, rows)
+            got, present, small = self._grouped(self._groups, rows, self.min_group_size)
+            by_group = self._groups.frame(self._names, got, present, rows)
         if record_small and small.any():
             self.small_groups = list(self._groups.group_labels(np.flatnonzero(small)).tolist())
         return _Disaggregated(overall, by_group)
