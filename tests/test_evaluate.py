@@ -35,9 +35,11 @@ LABEL_METRICS = {"accuracy", "precision", "recall", "f1", "matthews_corrcoef", "
                  "f1_weighted", "balanced_accuracy", "cohen_kappa"}
 #: the regression task's: the central limit interval of the mean of the rows' errors
 ERROR_METRICS = {"mean_absolute_error", "mean_squared_error", "root_mean_squared_error"}
-INTERVAL_METRICS = LABEL_METRICS | {"roc_auc"} | ERROR_METRICS
+#: the mean per-row losses: the central limit interval of the mean of the rows' losses
+LOSS_METRICS = {"log_loss", "brier_score"}
+INTERVAL_METRICS = LABEL_METRICS | {"roc_auc"} | ERROR_METRICS | LOSS_METRICS
 #: the deltas with a paired interval
-PAIRED_METRICS = LABEL_METRICS | ERROR_METRICS - {"root_mean_squared_error"}
+PAIRED_METRICS = LABEL_METRICS | ERROR_METRICS - {"root_mean_squared_error"} | LOSS_METRICS
 REL, ABS = 1e-12, 1e-14
 
 
@@ -568,8 +570,9 @@ def test_baseline_gates(gate_frame):
     _recheck(ev)
     assert {g["model"] for g in ev.gates} == {"new"}  # the baseline is not gated against itself
     by = {g["gate"]: g for g in ev.gates}
-    assert [by[k]["passed"] for k in by] == [True, False, True, True, True, True, False]
-    assert "no interval" in by["log_loss:better"]["reason"]  # log loss has no interval
+    assert [by[k]["passed"] for k in by] == [True, False, True, True, True, True, True]
+    # log loss: the paired interval of the mean of the rows' loss differences
+    assert "(paired)" in by["log_loss:better"]["reason"]
     new = {r["metric"]: r for r in ev.rows if r["model"] == "new" and not r["slice"]}
     assert new["roc_auc"]["ci_low"] > ev.value("roc_auc", "old")
     # reversed: old is not better than new
@@ -688,10 +691,13 @@ def test_intervals_are_sensible(frames):
               metrics=["accuracy", "roc_auc", "f1", "log_loss"], n_boot=400)
     ev = fm.evaluate(df, ci=0.95, **kw)
     for r in ev.rows:
-        if r["metric"] == "log_loss":
-            assert r["ci_low"] is None and r["ci_high"] is None
-            continue
         assert r["ci_low"] <= r["value"] <= r["ci_high"], r
+        if r["metric"] == "log_loss":  # the mean's standard error, from the rows' losses
+            g = df if not r["slice"] else df[df.seg == r["slice"]["seg"]]
+            p = np.clip(np.where(g.y == 1, g.good, 1 - g.good), 1e-15, 1)
+            se = np.std(-np.log(p), ddof=1) / math.sqrt(len(g))
+            assert (r["ci_high"] - r["ci_low"]) / (2 * 1.959964 * se) == pytest.approx(
+                1, rel=1e-5), r
         if r["metric"] == "accuracy":  # the binomial interval's width, within 20 %
             half = 1.959964 * math.sqrt(r["value"] * (1 - r["value"]) / r["n"])
             assert (r["ci_high"] - r["ci_low"]) / (2 * half) == pytest.approx(1, abs=0.2), r
@@ -784,7 +790,7 @@ def test_tables_and_json(small_ev):
         assert r["slice"] == {k: str(v) for k, v in orig["slice"].items()}
         assert r["value"] == orig["value"] and r["n"] == orig["n"]
         name, _, delta = r["metric"].partition(":")
-        assert (name in (LABEL_METRICS if delta else INTERVAL_METRICS)) == (
+        assert (name in (LABEL_METRICS | LOSS_METRICS if delta else INTERVAL_METRICS)) == (
             r["ci_low"] is not None)
     assert {"gate", "model", "slice", "value", "passed", "reason"} <= set(d["gates"][0])
     for kind in ("pandas", "polars", "arrow", "records"):

@@ -12,6 +12,8 @@ import pytest
 
 import fastmetrics as fm
 
+from _evaluate_faces import assert_same_intervals_from_every_input
+
 pd = pytest.importorskip("pandas")
 
 Z95 = NormalDist().inv_cdf(0.975)
@@ -85,21 +87,7 @@ def test_the_bootstrap_of_the_rows_agrees(table):
 
 
 def test_same_intervals_from_every_input(table, tmp_path):
-    want = fm.evaluate(table, **KW).rows
-    path = str(tmp_path / "t.parquet")
-    table.to_parquet(path)
-    dd = pytest.importorskip("dask.dataframe")
-    for data, extra in ((path, {"batch_rows": 777}),
-                        (dd.from_pandas(table, npartitions=3), {})):
-        got = fm.evaluate(data, **KW, **extra).rows
-        assert len(got) == len(want)
-        for a, b in zip(got, want):
-            assert (a["metric"], a["slice"]) == (b["metric"], b["slice"])
-            for k in ("ci_low", "ci_high"):
-                if b[k] is None:
-                    assert a[k] is None
-                else:
-                    assert a[k] == pytest.approx(b[k], rel=1e-9), (a, b)
+    assert_same_intervals_from_every_input(table, KW, tmp_path)
 
 
 def test_better_gate_reads_the_paired_interval_and_weights_get_none(table):

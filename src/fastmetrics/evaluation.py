@@ -63,7 +63,7 @@ from ._queries import query_scores
 from ._states.prf import prfs_batch
 from ._states.multilabel import PROFILE_METRICS, profile_batch, profile_values, row_profiles
 from ._states.replicates import cells, draws, replicate, supports
-from ._states.sums import error_intervals, paired_error_intervals
+from ._states.sums import error_intervals, error_mean_interval, paired_error_intervals
 from .exceptions import recording_warnings
 from .streaming import KINDS, Accumulator, GroupedAccumulator
 
@@ -427,9 +427,9 @@ class Gate:
     """A pass/fail condition: ``metric>=0.8`` (the value), ``metric:delta>=-0.01`` (its
     difference to the baseline model's), ``metric:rel>=-0.02`` (the relative difference),
     or ``metric:better`` (better than the baseline with confidence: the paired interval of
-    the difference lies wholly on the better side of zero, for the metrics of labels; for
-    ROC AUC, the candidate's DeLong interval lies wholly on the better side of the
-    baseline's value).
+    the difference lies wholly on the better side of zero, for the metrics of labels, the
+    mean errors and the mean losses; for ROC AUC, the candidate's DeLong interval lies
+    wholly on the better side of the baseline's value).
 
     Parameters
     ----------
@@ -1058,7 +1058,8 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         percentiles from the states' cells (the metrics of labels; the multilabel ones
         from the row profiles), DeLong's for ROC AUC, and the central limit interval of the
         mean for the regression task's mean absolute and squared errors (from the kept
-        errors; the root's from the squared error's ends).
+        errors; the root's from the squared error's ends) and, unweighted, for the log
+        loss and the Brier score (from the mean and spread of the rows' losses).
     n_boot : int, default=1000
         Bootstrap resamples.
     baseline : str, optional
@@ -1066,8 +1067,8 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         ``:better``; rows ``<metric>:delta`` per other model, which for the metrics of
         labels carry the paired interval of the difference when ``ci`` is given: the
         rows are resampled with both models' labels, from their joint counts; for the
-        mean absolute and squared errors, the central limit interval of each row's
-        difference).
+        mean absolute and squared errors, the log loss and the Brier score, the central
+        limit interval of each row's difference).
     gates : list of str, optional
         Pass/fail conditions (:class:`~fastmetrics.evaluation.Gate`), checked on the
         whole table (and on every slice of at least ``min_slice_size`` rows with
@@ -1329,7 +1330,8 @@ class Job:
         paired = self.baseline if self.ci is not None and self.sample_weight is None \
             else None
         return Plan(self.task, self.models, self.specs, self.classes, self.slicings,
-                    self.threshold, paired, self.query, self.label_columns)
+                    self.threshold, paired, self.query, self.label_columns,
+                    intervals=self.ci is not None and self.sample_weight is None)
 
     def finish(self, plan: Plan, start: float | None = None) -> Evaluation:
         """The evaluation of everything ``plan`` was fed (``start``: a
@@ -1448,7 +1450,8 @@ class Plan:
                  classes: np.ndarray | None, slicings: list[tuple[str, ...]],
                  threshold: float, paired_with: str | None = None,
                  query: str | None = None,
-                 label_columns: tuple[str, ...] | None = None) -> None:
+                 label_columns: tuple[str, ...] | None = None, *,
+                 intervals: bool = False) -> None:
         self.task, self.models, self.classes = task, models, classes
         self.label_columns = label_columns  # the multilabel task's true columns
         self.slicings, self.threshold = slicings, threshold
@@ -1488,6 +1491,24 @@ class Plan:
                     self.whole[(m.name, _PAIRED)] = KINDS[joint_kind]()
                     for sl in slicings:
                         self.grouped[(m.name, _PAIRED, sl)] = GroupedAccumulator(joint_kind)
+        # the mean per-row losses' intervals: each row's loss fed to the regression sums
+        # (their mean and spread of the errors), and each candidate's per-row difference to
+        # the baseline's for the paired ones
+        self.losses: dict[str, list[str]] = {}
+        if intervals and task in ("binary", "multiclass"):
+            for m in models:
+                self.losses[m.name] = [s.name for s in self.specs[m.name]
+                                       if s.name in _ROW_LOSSES]
+            base = self.losses.get(paired_with or "", [])
+            for m in models:
+                keys = [(_LOSS, name) for name in self.losses[m.name]]
+                if paired_with is not None and m.name != paired_with:
+                    keys += [(_LOSS_DELTA, name) for name in self.losses[m.name]
+                             if name in base]
+                for key in keys:
+                    self.whole[(m.name, key)] = KINDS["regression"]()
+                    for sl in slicings:
+                        self.grouped[(m.name, key, sl)] = GroupedAccumulator("regression")
         self.n = 0
 
     def _config(self, family: str) -> dict[str, Any]:
@@ -1584,6 +1605,8 @@ class Plan:
                     whole.update(y, x)
                 for sl, g in groups.items():
                     self.grouped[(m.name, st, sl)].update(y, x, groups=g, sample_weight=w)
+        if self.losses:
+            self._feed_losses(batch, y, groups)
         paired = [m.name for m in self.models if (m.name, _PAIRED) in self.whole]
         base = cast(str, self.paired_with)  # set wherever ``paired`` is not empty
         if paired and self.task == "multilabel":
@@ -1599,6 +1622,46 @@ class Plan:
                 self.grouped[(name, _PAIRED, sl)].update(*pair, groups=g)
         self.n += n
         return n
+
+    def _feed_losses(self, batch: Mapping[str, Any], y: Any,
+                     groups: Mapping[tuple[str, ...], Any]) -> None:
+        """Each model's per-row log loss and Brier score of a batch (as scikit-learn's
+        functions average them) into its loss accumulators, and each candidate's per-row
+        differences to the baseline's into its paired ones (the states, fed first, have
+        checked the labels and probabilities)."""
+        values = _values_of(y)
+        n = values.shape[0]
+        eps = float(np.finfo(np.float64).eps)
+        if self.task == "binary":
+            assert self.sides is not None
+            positive = values == self.sides[1]
+        else:
+            assert self.classes is not None
+            column = np.searchsorted(self.classes, values)
+        rows: dict[tuple[str, str], np.ndarray] = {}
+        for m in self.models:
+            for name in self.losses.get(m.name, []):
+                if self.task == "binary":
+                    p = np.asarray(self._scores(m, batch), dtype=np.float64)
+                    if name == "brier_score":
+                        rows[(m.name, name)] = np.square(positive - p)
+                        continue
+                    q = np.where(positive, p, 1.0 - p)
+                else:
+                    q = self._probs(m, batch)[np.arange(n), column]
+                rows[(m.name, name)] = -np.log(np.clip(q, eps, 1.0 - eps))
+        zeros = np.zeros(n)
+        base = self.paired_with
+        for (model, name), loss in rows.items():
+            feeds = [((model, (_LOSS, name)), loss)]
+            if (model, (_LOSS_DELTA, name)) in self.whole:
+                feeds.append(((model, (_LOSS_DELTA, name)), loss - rows[(cast(str, base),
+                                                                          name)]))
+            for key, v in feeds:
+                whole: Any = self.whole[key]
+                whole.update(v, zeros)
+                for sl, g in groups.items():
+                    self.grouped[key + (sl,)].update(v, zeros, groups=g)
 
     def _keep(self, batch: Mapping[str, Any], y_true: str) -> None:
         """The ranking task: a batch's relevance, query, scores and slice columns kept."""
@@ -1640,11 +1703,11 @@ class Plan:
         if self.task == "ranking":
             return self._query_rows(min_size, ci, n_boot, rng)
         for m in self.models:
-            accs = {st: self.whole[(m.name, st)] for st in self._states(m)}
+            accs = {st: self.whole[(m.name, st)] for st in self._states(m, ci)}
             out += self._rows_of(m.name, (), [{}], [accs], ci, n_boot, rng)
         for sl in self.slicings:
             for m in self.models:
-                states = self._states(m)
+                states = self._states(m, ci)
                 first = self.grouped[(m.name, states[0], sl)]
                 keys = first.keys()
                 try:  # slices in key order, whatever order chunks brought them in
@@ -1777,8 +1840,12 @@ class Plan:
         for (name, metric), d in diffs.items():
             self.query_deltas[(name, metric, where)] = _percentile(d, ci)
 
-    def _states(self, m: _Model) -> list[Any]:
-        return list(dict.fromkeys(s.state for s in self.specs[m.name]))
+    def _states(self, m: _Model, ci: float | None = None) -> list[Any]:
+        """The state keys of a model's metrics (and, with ``ci``, of its per-row losses)."""
+        keys: list[Any] = list(dict.fromkeys(s.state for s in self.specs[m.name]))
+        if ci is not None:
+            keys += [(_LOSS, name) for name in self.losses.get(m.name, [])]
+        return keys
 
     def _rows_of(self, model: str, sl: tuple[str, ...], sdicts: list[dict[str, Any]],
                  slice_accs: Sequence[Mapping[Any, Accumulator]], ci: float | None,
@@ -1821,6 +1888,13 @@ class Plan:
                 for r in out:
                     if r["metric"] in bounds:
                         r["ci_low"], r["ci_high"] = bounds[r["metric"]]
+            if ci is not None:
+                for r in out:
+                    loss = accs.get((_LOSS, r["metric"]))
+                    got = None if loss is None or loss.state is None else \
+                        error_mean_interval(loss.state, ci)
+                    if got is not None:  # (losses are >= 0)
+                        r["ci_low"], r["ci_high"] = max(got[0], 0.0), got[1]
         if resample:
             assert ci is not None
             self._cell_intervals(model, [per_slice[j] for j in resample],
@@ -1941,6 +2015,24 @@ class Plan:
                 bounds = _percentiles(values_a[i] - values_b[i], ci)
                 for (sd, _), (lo, hi) in zip(found, bounds):
                     out[(m.name, s.name, _slice_text(sd))] = (lo, hi)
+        out.update(self._loss_deltas(min_size, ci))
+        return out
+
+    def _loss_deltas(self, min_size: int, ci: float
+                     ) -> dict[tuple[str, str, str], tuple[Any, Any]]:
+        """The paired intervals of each candidate's mean log loss and Brier score
+        differences to the baseline: the central limit interval of the mean of the rows'
+        differences (fed as they came, whole table and each slice)."""
+        out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+        for m in self.models:
+            for name in self.losses.get(m.name, []):
+                key = (_LOSS_DELTA, name)
+                if (m.name, key) not in self.whole:
+                    continue
+                for sd, acc in self._accumulators(m.name, key, min_size):
+                    got = None if acc.state is None else error_mean_interval(acc.state, ci)
+                    if got is not None:
+                        out[(m.name, name, _slice_text(sd))] = got
         return out
 
     def _accumulators(self, model: str, key: Any, min_size: int
@@ -2033,6 +2125,12 @@ _BATCH = {row.name: row.batch for row in _table.METRICS if row.batch is not None
 _PAIRED = ("paired", ())
 #: the regression task's accumulator (kept errors: the median, and the normal intervals)
 _REGRESSION_STATE = ("regression", ())
+#: the metrics that are the mean of a per-row loss (intervals of that mean)
+_ROW_LOSSES = ("log_loss", "brier_score")
+#: the state keys of a model's per-row losses and of its per-row differences to the
+#: baseline's (regression sums of those values)
+_LOSS = "row_loss"
+_LOSS_DELTA = "row_loss_delta"
 #: the position of each in :func:`prfs_batch`'s result
 _PRF_PARTS = {"precision_score": 0, "recall_score": 1, "f1_score": 2}
 #: binary metrics of one class, told which is positive

@@ -66,6 +66,7 @@ __all__ = [
     "check_delta",
     "check_multioutput",
     "error_intervals",
+    "error_mean_interval",
     "explained_fractions",
     "grouped",
     "explained_variance",
@@ -1220,6 +1221,30 @@ def error_intervals(state: RegressionState, level: float) -> dict[str, tuple[flo
     lo, hi = out["mean_squared_error"]
     out["root_mean_squared_error"] = (math.sqrt(lo), math.sqrt(hi))
     return out
+
+
+def error_mean_interval(state: RegressionState, level: float) -> tuple[float, float] | None:
+    """The central limit interval of the mean of the errors ``y_true - y_pred``, from the
+    state's mean and spread of the errors: ``mean +- z sd / sqrt(n)``, ``sd`` with n - 1
+    degrees of freedom. The values need not be kept: a stream of per-row losses fed as
+    ``y_true`` (``y_pred`` zero) gives the interval of their mean. None where it does not
+    apply (weights, fewer than two rows, no spread of the errors in the state).
+
+    Examples
+    --------
+    >>> st = RegressionState.from_arrays([0.2, 0.4, 0.1, 0.5], [0.0, 0.0, 0.0, 0.0])
+    >>> [round(v, 4) for v in error_mean_interval(st, 0.95)]
+    [0.1211, 0.4789]
+    """
+    v = state.sums
+    if state.weighted or v.ndim != 1 or not state.flags & kernel.FLAG_EV \
+            or v[kernel.N] < 2:
+        return None
+    n = float(v[kernel.N])
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    half = z * math.sqrt(max(float(v[kernel.M2E]), 0.0) / (n - 1) / n)
+    mean = float(v[kernel.MEANE])
+    return mean - half, mean + half
 
 
 def paired_error_intervals(state: RegressionState, baseline: RegressionState, level: float
