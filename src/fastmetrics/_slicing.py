@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -186,9 +186,11 @@ def _whole(acc: GroupedAccumulator, config: Mapping[str, Any], y_true: Any, y_pr
         except (TypeError, ValueError):
             pass  # (classes that differ between groups): the pass below
     try:
-        fresh = KINDS[acc.kind](**config)
+        fresh: Any = KINDS[acc.kind](**config)
         if w is None:
-            return fresh.update(y_true, y_pred)
-        return fresh.update(y_true, y_pred, sample_weight=w)
+            fresh.update(y_true, y_pred)
+        else:
+            fresh.update(y_true, y_pred, sample_weight=w)
     except (TypeError, ValueError):
         return None
+    return cast(Accumulator, fresh)
