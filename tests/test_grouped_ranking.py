@@ -96,3 +96,76 @@ def test_refusals_are_the_one_call_errors():
 
 def test_a_key_without_rows_is_not_a_group():
     assert grouped_exact(np.array([0, 2]), 3, [0, 1], [0.2, 0.4], None) is None
+
+
+def test_threads_give_the_same_states_and_views_export_and_merge():
+    """Many groups sorted on threads: the same states for 1 and 4 threads; a group's
+    state (a view of the chunk's summary buffers) pickles, exports and merges as any."""
+    import pickle
+
+    from fastmetrics.states import load_state
+
+    rng = np.random.default_rng(8)
+    n, G = 60_000, 300
+    codes = rng.integers(0, G, n)
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n), 3)
+    one = grouped_exact(codes, G, y, s, None, 1)
+    four = grouped_exact(codes, G, y, s, None, 4)
+    for a, b in zip(one, four):
+        np.testing.assert_array_equal(a.thresholds, b.thresholds)
+        np.testing.assert_array_equal(a.weights, b.weights)
+    st = one[17]
+    again = pickle.loads(pickle.dumps(st))
+    loaded = load_state(st.to_dict())
+    for other in (again, loaded):
+        np.testing.assert_array_equal(other.thresholds, st.thresholds)
+        np.testing.assert_array_equal(other.weights, st.weights)
+    rows = np.flatnonzero((codes == 17) | (codes == 18))
+    merged = one[17].merge(one[18])
+    want = RankingState.from_arrays(y[rows], s[rows])
+    np.testing.assert_array_equal(merged.thresholds, want.thresholds)
+    np.testing.assert_array_equal(merged.weights, want.weights)
+
+
+def test_few_large_groups_keep_their_rows(monkeypatch):
+    """Fewer groups than threads, each large: kept as rows (their metrics from one threaded
+    pass each); many groups: the grouped kernel."""
+    import fastmetrics.streaming as streaming
+
+    calls = []
+    real = streaming.ranking.grouped_exact
+
+    def spy(*a, **k):
+        calls.append(a[1])
+        return real(*a, **k)
+
+    monkeypatch.setattr(streaming.ranking, "grouped_exact", spy)
+    monkeypatch.setattr(streaming, "threads_for", lambda kernel, n, nt=None: 4)
+    rng = np.random.default_rng(9)
+    n = 20_000
+    y, s = rng.integers(0, 2, n), rng.random(n)
+    few = GroupedAccumulator("ranking").update(y, s, groups=rng.integers(0, 2, n))
+    assert calls == []
+    many = GroupedAccumulator("ranking").update(y, s, groups=rng.integers(0, 50, n))
+    assert calls == [50]
+    for acc in (few, many):
+        for key, value in acc.roc_auc_score().items():
+            assert 0.4 < value < 0.6, key
+
+
+def test_kernel_refuses_offsets_and_shapes():
+    from fastmetrics._kernels import ranking as kr
+
+    pos, s = np.zeros((4, 1), np.uint8), np.zeros((4, 1))
+    out = [np.empty(4) for _ in range(3)]
+    stats, m, bad = np.zeros((2, kr.N_STATS)), np.zeros(2, np.int64), np.zeros(2, np.int64)
+    with pytest.raises(ValueError, match="offsets"):
+        kr.grouped_summaries(pos, s, np.empty(0), False, np.array([0, 3, 2]), *out, stats,
+                             m, bad)
+    with pytest.raises(ValueError, match="inconsistent"):
+        kr.grouped_summaries(pos, s[:3], np.empty(0), False, np.array([0, 2, 4]), *out,
+                             stats, m, bad)
+    s[2, 0] = np.nan
+    assert kr.grouped_summaries(pos, s, np.empty(0), False, np.array([0, 2, 4]), *out,
+                                stats, m, bad) == 1 and bad[1] == kr.BAD_SCORE

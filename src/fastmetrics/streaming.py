@@ -2810,10 +2810,10 @@ def _merged_state(old: Accumulator, new: Accumulator) -> tuple[Any, bool | None]
     return st, wo if wo is not None else wn
 
 
-#: the average group size (rows) up to which exact ranking groups are built from one
-#: validation of the chunk: there the per-group entry's checks dominate; above it the
-#: per-group rule's rows are as fast and hold less at once (all groups' states built
-#: together cost a 10^8-row evaluation 200 MiB of peak with 4M-row batches)
+#: exact ranking groups are built by the grouped kernel (the chunk validated once, each
+#: group's run sorted on one of the threads) unless there are fewer groups than threads
+#: and they average more rows than this: then each, kept as rows, gives its metrics in one
+#: threaded statistics pass
 _RANKED_GROUP_ROWS = 1 << 11
 
 #: families whose kernels spend more per row than a group's update spends in Python
@@ -3110,12 +3110,12 @@ class GroupedAccumulator:
         if len(cols) != 2 or template.thresholds is not None:  # binned: the generic rule
             return False
         n = keys.codes.shape[0]
-        if n > keys.n_groups * _RANKED_GROUP_ROWS:
-            # large groups: each kept as rows gives its metrics in one threaded statistics
-            # pass (or sorts on the derivation's threads), faster than a one-thread sort here
+        nt = threads_for("slices", n, None)
+        if keys.n_groups < nt and n > keys.n_groups * _RANKED_GROUP_ROWS:
+            # fewer large groups than threads: each kept as rows gives its metrics in one
+            # threaded statistics pass, faster than a sort of each group on one thread
             return False
-        states = ranking.grouped_exact(keys.codes, keys.n_groups, cols[0], cols[1], w,
-                                       threads_for("slices", n, None))
+        states = ranking.grouped_exact(keys.codes, keys.n_groups, cols[0], cols[1], w, nt)
         if states is None:
             return False
         for acc, st in zip(built, states):
@@ -3263,8 +3263,11 @@ class GroupedAccumulator:
         """Whether the groups' derivations read their rows (an exact ranking state sorts
         them, kept errors give a median): the derivations worth threads."""
         template: Any = self._template
-        return (self.kind == "ranking" and template.thresholds is None) \
-            or bool(getattr(template, "keep_values", False))
+        if self.kind == "ranking" and template.thresholds is None:
+            # (groups built by the grouped kernel hold their states, sorted already)
+            return any(isinstance(acc, RankingAccumulator) and acc._rows.rows
+                       for acc in self._accs)
+        return bool(getattr(template, "keep_values", False))
 
     def __getattr__(self, name: str) -> Any:
         # the family's metric methods, each giving key -> value

@@ -27,6 +27,20 @@ def binary_stats(y: np.ndarray, s: np.ndarray, w: np.ndarray, has_w: bool, ycol:
 def binary_summary(y: np.ndarray, s: np.ndarray, w: np.ndarray, has_w: bool, pos: int,
                    stats: np.ndarray, thr: np.ndarray, out_p: np.ndarray, out_q: np.ndarray,
                    bad: np.ndarray, scratch: tuple[Any, ...], n_threads: int = ...) -> int: ...
+def grouped_summaries(
+    positive: np.ndarray,
+    s: np.ndarray,
+    w: np.ndarray,
+    has_w: bool,
+    offsets: np.ndarray,
+    thr: np.ndarray,
+    out_p: np.ndarray,
+    out_q: np.ndarray,
+    stats: np.ndarray,
+    m_out: np.ndarray,
+    bad: np.ndarray,
+    n_threads: int = 1,
+) -> int: ...
 def summary_stats(p: np.ndarray, q: np.ndarray, stats: np.ndarray) -> None: ...
 def label_scan(y: np.ndarray) -> tuple[int, int, int]: ...
 

@@ -28,7 +28,8 @@ Scores that are NaN or infinite (scikit-learn rejects both) stop the pass and ar
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport isfinite
 from libc.string cimport memmove
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange
+from libc.stdlib cimport free, malloc
 
 import numpy as np
 
@@ -372,6 +373,82 @@ def binary_summary(const label_t[:, :] y, const score_t[:, :] s, const weight_t[
         bad[1] = 0
         bad[2] = BAD_SCORE if rb[0] >= 0 else BAD_WEIGHT
     return m
+
+
+def grouped_summaries(const uint8_t[:, :] positive, const double[:, :] s,
+                      const double[:] w, bint has_w, const int64_t[::1] offsets,
+                      double[::1] thr, double[::1] out_p, double[::1] out_q,
+                      double[:, ::1] stats, int64_t[::1] m_out, int64_t[::1] bad,
+                      int n_threads=1):
+    """:func:`binary_summary` of each group's run of rows at once: rows
+    ``offsets[g]:offsets[g + 1]`` (ordered by group) are group ``g``'s, positive where
+    ``positive[:, 0]`` is 1. Group g's distinct thresholds (decreasing) and their positive
+    and negative weights are written from ``thr[offsets[g]]`` on (``m_out[g]`` of them),
+    its statistics to ``stats[g]``. Groups run on up to ``n_threads`` OpenMP threads (each
+    group on one, with its own scratch), so the result does not depend on their number.
+    Returns -1, or the first group holding a non-finite score or weight (``bad[g]``: its
+    kind, BAD_SCORE or BAD_WEIGHT)."""
+    cdef Py_ssize_t G = offsets.shape[0] - 1
+    cdef Py_ssize_t n = s.shape[0]
+    cdef Py_ssize_t g, a, b, nmax = 0
+    cdef int64_t hs, r
+    cdef Scratch* sb
+    cdef int64_t* rb
+    cdef char* buf
+    if positive.shape[0] != n or (has_w and w.shape[0] != n) or G < 0 \
+            or thr.shape[0] < n or out_p.shape[0] < n or out_q.shape[0] < n \
+            or stats.shape[0] != G or stats.shape[1] < N_STATS or m_out.shape[0] != G \
+            or bad.shape[0] != G:
+        raise ValueError("grouped_summaries: inconsistent shapes")
+    for g in range(G):
+        a = offsets[g]
+        b = offsets[g + 1]
+        if a < 0 or b < a or b > n:
+            raise ValueError("grouped_summaries: offsets must increase within the rows")
+        nmax = max(nmax, b - a)
+    if G == 0 or nmax == 0:
+        return -1
+    hs = fm_radix_hist_size(nmax)
+    with nogil, parallel(num_threads=max(1, n_threads)):
+        # each thread's scratch: the Scratch, the two bad slots, keys, their copy,
+        # weights, theirs, and two histograms
+        buf = <char*>malloc(sizeof(Scratch) + 2 * sizeof(int64_t)
+                            + (2 * nmax + 2 * hs) * sizeof(uint64_t)
+                            + (2 * nmax if has_w else 0) * sizeof(double))
+        if buf != NULL:
+            sb = <Scratch*>buf
+            rb = <int64_t*>(buf + sizeof(Scratch))
+            sb.keys = <uint64_t*>(buf + sizeof(Scratch) + 2 * sizeof(int64_t))
+            sb.tmp = sb.keys + nmax
+            sb.hist = sb.tmp + nmax
+            sb.hsize = hs
+            sb.n_threads = 1
+            sb.w = <double*>(sb.hist + 2 * hs) if has_w else NULL
+            sb.wtmp = sb.w + nmax if has_w else NULL
+        for g in prange(G, schedule="dynamic"):
+            a = offsets[g]
+            b = offsets[g + 1]
+            bad[g] = -1
+            m_out[g] = 0
+            if buf == NULL:
+                bad[g] = -2
+            elif b > a:
+                rb[0] = -1
+                rb[1] = -1
+                r = _column(positive[a:b], 0, s[a:b], 0, w[a:b] if has_w else w, has_w,
+                            1, 1, True, sb, &stats[g, 0], &thr[a], &out_p[a], &out_q[a], rb)
+                if r < 0:
+                    bad[g] = BAD_SCORE if rb[0] >= 0 else BAD_WEIGHT
+                else:
+                    m_out[g] = r
+        free(buf)
+    for g in range(G):
+        if bad[g] == -2:
+            raise MemoryError("grouped_summaries: no memory for a thread's scratch")
+    for g in range(G):
+        if bad[g] >= 0:
+            return g
+    return -1
 
 
 def summary_stats(const double[:] p, const double[:] q, double[::1] stats):

@@ -32,7 +32,8 @@ from . import base
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["BLOCK", "GroupedState", "align_by_key", "concat_keys", "group_runs"]
+__all__ = ["BLOCK", "GroupedState", "align_by_key", "concat_keys", "group_runs",
+           "ordered_blocks"]
 
 T = TypeVar("T")
 
@@ -69,6 +70,20 @@ def group_runs(codes: np.ndarray, n_groups: int, columns: Sequence[np.ndarray | 
         if n:
             yield 0, list(columns)
         return
+    for offsets, grouped in ordered_blocks(codes, n_groups, columns, block):
+        for g in np.flatnonzero(np.diff(offsets)).tolist():
+            lo, hi = int(offsets[g]), int(offsets[g + 1])
+            yield g, [None if c is None else c[lo:hi] for c in grouped]
+
+
+def ordered_blocks(codes: np.ndarray, n_groups: int, columns: Sequence[np.ndarray | None],
+                   block: int = BLOCK
+                   ) -> Iterator[tuple[np.ndarray, list[np.ndarray | None]]]:
+    """The rows ordered by group (a stable counting sort), block by block:
+    ``(offsets, columns)`` where group g's rows of the block are
+    ``offsets[g]:offsets[g + 1]`` of each column, in their original order (None passes
+    through). A code outside ``range(n_groups)`` raises ``ValueError`` naming its row."""
+    n = codes.shape[0]
     for start in range(0, n, block):
         stop = min(n, start + block)
         part = codes[start:stop]
@@ -79,11 +94,8 @@ def group_runs(codes: np.ndarray, n_groups: int, columns: Sequence[np.ndarray | 
                              f"[0, {n_groups})")
         offsets = np.zeros(n_groups + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        grouped = [None if c is None else _grouped_rows(c[start:stop], part, offsets)
-                   for c in columns]
-        for g in np.flatnonzero(sizes).tolist():
-            lo, hi = int(offsets[g]), int(offsets[g + 1])
-            yield g, [None if c is None else c[lo:hi] for c in grouped]
+        yield offsets, [None if c is None else _grouped_rows(c[start:stop], part, offsets)
+                        for c in columns]
 
 
 def _grouped_rows(c: np.ndarray, codes: np.ndarray, offsets: np.ndarray) -> np.ndarray:

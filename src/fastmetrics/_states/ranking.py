@@ -60,7 +60,7 @@ from .._kernels import ranking as kernel
 from .._threads import each, resolve_n_threads, threads_for
 from ..exceptions import warn, undefined_metric_warning
 from . import base
-from .groups import group_runs
+from .groups import ordered_blocks
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -956,10 +956,11 @@ def grouped_exact(codes: np.ndarray, n_groups: int, y_true: Any, y_score: Any,
                   sample_weight: Any, n_threads: int = 1) -> list[RankingState] | None:
     """The exact state of each group's rows (``codes[i]``: row i's group, each of
     ``0..n_groups-1`` holding rows): the chunk's labels and scores validated once, its rows
-    ordered by group (a counting sort), then each group's state from one kernel pass over
-    its run (on ``n_threads`` threads): what :meth:`RankingState.from_arrays` of each
-    group's rows gives, without a label scan, a validation and a buffer per group. None
-    where a group has no rows (the caller's rule skips it)."""
+    ordered by group (a counting sort), then every group's state from one kernel call that
+    sorts each group's run on one of ``n_threads`` threads: what
+    :meth:`RankingState.from_arrays` of each group's rows gives, bit for bit, without a
+    label scan, a validation and a buffer per group. None where a group has no rows (the
+    caller's rule skips it)."""
     lab, s, w, has_w = binary_inputs(y_true, y_score, sample_weight, allow_empty=True,
                                      allow_zero_sum=True)
     check_binary(lab)
@@ -968,25 +969,42 @@ def grouped_exact(codes: np.ndarray, n_groups: int, y_true: Any, y_score: Any,
     # each row's place among the chunk's classes: 1 for the greater (the state's positive)
     positive = lab.where(lab.classes[-1]).view(np.uint8) if k == 2 else \
         np.zeros(n, dtype=np.uint8)
-    n_all = np.bincount(codes, minlength=n_groups)
-    if n == 0 or n_all.shape[0] != n_groups or not n_all.all():
+    if n == 0:
         return None
-    n_pos = np.bincount(codes, weights=positive, minlength=n_groups)
-    runs = list(group_runs(codes, n_groups, [positive, s, w if has_w else None]))
-
-    def build(run: tuple[int, list[Any]]) -> RankingState:
-        g, (pos, sg, wg) = run
-        if k == 2 and 0 < n_pos[g] < n_all[g]:
-            part = Labels.of_codes(pos, lab.classes)
-        else:  # one class in this group: it is the group's only (and greater) class
-            one = lab.classes[-1:] if k == 1 or n_pos[g] else lab.classes[:1]
-            part = Labels.of_codes(np.zeros_like(pos), one)
-        return RankingState.from_labels(part, sg, wg, has_w, 1)
-
-    built = each(build, runs, n_threads)
     out: list[Any] = [None] * n_groups
-    for (g, _), st in zip(runs, built):  # a group of several blocks: their states merged
-        out[g] = st if out[g] is None else out[g].merge(st)
+    # (float32 scores and weights read as the doubles the kernel makes of them anyway)
+    s64 = s.astype(np.float64, copy=False)
+    w64 = w.astype(np.float64, copy=False) if has_w else None
+    for offsets, (pos, sg, wg) in ordered_blocks(codes, n_groups, [positive, s64, w64]):
+        assert pos is not None and sg is not None
+        sizes = np.diff(offsets)
+        # the groups' states are views of these (no copy of each group's summary: the
+        # buffers hold every group's, so they take no more than the states would)
+        thr, wts_all = np.empty(sg.shape[0]), np.empty((2, sg.shape[0]))
+        stats = np.zeros((n_groups, kernel.N_STATS))
+        m = np.zeros(n_groups, dtype=np.int64)
+        bad = np.zeros(n_groups, dtype=np.int64)
+        g_bad = kernel.grouped_summaries(pos[:, None], sg[:, None],
+                                         wg if wg is not None else _NO_W, has_w, offsets,
+                                         thr, wts_all[1], wts_all[0], stats, m, bad,
+                                         n_threads)
+        if g_bad >= 0:
+            _raise_bad([0, 0, bad[g_bad]], s, w)
+        for g in np.flatnonzero(sizes).tolist():
+            a, mg = int(offsets[g]), int(m[g])
+            n_pos = int(stats[g, kernel.NPOS])
+            wts = wts_all[:, a:a + mg]
+            if k == 2 and 0 < n_pos < sizes[g]:
+                classes, counts = lab.classes, np.array([sizes[g] - n_pos, n_pos])
+            elif n_pos:  # every row of the greater class: the kernel's positive run
+                classes, counts, wts = lab.classes[-1:], np.array([n_pos]), wts[1:]
+            else:  # every row of the one (or the smaller) class: the negative run
+                classes, counts, wts = lab.classes[:1], np.array([sizes[g]]), wts[:1]
+            st = RankingState(thr[a:a + mg], wts, classes, counts.astype(np.int64), None,
+                              has_w)
+            out[g] = st if out[g] is None else out[g].merge(st)
+    if any(st is None for st in out):
+        return None
     return out
 
 
