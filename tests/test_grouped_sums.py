@@ -390,3 +390,18 @@ def test_calibration_lanes_and_threads_give_the_same_bits():
     table = np.zeros((G, 10, kb.N_COLS))
     assert kb.bin_binary_grouped(codes, positive, bad, np.empty(0), False, padded, uniform,
                                  table, 2) == (400_000, kb.BAD_PROB)
+
+
+def test_binning_kernels_refuse_edges_without_their_pads():
+    """The bin index is kept in range by the -inf / +inf pads: edges without them are
+    refused, not read out of bounds."""
+    from fastmetrics._kernels import bins as kb
+
+    p = np.array([0.0, 0.5, 1.0])
+    bare = np.linspace(0.0, 1.0, 11)
+    with pytest.raises(ValueError, match="padded edges"):
+        kb.bin_binary_grouped(np.zeros(3, np.int64), np.zeros(3, np.uint8), p, np.empty(0),
+                              False, bare, True, np.zeros((1, 10, kb.N_COLS)))
+    with pytest.raises(ValueError, match="padded edges"):
+        kb.bin_binary(np.zeros(3, np.int64), p, np.empty(0), False, 1, True, bare, True,
+                      np.zeros((10, kb.N_COLS)))

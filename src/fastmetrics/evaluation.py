@@ -1641,15 +1641,20 @@ class Plan:
         rows: dict[tuple[str, str], np.ndarray] = {}
         for m in self.models:
             for name in self.losses.get(m.name, []):
+                # (one array a loss, worked on in place: these are the batch's passes)
                 if self.task == "binary":
                     p = np.asarray(self._scores(m, batch), dtype=np.float64)
                     if name == "brier_score":
-                        rows[(m.name, name)] = np.square(positive - p)
+                        d = np.subtract(positive, p)
+                        rows[(m.name, name)] = np.square(d, out=d)
                         continue
-                    q = np.where(positive, p, 1.0 - p)
+                    q = np.subtract(1.0, p)
+                    np.copyto(q, p, where=positive)
                 else:
                     q = self._probs(m, batch)[np.arange(n), column]
-                rows[(m.name, name)] = -np.log(np.clip(q, eps, 1.0 - eps))
+                np.clip(q, eps, 1.0 - eps, out=q)
+                np.log(q, out=q)
+                rows[(m.name, name)] = np.negative(q, out=q)
         zeros = np.zeros(n)
         base = self.paired_with
         for (model, name), loss in rows.items():

@@ -28,7 +28,7 @@ contiguous inputs take its weighted pass (``fm_bins_lane_w``), which fills
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
 from .common cimport group_t, label_t, weight_t, _lane_start
-from libc.math cimport fabs
+from libc.math cimport fabs, INFINITY
 from libc.stdlib cimport calloc, free
 from cython.parallel cimport prange
 
@@ -249,6 +249,9 @@ def bin_binary(const label_t[:] y, const prob_t[:] p, const weight_t[:] w, bint 
     if y.shape[0] != n or (has_w and w.shape[0] != n) or state.shape[1] != N_COLS \
             or padded_edges.shape[0] != nb + 1 or nb < 1:
         raise ValueError("bin_binary: inconsistent shapes")
+    if not (padded_edges[0] == -INFINITY and padded_edges[nb] == INFINITY):
+        # (what keeps every bin index in range: the kernel's guess is corrected against them)
+        raise ValueError("bin_binary: the padded edges must start at -inf and end at +inf")
     if n == 0:
         return -1, 0, 0, 0
     cdef const double* E = &padded_edges[0]
@@ -439,6 +442,9 @@ def bin_top_label(const label_t[:] y, const prob_t[:, :] P, const weight_t[:] w,
             or padded_edges.shape[0] != nb + 1 or nb < 1 or K < 1 or seen.shape[0] != K \
             or extra.shape[0] < 1:
         raise ValueError("bin_top_label: inconsistent shapes")
+    if not (padded_edges[0] == -INFINITY and padded_edges[nb] == INFINITY):
+        # (what keeps every bin index in range: the kernel's guess is corrected against them)
+        raise ValueError("bin_top_label: the padded edges must start at -inf and end at +inf")
     cdef const double* inner_p = &padded_edges[0]
     with nogil:
         wv = 1.0
@@ -553,6 +559,9 @@ def bin_binary_grouped(const group_t[:] codes, const unsigned char[:] positive,
     if codes.shape[0] != n or positive.shape[0] != n or (has_w and w.shape[0] != n) \
             or state.shape[2] != N_COLS or padded_edges.shape[0] != nb + 1 or nb < 1:
         raise ValueError("bin_binary_grouped: inconsistent shapes")
+    if not (padded_edges[0] == -INFINITY and padded_edges[nb] == INFINITY):
+        # (what keeps every bin index in range: the kernel's guess is corrected against them)
+        raise ValueError("bin_binary_grouped: the padded edges must start at -inf and end at +inf")
     if n == 0:
         return -1, 0
     cdef const double* E = &padded_edges[0]
