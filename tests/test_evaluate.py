@@ -36,7 +36,7 @@ LABEL_METRICS = {"accuracy", "precision", "recall", "f1", "matthews_corrcoef", "
 #: the regression task's: the central limit interval of the mean of the rows' errors
 ERROR_METRICS = {"mean_absolute_error", "mean_squared_error", "root_mean_squared_error"}
 #: the mean per-row losses: the central limit interval of the mean of the rows' losses
-LOSS_METRICS = {"log_loss", "brier_score"}
+LOSS_METRICS = {"log_loss", "brier_score", "mean_absolute_percentage_error"}
 INTERVAL_METRICS = LABEL_METRICS | {"roc_auc"} | ERROR_METRICS | LOSS_METRICS
 #: the deltas with a paired interval
 PAIRED_METRICS = LABEL_METRICS | ERROR_METRICS - {"root_mean_squared_error"} | LOSS_METRICS

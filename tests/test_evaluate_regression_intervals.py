@@ -1,5 +1,6 @@
 """Intervals of the regression task's error metrics: the central limit interval of the mean
-of each row's absolute (or squared) error, from the errors the state keeps, and the paired
+of each row's absolute (or squared) error, from the errors the state keeps (the relative
+error's from the mean and spread of the rows' relative errors, fed to sums), and the paired
 interval of a candidate's difference to the baseline (each row's difference: both models'
 errors are kept for the same rows in the same order, whatever the input and batching)."""
 
@@ -48,11 +49,14 @@ def test_intervals_are_the_normal_ones_of_each_slice(table):
         part = table if not r["slice"] else table[table.seg == r["slice"]["seg"]]
         name = r["metric"].partition(":")[0]
         if name not in ("mean_absolute_error", "mean_squared_error",
-                        "root_mean_squared_error"):
+                        "root_mean_squared_error", "mean_absolute_percentage_error"):
             assert r["ci_low"] is None, r
             continue
         errors = {m: np.abs(part.y.to_numpy() - part[m].to_numpy()) for m in ("new", "old")}
-        power = 1 if name == "mean_absolute_error" else 2
+        power = 1 if name in ("mean_absolute_error", "mean_absolute_percentage_error") else 2
+        if name == "mean_absolute_percentage_error":  # scikit-learn's relative errors
+            scale = np.maximum(np.abs(part.y.to_numpy()), np.finfo(np.float64).eps)
+            errors = {m: e / scale for m, e in errors.items()}
         if r["metric"].endswith(":delta"):
             if name == "root_mean_squared_error":
                 assert r["ci_low"] is None  # not a mean of the rows' differences
@@ -65,7 +69,7 @@ def test_intervals_are_the_normal_ones_of_each_slice(table):
         assert r["ci_low"] == pytest.approx(lo, rel=1e-9) and \
             r["ci_high"] == pytest.approx(hi, rel=1e-9), r
         checked += 1
-    assert checked == 4 * (3 * 2 + 2)  # 4 tables: 3 metrics x 2 models + 2 deltas
+    assert checked == 4 * (4 * 2 + 3)  # 4 tables: 4 metrics x 2 models + 3 deltas
 
 
 def test_the_bootstrap_of_the_rows_agrees(table):
@@ -92,7 +96,15 @@ def test_same_intervals_from_every_input(table, tmp_path):
 
 def test_better_gate_reads_the_paired_interval_and_weights_get_none(table):
     ev = fm.evaluate(table, **KW, gates=["mean_absolute_error:better",
-                                         "mean_squared_error:better"])
-    assert all(g["passed"] and "(paired)" in g["reason"] for g in ev.gates)
+                                         "mean_squared_error:better",
+                                         "mean_absolute_percentage_error:better"])
+    by = {g["gate"]: g for g in ev.gates}
+    assert all("(paired)" in g["reason"] for g in ev.gates), ev.gates
+    assert by["mean_absolute_error:better"]["passed"]
+    assert by["mean_squared_error:better"]["passed"]
+    # relative errors of targets near 0 spread widely: the interval decides, either way
+    d = next(r for r in ev.rows if r["metric"] == "mean_absolute_percentage_error:delta"
+             and not r["slice"])
+    assert by["mean_absolute_percentage_error:better"]["passed"] == (d["ci_high"] < 0)
     weighted = fm.evaluate(table, **KW, sample_weight="w")
     assert all(r["ci_low"] is None for r in weighted.rows)

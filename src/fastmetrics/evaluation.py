@@ -1059,7 +1059,7 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         from the row profiles), DeLong's for ROC AUC, and the central limit interval of the
         mean for the regression task's mean absolute and squared errors (from the kept
         errors; the root's from the squared error's ends) and, unweighted, for the log
-        loss and the Brier score (from the mean and spread of the rows' losses).
+        loss, the Brier score and MAPE (from the mean and spread of the rows' losses).
     n_boot : int, default=1000
         Bootstrap resamples.
     baseline : str, optional
@@ -1067,8 +1067,8 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         ``:better``; rows ``<metric>:delta`` per other model, which for the metrics of
         labels carry the paired interval of the difference when ``ci`` is given: the
         rows are resampled with both models' labels, from their joint counts; for the
-        mean absolute and squared errors, the log loss and the Brier score, the central
-        limit interval of each row's difference).
+        mean absolute and squared errors, the log loss, the Brier score and MAPE, the
+        central limit interval of each row's difference).
     gates : list of str, optional
         Pass/fail conditions (:class:`~fastmetrics.evaluation.Gate`), checked on the
         whole table (and on every slice of at least ``min_slice_size`` rows with
@@ -1495,7 +1495,7 @@ class Plan:
         # (their mean and spread of the errors), and each candidate's per-row difference to
         # the baseline's for the paired ones
         self.losses: dict[str, list[str]] = {}
-        if intervals and task in ("binary", "multiclass"):
+        if intervals and task in ("binary", "multiclass", "regression"):
             for m in models:
                 self.losses[m.name] = [s.name for s in self.specs[m.name]
                                        if s.name in _ROW_LOSSES]
@@ -1625,14 +1625,17 @@ class Plan:
 
     def _feed_losses(self, batch: Mapping[str, Any], y: Any,
                      groups: Mapping[tuple[str, ...], Any]) -> None:
-        """Each model's per-row log loss and Brier score of a batch (as scikit-learn's
-        functions average them) into its loss accumulators, and each candidate's per-row
-        differences to the baseline's into its paired ones (the states, fed first, have
-        checked the labels and probabilities)."""
+        """Each model's per-row log loss and Brier score (or relative error) of a batch,
+        as scikit-learn's functions average them, into its loss accumulators, and each
+        candidate's per-row differences to the baseline's into its paired ones (the states,
+        fed first, have checked the labels, probabilities and targets)."""
         values = _values_of(y)
         n = values.shape[0]
         eps = float(np.finfo(np.float64).eps)
-        if self.task == "binary":
+        if self.task == "regression":
+            target = values.astype(np.float64, copy=False)
+            scale = np.maximum(np.abs(target), eps)
+        elif self.task == "binary":
             assert self.sides is not None
             positive = values == self.sides[1]
         else:
@@ -1642,6 +1645,12 @@ class Plan:
         for m in self.models:
             for name in self.losses.get(m.name, []):
                 # (one array a loss, worked on in place: these are the batch's passes)
+                if self.task == "regression":  # |e| / max(|y|, eps)
+                    e = np.subtract(np.asarray(self._scores(m, batch), dtype=np.float64),
+                                    target)
+                    np.abs(e, out=e)
+                    rows[(m.name, name)] = np.divide(e, scale, out=e)
+                    continue
                 if self.task == "binary":
                     p = np.asarray(self._scores(m, batch), dtype=np.float64)
                     if name == "brier_score":
@@ -1993,7 +2002,9 @@ class Plan:
         if self.task == "ranking":  # resampled with the queries, by :meth:`rows`
             return dict(self.query_deltas)
         if self.task == "regression":
-            return self._error_deltas(baseline, min_size, ci)
+            out = self._error_deltas(baseline, min_size, ci)
+            out.update(self._loss_deltas(min_size, ci))
+            return out
         if self.task == "multilabel":
             return self._profile_deltas(min_size, ci, n_boot, seed)
         rng = np.random.default_rng(None if seed is None else [seed, 1])  # apart from rows'
@@ -2025,9 +2036,9 @@ class Plan:
 
     def _loss_deltas(self, min_size: int, ci: float
                      ) -> dict[tuple[str, str, str], tuple[Any, Any]]:
-        """The paired intervals of each candidate's mean log loss and Brier score
-        differences to the baseline: the central limit interval of the mean of the rows'
-        differences (fed as they came, whole table and each slice)."""
+        """The paired intervals of each candidate's mean log loss, Brier score or mean
+        relative error differences to the baseline: the central limit interval of the mean
+        of the rows' differences (fed as they came, whole table and each slice)."""
         out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
         for m in self.models:
             for name in self.losses.get(m.name, []):
@@ -2131,7 +2142,7 @@ _PAIRED = ("paired", ())
 #: the regression task's accumulator (kept errors: the median, and the normal intervals)
 _REGRESSION_STATE = ("regression", ())
 #: the metrics that are the mean of a per-row loss (intervals of that mean)
-_ROW_LOSSES = ("log_loss", "brier_score")
+_ROW_LOSSES = ("log_loss", "brier_score", "mean_absolute_percentage_error")
 #: the state keys of a model's per-row losses and of its per-row differences to the
 #: baseline's (regression sums of those values)
 _LOSS = "row_loss"
