@@ -2002,9 +2002,8 @@ class Plan:
         if self.task == "ranking":  # resampled with the queries, by :meth:`rows`
             return dict(self.query_deltas)
         if self.task == "regression":
-            out = self._error_deltas(baseline, min_size, ci)
-            out.update(self._loss_deltas(min_size, ci))
-            return out
+            return {**self._error_deltas(baseline, min_size, ci),
+                    **self._loss_deltas(min_size, ci)}
         if self.task == "multilabel":
             return self._profile_deltas(min_size, ci, n_boot, seed)
         rng = np.random.default_rng(None if seed is None else [seed, 1])  # apart from rows'
