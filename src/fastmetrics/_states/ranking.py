@@ -57,7 +57,7 @@ from .._inputs import (
     union_labels,
 )
 from .._kernels import ranking as kernel
-from .._threads import each, resolve_n_threads, threads_for
+from .._threads import resolve_n_threads, threads_for
 from ..exceptions import warn, undefined_metric_warning
 from . import base
 from .groups import ordered_blocks
