@@ -573,7 +573,7 @@ def test_confusion_fast_path_states_equal_per_group_states(n, n_groups, k, label
 
     fast = GroupedAccumulator("confusion")
     generic = GroupedAccumulator("confusion")
-    generic._counted = lambda *a: False  # force the generic rule (one ConfusionAccumulator
+    generic._counted = lambda *a: None  # force the generic rule (one ConfusionAccumulator
     # update per group's run of rows)
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         fast.update(y_true[lo:hi], y_pred[lo:hi], groups=chunk_groups(lo, hi))
@@ -1585,7 +1585,7 @@ def test_calibration_bins_in_one_pass_equal_each_groups_own(case, monkeypatch):
                 sample_weight=None if w is None else w[4000:])
     assert not calls  # one pass, no ordering of rows
     generic = GroupedAccumulator("calibration", **cfg)
-    generic._counted = lambda *a: False
+    generic._counted = lambda *a: None
     generic.update(y[:4000], p[:4000], groups=codes[:4000],
                    sample_weight=None if w is None else w[:4000])
     generic.update(y[4000:], p[4000:], groups=codes[4000:],

@@ -41,7 +41,7 @@ def _spy(monkeypatch):
 
 def _generic(kind, chunks, **config):
     acc = GroupedAccumulator(kind, **config)
-    acc._counted = lambda *a: False
+    acc._counted = lambda *a: None
     for data, groups, w in chunks:
         acc.update(*data, groups=groups, sample_weight=w)
     return acc

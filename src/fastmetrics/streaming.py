@@ -2797,17 +2797,31 @@ def _rows(x: Any, name: str) -> Any:
     return label_input(x, name, encoded=False)
 
 
-def _merged_state(old: Accumulator, new: Accumulator) -> tuple[Any, bool | None]:
-    """The state (and weighting) of two accumulators of one family and settings, merged
-    by the state's law: what ``Accumulator.merge_all`` gives, without a new accumulator or
-    the settings compared (a grouped accumulator's groups share them). Neither changes but
-    for folding what it holds unsorted into its state."""
-    wo, wn = old._weighted, new._weighted
+def _weighting(old: Accumulator, wn: bool | None) -> bool | None:
+    """The weighting of a group's accumulator once a chunk weighted ``wn`` is added
+    (ValueError for weighted and unweighted chunks)."""
+    wo = old._weighted
     if wo is not None and wn is not None and wo != wn:
         raise ValueError(_MIXED_WEIGHTS)
-    a, b = old.state, new.state
-    st = b if a is None else a if b is None else type(a).merge_all([a, b])
-    return st, wo if wo is not None else wn
+    return wo if wo is not None else wn
+
+
+def _chunk_part(part: Any, weighted: bool) -> tuple[Any, bool | None]:
+    """A group's part of a chunk, as built (a state from a grouped kernel, or a fresh
+    accumulator): (its state, its weighting). An exact ranking accumulator's rows are
+    sorted into its state here."""
+    if isinstance(part, Accumulator):
+        return part.state, part._weighted
+    return part, weighted
+
+
+#: a group's chunk states of its own layout (labels, classes, edges) wait, unmerged, until
+#: the grouped accumulator has taken this many rows since it last merged them, or is read:
+#: then each group merges its waiting states in one walk (``merge_all``), where merging
+#: every chunk on arrival re-walks the group's whole state (an exact ranking state's
+#: thresholds) and pays a merge call per group and chunk. The rows bound what waits: an
+#: exact ranking state is a view of its chunk's buffers
+_FOLD_ROWS = 1 << 22
 
 
 #: exact ranking groups are built by the grouped kernel (the chunk validated once, each
@@ -2875,6 +2889,9 @@ class GroupedAccumulator:
         self._keys: list[np.ndarray] = []
         self._index: dict[tuple[Any, ...], int] = {}
         self._accs: list[Accumulator] = []
+        # group index -> its chunk states waiting to be merged (see _FOLD_ROWS)
+        self._pending: dict[int, list[Any]] = {}
+        self._pending_rows = 0
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ updating
@@ -2972,12 +2989,14 @@ class GroupedAccumulator:
             if ga.names is not None and keys.names != ga.names:
                 raise ValueError(f"groups has key columns {list(keys.names)}, earlier "
                                  f"chunks had {list(ga.names)}")
-        # the chunk is built into fresh accumulators, one per (accumulator, group), and
-        # added only when every group was taken: a refused chunk changes nothing
-        fresh = [[ga._factory(**ga._config) for _ in range(keys.n_groups)]
-                 for ga in accumulators]
-        rest = [i for i, ga in enumerate(accumulators)
-                if not ga._counted(cols, w, keys, fresh[i])]
+        # the chunk is built into a state per (accumulator, group) by a grouped kernel, or
+        # else into fresh accumulators, and added only when every group was taken: a
+        # refused chunk changes nothing
+        parts: list[list[Any] | None] = [ga._counted(cols, w, keys) for ga in accumulators]
+        rest = [i for i, p in enumerate(parts) if p is None]
+        fresh: dict[int, list[Accumulator]] = {
+            i: [accumulators[i]._factory(**accumulators[i]._config)
+                for _ in range(keys.n_groups)] for i in rest}
         if rest:
             # families whose rows cost a log or a power each are built on threads (each
             # group's kernel releases the GIL and has its own fresh accumulators; a kernel
@@ -3024,106 +3043,145 @@ class GroupedAccumulator:
                     raise error
             if failed is not None:
                 raise failed[1]
+        chunk: list[list[Any]] = [list(fresh[i]) if p is None else p
+                                  for i, p in enumerate(parts)]
         # every accumulator's chunk is made ready before any is added: one that refuses
         # it leaves all of them as they were
         with contextlib.ExitStack() as held:
             # in one order (by id), so two threads' updates of the same ones cannot deadlock
             for _, lock in sorted({id(ga): ga._lock for ga in accumulators}.items()):
                 held.enter_context(lock)
-            ready = [ga._prepare(keys, built) for ga, built in zip(accumulators, fresh)]
+            for ga in accumulators:
+                if ga._pending_rows >= _FOLD_ROWS:
+                    ga._fold()  # (merges of one layout: nothing here can refuse)
+            ready = [ga._prepare(keys, built, weighted)
+                     for ga, built in zip(accumulators, chunk)]
             for ga, prepared in zip(accumulators, ready):
-                ga._apply(prepared)
+                ga._apply(prepared, n)
 
-    def _prepare(self, keys: GroupKeys, built: list[Accumulator]) -> tuple[Any, ...]:
-        """A chunk's per-group accumulators made ready to add (the caller holds the lock):
-        each merged with its group's accumulator so far, new groups listed (a key without
-        rows in the chunk is left out). Nothing changes here, so a merge that fails
-        (settings, weighted and unweighted chunks) leaves every group as it was."""
+    def _prepare(self, keys: GroupKeys, built: list[Any], weighted: bool) -> tuple[Any, ...]:
+        """A chunk's per-group parts (states of a grouped kernel, or accumulators) made
+        ready to add (the caller holds the lock): a part of its group's layout waits to be
+        merged, another is merged with its group's state now; new groups are listed (a
+        key without rows in the chunk is left out). Nothing changes here, so a merge that
+        fails (weighted and unweighted chunks, states of other labels that cannot merge)
+        leaves every group as it was."""
         base = self._keys if self.names is not None else [k[:0] for k in keys.keys]
         merged: dict[int, tuple[Any, bool | None]] = {}
+        waiting: list[tuple[int, Any, bool | None]] = []
         new: list[int] = []
-        added: list[tuple[tuple[Any, ...], Accumulator]] = []
+        added: list[tuple[tuple[Any, ...], Any, bool]] = []
         for g, key in enumerate(zip(*(k.tolist() for k in keys.keys))):
-            acc = built[g]
+            part = built[g]
             # n_samples, not state: an exact ranking accumulator's state would sort its
             # rows here, on this thread, where the derivations sort them on threads
-            if acc.n_samples == 0:
+            if part is None or part.n_samples == 0:
                 continue
             i = self._index.get(key)
             if i is None:
                 new.append(g)
-                added.append((key, acc))
+                added.append((key, part, weighted))
+                continue
+            old = self._accs[i]
+            st, wn = _chunk_part(part, weighted)
+            wt = _weighting(old, wn)
+            pending = self._pending.get(i)
+            ref = pending[-1] if pending else old.state
+            if ref is None:
+                merged[i] = (st, wt)
+            elif ref.same_layout(st):
+                waiting.append((i, st, wt))
             else:
-                merged[i] = _merged_state(self._accs[i], acc)
+                merged[i] = (type(ref).merge_all([old.state, *(pending or ()), st]), wt)
         new_keys = [concat_keys(a, k[new]) for a, k in zip(base, keys.keys)] if new else base
-        return keys.names, merged, added, new_keys
+        return keys.names, merged, waiting, added, new_keys
 
-    def _apply(self, prepared: tuple[Any, ...]) -> None:
+    def _apply(self, prepared: tuple[Any, ...], n: int) -> None:
         """Add what :meth:`_prepare` made ready (the caller holds the lock)."""
-        names, merged, added, new_keys = prepared
+        names, merged, waiting, added, new_keys = prepared
         if self.names is None:
             self.names = names
         for i, (st, weighted) in merged.items():
             # the group's accumulator takes the merged state in place (its settings are
-            # the chunk's: one factory made both)
+            # the chunk's: one factory made both); what waited is in it
             acc = self._accs[i]
             acc._state, acc._weighted = st, weighted
-        for key, acc in added:
+            self._pending.pop(i, None)
+        for i, st, weighted in waiting:
+            self._accs[i]._weighted = weighted
+            self._pending.setdefault(i, []).append(st)
+        for key, part, weighted in added:
+            if not isinstance(part, Accumulator):  # a grouped kernel's state
+                acc = self._factory(**self._config)
+                acc._add(part, weighted)
+                part = acc
             self._index[key] = len(self._accs)
-            self._accs.append(acc)
+            self._accs.append(part)
         self._keys = new_keys
+        if self._pending:
+            self._pending_rows += n
 
-    def _counted(self, cols: list[Any], w: Any, keys: GroupKeys,
-                 built: list[Accumulator]) -> bool:
-        """The grouped kernels: each group's state from one pass over the chunk, handed to
-        its (fresh) accumulator: the state its rows alone give. The confusion family
-        counts a G x K x K table; the calibration family's binary bins add into G x bins
-        sums; the regression and log loss sums add into G rows of sums; the exact ranking
-        family validates the chunk once and sorts each group's run into its state. False where they do not apply (settings, weights or 2-D labels for
-        the confusion table, too many cells, a key without rows; labels whose positive
-        class a group could read otherwise for the bins)."""
+    def _fold(self) -> None:
+        """Merge every group's waiting chunk states into its state (the caller holds the
+        lock)."""
+        for i, states in self._pending.items():
+            acc = self._accs[i]
+            # the waiting states first, among themselves: the group's larger state is
+            # then walked once (exact ranking thresholds)
+            merge_all = type(states[0]).merge_all
+            acc._state = merge_all([acc.state, merge_all(states)])
+        self._pending.clear()
+        self._pending_rows = 0
+
+    def _settled(self) -> list[Accumulator]:
+        """The groups' accumulators, every waiting chunk state merged in."""
+        if self._pending:
+            with self._lock:
+                self._fold()
+        return self._accs
+
+    def _counted(self, cols: list[Any], w: Any, keys: GroupKeys) -> list[Any] | None:
+        """The grouped kernels: each group's state from one pass over the chunk (the state
+        its rows alone give), in key order. The confusion family counts a G x K x K table;
+        the calibration family's binary bins add into G x bins sums; the regression and
+        log loss sums add into G rows of sums; the exact ranking family validates the
+        chunk once and sorts each group's run into its state. None where they do not
+        apply (settings, weights or 2-D labels for the confusion table, too many cells, a
+        key without rows; labels whose positive class a group could read otherwise for
+        the bins)."""
         if self.kind in ("calibration", "regression", "proba"):
-            return self._summed(cols, w, keys, built)
+            return self._summed(cols, w, keys)
         if self.kind == "ranking":
-            return self._ranked(cols, w, keys, built)
+            return self._ranked(cols, w, keys)
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
                 or any(np.ndim(c) != 1 for c in cols)):
-            return False
+            return None
         try:
             table = GroupedConfusionState.from_arrays(cols[0], cols[1], keys.codes,
                                                       n_groups=keys.n_groups)
         except ValueError as exc:
             if "too many" in str(exc):  # a dense table would not fit: the generic rule
-                return False
+                return None
             raise
         if table.groups.shape[0] != keys.n_groups:
-            return False  # a key of the encoding has no rows: the generic rule skips it
-        for g in range(keys.n_groups):
-            built[g]._add(table.group_state(g), False)
-        return True
+            return None  # a key of the encoding has no rows: the generic rule skips it
+        return [table.group_state(g) for g in range(keys.n_groups)]
 
-    def _ranked(self, cols: list[Any], w: Any, keys: GroupKeys,
-                built: list[Accumulator]) -> bool:
+    def _ranked(self, cols: list[Any], w: Any, keys: GroupKeys) -> list[Any] | None:
         """Exact ranking states of every group: the chunk validated once, each group's run
         sorted into its state by the kernel (on threads), no per-group accumulator update."""
         template: Any = self._template
         if len(cols) != 2 or template.thresholds is not None:  # binned: the generic rule
-            return False
+            return None
         n = keys.codes.shape[0]
         nt = threads_for("slices", n, None)
         if keys.n_groups < nt and n > keys.n_groups * _RANKED_GROUP_ROWS:
             # fewer large groups than threads: each kept as rows gives its metrics in one
             # threaded statistics pass, faster than a sort of each group on one thread
-            return False
-        states = ranking.grouped_exact(keys.codes, keys.n_groups, cols[0], cols[1], w, nt)
-        if states is None:
-            return False
-        for acc, st in zip(built, states):
-            acc._add(st, w is not None)
-        return True
+            return None
+        return ranking.grouped_exact(keys.codes, keys.n_groups, cols[0], cols[1], w, nt)
 
-    def _summed(self, cols: list[Any], w: Any, keys: GroupKeys,
-                built: list[Accumulator]) -> bool:
+    def _summed(self, cols: list[Any], w: Any, keys: GroupKeys) -> list[Any] | None:
         """Calibration bins, regression or log loss sums of every group from one pass over
         the chunk (errors kept for the median, top-k ranks, and the bins of 2-D
         probabilities, whose ``labels`` name columns, need each group's rows together: the
@@ -3131,27 +3189,22 @@ class GroupedAccumulator:
         template: Any = self._template
         states: list[Any] | None
         if len(cols) != 2:
-            return False
+            return None
         if self.kind == "calibration":
             states = calibration.grouped_binary(keys.codes, keys.n_groups, cols[0], cols[1],
                                                 w, edges=template.edges,
                                                 pos_label=template.pos_label)
         elif self.kind == "proba":
             if template.k:
-                return False
+                return None
             states = proba.grouped(keys.codes, keys.n_groups, cols[0], cols[1], w,
                                    labels=template.labels)
         else:
             if template.keep_values:
-                return False
+                return None
             states = sums.grouped(keys.codes, keys.n_groups, cols[0], cols[1], w,
                                   delta=template.delta)
-        if states is None:
-            return False
-        for acc, st in zip(built, states):
-            if st.n_samples:
-                acc._add(st, w is not None)
-        return True
+        return states
 
     # ------------------------------------------------------------------ reading
     @property
@@ -3182,7 +3235,7 @@ class GroupedAccumulator:
 
     def __getitem__(self, key: Any) -> Accumulator:
         """The accumulator of the group whose key is ``key``."""
-        return self._accs[self._index[key if isinstance(key, tuple) else (key,)]]
+        return self._settled()[self._index[key if isinstance(key, tuple) else (key,)]]
 
     @property
     def state(self) -> GroupedState | None:
@@ -3190,7 +3243,7 @@ class GroupedAccumulator:
         if not self._accs:
             return None
         assert self.names is not None
-        return GroupedState(tuple(self._keys), self.names, [a.state for a in self._accs])
+        return GroupedState(tuple(self._keys), self.names, [a.state for a in self._settled()])
 
     def metric(self, name: str, /, *, errors: str = "raise", n_threads: int | None = None,
                **kwargs: Any) -> dict[Any, Any]:
@@ -3251,12 +3304,13 @@ class GroupedAccumulator:
                     raise
                 return float("nan")
 
-        n = sum(a.n_samples for a in self._accs)
+        accs = self._settled()
+        n = sum(a.n_samples for a in accs)
         nt = threads_for("slices", n, n_threads)
         if not self._holds_rows():
             # a derivation from sums costs microseconds: handing it to a thread costs more
             nt = 1
-        values = each(derive, self._accs, nt)
+        values = each(derive, accs, nt)
         return dict(zip(self.keys(), values))
 
     def _holds_rows(self) -> bool:
@@ -3365,7 +3419,7 @@ class GroupedAccumulator:
         if not seen:
             return out
         out.names = seen[0].names
-        out._keys, out._index, parts = align_by_key([(a._keys, a._accs) for a in seen])
+        out._keys, out._index, parts = align_by_key([(a._keys, a._settled()) for a in seen])
         out._accs = [p[0].merge(p[0]._empty_like()) if len(p) == 1
                      else type(p[0]).merge_all(p) for p in parts]
         return out
@@ -3403,7 +3457,7 @@ class GroupedAccumulator:
         return {"accumulator": "GroupedAccumulator", "format": _FORMAT, "kind": self.kind,
                 "config": config, "names": None if self.names is None else list(self.names),
                 "keys": keys, "key_dtypes": [k.dtype.str for k in self._keys],
-                "groups": [a.to_dict(as_lists=as_lists) for a in self._accs]}
+                "groups": [a.to_dict(as_lists=as_lists) for a in self._settled()]}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> GroupedAccumulator:
@@ -3475,5 +3529,5 @@ class GroupedAccumulator:
         return (GroupedAccumulator.from_dict, (self.to_dict(),))
 
     def __repr__(self) -> str:
-        n = sum(a.n_samples for a in self._accs)
+        n = sum(a.n_samples for a in self._settled())
         return f"GroupedAccumulator({self.kind!r}, n_groups={self.n_groups}, n_samples={n})"

@@ -151,6 +151,35 @@ class State:
             out = out.merge(st)
         return out
 
+    def same_layout(self, other: object) -> bool:
+        """Whether ``other`` is a state of this type over the same labels, classes, edges
+        or outputs: then :meth:`merge` cannot refuse it. False says only that the merge
+        may refuse (this base knows no layout: a type that can tell says so).
+
+        Parameters
+        ----------
+        other : object
+            Another state.
+
+        Returns
+        -------
+        bool
+
+        See Also
+        --------
+        State.merge_all : Merges states of one layout in one walk.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> a = ConfusionState.from_arrays([0, 1], [0, 0])
+        >>> a.same_layout(ConfusionState.from_arrays([2], [2])), a.same_layout(None)
+        (False, False)
+        >>> a.same_layout(ConfusionState.from_arrays([0, 1], [1, 1]))
+        True
+        """
+        return False
+
     @classmethod
     def _merge_inputs(cls, states: Sequence[Self]) -> list[Self]:
         """``merge_all``'s inputs as a list: at least one, each of the first one's type."""

@@ -403,6 +403,12 @@ class ConfusionState(base.State):
         return self.weight_sum if self.weighted else self.n_samples
 
     # ------------------------------------------------------------------ merge
+    def same_layout(self, other: object) -> bool:
+        # any two tables merge; over the same labels their counts simply add
+        return (type(other) is type(self) and other.values.shape == self.values.shape
+                and other.values.dtype == self.values.dtype
+                and bool(np.all(other.values == self.values)))
+
     def merge(self, other: ConfusionState) -> ConfusionState:
         """The state of both inputs (label sets are unioned; labels of two integer dtypes
         are compared exactly, and labels of text and numbers never mix). An empty state is
@@ -464,6 +470,48 @@ class ConfusionState(base.State):
                 cast(float, other.weight_sum) if other.weighted else float(other.n_samples))
         return ConfusionState(values, cm, present, self.n_samples + other.n_samples, ws,
                               self.int_weights and other.int_weights, in_true, margins)
+
+    @classmethod
+    def merge_all(cls, states: Sequence[ConfusionState]) -> ConfusionState:
+        """The state of all inputs' samples, the same as merging them pairwise from left to
+        right; unweighted tables over the same labels are added in one walk.
+
+        Parameters
+        ----------
+        states : sequence of ConfusionState
+            At least one state.
+
+        Returns
+        -------
+        state : ConfusionState
+            The state of all inputs' samples (a single input is returned as it is).
+
+        See Also
+        --------
+        ConfusionState.merge : Two states.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> parts = [ConfusionState.from_arrays([0, 1], [0, 0]) for _ in range(3)]
+        >>> ConfusionState.merge_all(parts).cm
+        array([[3, 0],
+               [3, 0]])
+        """
+        states = cls._merge_inputs(states)
+        first = states[0]
+        if len(states) < 3 or first.weighted or not all(
+                not s.weighted and first.same_layout(s) for s in states[1:]):
+            return super().merge_all(states)
+        ints = all(s.cm.dtype.kind == "i" for s in states)
+        cm = first.cm.astype(np.int64 if ints else np.float64)  # a copy
+        present, in_true = first.present.copy(), first.in_true.copy()
+        for s in states[1:]:  # in order: float tables add as the pairwise fold does
+            cm += s.cm
+            present |= s.present
+            in_true |= s.in_true
+        return ConfusionState(first.values, cm, present, sum(s.n_samples for s in states),
+                              None, all(s.int_weights for s in states), in_true, None)
 
     @classmethod
     def from_pair_counts(cls, counts: np.ndarray, lo: int, shift: int, n_samples: int,

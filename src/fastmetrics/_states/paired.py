@@ -168,7 +168,14 @@ class PairedConfusionState(base.State):
         dense = np.zeros(k**3, dtype=np.int64)
         if joint_kernel.count_triples(t, a, b, lo, k, dense) != -1:  # pragma: no cover
             raise RuntimeError("count_triples: a label outside the range just measured")
-        table = dense.reshape(k, k, k)
+        return cls._of_table(dense.reshape(k, k, k), lo, out_dtype, int(t.shape[0]))
+
+    @classmethod
+    def _of_table(cls, table: np.ndarray, lo: int, out_dtype: np.dtype,
+                  n: int) -> PairedConfusionState:
+        """The state of a dense k x k x k table over the labels ``lo .. lo + k - 1``, kept
+        to the labels that occur in it."""
+        k = table.shape[0]
         seen = (table.sum(axis=(1, 2)) != 0) | (table.sum(axis=(0, 2)) != 0) \
             | (table.sum(axis=(0, 1)) != 0)
         idx = np.flatnonzero(seen)
@@ -177,7 +184,7 @@ class PairedConfusionState(base.State):
         flat = table.reshape(-1)
         keys = np.flatnonzero(flat).astype(np.int64)
         values = (idx + lo).astype(out_dtype)
-        return cls(values, keys, flat[keys].astype(np.int64), int(t.shape[0]))
+        return cls(values, keys, flat[keys].astype(np.int64), n)
 
     # ------------------------------------------------------------------ cells
     @property
@@ -283,6 +290,10 @@ class PairedConfusionState(base.State):
         return int(c[ra & ~rb].sum()), int(c[~ra & rb].sum())
 
     # ------------------------------------------------------------------ merge
+    def same_layout(self, other: object) -> bool:
+        # any two paired tables merge (their labels are unioned)
+        return type(other) is type(self)
+
     def merge(self, other: PairedConfusionState) -> PairedConfusionState:
         """The state of both inputs' rows (label sets are unioned).
 
@@ -396,3 +407,71 @@ def _confusion(values: np.ndarray, t: np.ndarray, p: np.ndarray,
         return ConfusionState(values[present], cm, np.ones(cm.shape[0], dtype=bool),
                               int(counts.sum()), None, False, rows[present])
     return ConfusionState(values, cm, present, int(counts.sum()), None, False, rows)
+
+
+def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred_a: ArrayLike,
+            y_pred_b: ArrayLike) -> list[PairedConfusionState] | None:
+    """The state of each group's rows from one counting pass over all of them (no
+    ordering of the rows by group), or None where that pass does not apply and each
+    group's state is built on its own: labels that are not integers, or a range whose
+    tables (``n_groups * k**3`` cells) would be large.
+
+    Parameters
+    ----------
+    codes : ndarray of integers (n_samples,)
+        Each row's group, in ``range(n_groups)``.
+    n_groups : int
+    y_true, y_pred_a, y_pred_b : array-like of shape (n_samples,)
+        As :meth:`PairedConfusionState.from_arrays` takes them.
+
+    Returns
+    -------
+    states : list of PairedConfusionState or None
+        Group g's state at position g (an empty one for a group without rows): what
+        :meth:`PairedConfusionState.from_arrays` gives on its rows.
+
+    Raises
+    ------
+    ValueError
+        Labels :meth:`PairedConfusionState.from_arrays` refuses; a code outside
+        ``range(n_groups)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped(np.array([0, 1, 0]), 2, [1, 0, 1], [1, 1, 0], [1, 0, 0])
+    >>> [st.disagreements() for st in states]
+    [(1, 0), (0, 1)]
+    """
+    yt = label_column(y_true, "y_true")
+    ya = label_column(y_pred_a, "y_pred_a")
+    yb = label_column(y_pred_b, "y_pred_b")
+    n = yt.shape[0]
+    if ya.shape[0] != n or yb.shape[0] != n or codes.shape[0] != n:
+        raise inconsistent_lengths(y_true=n, y_pred_a=ya.shape[0], y_pred_b=yb.shape[0],
+                                   groups=codes.shape[0])
+    if n == 0:
+        raise ValueError(EMPTY)
+    at, aa, out_dtype, kind = label_pair(yt, ya)
+    bt, ab, out_b, _ = label_pair(yt, yb)
+    if kind != "int":
+        return None
+    if aa.dtype != ab.dtype or at.dtype != bt.dtype:
+        dtype = np.promote_types(np.promote_types(at.dtype, aa.dtype), ab.dtype)
+        at, aa, ab = (x.astype(dtype, copy=False) for x in (at, aa, ab))
+    out = np.result_type(out_dtype, out_b)
+    lo = min(int(at.min()), int(aa.min()), int(ab.min()))
+    hi = max(int(at.max()), int(aa.max()), int(ab.max()))
+    k = hi - lo + 1
+    if n_groups * k**3 > _DENSE_CELLS or lo < -(2**63) or hi >= 2**63:
+        return None
+    if codes.dtype == np.bool_:
+        codes = codes.view(np.uint8)
+    dense = np.zeros(n_groups * k**3, dtype=np.int64)
+    bad = joint_kernel.count_grouped_triples(codes, n_groups, at, aa, ab, lo, k, dense)
+    if bad >= 0:
+        raise ValueError(f"group code {codes[bad]} at row {bad} is outside [0, {n_groups})")
+    tables = dense.reshape(n_groups, k, k, k)
+    sizes = tables.reshape(n_groups, -1).sum(axis=1)
+    return [PairedConfusionState._of_table(tables[g], lo, out, int(sizes[g]))
+            for g in range(n_groups)]

@@ -414,6 +414,11 @@ class ProbabilityState(base.State):
                    True)
 
     # ------------------------------------------------------------------ merge
+    def same_layout(self, other: object) -> bool:
+        # the merge refuses other k, multilabel-ness and classes only
+        return (type(other) is type(self) and other.k == self.k
+                and other.multilabel == self.multilabel and _same(self, other))
+
     def merge(self, other: ProbabilityState) -> ProbabilityState:
         """The state of both inputs: sums and class weights add; the classes must be the
         same (an empty state is the identity).

@@ -654,6 +654,17 @@ class RankingState(base.State):
         return cls.from_dict(cls(thr, wts, classes, counts, edges, bool(weighted)).to_dict())
 
     # ------------------------------------------------------------------ the merge law
+    def same_layout(self, other: object) -> bool:
+        # exact states over the same classes (binned ones: the same edges) always merge
+        if type(other) is not type(self) or other.binned != self.binned:
+            return False
+        if self.binned and not (other.edges.shape == self.edges.shape
+                                and np.array_equal(other.edges, self.edges)):
+            return False
+        return (other.classes.shape == self.classes.shape
+                and other.classes.dtype == self.classes.dtype
+                and bool(np.all(other.classes == self.classes)))
+
     def merge(self, other: RankingState) -> RankingState:
         """The state of both inputs' samples: thresholds united, the weights of equal
         thresholds added class by class (binned: bin by bin, same edges only).

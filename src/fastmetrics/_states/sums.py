@@ -672,6 +672,11 @@ class RegressionState(base.OutputSums):
         """
         return self.merge_all([self, other])
 
+    def same_layout(self, other: object) -> bool:
+        # the merge refuses other output counts and Huber deltas only
+        return (type(other) is type(self) and other.sums.shape == self.sums.shape
+                and other.delta == self.delta)
+
     @classmethod
     def merge_all(cls, states: Sequence[RegressionState]) -> RegressionState:
         """The state of all inputs' samples, bit for bit the left fold of :meth:`merge`: the
