@@ -54,7 +54,7 @@ import numpy as np
 
 from . import _docstrings, _table
 from ._states import bins as calibration
-from ._states import confusion, contingency, proba, ranking, sketch, sums
+from ._states import confusion, contingency, paired, proba, ranking, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
@@ -3153,6 +3153,10 @@ class GroupedAccumulator:
             return self._summed(cols, w, keys)
         if self.kind == "ranking":
             return self._ranked(cols, w, keys)
+        if self.kind == "paired":
+            if w is not None or len(cols) != 3 or any(np.ndim(c) != 1 for c in cols):
+                return None  # (the family's refusals are its accumulator's)
+            return paired.grouped(keys.codes, keys.n_groups, *cols)
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
                 or any(np.ndim(c) != 1 for c in cols)):
             return None
