@@ -143,3 +143,26 @@ def test_a_fold_on_update_merges_every_waiting_group(monkeypatch):
     acc.update([0], [0], groups=[2])  # 4 rows waited: merged first
     assert not acc._pending
     assert acc.accuracy_score() == {0: 0.75, 1: 0.75, 2: 1.0}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_one_walk_merges_are_the_pairwise_fold_bit_for_bit(seed):
+    import functools
+
+    from fastmetrics.states import ConfusionState, RegressionState
+
+    rng = np.random.default_rng(seed)
+    sizes = [int(rng.integers(0, 50)) for _ in range(6)]
+    regs = [RegressionState.from_arrays(rng.normal(size=n), rng.normal(size=n))
+            for n in sizes]
+    want = functools.reduce(lambda a, b: a.merge(b), regs)
+    got = RegressionState.merge_all(regs)
+    assert got.sums.tobytes() == want.sums.tobytes() and got.flags == want.flags
+    tables = [ConfusionState.from_arrays(rng.integers(0, 3, n + 1), rng.integers(0, 3, n + 1))
+              for n in sizes]
+    same = [t for t in tables if t.same_layout(tables[0])]
+    for group in (tables, same):  # (other label sets take the pairwise road)
+        want = functools.reduce(lambda a, b: a.merge(b), group)
+        got = ConfusionState.merge_all(group)
+        _close(got.to_dict(), want.to_dict())
+        assert got.cm.dtype == want.cm.dtype

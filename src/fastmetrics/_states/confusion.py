@@ -405,9 +405,11 @@ class ConfusionState(base.State):
     # ------------------------------------------------------------------ merge
     def same_layout(self, other: object) -> bool:
         # any two tables merge; over the same labels their counts simply add
-        return (type(other) is type(self) and other.values.shape == self.values.shape
-                and other.values.dtype == self.values.dtype
-                and bool(np.all(other.values == self.values)))
+        if type(other) is not type(self):
+            return False
+        a, b = self.values, other.values
+        # (the groups of one grouped table share its label array)
+        return a is b or (a.shape == b.shape and a.dtype == b.dtype and bool(np.all(a == b)))
 
     def merge(self, other: ConfusionState) -> ConfusionState:
         """The state of both inputs (label sets are unioned; labels of two integer dtypes

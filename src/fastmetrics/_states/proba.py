@@ -584,6 +584,8 @@ def _indicator_values(y_true: ArrayLike) -> np.ndarray:
 
 
 def _same(a: ProbabilityState, b: ProbabilityState) -> bool:
+    if a.classes is b.classes:  # (the groups of one grouped pass share it)
+        return True
     return (a.classes.shape == b.classes.shape and label_kind(a.classes) ==
             label_kind(b.classes) and bool(np.all(a.classes == b.classes)))
 

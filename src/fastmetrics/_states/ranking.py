@@ -661,9 +661,8 @@ class RankingState(base.State):
         if self.binned and not (other.edges.shape == self.edges.shape
                                 and np.array_equal(other.edges, self.edges)):
             return False
-        return (other.classes.shape == self.classes.shape
-                and other.classes.dtype == self.classes.dtype
-                and bool(np.all(other.classes == self.classes)))
+        a, b = self.classes, other.classes
+        return a is b or (a.shape == b.shape and a.dtype == b.dtype and bool(np.all(a == b)))
 
     def merge(self, other: RankingState) -> RankingState:
         """The state of both inputs' samples: thresholds united, the weights of equal

@@ -709,6 +709,19 @@ class RegressionState(base.OutputSums):
         """
         states = cls._merge_inputs(states)
         acc = states[0]
+        if len(states) > 2 and all(
+                st.kept is None and st.sums.ndim == 1 and st.flags == acc.flags
+                and st.delta == acc.delta for st in states):
+            # the common stream (one output, the same sums, no kept errors): the same left
+            # fold, without the general loop's per-state bookkeeping
+            live = [st for st in states if st.sums[kernel.N] != 0.0]
+            if len(live) < 2:
+                return live[0] if live else acc
+            s = live[0].sums.copy()
+            for st in live[1:]:
+                kernel.merge(s, st.sums)
+            _drop_absent(s, acc.flags)
+            return cls(s, acc.flags, acc.delta, any(st.weighted for st in live), None, None)
         s, flags, weighted = acc.sums, acc.flags, acc.weighted
         kept = None if acc.kept is None else list(acc.kept)
         kept_w = None if acc.kept_weights is None else list(acc.kept_weights)
