@@ -39,7 +39,7 @@ ERROR_METRICS = {"mean_absolute_error", "mean_squared_error", "root_mean_squared
 LOSS_METRICS = {"log_loss", "brier_score", "mean_absolute_percentage_error"}
 INTERVAL_METRICS = LABEL_METRICS | {"roc_auc"} | ERROR_METRICS | LOSS_METRICS
 #: the deltas with a paired interval
-PAIRED_METRICS = LABEL_METRICS | ERROR_METRICS - {"root_mean_squared_error"} | LOSS_METRICS
+PAIRED_METRICS = LABEL_METRICS | ERROR_METRICS | LOSS_METRICS
 REL, ABS = 1e-12, 1e-14
 
 

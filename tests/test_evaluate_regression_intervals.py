@@ -58,10 +58,14 @@ def test_intervals_are_the_normal_ones_of_each_slice(table):
             scale = np.maximum(np.abs(part.y.to_numpy()), np.finfo(np.float64).eps)
             errors = {m: e / scale for m, e in errors.items()}
         if r["metric"].endswith(":delta"):
-            if name == "root_mean_squared_error":
-                assert r["ci_low"] is None  # not a mean of the rows' differences
-                continue
-            lo, hi = _normal(errors["new"] ** power - errors["old"] ** power)
+            if name == "root_mean_squared_error":  # the delta method, on the rows
+                sq = {m: errors[m] ** 2 for m in ("new", "old")}
+                rmse = {m: np.sqrt(sq[m].mean()) for m in sq}
+                u = sq["new"] / (2 * rmse["new"]) - sq["old"] / (2 * rmse["old"])
+                half = Z95 * u.std(ddof=1) / np.sqrt(u.shape[0])
+                lo, hi = (rmse["new"] - rmse["old"] - half, rmse["new"] - rmse["old"] + half)
+            else:
+                lo, hi = _normal(errors["new"] ** power - errors["old"] ** power)
         else:
             lo, hi = _normal(errors[r["model"]] ** power)
             if name == "root_mean_squared_error":
@@ -69,21 +73,23 @@ def test_intervals_are_the_normal_ones_of_each_slice(table):
         assert r["ci_low"] == pytest.approx(lo, rel=1e-9) and \
             r["ci_high"] == pytest.approx(hi, rel=1e-9), r
         checked += 1
-    assert checked == 4 * (4 * 2 + 3)  # 4 tables: 4 metrics x 2 models + 3 deltas
+    assert checked == 4 * (4 * 2 + 4)  # 4 tables: 4 metrics x 2 models + 4 deltas
 
 
 def test_the_bootstrap_of_the_rows_agrees(table):
     y, new, old = (table[c].to_numpy() for c in ("y", "new", "old"))
     ev = fm.evaluate(table, **KW)
     rng = np.random.default_rng(1)
-    mae, delta = [], []
+    mae, delta, rmse_delta = [], [], []
     for _ in range(1_000):
         i = rng.integers(0, y.shape[0], y.shape[0])
         a, b = np.abs(y[i] - new[i]), np.abs(y[i] - old[i])
         mae.append(a.mean())
         delta.append(a.mean() - b.mean())
+        rmse_delta.append(np.sqrt((a * a).mean()) - np.sqrt((b * b).mean()))
     got = {r["metric"]: r for r in ev.rows if r["model"] == "new" and not r["slice"]}
-    for name, values in (("mean_absolute_error", mae), ("mean_absolute_error:delta", delta)):
+    for name, values in (("mean_absolute_error", mae), ("mean_absolute_error:delta", delta),
+                         ("root_mean_squared_error:delta", rmse_delta)):
         lo, hi = np.percentile(values, [2.5, 97.5])
         width = hi - lo
         assert abs(got[name]["ci_low"] - lo) < 0.15 * width, name
@@ -97,11 +103,13 @@ def test_same_intervals_from_every_input(table, tmp_path):
 def test_better_gate_reads_the_paired_interval_and_weights_get_none(table):
     ev = fm.evaluate(table, **KW, gates=["mean_absolute_error:better",
                                          "mean_squared_error:better",
+                                         "root_mean_squared_error:better",
                                          "mean_absolute_percentage_error:better"])
     by = {g["gate"]: g for g in ev.gates}
     assert all("(paired)" in g["reason"] for g in ev.gates), ev.gates
     assert by["mean_absolute_error:better"]["passed"]
     assert by["mean_squared_error:better"]["passed"]
+    assert by["root_mean_squared_error:better"]["passed"]
     # relative errors of targets near 0 spread widely: the interval decides, either way
     d = next(r for r in ev.rows if r["metric"] == "mean_absolute_percentage_error:delta"
              and not r["slice"])

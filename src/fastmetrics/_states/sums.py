@@ -1269,7 +1269,11 @@ def paired_error_intervals(state: RegressionState, baseline: RegressionState, le
                            ) -> dict[str, tuple[float, float]]:
     """Normal intervals of the differences of the mean absolute and squared errors of two
     models' states of the same rows in the same order (each row's difference, its mean plus
-    or minus ``z`` standard errors: the paired interval). Empty where they do not apply.
+    or minus ``z`` standard errors: the paired interval), and of the difference of their
+    root mean squared errors (the delta method: the root's slope at each model's mean
+    squared error weighs its rows' squared errors, ``e_a**2 / (2 rmse_a) - e_b**2 /
+    (2 rmse_b)``, whose spread is the difference's; centred on the difference). Empty
+    where they do not apply.
 
     Examples
     --------
@@ -1283,5 +1287,12 @@ def paired_error_intervals(state: RegressionState, baseline: RegressionState, le
     a, b = _kept_errors(state), _kept_errors(baseline)
     if a is None or b is None or a.shape != b.shape:
         return {}
-    return {"mean_absolute_error": _normal(a - b, level),
-            "mean_squared_error": _normal(a * a - b * b, level)}
+    sq_a, sq_b = a * a, b * b
+    out = {"mean_absolute_error": _normal(a - b, level),
+           "mean_squared_error": _normal(sq_a - sq_b, level)}
+    rmse_a, rmse_b = math.sqrt(float(np.mean(sq_a))), math.sqrt(float(np.mean(sq_b)))
+    if rmse_a > 0 and rmse_b > 0:  # (the root has no slope at 0)
+        lo, hi = _normal(sq_a / (2 * rmse_a) - sq_b / (2 * rmse_b), level)
+        half, d = (hi - lo) / 2, rmse_a - rmse_b
+        out["root_mean_squared_error"] = (d - half, d + half)
+    return out
