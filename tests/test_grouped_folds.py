@@ -166,3 +166,20 @@ def test_one_walk_merges_are_the_pairwise_fold_bit_for_bit(seed):
         got = ConfusionState.merge_all(group)
         _close(got.to_dict(), want.to_dict())
         assert got.cm.dtype == want.cm.dtype
+
+
+def test_every_group_state_at_once_is_each_group_state():
+    from fastmetrics.states import GroupedConfusionState
+
+    rng = np.random.default_rng(5)
+    y, p = rng.integers(0, 4, 500), rng.integers(0, 4, 500)
+    g = rng.integers(0, 30, 500)
+    y[g == 3], p[g == 3] = 0, 1  # a group holding two of the four labels
+    table = GroupedConfusionState.from_arrays(y, p, g)
+    states = table.group_states()
+    assert len(states) == table.groups.shape[0]
+    for i, st in enumerate(states):
+        _close(st.to_dict(), table.group_state(i).to_dict(), f"group {i}")
+    states[0].cm[0, 0] += 1  # each state's table is its own
+    assert states[1].cm.sum() == table.group_state(1).cm.sum()
+    assert table.table[0, 0, 0] == table.group_state(0).cm[0, 0]

@@ -3169,7 +3169,7 @@ class GroupedAccumulator:
             raise
         if table.groups.shape[0] != keys.n_groups:
             return None  # a key of the encoding has no rows: the generic rule skips it
-        return [table.group_state(g) for g in range(keys.n_groups)]
+        return table.group_states()
 
     def _ranked(self, cols: list[Any], w: Any, keys: GroupKeys) -> list[Any] | None:
         """Exact ranking states of every group: the chunk validated once, each group's run

@@ -295,6 +295,41 @@ class GroupedConfusionState(base.State):
         return ConfusionState(labels, cm, np.ones(cm.shape[0], dtype=bool), int(rows.sum()),
                               None, False, rows > 0)
 
+    def group_states(self) -> list[ConfusionState]:
+        """Every group's confusion state, as :meth:`group_state` gives each, the table
+        copied once for all (each state's table is its own part of the copy).
+
+        Returns
+        -------
+        states : list of ConfusionState
+            Group ``i``'s state at position ``i``.
+
+        See Also
+        --------
+        GroupedConfusionState.group_state : One group's.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import GroupedConfusionState
+        >>> a = GroupedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], ['x', 'x', 'y'])
+        >>> [st.n_samples for st in a.group_states()]
+        [2, 1]
+        """
+        table = self.table.copy()
+        rows = table.sum(axis=2)
+        present = (table.sum(axis=1) + rows) > 0
+        full = present.all(axis=1)
+        ones = np.ones(table.shape[1], dtype=bool)
+        out = []
+        for i in range(table.shape[0]):
+            if not full[i]:  # (most groups hold every label)
+                out.append(self.group_state(i))
+                continue
+            r = rows[i]
+            out.append(ConfusionState(self.labels, table[i], ones, int(r.sum()), None, False,
+                                      r > 0))
+        return out
+
     def merge(self, other: GroupedConfusionState) -> GroupedConfusionState:
         """Both inputs' samples: labels and groups are unioned.
 
