@@ -135,12 +135,12 @@ def test_weighted_chunk_into_a_group_with_waiting_states_is_refused():
 
 def test_a_fold_on_update_merges_every_waiting_group(monkeypatch):
     # groups that the chunk that triggers the merge does not hold are merged too
-    monkeypatch.setattr(streaming, "_FOLD_ROWS", 4)
+    monkeypatch.setattr(streaming, "_FOLD_ROWS", 5)
     acc = GroupedAccumulator("confusion")
     acc.update([0, 1, 0, 1], [0, 1, 1, 1], groups=[0, 0, 1, 1])
     acc.update([1, 1, 0, 0], [1, 0, 0, 0], groups=[0, 0, 1, 1])
     assert acc._pending  # both groups wait
-    acc.update([0], [0], groups=[2])  # 4 rows waited: merged first
+    acc.update([0], [0], groups=[2])  # 5 rows since the last merge: all merged
     assert not acc._pending
     assert acc.accuracy_score() == {0: 0.75, 1: 0.75, 2: 1.0}
 
@@ -183,3 +183,14 @@ def test_every_group_state_at_once_is_each_group_state():
     states[0].cm[0, 0] += 1  # each state's table is its own
     assert states[1].cm.sum() == table.group_state(1).cm.sum()
     assert table.table[0, 0, 0] == table.group_state(0).cm[0, 0]
+
+
+def test_chunks_as_large_as_the_bound_never_wait(monkeypatch):
+    # what waits pins its chunk's buffers (exact ranking states): chunks of the bound's
+    # size are merged as they come, as if nothing waited
+    monkeypatch.setattr(streaming, "_FOLD_ROWS", 20)
+    rng = np.random.default_rng(0)
+    acc = GroupedAccumulator("ranking")
+    for _ in range(3):
+        acc.update(rng.integers(0, 2, 20), rng.random(20), groups=rng.integers(0, 2, 20))
+        assert not acc._pending and acc._pending_rows == 0

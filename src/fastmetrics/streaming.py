@@ -3051,9 +3051,6 @@ class GroupedAccumulator:
             # in one order (by id), so two threads' updates of the same ones cannot deadlock
             for _, lock in sorted({id(ga): ga._lock for ga in accumulators}.items()):
                 held.enter_context(lock)
-            for ga in accumulators:
-                if ga._pending_rows >= _FOLD_ROWS:
-                    ga._fold()  # (merges of one layout: nothing here can refuse)
             ready = [ga._prepare(keys, built, weighted)
                      for ga, built in zip(accumulators, chunk)]
             for ga, prepared in zip(accumulators, ready):
@@ -3120,6 +3117,8 @@ class GroupedAccumulator:
         self._keys = new_keys
         if self._pending:
             self._pending_rows += n
+            if self._pending_rows >= _FOLD_ROWS:
+                self._fold()  # (merges of one layout: they cannot refuse)
 
     def _fold(self) -> None:
         """Merge every group's waiting chunk states into its state (the caller holds the
