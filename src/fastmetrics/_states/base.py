@@ -178,6 +178,10 @@ class State:
         >>> a.same_layout(ConfusionState.from_arrays([0, 1], [1, 1]))
         True
         """
+        return type(other) is type(self) and self._same_layout(other)
+
+    def _same_layout(self, other: Any) -> bool:
+        """:meth:`same_layout` for ``other`` of this type (a type that can tell says so)."""
         return False
 
     @classmethod

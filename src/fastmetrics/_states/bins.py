@@ -926,11 +926,12 @@ class CalibrationState(base.State):
         })
 
     # ------------------------------------------------------------------ merge
-    def same_layout(self, other: object) -> bool:
+    def _same_layout(self, other: Any) -> bool:
         # the merge refuses other edges, modes or class counts, and multilabel states
-        return (type(other) is type(self) and other.mode == self.mode != "multilabel"
-                and other.n_classes == self.n_classes and other.edges.shape == self.edges.shape
-                and bool(np.array_equal(other.edges, self.edges)))
+        return bool(other.mode == self.mode != "multilabel"
+                    and other.n_classes == self.n_classes
+                    and other.edges.shape == self.edges.shape
+                    and np.array_equal(other.edges, self.edges))
 
     def merge(self, other: CalibrationState) -> CalibrationState:
         """The state of both inputs: same edges and mode required, sums add.

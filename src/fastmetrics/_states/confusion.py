@@ -403,10 +403,8 @@ class ConfusionState(base.State):
         return self.weight_sum if self.weighted else self.n_samples
 
     # ------------------------------------------------------------------ merge
-    def same_layout(self, other: object) -> bool:
+    def _same_layout(self, other: Any) -> bool:
         # any two tables merge; over the same labels their counts simply add
-        if type(other) is not type(self):
-            return False
         a, b = self.values, other.values
         # (the groups of one grouped table share its label array)
         return a is b or (a.shape == b.shape and a.dtype == b.dtype and bool(np.all(a == b)))

@@ -290,9 +290,9 @@ class PairedConfusionState(base.State):
         return int(c[ra & ~rb].sum()), int(c[~ra & rb].sum())
 
     # ------------------------------------------------------------------ merge
-    def same_layout(self, other: object) -> bool:
+    def _same_layout(self, other: Any) -> bool:
         # any two paired tables merge (their labels are unioned)
-        return type(other) is type(self)
+        return True
 
     def merge(self, other: PairedConfusionState) -> PairedConfusionState:
         """The state of both inputs' rows (label sets are unioned).

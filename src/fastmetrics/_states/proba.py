@@ -414,10 +414,10 @@ class ProbabilityState(base.State):
                    True)
 
     # ------------------------------------------------------------------ merge
-    def same_layout(self, other: object) -> bool:
+    def _same_layout(self, other: Any) -> bool:
         # the merge refuses other k, multilabel-ness and classes only
-        return (type(other) is type(self) and other.k == self.k
-                and other.multilabel == self.multilabel and _same(self, other))
+        return bool(other.k == self.k and other.multilabel == self.multilabel
+                    and _same(self, other))
 
     def merge(self, other: ProbabilityState) -> ProbabilityState:
         """The state of both inputs: sums and class weights add; the classes must be the

@@ -654,9 +654,9 @@ class RankingState(base.State):
         return cls.from_dict(cls(thr, wts, classes, counts, edges, bool(weighted)).to_dict())
 
     # ------------------------------------------------------------------ the merge law
-    def same_layout(self, other: object) -> bool:
+    def _same_layout(self, other: Any) -> bool:
         # exact states over the same classes (binned ones: the same edges) always merge
-        if type(other) is not type(self) or other.binned != self.binned:
+        if other.binned != self.binned:
             return False
         if self.binned and not (other.edges.shape == self.edges.shape
                                 and np.array_equal(other.edges, self.edges)):

@@ -672,10 +672,9 @@ class RegressionState(base.OutputSums):
         """
         return self.merge_all([self, other])
 
-    def same_layout(self, other: object) -> bool:
+    def _same_layout(self, other: Any) -> bool:
         # the merge refuses other output counts and Huber deltas only
-        return (type(other) is type(self) and other.sums.shape == self.sums.shape
-                and other.delta == self.delta)
+        return bool(other.sums.shape == self.sums.shape and other.delta == self.delta)
 
     @classmethod
     def merge_all(cls, states: Sequence[RegressionState]) -> RegressionState:
