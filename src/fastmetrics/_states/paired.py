@@ -441,7 +441,7 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred_a: Array
     >>> import numpy as np
     >>> states = grouped(np.array([0, 1, 0]), 2, [1, 0, 1], [1, 1, 0], [1, 0, 0])
     >>> [st.disagreements() for st in states]
-    [(1, 0), (0, 1)]
+    [(0, 0), (0, 1)]
     """
     yt = label_column(y_true, "y_true")
     ya = label_column(y_pred_a, "y_pred_a")
