@@ -22,8 +22,8 @@ vectors on two threads; ``paired_sums`` then forms the paired sums in one pass.
 Non-finite scores stop the pass: the first such row is reported.
 """
 
-from libc.stdint cimport int64_t, uint64_t
-from libc.math cimport fabs, isfinite
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.math cimport NAN, fabs, isfinite
 from cython.parallel cimport prange
 
 from .common cimport label_t
@@ -330,3 +330,44 @@ def paired_sums(const label_t[:] y, label_t pos, const double[:] va, const doubl
             _add_signed(&acc[side + 4], da * db)
     for j in range(6):
         out[j] = acc[2 * j] + (acc[2 * j + 1] if j % 3 == 2 else 0.0)
+
+
+
+def centred_in_segments(const int64_t[:] seg, const double[:] s, const uint8_t[:] positive,
+                        const int64_t[::1] offsets, const double[::1] thr,
+                        const double[::1] v10, const double[::1] v01,
+                        const double[::1] auc, double[::1] out):
+    """For each row ``i``: find ``s[i]`` by bisection in its segment of ``thr``
+    (``thr[offsets[seg[i]]:offsets[seg[i] + 1]]``, decreasing: one state's distinct
+    scores), and write its placement there (``v10`` for a positive, ``v01`` for a
+    negative) minus its segment's ``auc``. Returns how many rows were not found (their
+    ``out`` is NaN; a segment code out of range counts as not found)."""
+    cdef Py_ssize_t i, n = s.shape[0], n_seg = offsets.shape[0] - 1
+    cdef int64_t g, lo, hi, mid, missing = 0
+    cdef double v
+    if seg.shape[0] != n or positive.shape[0] != n or out.shape[0] != n or n_seg < 0 \
+            or auc.shape[0] < n_seg or v10.shape[0] != thr.shape[0] \
+            or v01.shape[0] != thr.shape[0]:
+        raise ValueError("centred_in_segments: inconsistent shapes")
+    if n_seg >= 1 and offsets[n_seg] > thr.shape[0]:
+        raise ValueError("centred_in_segments: offsets past the thresholds")
+    with nogil:
+        for i in range(n):
+            g = seg[i]
+            if g < 0 or g >= n_seg:
+                out[i] = NAN
+                missing += 1
+                continue
+            lo, hi, v = offsets[g], offsets[g + 1], s[i]
+            while lo < hi:  # the first position whose value is <= v
+                mid = lo + (hi - lo) // 2
+                if thr[mid] > v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < offsets[g + 1] and thr[lo] == v:
+                out[i] = (v10[lo] if positive[i] else v01[lo]) - auc[g]
+            else:
+                out[i] = NAN
+                missing += 1
+    return missing
