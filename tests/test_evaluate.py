@@ -269,7 +269,8 @@ def test_every_value_is_sklearns_on_the_slice(frames, task, weighted):
         assert r["value"] == pytest.approx(want, rel=1e-9, abs=1e-12)
         assert r["value"] == (ev.value(m, r["model"], r["slice"])
                               - ev.value(m, "old", r["slice"]))
-        if weighted or m not in PAIRED_METRICS:  # paired intervals
+        paired = m in PAIRED_METRICS or (m == "roc_auc" and task == "binary")  # (DeLong)
+        if weighted or not paired or np.isnan(r["value"]):
             assert r["ci_low"] is None and r["ci_high"] is None
         else:
             assert r["ci_low"] <= r["value"] <= r["ci_high"], r
@@ -596,7 +597,11 @@ def test_paired_delta_intervals(gate_frame, metric, kwargs):
                      by="seg", ci=0.95, n_boot=1000, metrics=[metric, "roc_auc"],
                      gates=[f"{metric}:better"], gate_slices=True)
     rows = {(r["metric"], _st(r["slice"])): r for r in ev.rows if r["model"] == "new"}
-    assert rows[("roc_auc:delta", "")]["ci_low"] is None  # no paired interval for ROC AUC
+    # ROC AUC's paired interval is DeLong's (a second read of the scores)
+    auc = rows[("roc_auc:delta", "")]
+    want = fm.delong_test(df.y.to_numpy(), df.base.to_numpy(), df.good.to_numpy())
+    assert (auc["ci_low"], auc["ci_high"]) == pytest.approx(want.confidence_interval,
+                                                            rel=1e-9)
     fn = {"accuracy": fm.accuracy_score, "f1": fm.f1_score,
           "matthews_corrcoef": fm.matthews_corrcoef}[metric]
     for where in [{}] + [{"seg": s} for s in SEGS]:
@@ -790,8 +795,8 @@ def test_tables_and_json(small_ev):
         assert r["slice"] == {k: str(v) for k, v in orig["slice"].items()}
         assert r["value"] == orig["value"] and r["n"] == orig["n"]
         name, _, delta = r["metric"].partition(":")
-        assert (name in (LABEL_METRICS | LOSS_METRICS if delta else INTERVAL_METRICS)) == (
-            r["ci_low"] is not None)
+        paired = LABEL_METRICS | LOSS_METRICS | {"roc_auc"}  # (ROC AUC: DeLong's)
+        assert (name in (paired if delta else INTERVAL_METRICS)) == (r["ci_low"] is not None)
     assert {"gate", "model", "slice", "value", "passed", "reason"} <= set(d["gates"][0])
     for kind in ("pandas", "polars", "arrow", "records"):
         t = ev.table(kind)

@@ -33,12 +33,12 @@ regression   mean_absolute_error, mean_squared_error, root_mean_squared_error, r
              explained_variance
 ============ ==============================================================================
 
-Intervals (``ci=0.95``) come from the states alone (no second read): percentile bootstrap
-intervals of ``n_boot`` resamples drawn from the confusion counts for the metrics of labels
-(a resample costs O(K^2), whatever the rows), and DeLong's interval for ROC AUC. Average
-precision (a resample of an exact ranking state costs O(distinct scores)) and the metrics
-whose states are sums (log loss, Brier, ECE, regression errors: their resamples need the
-rows) get none (``ci_low``/``ci_high`` None).
+Intervals (``ci=0.95``) come from the states: percentile bootstrap intervals of ``n_boot``
+resamples drawn from the confusion counts for the metrics of labels (a resample costs
+O(K^2), whatever the rows), DeLong's interval for ROC AUC, the central limit interval of
+the mean for the mean errors and losses. With a baseline, the ``:delta`` rows carry paired
+intervals; ROC AUC's (DeLong's covariance of the two AUCs) takes a second read of the
+labels and scores. Average precision, ECE and R2 get none (``ci_low``/``ci_high`` None).
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ import numpy as np
 from . import _table
 from ._inputs import group_keys
 from ._queries import query_scores
+from ._states.delong import Placements, paired_interval
 from ._states.prf import prfs_batch
 from ._states.multilabel import PROFILE_METRICS, profile_batch, profile_values, row_profiles
 from ._states.replicates import cells, draws, replicate, supports
@@ -427,9 +428,9 @@ class Gate:
     """A pass/fail condition: ``metric>=0.8`` (the value), ``metric:delta>=-0.01`` (its
     difference to the baseline model's), ``metric:rel>=-0.02`` (the relative difference),
     or ``metric:better`` (better than the baseline with confidence: the paired interval of
-    the difference lies wholly on the better side of zero, for the metrics of labels, the
-    mean errors and the mean losses; for ROC AUC, the candidate's DeLong interval lies
-    wholly on the better side of the baseline's value).
+    the difference lies wholly on the better side of zero: the metrics of labels, ROC AUC,
+    the mean errors and the mean losses; where a metric has no paired interval, the
+    candidate's own interval lies wholly on the better side of the baseline's value).
 
     Parameters
     ----------
@@ -1060,6 +1061,8 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         mean for the regression task's mean absolute and squared errors (from the kept
         errors; the root's from the squared error's ends) and, unweighted, for the log
         loss, the Brier score and MAPE (from the mean and spread of the rows' losses).
+        With ``baseline``, the ``:delta`` rows' paired intervals; ROC AUC's (DeLong's
+        covariance of the two AUCs on the same rows) reads the labels and scores twice.
     n_boot : int, default=1000
         Bootstrap resamples.
     baseline : str, optional
@@ -1163,6 +1166,17 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
             rows_done += plan.update(batch, job.y_true, sample_weight)
             if progress is not None:
                 progress(rows_done, total)
+    # DeLong's paired covariance needs each row's two placements, which the first read's
+    # states give only once every row is in: the labels and scores are read once more
+    pairing = plan.auc_pairing(job.baseline, job.ci, sample_weight)
+    if pairing is not None:
+        y_col = cast(str, job.y_true)
+        if table.dask:
+            pairing = _dask_pairing(data, pairing, y_col)
+        else:
+            for batch in table.batches(pairing.columns(y_col)):
+                pairing.feed(batch, y_col)
+        plan.auc_pairs = pairing
     return job.finish(plan, start)
 
 
@@ -1510,6 +1524,26 @@ class Plan:
                     for sl in slicings:
                         self.grouped[(m.name, key, sl)] = GroupedAccumulator("regression")
         self.n = 0
+        #: the ROC AUC differences' paired sums, from a second read (:meth:`auc_pairing`)
+        self.auc_pairs: AucPairing | None = None
+
+    def auc_pairing(self, baseline: str | None, ci: float | None,
+                    weight: str | None) -> AucPairing | None:
+        """What a second read needs for the paired intervals of the candidates' ROC AUC
+        differences to ``baseline`` (None where there are none to give: not the binary
+        task, no interval asked, weights, or no candidate with ROC AUC)."""
+        if self.task != "binary" or ci is None or baseline is None or weight is not None:
+            return None
+        has = {m.name for m in self.models
+               if any(s.name == "roc_auc" and s.state == _RANKING_STATE
+                      for s in self.specs[m.name])}
+        candidates = [m for m in self.models if m.name != baseline and m.name in has]
+        if baseline not in has or not candidates:
+            return None
+        whole = self.whole[(baseline, _RANKING_STATE)].state
+        if whole is None or whole.weighted or whole.binned:
+            return None
+        return AucPairing(self, baseline, candidates)
 
     def _config(self, family: str) -> dict[str, Any]:
         c = self.classes
@@ -2031,6 +2065,8 @@ class Plan:
                 for (sd, _), (lo, hi) in zip(found, bounds):
                     out[(m.name, s.name, _slice_text(sd))] = (lo, hi)
         out.update(self._loss_deltas(min_size, ci))
+        if self.auc_pairs is not None:
+            out.update(self.auc_pairs.intervals(ci, min_size))
         return out
 
     def _loss_deltas(self, min_size: int, ci: float
@@ -2140,6 +2176,7 @@ _BATCH = {row.name: row.batch for row in _table.METRICS if row.batch is not None
 _PAIRED = ("paired", ())
 #: the regression task's accumulator (kept errors: the median, and the normal intervals)
 _REGRESSION_STATE = ("regression", ())
+_RANKING_STATE = ("ranking", ())
 #: the metrics that are the mean of a per-row loss (intervals of that mean)
 _ROW_LOSSES = ("log_loss", "brier_score", "mean_absolute_percentage_error")
 #: the state keys of a model's per-row losses and of its per-row differences to the
@@ -2150,6 +2187,112 @@ _LOSS_DELTA = "row_loss_delta"
 _PRF_PARTS = {"precision_score": 0, "recall_score": 1, "f1_score": 2}
 #: binary metrics of one class, told which is positive
 _POSITIVE = frozenset({"precision_score", "recall_score", "f1_score"})
+
+
+#: the placements a second read looks scores up in, at most (beyond: the whole table's
+#: ROC AUC difference only, not each slice's)
+_PAIRING_BYTES = 1 << 28
+
+
+class AucPairing:
+    """The paired DeLong intervals of each candidate's ROC AUC difference to the
+    baseline's, whole table and every slice, from a second read of the label and score
+    columns: the first read's exact ranking states give each distinct score's placement
+    (:class:`Placements`), and each row of the second read adds the product of its two
+    models' centred placements to its segment's sums (positives and negatives apart)."""
+
+    def __init__(self, plan: Plan, baseline: str, candidates: list[_Model]) -> None:
+        assert plan.sides is not None
+        self.pos, self.baseline, self.candidates = plan.sides[1], baseline, candidates
+        self.task_models = {m.name: m for m in plan.models}
+        # each model's score column (the binary task's positive column of probabilities)
+        self.score_of = {name: m.score if m.score is not None else m.probs[-1]
+                         for name, m in self.task_models.items()}
+        st = _RANKING_STATE
+        units: list[tuple[tuple[str, ...], list[Any]]] = [((), [None])]
+        units += [(sl, plan.grouped[(baseline, st, sl)].keys()) for sl in plan.slicings]
+        self.slicings = [sl for sl, _ in units]
+        # each slicing's key -> its segment (the order of the grouped accumulators' keys,
+        # which every model shares)
+        self.index = [{(k if isinstance(k, tuple) else (k,)): j for j, k in enumerate(keys)}
+                      for _, keys in units]
+        self.keys = [keys for _, keys in units]
+        self.placements: dict[tuple[str, int], Placements] = {}
+        total = 0
+        for m in [self.task_models[baseline], *candidates]:
+            for u, (sl, keys) in enumerate(units):
+                states = [plan.whole[(m.name, st)].state] if not sl else \
+                    [plan.grouped[(m.name, st, sl)][k].state for k in keys]
+                pl = Placements(states, self.pos)
+                total += pl.nbytes
+                self.placements[(m.name, u)] = pl
+        if total > _PAIRING_BYTES:  # the whole table's placements only
+            self.slicings = self.slicings[:1]
+            self.placements = {k: v for k, v in self.placements.items() if k[1] == 0}
+        # (candidate, unit) -> the sums of products over each segment's negatives, then
+        # positives: 2 x segments
+        self.cross = {(c.name, u): np.zeros(2 * len(self.keys[u]))
+                      for c in candidates for u in range(len(self.slicings))}
+
+    def columns(self, y_true: str) -> list[str]:
+        cols = [y_true, *(c for sl in self.slicings for c in sl)]
+        cols += [self.score_of[name] for name in (self.baseline,
+                                                  *(c.name for c in self.candidates))]
+        return list(dict.fromkeys(cols))
+
+    def feed(self, batch: Mapping[str, Any], y_true: str) -> None:
+        y = _values_of(batch[y_true])
+        n = y.shape[0]
+        if n == 0:
+            return
+        positive = y == self.pos
+        flag = positive.astype(np.int64)
+        for u, sl in enumerate(self.slicings):
+            if not sl:
+                seg = np.zeros(n, dtype=np.int64)
+            else:
+                g = group_keys(batch[sl[0]] if len(sl) == 1 else {c: batch[c] for c in sl}, n)
+                where = np.array([self.index[u].get(k, -1) for k in
+                                  zip(*(k.tolist() for k in g.keys))], dtype=np.int64)
+                seg = where[g.codes]
+            base = self.placements[(self.baseline, u)].centred(
+                seg, np.asarray(batch[self.score_of[self.baseline]]), positive)
+            at = 2 * seg + flag
+            size = 2 * len(self.keys[u])
+            for c in self.candidates:
+                mine = self.placements[(c.name, u)].centred(
+                    seg, np.asarray(batch[self.score_of[c.name]]), positive)
+                mine *= base
+                self.cross[(c.name, u)] += np.bincount(at, weights=mine, minlength=size)
+
+    def zeroed(self) -> AucPairing:
+        """A copy with its sums at zero (the placements shared): a partition's."""
+        out = copy.copy(self)
+        out.cross = {k: np.zeros_like(v) for k, v in self.cross.items()}
+        return out
+
+    def merge(self, other: AucPairing) -> None:
+        """Add ``other``'s sums (of other rows) to these."""
+        for k, v in other.cross.items():
+            self.cross[k] += v
+
+    def intervals(self, level: float, min_size: int
+                  ) -> dict[tuple[str, str, str], tuple[Any, Any]]:
+        out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+        for c in self.candidates:
+            for u, sl in enumerate(self.slicings):
+                base, mine = self.placements[(self.baseline, u)], self.placements[(c.name, u)]
+                sums = self.cross[(c.name, u)]
+                for j, key in enumerate(self.keys[u]):
+                    if sl and int(base.m[j] + base.n[j]) < min_size:
+                        continue
+                    got = paired_interval(base, mine, j, float(sums[2 * j + 1]),
+                                          float(sums[2 * j]), level)
+                    if got is not None:
+                        sd = {} if not sl else dict(zip(sl, key if isinstance(key, tuple)
+                                                         else (key,)))
+                        out[(c.name, "roc_auc", _slice_text(sd))] = got
+        return out
 
 
 def _batch_or_none(s: _MetricSpec, state: Any, tables: np.ndarray, kw: dict[str, Any],
@@ -2301,6 +2444,37 @@ def _dask_plan(df: Any, template: Plan, needed: list[str], y_true: str | Sequenc
     while len(level) > 1:
         level = [merge(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
     out: Plan = level[0].compute()
+    return out
+
+
+def _partition_pairing(part: Any, template: AucPairing, y_true: str) -> AucPairing:
+    """One Dask partition's paired sums (on a worker), added to a copy of zeroed ones."""
+    pairing = template.zeroed()
+    if len(part):
+        pairing.feed({c: part[c] for c in template.columns(y_true)}, y_true)
+    return pairing
+
+
+def _summed_pairings(*parts: AucPairing) -> AucPairing:
+    out = parts[0].zeroed()
+    for p in parts:
+        out.merge(p)
+    return out
+
+
+def _dask_pairing(df: Any, template: AucPairing, y_true: str,
+                  split_every: int = 8) -> AucPairing:
+    """The second read of a Dask frame: each partition's paired sums, added in a tree."""
+    import importlib
+
+    dask: Any = importlib.import_module("dask")
+    parts = df[template.columns(y_true)].to_delayed()
+    build = dask.delayed(_partition_pairing, pure=False)
+    level = [build(p, template, y_true) for p in parts]
+    add = dask.delayed(_summed_pairings, pure=False)
+    while len(level) > 1:
+        level = [add(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
+    out: AucPairing = level[0].compute()
     return out
 
 

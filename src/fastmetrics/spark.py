@@ -639,6 +639,35 @@ class _PlanJob:
         return plan
 
 
+@dataclass(frozen=True)
+class _PairingJob:
+    """An evaluation's second read (the paired sums of the ROC AUC differences): each
+    executor adds its rows to zeroed sums over the driver's placements."""
+
+    pairing: _ev.AucPairing
+    y_true: str
+
+    def new(self) -> _ev.AucPairing:
+        return self.pairing.zeroed()
+
+    def columns(self) -> list[str]:
+        return self.pairing.columns(self.y_true)
+
+    def feed(self, pairing: _ev.AucPairing, rb: Any) -> None:
+        pairing.feed({c: _read(rb, c) for c in self.columns()}, self.y_true)
+
+    def export(self, pairing: _ev.AucPairing) -> dict[str, Any]:
+        return {"cross": [[repr(k), v] for k, v in pairing.cross.items()]}
+
+    def load(self, d: Mapping[str, Any]) -> _ev.AucPairing:
+        out = self.pairing.zeroed()
+        if [k for k, _ in d["cross"]] != [repr(k) for k in out.cross]:
+            raise RuntimeError("an executor's sums differ from the driver's")
+        for (key, _), (_, v) in zip(list(out.cross.items()), d["cross"]):
+            out.cross[key] = np.asarray(v, dtype=np.float64)
+        return out
+
+
 def _kind_of(df: Any) -> Callable[[str], str]:
     """A column's numpy dtype kind from the schema, as the in-memory function reads it
     from an Arrow table's ('f', 'i', 'b', else 'O')."""
@@ -784,6 +813,15 @@ def _evaluate(df: Any, *, y_true: str | Sequence[str],
     plan = _ev.Plan.merge_all(plans) if plans else job.plan()
     # the groups in sorted key order, as one in-memory pass lists them
     plan.grouped = {k: _sorted_groups(g) for k, g in plan.grouped.items()}
+    # the paired ROC AUC differences read the labels and scores once more (as in memory)
+    pairing = plan.auc_pairing(job.baseline, job.ci, sample_weight)
+    if pairing is not None:
+        second = _PairingJob(pairing, cast(str, job.y_true))
+        parts = [second.load(_loads(b)) for b in _run_job(df, second)]
+        pairing = pairing.zeroed()
+        for part in parts:
+            pairing.merge(part)
+        plan.auc_pairs = pairing
     return job.finish(plan, start)
 
 

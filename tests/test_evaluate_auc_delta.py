@@ -1,0 +1,116 @@
+"""The paired interval of a candidate's ROC AUC difference to the baseline (DeLong's
+covariance of two AUCs on the same rows), whole table and every slice: the first read's
+exact ranking states give each distinct score's placement, a second read of the labels and
+scores gives each row its two placements. It must be ``delong_test``'s interval on the
+slice's rows, from every input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fastmetrics as fm
+from fastmetrics import evaluation
+
+from _evaluate_faces import assert_same_intervals_from_every_input
+
+pd = pytest.importorskip("pandas")
+
+
+def _table(n: int = 4_000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    return pd.DataFrame({
+        "y": y,
+        # scores of 2 decimals: many ties within and across the models
+        "new": np.round(np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1), 2),
+        "old": np.round(np.clip(0.2 * y + 0.8 * rng.random(n), 0, 1), 2),
+        "third": rng.random(n).astype(np.float32),
+        "seg": rng.choice(["a", "b", "c"], n), "dev": rng.integers(0, 3, n),
+        "w": rng.random(n)})
+
+
+@pytest.fixture(scope="module")
+def table():
+    return _table()
+
+
+KW = dict(y_true="y", models={"new": "new", "old": "old", "third": "third"},
+          by=["seg", ["seg", "dev"]], ci=0.95, baseline="old", metrics=["roc_auc"])
+
+
+def _rows_of(t, sd):
+    rows = np.ones(len(t), dtype=bool)
+    for c, v in sd.items():
+        rows &= (t[c] == v).to_numpy()
+    return rows
+
+
+@pytest.mark.parametrize("batch_rows", [None, 333])
+def test_each_slice_is_delong_test_on_its_rows(table, tmp_path, batch_rows):
+    data, extra = table, {}
+    if batch_rows is not None:  # a file read in batches, twice
+        data = str(tmp_path / "t.parquet")
+        table.to_parquet(data)
+        extra = {"batch_rows": batch_rows}
+    ev = fm.evaluate(data, **KW, **extra)
+    checked = 0
+    for r in ev.rows:
+        if r["metric"] != "roc_auc:delta":
+            continue
+        rows = _rows_of(table, r["slice"])
+        y = table.y.to_numpy()[rows]
+        want = fm.delong_test(y, table.old.to_numpy()[rows],
+                              table[r["model"]].to_numpy()[rows], confidence_level=0.95)
+        assert r["value"] == pytest.approx(want.difference, rel=1e-12, abs=1e-15)
+        lo, hi = want.confidence_interval
+        assert r["ci_low"] == pytest.approx(lo, rel=1e-9, abs=1e-12), r
+        assert r["ci_high"] == pytest.approx(hi, rel=1e-9, abs=1e-12), r
+        checked += 1
+    assert checked == 2 * (1 + 3 + 9)  # 2 candidates x (whole table, 3 + 9 slices)
+
+
+def test_same_intervals_from_every_input(table, tmp_path):
+    assert_same_intervals_from_every_input(table, KW, tmp_path, names={"roc_auc"})
+
+
+def test_better_gate_reads_the_paired_interval(table):
+    ev = fm.evaluate(table, **{**KW, "gates": ["roc_auc:better"]})
+    by_model = {g["model"]: g for g in ev.gates}
+    assert "(paired)" in by_model["new"]["reason"] and by_model["new"]["passed"]
+    d = next(r for r in ev.rows if r["metric"] == "roc_auc:delta" and r["model"] == "third"
+             and not r["slice"])
+    assert by_model["third"]["passed"] == (d["ci_low"] > 0)
+
+
+def test_none_without_intervals_with_weights_or_on_small_slices(table):
+    for kw in ({**KW, "ci": None}, {**KW, "sample_weight": "w"}):
+        ev = fm.evaluate(table, **kw)
+        assert all(r["ci_low"] is None for r in ev.rows if r["metric"] == "roc_auc:delta")
+    ev = fm.evaluate(table, **{**KW, "min_slice_size": 1_000})
+    deltas = [r for r in ev.rows if r["metric"] == "roc_auc:delta"]
+    assert {bool(r["slice"]) for r in deltas if r["ci_low"] is not None} == {False, True}
+    assert all(r["n"] >= 1_000 for r in deltas)
+
+
+def test_placements_past_the_bound_give_the_whole_table_only(table, monkeypatch):
+    monkeypatch.setattr(evaluation, "_PAIRING_BYTES", 0)
+    ev = fm.evaluate(table, **KW)
+    deltas = [r for r in ev.rows if r["metric"] == "roc_auc:delta"]
+    assert all((r["ci_low"] is None) == bool(r["slice"]) for r in deltas)
+
+
+def test_a_second_read_of_other_rows_is_an_error(table):
+    plan_rows = table.iloc[:2_000]
+    job_kw = {k: v for k, v in KW.items() if k != "metrics"}
+    ev_table = evaluation._Table(plan_rows, 1 << 20)
+    job = evaluation.Job(ev_table.names, metrics=["roc_auc"], **job_kw)
+    job.resolve(plan_rows.y.to_numpy(), ev_table.kind_of)
+    plan = job.plan()
+    for batch in ev_table.batches(job.needed):
+        plan.update(batch, "y", None)
+    pairing = plan.auc_pairing("old", 0.95, None)
+    other = table.iloc[2_000:].copy()
+    other["old"] = other["old"] + 0.001  # scores the first read did not count
+    with pytest.raises(ValueError, match="did not count"):
+        pairing.feed({c: other[c].to_numpy() for c in pairing.columns("y")}, "y")
