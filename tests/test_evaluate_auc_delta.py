@@ -114,3 +114,28 @@ def test_a_second_read_of_other_rows_is_an_error(table):
     other["old"] = other["old"] + 0.001  # scores the first read did not count
     with pytest.raises(ValueError, match="did not count"):
         pairing.feed({c: other[c].to_numpy() for c in pairing.columns("y")}, "y")
+
+
+@pytest.mark.parametrize("kind", ["decimals", "continuous", "edges", "two"])
+def test_bucketed_lookup_is_the_plain_bisection(kind):
+    # the whole table's lookup narrows each bisection to a bucket of the score range; a
+    # score at a bucket's edge (rounding) falls back to the whole segment: the same rows
+    from fastmetrics._states.delong import Placements
+    from fastmetrics.states import RankingState
+
+    rng = np.random.default_rng(3)
+    n = 20_000
+    s = {"decimals": np.round(rng.random(n), 3), "continuous": rng.normal(size=n) * 1e6,
+         "two": rng.choice([0.25, 0.75], n)}.get(kind)
+    if kind == "edges":  # scores on the buckets' edges, and between neighbouring doubles
+        base = np.round(rng.random(n // 2), 2)
+        s = np.concatenate([base, np.nextafter(base, 2.0)])
+    y = rng.integers(0, 2, s.shape[0])
+    fast = Placements([RankingState.from_arrays(y, s)], 1)
+    plain = Placements([RankingState.from_arrays(y, s)], 1)
+    plain.starts = np.zeros(0, dtype=np.int64)
+    assert (fast.starts.shape[0] > 0) == (kind != "two")
+    seg = np.zeros(s.shape[0], dtype=np.int64)
+    np.testing.assert_array_equal(fast.centred(seg, s, y == 1), plain.centred(seg, s, y == 1))
+    with pytest.raises(ValueError, match="did not count"):
+        fast.centred(seg[:1], np.array([np.nextafter(s.max(), 3.0)]), np.array([True]))

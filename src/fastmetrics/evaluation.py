@@ -2217,18 +2217,17 @@ class AucPairing:
         self.index = [{(k if isinstance(k, tuple) else (k,)): j for j, k in enumerate(keys)}
                       for _, keys in units]
         self.keys = [keys for _, keys in units]
-        self.placements: dict[tuple[str, int], Placements] = {}
-        total = 0
-        for m in [self.task_models[baseline], *candidates]:
-            for u, (sl, keys) in enumerate(units):
-                states = [plan.whole[(m.name, st)].state] if not sl else \
-                    [plan.grouped[(m.name, st, sl)][k].state for k in keys]
-                pl = Placements(states, self.pos)
-                total += pl.nbytes
-                self.placements[(m.name, u)] = pl
-        if total > _PAIRING_BYTES:  # the whole table's placements only
+        models = [self.task_models[baseline], *candidates]
+        states = {(m.name, u): [plan.whole[(m.name, st)].state] if not sl else
+                  [plan.grouped[(m.name, st, sl)][k].state for k in keys]
+                  for m in models for u, (sl, keys) in enumerate(units)}
+        # 3 numbers a distinct score of a state (its score and two placements)
+        size = sum(24 * s.thresholds.shape[0] for (_, u), got in states.items() if u
+                   for s in got if s is not None)
+        if size > _PAIRING_BYTES:  # the whole table's placements only
             self.slicings = self.slicings[:1]
-            self.placements = {k: v for k, v in self.placements.items() if k[1] == 0}
+            states = {k: v for k, v in states.items() if k[1] == 0}
+        self.placements = {k: Placements(v, self.pos) for k, v in states.items()}
         # (candidate, unit) -> the sums of products over each segment's negatives, then
         # positives: 2 x segments
         self.cross = {(c.name, u): np.zeros(2 * len(self.keys[u]))

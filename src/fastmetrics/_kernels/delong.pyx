@@ -333,21 +333,42 @@ def paired_sums(const label_t[:] y, label_t pos, const double[:] va, const doubl
 
 
 
+
+cdef inline int64_t _first_at_most(const double[::1] thr, int64_t lo, int64_t hi,
+                                   double v) noexcept nogil:
+    """The first position of ``thr[lo:hi]`` (decreasing) whose value is <= v (hi if none)."""
+    cdef int64_t mid
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if thr[mid] > v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 def centred_in_segments(const int64_t[:] seg, const double[:] s, const uint8_t[:] positive,
                         const int64_t[::1] offsets, const double[::1] thr,
                         const double[::1] v10, const double[::1] v01,
-                        const double[::1] auc, double[::1] out):
+                        const double[::1] auc, double[::1] out,
+                        const int64_t[::1] starts, double top, double scale):
     """For each row ``i``: find ``s[i]`` by bisection in its segment of ``thr``
     (``thr[offsets[seg[i]]:offsets[seg[i] + 1]]``, decreasing: one state's distinct
     scores), and write its placement there (``v10`` for a positive, ``v01`` for a
     negative) minus its segment's ``auc``. Returns how many rows were not found (their
-    ``out`` is NaN; a segment code out of range counts as not found)."""
+    ``out`` is NaN; a segment code out of range counts as not found).
+
+    ``starts`` (one segment only; empty: not used) narrows the bisection: bucket ``b`` of
+    ``B = len(starts) - 1`` equal ones holds the values in ``(top - (b + 1) / scale,
+    top - b / scale]``, at positions from ``starts[b]`` to ``starts[b + 1]``; a value not
+    found there (rounding at a bucket's edge) is searched in the whole segment."""
     cdef Py_ssize_t i, n = s.shape[0], n_seg = offsets.shape[0] - 1
-    cdef int64_t g, lo, hi, mid, missing = 0
+    cdef int64_t g, lo, hi, b, end, n_b = starts.shape[0] - 1, missing = 0
     cdef double v
+    cdef bint found
     if seg.shape[0] != n or positive.shape[0] != n or out.shape[0] != n or n_seg < 0 \
             or auc.shape[0] < n_seg or v10.shape[0] != thr.shape[0] \
-            or v01.shape[0] != thr.shape[0]:
+            or v01.shape[0] != thr.shape[0] or (n_b >= 1 and n_seg != 1):
         raise ValueError("centred_in_segments: inconsistent shapes")
     if n_seg >= 1 and offsets[n_seg] > thr.shape[0]:
         raise ValueError("centred_in_segments: offsets past the thresholds")
@@ -358,14 +379,21 @@ def centred_in_segments(const int64_t[:] seg, const double[:] s, const uint8_t[:
                 out[i] = NAN
                 missing += 1
                 continue
-            lo, hi, v = offsets[g], offsets[g + 1], s[i]
-            while lo < hi:  # the first position whose value is <= v
-                mid = lo + (hi - lo) // 2
-                if thr[mid] > v:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo < offsets[g + 1] and thr[lo] == v:
+            v, end = s[i], offsets[g + 1]
+            found = False
+            if n_b >= 1:
+                b = <int64_t>((top - v) * scale) if v <= top else 0
+                b = 0 if b < 0 else (n_b - 1 if b >= n_b else b)
+                lo = starts[b]
+                hi = starts[b + 1] + 1
+                if hi > end:
+                    hi = end
+                lo = _first_at_most(thr, lo, hi, v)
+                found = lo < end and thr[lo] == v
+            if not found:
+                lo = _first_at_most(thr, offsets[g], end, v)
+                found = lo < end and thr[lo] == v
+            if found:
                 out[i] = (v10[lo] if positive[i] else v01[lo]) - auc[g]
             else:
                 out[i] = NAN

@@ -504,11 +504,23 @@ class Placements:
         self.thr = np.concatenate(thr) if thr else empty
         self.v10 = np.concatenate(v10) if v10 else empty
         self.v01 = np.concatenate(v01) if v01 else empty
+        # one segment of many scores: equal buckets of the score range, each with the
+        # positions of its scores, narrow each row's bisection to a few of them
+        self.starts, self.top, self.scale = np.zeros(0, dtype=np.int64), 0.0, 0.0
+        size = self.thr.shape[0]
+        if k == 1 and size > 64 and self.thr[0] > self.thr[-1]:
+            n_b = min(1 << 16, 4 * size)
+            top, bottom = float(self.thr[0]), float(self.thr[-1])
+            scale = n_b / (top - bottom)
+            if math.isfinite(scale):
+                edges = top - np.arange(n_b + 1) / scale
+                self.starts = np.searchsorted(-self.thr, -edges, side="left").astype(np.int64)
+                self.top, self.scale = top, scale
 
     @property
     def nbytes(self) -> int:
         """Bytes held."""
-        return int(self.thr.nbytes + self.v10.nbytes + self.v01.nbytes)
+        return int(self.thr.nbytes + self.v10.nbytes + self.v01.nbytes + self.starts.nbytes)
 
     def centred(self, seg: np.ndarray, scores: np.ndarray, positive: np.ndarray) -> np.ndarray:
         """Each row's placement in its segment's state minus the segment's AUC.
@@ -535,7 +547,7 @@ class Placements:
         v = np.empty(scores.shape[0])
         missing = kernel.centred_in_segments(
             seg, np.asarray(scores, dtype=np.float64), positive.view(np.uint8), self.offsets,
-            self.thr, self.v10, self.v01, self.auc, v)
+            self.thr, self.v10, self.v01, self.auc, v, self.starts, self.top, self.scale)
         if missing:
             raise ValueError(f"{missing} rows of the second read have scores that the first "
                              "read did not count (was the data changed between the reads?)")
