@@ -17,6 +17,10 @@ import pytest
 
 import fastmetrics as fm
 
+# at full size the slices' ROC AUC placements pass their bound: the job says so, and pairs
+# the whole table's ROC AUC delta only
+pytestmark = pytest.mark.filterwarnings("ignore:the slices' paired ROC AUC:RuntimeWarning")
+
 COLUMNS = ["label", "score_new", "score_old", "country", "device", "tier"]
 SLICING = ["country", "device", "tier"]
 

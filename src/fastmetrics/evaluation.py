@@ -51,6 +51,7 @@ import os
 import pickle
 import re
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -2225,6 +2226,11 @@ class AucPairing:
         size = sum(24 * s.thresholds.shape[0] for (_, u), got in states.items() if u
                    for s in got if s is not None)
         if size > _PAIRING_BYTES:  # the whole table's placements only
+            warnings.warn(
+                f"the slices' paired ROC AUC intervals would look rows up in {size >> 20} MiB "
+                f"of placements (over {_PAIRING_BYTES >> 20} MiB): the whole table's "
+                "roc_auc:delta gets its paired interval, the slices' none", RuntimeWarning,
+                stacklevel=2)
             self.slicings = self.slicings[:1]
             states = {k: v for k, v in states.items() if k[1] == 0}
         self.placements = {k: Placements(v, self.pos) for k, v in states.items()}
