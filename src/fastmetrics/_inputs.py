@@ -977,6 +977,11 @@ def label_kind(a: np.ndarray) -> str:
     return "str" if a.dtype.kind in "US" else "num"
 
 
+def same_labels(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two label tables are the same array or hold the same labels in one dtype."""
+    return a is b or (a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b)))
+
+
 def union_labels(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, Any, Any]:
     """``(values, ia, ib)``: the sorted union of two sorted label tables and where each
     table's labels land in it (``ia``/``ib`` None when the tables are equal). Integer labels
@@ -991,7 +996,7 @@ def union_labels(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, Any, Any]:
         a, b = common_int(a, b)
         common = np.promote_types(a.dtype, b.dtype)
         a, b = a.astype(common), b.astype(common)
-    if a.shape[0] == b.shape[0] and a.dtype == b.dtype and np.array_equal(a, b):
+    if same_labels(a, b):
         return a, None, None
     values = np.union1d(a, b)
     return values, np.searchsorted(values, a), np.searchsorted(values, b)

@@ -41,6 +41,7 @@ from .._inputs import (
     nonfinite_error,
     own_tables,
     plain_int_pair,
+    same_labels,
     sample_weight as check_weights,
     sequence_length,
     shared_table,
@@ -404,10 +405,9 @@ class ConfusionState(base.State):
 
     # ------------------------------------------------------------------ merge
     def _same_layout(self, other: Any) -> bool:
-        # any two tables merge; over the same labels their counts simply add
-        a, b = self.values, other.values
-        # (the groups of one grouped table share its label array)
-        return a is b or (a.shape == b.shape and a.dtype == b.dtype and bool(np.all(a == b)))
+        # any two tables merge; over the same labels their counts simply add (the groups
+        # of one grouped table share its label array)
+        return same_labels(self.values, other.values)
 
     def merge(self, other: ConfusionState) -> ConfusionState:
         """The state of both inputs (label sets are unioned; labels of two integer dtypes

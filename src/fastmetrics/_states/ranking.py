@@ -53,6 +53,7 @@ from .._inputs import (
     label_input,
     native,
     nonfinite_error,
+    same_labels,
     sample_weight as check_weights,
     union_labels,
 )
@@ -661,8 +662,7 @@ class RankingState(base.State):
         if self.binned and not (other.edges.shape == self.edges.shape
                                 and np.array_equal(other.edges, self.edges)):
             return False
-        a, b = self.classes, other.classes
-        return a is b or (a.shape == b.shape and a.dtype == b.dtype and bool(np.all(a == b)))
+        return same_labels(self.classes, other.classes)
 
     def merge(self, other: RankingState) -> RankingState:
         """The state of both inputs' samples: thresholds united, the weights of equal
