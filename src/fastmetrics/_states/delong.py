@@ -303,6 +303,15 @@ def _summary_placements(p: np.ndarray, q: np.ndarray
     return auc, a2 / (2 * n), (2 * pos_above + p) / (2 * m), m, n
 
 
+def _summary_variance(p: np.ndarray, q: np.ndarray, auc: float, v10: np.ndarray,
+                      v01: np.ndarray, m: float, n: float) -> float:
+    """DeLong's variance of the AUC from a summary's placements (two or more of each
+    class); numpy's pairwise sums, not BLAS dot products: the same for any thread count."""
+    s10 = float(np.sum(p * (v10 - auc) ** 2)) / (m - 1)
+    s01 = float(np.sum(q * (v01 - auc) ** 2)) / (n - 1)
+    return s10 / m + s01 / n
+
+
 def ci(state: RankingState, confidence_level: float = 0.95, transform: str | None = None,
        multi_class: str = "raise", average: str | None = "macro",
        pos_label: Any = None) -> DeLongResult:
@@ -324,10 +333,8 @@ def ci(state: RankingState, confidence_level: float = 0.95, transform: str | Non
     _, p, q = pos_neg_summary(state, pos_label)
     auc, v10, v01, m, n = _summary_placements(p, q)
     check_sides(int(m), int(n))
-    # numpy's pairwise sums, not BLAS dot products: the same sums for any thread count
-    s10 = float(np.sum(p * (v10 - auc) ** 2)) / (m - 1)
-    s01 = float(np.sum(q * (v01 - auc) ** 2)) / (n - 1)
-    return _result(auc, s10 / m + s01 / n, level, transform, int(m), int(n))
+    return _result(auc, _summary_variance(p, q, auc, v10, v01, m, n), level, transform,
+                   int(m), int(n))
 
 
 # ----------------------------------------------------------------------------- row by row
@@ -493,11 +500,8 @@ class Placements:
             v01.append(b)
             sizes.append(t.shape[0])
             self.auc[j], self.m[j], self.n[j] = auc, int(m), int(n)
-            if m >= 2 and n >= 2:
-                # numpy's pairwise sums, as :func:`ci` takes them
-                s10 = float(np.sum(p * (a - auc) ** 2)) / (m - 1)
-                s01 = float(np.sum(q * (b - auc) ** 2)) / (n - 1)
-                self.var[j] = s10 / m + s01 / n
+            if m >= 2 and n >= 2:  # (as :func:`ci` gives it)
+                self.var[j] = _summary_variance(p, q, auc, a, b, m, n)
         self.offsets = np.zeros(k + 1, dtype=np.int64)
         np.cumsum(sizes, out=self.offsets[1:])
         empty = np.zeros(0)
