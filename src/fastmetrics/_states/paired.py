@@ -124,20 +124,8 @@ class PairedConfusionState(base.State):
         >>> a.n_samples
         3
         """
-        yt = label_column(y_true, "y_true")
-        ya = label_column(y_pred_a, "y_pred_a")
-        yb = label_column(y_pred_b, "y_pred_b")
-        n = yt.shape[0]
-        if ya.shape[0] != n or yb.shape[0] != n:
-            raise inconsistent_lengths(y_true=n, y_pred_a=ya.shape[0], y_pred_b=yb.shape[0])
-        if n == 0:
-            raise ValueError(EMPTY)
-        at, aa, out_dtype, kind = label_pair(yt, ya)
-        bt, ab, out_b, _ = label_pair(yt, yb)
-        if kind == "int" and (aa.dtype != ab.dtype or at.dtype != bt.dtype):
-            dtype = np.promote_types(np.promote_types(at.dtype, aa.dtype), ab.dtype)
-            at, aa, ab = (x.astype(dtype, copy=False) for x in (at, aa, ab))
-        out = np.result_type(out_dtype, out_b)
+        at, aa, ab, out, kind = _triples(y_true, y_pred_a, y_pred_b)
+        n = at.shape[0]
         if kind == "int":
             st = cls._small_range(at, aa, ab, out)
             if st is not None:
@@ -160,10 +148,8 @@ class PairedConfusionState(base.State):
                      out_dtype: np.dtype) -> PairedConfusionState | None:
         """Integer labels of one dtype spanning a small range: counted in place by the
         kernel into a dense table over the range (None: a wider range, encoded instead)."""
-        lo = min(int(t.min()), int(a.min()), int(b.min()))
-        hi = max(int(t.max()), int(a.max()), int(b.max()))
-        k = hi - lo + 1
-        if k**3 > _DENSE_CELLS or lo < -(2**63) or hi >= 2**63:
+        lo, k = _label_range(t, a, b, 1)
+        if k == 0:
             return None
         dense = np.zeros(k**3, dtype=np.int64)
         if joint_kernel.count_triples(t, a, b, lo, k, dense) != -1:  # pragma: no cover
@@ -409,6 +395,40 @@ def _confusion(values: np.ndarray, t: np.ndarray, p: np.ndarray,
     return ConfusionState(values, cm, present, int(counts.sum()), None, False, rows)
 
 
+def _triples(y_true: ArrayLike, y_pred_a: ArrayLike, y_pred_b: ArrayLike, **other: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.dtype, str]:
+    """``(t, a, b, out_dtype, kind)``: the three label columns checked as the confusion
+    state checks a pair (``other``: lengths that must match theirs), integers brought to
+    one dtype."""
+    yt = label_column(y_true, "y_true")
+    ya = label_column(y_pred_a, "y_pred_a")
+    yb = label_column(y_pred_b, "y_pred_b")
+    n = yt.shape[0]
+    if ya.shape[0] != n or yb.shape[0] != n or any(v != n for v in other.values()):
+        raise inconsistent_lengths(y_true=n, y_pred_a=ya.shape[0], y_pred_b=yb.shape[0],
+                                   **other)
+    if n == 0:
+        raise ValueError(EMPTY)
+    at, aa, out_dtype, kind = label_pair(yt, ya)
+    bt, ab, out_b, _ = label_pair(yt, yb)
+    if kind == "int" and (aa.dtype != ab.dtype or at.dtype != bt.dtype):
+        dtype = np.promote_types(np.promote_types(at.dtype, aa.dtype), ab.dtype)
+        at, aa, ab = (x.astype(dtype, copy=False) for x in (at, aa, ab))
+    return at, aa, ab, np.result_type(out_dtype, out_b), kind
+
+
+def _label_range(t: np.ndarray, a: np.ndarray, b: np.ndarray, tables: int
+                 ) -> tuple[int, int]:
+    """``(lo, k)``: integer labels spanning ``lo .. lo + k - 1``; k 0 where ``tables`` dense
+    k x k x k tables of the range would be large, or the range passes int64."""
+    lo = min(int(t.min()), int(a.min()), int(b.min()))
+    hi = max(int(t.max()), int(a.max()), int(b.max()))
+    k = hi - lo + 1
+    if tables * k**3 > _DENSE_CELLS or lo < -(2**63) or hi >= 2**63:
+        return lo, 0
+    return lo, k
+
+
 def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred_a: ArrayLike,
             y_pred_b: ArrayLike) -> list[PairedConfusionState] | None:
     """The state of each group's rows from one counting pass over all of them (no
@@ -443,27 +463,11 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred_a: Array
     >>> [st.disagreements() for st in states]
     [(0, 0), (0, 1)]
     """
-    yt = label_column(y_true, "y_true")
-    ya = label_column(y_pred_a, "y_pred_a")
-    yb = label_column(y_pred_b, "y_pred_b")
-    n = yt.shape[0]
-    if ya.shape[0] != n or yb.shape[0] != n or codes.shape[0] != n:
-        raise inconsistent_lengths(y_true=n, y_pred_a=ya.shape[0], y_pred_b=yb.shape[0],
-                                   groups=codes.shape[0])
-    if n == 0:
-        raise ValueError(EMPTY)
-    at, aa, out_dtype, kind = label_pair(yt, ya)
-    bt, ab, out_b, _ = label_pair(yt, yb)
+    at, aa, ab, out, kind = _triples(y_true, y_pred_a, y_pred_b, groups=codes.shape[0])
     if kind != "int":
         return None
-    if aa.dtype != ab.dtype or at.dtype != bt.dtype:
-        dtype = np.promote_types(np.promote_types(at.dtype, aa.dtype), ab.dtype)
-        at, aa, ab = (x.astype(dtype, copy=False) for x in (at, aa, ab))
-    out = np.result_type(out_dtype, out_b)
-    lo = min(int(at.min()), int(aa.min()), int(ab.min()))
-    hi = max(int(at.max()), int(aa.max()), int(ab.max()))
-    k = hi - lo + 1
-    if n_groups * k**3 > _DENSE_CELLS or lo < -(2**63) or hi >= 2**63:
+    lo, k = _label_range(at, aa, ab, n_groups)
+    if k == 0:
         return None
     if codes.dtype == np.bool_:
         codes = codes.view(np.uint8)
