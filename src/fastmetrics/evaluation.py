@@ -2276,10 +2276,13 @@ class AucPairing:
         out.cross = {k: np.zeros_like(v) for k, v in self.cross.items()}
         return out
 
-    def merge(self, other: AucPairing) -> None:
-        """Add ``other``'s sums (of other rows) to these."""
-        for k, v in other.cross.items():
-            self.cross[k] += v
+    def summed(self, parts: Sequence[AucPairing]) -> AucPairing:
+        """A copy whose sums are those of ``parts`` (of other rows each) added."""
+        out = self.zeroed()
+        for p in parts:
+            for k, v in p.cross.items():
+                out.cross[k] += v
+        return out
 
     def intervals(self, level: float, min_size: int
                   ) -> dict[tuple[str, str, str], tuple[Any, Any]]:
@@ -2435,20 +2438,28 @@ def _merge_plans(*plans: Plan) -> Plan:
     return Plan.merge_all(plans)
 
 
-def _dask_plan(df: Any, template: Plan, needed: list[str], y_true: str | Sequence[str],
-               weight: str | None, split_every: int = 8) -> Plan:
-    """The plan of a Dask frame: one per partition, built where it lives, merged in a tree
-    of ``split_every`` plans a task; one graph run."""
+def _dask_tree(df: Any, columns: list[str], build: Callable[..., Any],
+               merge: Callable[..., Any], *args: Any, split_every: int = 8) -> Any:
+    """One value per partition of ``df[columns]`` (``build(part, *args)``, where the
+    partition lives), combined by ``merge(*values)`` in a tree of ``split_every`` values a
+    task; one graph run."""
     import importlib
 
     dask: Any = importlib.import_module("dask")  # a Dask frame was given: dask is there
-    parts = df[list(dict.fromkeys(needed))].to_delayed()
-    build = dask.delayed(_partition_plan, pure=False)
-    level = [build(p, template, needed, y_true, weight) for p in parts]
-    merge = dask.delayed(_merge_plans, pure=False)
+    parts = df[columns].to_delayed()
+    built = dask.delayed(build, pure=False)
+    merged = dask.delayed(merge, pure=False)
+    level = [built(p, *args) for p in parts]
     while len(level) > 1:
-        level = [merge(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
-    out: Plan = level[0].compute()
+        level = [merged(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
+    return level[0].compute()
+
+
+def _dask_plan(df: Any, template: Plan, needed: list[str], y_true: str | Sequence[str],
+               weight: str | None) -> Plan:
+    """The plan of a Dask frame: one per partition, merged in a tree."""
+    out: Plan = _dask_tree(df, list(dict.fromkeys(needed)), _partition_plan, _merge_plans,
+                           template, needed, y_true, weight)
     return out
 
 
@@ -2461,25 +2472,13 @@ def _partition_pairing(part: Any, template: AucPairing, y_true: str) -> AucPairi
 
 
 def _summed_pairings(*parts: AucPairing) -> AucPairing:
-    out = parts[0].zeroed()
-    for p in parts:
-        out.merge(p)
-    return out
+    return parts[0].summed(parts)
 
 
-def _dask_pairing(df: Any, template: AucPairing, y_true: str,
-                  split_every: int = 8) -> AucPairing:
+def _dask_pairing(df: Any, template: AucPairing, y_true: str) -> AucPairing:
     """The second read of a Dask frame: each partition's paired sums, added in a tree."""
-    import importlib
-
-    dask: Any = importlib.import_module("dask")
-    parts = df[template.columns(y_true)].to_delayed()
-    build = dask.delayed(_partition_pairing, pure=False)
-    level = [build(p, template, y_true) for p in parts]
-    add = dask.delayed(_summed_pairings, pure=False)
-    while len(level) > 1:
-        level = [add(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
-    out: AucPairing = level[0].compute()
+    out: AucPairing = _dask_tree(df, template.columns(y_true), _partition_pairing,
+                                 _summed_pairings, template, y_true)
     return out
 
 

@@ -817,11 +817,7 @@ def _evaluate(df: Any, *, y_true: str | Sequence[str],
     pairing = plan.auc_pairing(job.baseline, job.ci, sample_weight)
     if pairing is not None:
         second = _PairingJob(pairing, cast(str, job.y_true))
-        parts = [second.load(_loads(b)) for b in _run_job(df, second)]
-        pairing = pairing.zeroed()
-        for part in parts:
-            pairing.merge(part)
-        plan.auc_pairs = pairing
+        plan.auc_pairs = pairing.summed([second.load(_loads(b)) for b in _run_job(df, second)])
     return job.finish(plan, start)
 
 
