@@ -3043,8 +3043,7 @@ class GroupedAccumulator:
                     raise error
             if failed is not None:
                 raise failed[1]
-        chunk: list[list[Any]] = [list(fresh[i]) if p is None else p
-                                  for i, p in enumerate(parts)]
+        chunk: list[list[Any]] = [fresh[i] if p is None else p for i, p in enumerate(parts)]
         # every accumulator's chunk is made ready before any is added: one that refuses
         # it leaves all of them as they were
         with contextlib.ExitStack() as held:
@@ -3072,7 +3071,7 @@ class GroupedAccumulator:
             part = built[g]
             # n_samples, not state: an exact ranking accumulator's state would sort its
             # rows here, on this thread, where the derivations sort them on threads
-            if part is None or part.n_samples == 0:
+            if part.n_samples == 0:
                 continue
             i = self._index.get(key)
             if i is None:
@@ -3082,14 +3081,14 @@ class GroupedAccumulator:
             old = self._accs[i]
             st, wn = _chunk_part(part, weighted)
             wt = _weighting(old, wn)
-            pending = self._pending.get(i)
-            ref = pending[-1] if pending else old.state
+            current, pending = old.state, self._pending.get(i, [])
+            ref = pending[-1] if pending else current
             if ref is None:
                 merged[i] = (st, wt)
             elif ref.same_layout(st):
                 waiting.append((i, st, wt))
             else:
-                merged[i] = (type(ref).merge_all([old.state, *(pending or ()), st]), wt)
+                merged[i] = (type(ref).merge_all([current, *pending, st]), wt)
         new_keys = [concat_keys(a, k[new]) for a, k in zip(base, keys.keys)] if new else base
         return keys.names, merged, waiting, added, new_keys
 
