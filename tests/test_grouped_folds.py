@@ -135,14 +135,15 @@ def test_weighted_chunk_into_a_group_with_waiting_states_is_refused():
 
 def test_a_fold_on_update_merges_every_waiting_group(monkeypatch):
     # groups that the chunk that triggers the merge does not hold are merged too
+    # (exact ranking states: the counting families are stacked, nothing waits)
     monkeypatch.setattr(streaming, "_FOLD_ROWS", 5)
-    acc = GroupedAccumulator("confusion")
-    acc.update([0, 1, 0, 1], [0, 1, 1, 1], groups=[0, 0, 1, 1])
-    acc.update([1, 1, 0, 0], [1, 0, 0, 0], groups=[0, 0, 1, 1])
+    acc = GroupedAccumulator("ranking")
+    acc.update([0, 1, 0, 1], [0.1, 0.9, 0.6, 0.4], groups=[0, 0, 1, 1])
+    acc.update([1, 0, 0, 1], [0.8, 0.2, 0.7, 0.3], groups=[0, 0, 1, 1])
     assert acc._pending  # both groups wait
-    acc.update([0], [0], groups=[2])  # 5 rows since the last merge: all merged
+    acc.update([0, 1], [0.5, 0.5], groups=[2, 2])  # 6 rows since the last merge: all merged
     assert not acc._pending
-    assert acc.accuracy_score() == {0: 0.75, 1: 0.75, 2: 1.0}
+    assert acc.roc_auc_score() == {0: 1.0, 1: 0.0, 2: 0.5}
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -106,6 +106,58 @@ def test_merge_all_is_the_left_fold(d, weighted, labels, one_class, draw):
             tree, RankingState.from_arrays(y, s, w, allow_zero_sum=True))
 
 
+def pairwise_tree(parts):
+    """``merge_all``'s balanced tree written with two-state merges (neighbours level by
+    level, the odd last one carried up)."""
+    level = list(parts)
+    while len(level) > 1:
+        nxt = [level[i].merge(level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        level = nxt + level[len(nxt) * 2:]
+    return level[0]
+
+
+@given(problems, st.booleans(), st.sampled_from(LABELS), st.booleans(), st.data(),
+       st.integers(3, 12))
+def test_merge_all_of_many_is_the_pairwise_tree_bit_for_bit(d, weighted, labels, one_class,
+                                                            draw, k):
+    # the one-call merge of three or more exact states: the tree of two-state merges, bit
+    # for bit, weights included (the same additions in the same order), whatever classes
+    # each part holds (a part may lack one, or hold none)
+    y, s, w = data(d, weighted, labels, one_class)
+    cuts = sorted(draw.draw(st.lists(st.integers(0, len(y)), min_size=k - 1,
+                                     max_size=k - 1)))
+    parts = parts_of([0, *cuts, len(y)], y, s, w)
+    if draw.draw(st.booleans()):  # parts of one class only, met in any order
+        parts = [RankingState.from_arrays(y[y == c], s[y == c],
+                                          None if w is None else w[y == c],
+                                          allow_empty=True, allow_zero_sum=True)
+                 for c in np.unique(y)] + parts
+    bits(RankingState.merge_all(parts), pairwise_tree(parts))
+
+
+def test_merge_all_of_many_mixed_integer_dtypes_and_refusals():
+    parts = [RankingState.from_arrays(np.array(y, dtype=dt), [0.2, 0.4][:len(y)])
+             for y, dt in (([0, 1], np.int8), ([1], np.int64), ([0], np.uint16))]
+    bits(RankingState.merge_all(parts), pairwise_tree(parts))
+    with pytest.raises(ValueError, match="more than two labels"):
+        RankingState.merge_all([*parts, RankingState.from_arrays([2], [0.3])])
+    binned = RankingState.from_arrays([0, 1], [0.1, 0.2], edges=np.array([0.15]))
+    with pytest.raises(ValueError, match="different thresholds"):
+        RankingState.merge_all([*parts, binned])
+    t, w, r = np.array([0.5, 0.1]), np.ones((2, 2)), np.array([[0, 1]] * 3, dtype=np.int64)
+    out_t, out_w = np.empty(6), np.empty((2, 6))
+    assert kernel.merge_tree([t] * 3, [w] * 3, r, out_t, out_w) == 2
+    np.testing.assert_array_equal(out_w[:, :2], 3.0)
+    with pytest.raises(ValueError, match="too small"):
+        kernel.merge_tree([t] * 3, [w] * 3, r, np.empty(5), np.empty((2, 5)))
+    with pytest.raises(ValueError, match="do not match"):
+        kernel.merge_tree([t] * 3, [w, w, np.ones((2, 3))], r, out_t, out_w)
+    with pytest.raises(ValueError, match="disagree"):
+        kernel.merge_tree([t] * 3, [w] * 3, r[:2], out_t, out_w)
+    with pytest.raises(ValueError, match="without classes"):
+        kernel.merge_tree([t], [w], np.empty((1, 0), dtype=np.int64), out_t, np.empty((0, 6)))
+
+
 @given(problems, st.booleans(), st.sampled_from(LABELS), st.booleans(), st.data(),
        st.sampled_from([None, 0, 64]))
 def test_accumulator_is_one_pass(d, weighted, labels, one_class, draw, bound):

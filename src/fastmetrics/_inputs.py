@@ -979,7 +979,14 @@ def label_kind(a: np.ndarray) -> str:
 
 def same_labels(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two label tables are the same array or hold the same labels in one dtype."""
-    return a is b or (a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b)))
+    if a is b:
+        return True
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    # equal bytes are equal labels (the hot case: small tables of the same labels, one per
+    # group and chunk, where ``np.array_equal`` costs ten times more); unequal ones may
+    # still be equal values (-0.0 and 0.0, Python objects)
+    return (a.dtype.kind != "O" and a.tobytes() == b.tobytes()) or bool(np.array_equal(a, b))
 
 
 def union_labels(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, Any, Any]:

@@ -71,6 +71,7 @@ from ._states.deviance import SquaredLogState, TweedieState, check_power
 from ._states.paired import PairedConfusionState
 from ._states.grouped import GroupedConfusionState
 from ._states.groups import GroupedState, align_by_key, concat_keys, group_runs
+from ._states.stacked import Stacked
 from ._threads import each, threads_for
 from ._inputs import GroupKeys, group_keys, inconsistent_lengths, label_input
 from .uncertainty import (
@@ -2892,6 +2893,11 @@ class GroupedAccumulator:
         # group index -> its chunk states waiting to be merged (see _FOLD_ROWS)
         self._pending: dict[int, list[Any]] = {}
         self._pending_rows = 0
+        # while every chunk came from a grouped kernel as one stack of one layout, every
+        # group's state is a row of it (merged chunk by chunk by the family's law on whole
+        # arrays) and the groups' accumulators get their states from it when read
+        self._stack: Stacked | None = None
+        self._stale = False  # whether the stack holds rows the accumulators do not
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ updating
@@ -2992,7 +2998,7 @@ class GroupedAccumulator:
         # the chunk is built into a state per (accumulator, group) by a grouped kernel, or
         # else into fresh accumulators, and added only when every group was taken: a
         # refused chunk changes nothing
-        parts: list[list[Any] | None] = [ga._counted(cols, w, keys) for ga in accumulators]
+        parts: list[Any] = [ga._counted(cols, w, keys) for ga in accumulators]
         rest = [i for i, p in enumerate(parts) if p is None]
         fresh: dict[int, list[Accumulator]] = {
             i: [accumulators[i]._factory(**accumulators[i]._config)
@@ -3043,7 +3049,7 @@ class GroupedAccumulator:
                     raise error
             if failed is not None:
                 raise failed[1]
-        chunk: list[list[Any]] = [fresh[i] if p is None else p for i, p in enumerate(parts)]
+        chunk: list[Any] = [fresh[i] if p is None else p for i, p in enumerate(parts)]
         # every accumulator's chunk is made ready before any is added: one that refuses
         # it leaves all of them as they were
         with contextlib.ExitStack() as held:
@@ -3055,13 +3061,21 @@ class GroupedAccumulator:
             for ga, prepared in zip(accumulators, ready):
                 ga._apply(prepared, n)
 
-    def _prepare(self, keys: GroupKeys, built: list[Any], weighted: bool) -> tuple[Any, ...]:
-        """A chunk's per-group parts (states of a grouped kernel, or accumulators) made
-        ready to add (the caller holds the lock): a part of its group's layout waits to be
+    def _prepare(self, keys: GroupKeys, built: Any, weighted: bool) -> tuple[Any, ...]:
+        """A chunk's per-group parts (a grouped kernel's stack or states, or accumulators)
+        made ready to add (the caller holds the lock): a stack of the accumulator's layout
+        is merged into its rows; otherwise a part of its group's layout waits to be
         merged, another is merged with its group's state now; new groups are listed (a
-        key without rows in the chunk is left out). Nothing changes here, so a merge that
-        fails (weighted and unweighted chunks, states of other labels that cannot merge)
-        leaves every group as it was."""
+        key without rows in the chunk is left out). No group's data changes here (the
+        stack may be handed to the groups' accumulators), so a merge that fails (weighted
+        and unweighted chunks, states of other labels that cannot merge) leaves every
+        group as it was."""
+        if isinstance(built, Stacked):
+            if not self._accs or (self._stack is not None
+                                  and self._stack.same_layout(built)):
+                return self._prepare_stack(keys, built)
+            self._unstack()  # (the same data, held by the groups' accumulators)
+            built = built.states()
         base = self._keys if self.names is not None else [k[:0] for k in keys.keys]
         merged: dict[int, tuple[Any, bool | None]] = {}
         waiting: list[tuple[int, Any, bool | None]] = []
@@ -3092,8 +3106,66 @@ class GroupedAccumulator:
         new_keys = [concat_keys(a, k[new]) for a, k in zip(base, keys.keys)] if new else base
         return keys.names, merged, waiting, added, new_keys
 
+    def _prepare_stack(self, keys: GroupKeys, stack: Stacked) -> tuple[Any, ...]:
+        """A grouped kernel's stack made ready to merge into the accumulator's: the row
+        of each of its groups with rows (new groups appended)."""
+        present = np.flatnonzero(stack.sizes > 0)
+        if present.shape[0] < stack.n_groups:
+            stack = stack.take(present)
+        n_old = len(self._accs)
+        rows = np.empty(present.shape[0], dtype=np.int64)
+        new: list[int] = []
+        added: list[tuple[Any, ...]] = []
+        for j, key in enumerate(zip(*(k[present].tolist() for k in keys.keys))):
+            i = self._index.get(key)
+            if i is None:
+                i = n_old + len(new)
+                new.append(int(present[j]))
+                added.append(key)
+            rows[j] = i
+        base = self._keys if self.names is not None else [k[:0] for k in keys.keys]
+        new_keys = [concat_keys(a, k[new]) for a, k in zip(base, keys.keys)] if new else base
+        return ("stack", keys.names, stack, rows, added, new_keys)
+
+    def _apply_stack(self, prepared: tuple[Any, ...]) -> None:
+        """Merge what :meth:`_prepare_stack` made ready (the caller holds the lock)."""
+        _, names, stack, rows, added, new_keys = prepared
+        if self.names is None:
+            self.names = names
+        n = len(self._accs) + len(added)
+        if self._stack is None and np.array_equal(rows, np.arange(n)):
+            self._stack = stack  # (the kernel's arrays: no one else holds them)
+        else:
+            grown = (stack.empty_like(n) if self._stack is None else self._stack.grown(n))
+            grown.merge_in(stack, rows)
+            self._stack = grown
+        for key in added:
+            self._index[key] = len(self._accs)
+            self._accs.append(self._factory(**self._config))
+        self._keys = new_keys
+        self._stale = True
+
+    def _materialize(self) -> None:
+        """The groups' accumulators given their states from the stack (the caller holds
+        the lock)."""
+        if self._stack is None or not self._stale:
+            return
+        weighted = self._stack.weighted
+        for acc, st in zip(self._accs, self._stack.states()):
+            acc._state, acc._weighted = st, weighted
+        self._stale = False
+
+    def _unstack(self) -> None:
+        """Leave the stack: the groups' accumulators hold their states from now on (the
+        caller holds the lock)."""
+        self._materialize()
+        self._stack = None
+
     def _apply(self, prepared: tuple[Any, ...], n: int) -> None:
         """Add what :meth:`_prepare` made ready (the caller holds the lock)."""
+        if prepared[0] == "stack":
+            self._apply_stack(prepared)
+            return
         names, merged, waiting, added, new_keys = prepared
         if self.names is None:
             self.names = names
@@ -3133,12 +3205,14 @@ class GroupedAccumulator:
 
     def _settled(self) -> list[Accumulator]:
         """The groups' accumulators, every waiting chunk state merged in."""
-        if self._pending:
+        if self._pending or self._stale:
             with self._lock:
-                self._fold()
+                self._materialize()
+                if self._pending:
+                    self._fold()
         return self._accs
 
-    def _counted(self, cols: list[Any], w: Any, keys: GroupKeys) -> list[Any] | None:
+    def _counted(self, cols: list[Any], w: Any, keys: GroupKeys) -> Any:
         """The grouped kernels: each group's state from one pass over the chunk (the state
         its rows alone give), in key order. The confusion family counts a G x K x K table;
         the calibration family's binary bins add into G x bins sums; the regression and
@@ -3154,7 +3228,7 @@ class GroupedAccumulator:
         if self.kind == "paired":
             if w is not None or len(cols) != 3 or any(np.ndim(c) != 1 for c in cols):
                 return None  # (the family's refusals are its accumulator's)
-            return paired.grouped(keys.codes, keys.n_groups, *cols)
+            return paired.grouped_stack(keys.codes, keys.n_groups, *cols)
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
                 or any(np.ndim(c) != 1 for c in cols)):
             return None
@@ -3167,7 +3241,7 @@ class GroupedAccumulator:
             raise
         if table.groups.shape[0] != keys.n_groups:
             return None  # a key of the encoding has no rows: the generic rule skips it
-        return table.group_states()
+        return table.stack()
 
     def _ranked(self, cols: list[Any], w: Any, keys: GroupKeys) -> list[Any] | None:
         """Exact ranking states of every group: the chunk validated once, each group's run
@@ -3183,30 +3257,27 @@ class GroupedAccumulator:
             return None
         return ranking.grouped_exact(keys.codes, keys.n_groups, cols[0], cols[1], w, nt)
 
-    def _summed(self, cols: list[Any], w: Any, keys: GroupKeys) -> list[Any] | None:
+    def _summed(self, cols: list[Any], w: Any, keys: GroupKeys) -> Stacked | None:
         """Calibration bins, regression or log loss sums of every group from one pass over
         the chunk (errors kept for the median, top-k ranks, and the bins of 2-D
         probabilities, whose ``labels`` name columns, need each group's rows together: the
         generic rule)."""
         template: Any = self._template
-        states: list[Any] | None
         if len(cols) != 2:
             return None
         if self.kind == "calibration":
-            states = calibration.grouped_binary(keys.codes, keys.n_groups, cols[0], cols[1],
-                                                w, edges=template.edges,
-                                                pos_label=template.pos_label)
-        elif self.kind == "proba":
+            return calibration.grouped_stack(keys.codes, keys.n_groups, cols[0], cols[1], w,
+                                             edges=template.edges,
+                                             pos_label=template.pos_label)
+        if self.kind == "proba":
             if template.k:
                 return None
-            states = proba.grouped(keys.codes, keys.n_groups, cols[0], cols[1], w,
-                                   labels=template.labels)
-        else:
-            if template.keep_values:
-                return None
-            states = sums.grouped(keys.codes, keys.n_groups, cols[0], cols[1], w,
+            return proba.grouped_stack(keys.codes, keys.n_groups, cols[0], cols[1], w,
+                                       labels=template.labels)
+        if template.keep_values:
+            return None
+        return sums.grouped_stack(keys.codes, keys.n_groups, cols[0], cols[1], w,
                                   delta=template.delta)
-        return states
 
     # ------------------------------------------------------------------ reading
     @property
@@ -3237,7 +3308,13 @@ class GroupedAccumulator:
 
     def __getitem__(self, key: Any) -> Accumulator:
         """The accumulator of the group whose key is ``key``."""
-        return self._settled()[self._index[key if isinstance(key, tuple) else (key,)]]
+        accs = self._settled()
+        if self._stack is not None:
+            # the group's accumulator is handed out (and may be updated): it holds its
+            # state from now on, not the stack
+            with self._lock:
+                self._unstack()
+        return accs[self._index[key if isinstance(key, tuple) else (key,)]]
 
     @property
     def state(self) -> GroupedState | None:

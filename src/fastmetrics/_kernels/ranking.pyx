@@ -726,6 +726,115 @@ def merge_runs(const double[::1] ta, const double[:, ::1] wa, const int64_t[::1]
     return m
 
 
+cdef struct Run:
+    const double* t     # thresholds, strictly decreasing
+    const double* w0    # class 0's weight at each (stride s0: 0 reads a zero)
+    const double* w1    # class 1's (k == 2)
+    int64_t s0, s1, n, off
+
+
+cdef void _carry(Run* r, double* dt, double* d0, double* d1, bint two) noexcept nogil:
+    """Copy run ``r`` (its values as they are) to the scratch at its offset and point it
+    there: every run of a level then lives in the buffer the next level reads."""
+    cdef int64_t i
+    for i in range(r.n):
+        dt[r.off + i] = r.t[i]
+        d0[r.off + i] = r.w0[i * r.s0]
+        if two:
+            d1[r.off + i] = r.w1[i * r.s1]
+    r.t, r.w0, r.w1, r.s0, r.s1 = dt + r.off, d0 + r.off, d1 + r.off, 1, 1
+
+
+def merge_tree(list thresholds, list weights, const int64_t[:, ::1] rows,
+               double[::1] out_thr, double[:, ::1] out_w):
+    """Merge ``r`` ranking summaries in a balanced pairwise tree: neighbours merged level by
+    level (the odd last one carried up), each merge the walk of :func:`merge_runs`, so the
+    thresholds and weights are bit for bit those of :func:`merge_runs` applied in that tree,
+    from one call. ``thresholds[i]`` / ``weights[i]`` as ``ta`` / ``wa`` there;
+    ``rows[i, j]`` is the row of summary ``i`` holding class ``j`` of the union (-1: it
+    lacks it). Writes to ``out_thr`` / ``out_w`` (sized for every threshold of every
+    summary); returns how many distinct thresholds.
+
+    Two scratch buffers of the outputs' size take the levels in turn (O(m log r) for m
+    thresholds in all, no sort)."""
+    cdef Py_ssize_t r = len(thresholds), i, j, c, half
+    cdef int64_t k = out_w.shape[0], total = 0, m = 0
+    cdef const double[::1] t
+    cdef const double[:, ::1] w
+    cdef double zero = 0.0
+    cdef bint two = k == 2
+    cdef Run* runs
+    cdef Run a, b
+    cdef double* buf = NULL
+    cdef double* dt
+    cdef double* d0
+    cdef double* d1
+    if len(weights) != r or rows.shape[0] != r or rows.shape[1] != k or k > 2 or r == 0:
+        raise ValueError("merge_tree: the summaries, class rows and output disagree")
+    runs = <Run*>malloc(r * sizeof(Run))
+    if runs == NULL:
+        raise MemoryError()
+    try:
+        for i in range(r):
+            t = thresholds[i]
+            w = weights[i]
+            runs[i].n, runs[i].off = t.shape[0], total
+            runs[i].t = &t[0] if t.shape[0] else &zero
+            runs[i].w0, runs[i].w1, runs[i].s0, runs[i].s1 = &zero, &zero, 0, 0
+            for j in range(k):
+                if rows[i, j] >= w.shape[0] or (rows[i, j] >= 0 and w.shape[1] != t.shape[0]):
+                    raise ValueError("merge_tree: a summary's weights do not match its "
+                                     "thresholds")
+                if rows[i, j] >= 0 and t.shape[0]:
+                    if j == 0:
+                        runs[i].w0, runs[i].s0 = &w[rows[i, j], 0], 1
+                    else:
+                        runs[i].w1, runs[i].s1 = &w[rows[i, j], 0], 1
+            total += t.shape[0]
+        if k == 0:
+            if total:
+                raise ValueError("merge_tree: thresholds without classes")
+            return 0
+        if out_thr.shape[0] < total or out_w.shape[1] < total:
+            raise ValueError("merge_tree: the output is too small")
+        buf = <double*>malloc(2 * (1 + k) * max(total, 1) * sizeof(double))
+        if buf == NULL:
+            raise MemoryError()
+        with nogil:
+            c, half = r, 0
+            while c > 1:
+                # this level's outputs go to the buffer the last level did not write
+                dt = buf + half * (1 + k) * total
+                d0 = dt + total
+                d1 = d0 + total if two else d0
+                for i in range(c // 2):
+                    a, b = runs[2 * i], runs[2 * i + 1]
+                    runs[i].n = _merge_two(a.t, a.n, a.w0, a.w1, a.s0, a.s1, b.t, b.n, b.w0,
+                                           b.w1, b.s0, b.s1, dt + a.off, d0 + a.off,
+                                           d1 + a.off, two)
+                    runs[i].off = a.off
+                    runs[i].t, runs[i].w0, runs[i].w1 = dt + a.off, d0 + a.off, d1 + a.off
+                    runs[i].s0, runs[i].s1 = 1, 1
+                if c % 2:
+                    runs[c // 2] = runs[c - 1]
+                    _carry(&runs[c // 2], dt, d0, d1, two)
+                c = (c + 1) // 2
+                half = 1 - half
+            if r == 1:  # no level: the one summary, as it is
+                _carry(&runs[0], buf, buf + total, buf + 2 * total if two else buf + total,
+                       two)
+            m = runs[0].n
+            for i in range(m):
+                out_thr[i] = runs[0].t[i]
+                out_w[0, i] = runs[0].w0[i]
+                if two:
+                    out_w[1, i] = runs[0].w1[i]
+        free(buf)
+    finally:
+        free(runs)
+    return m
+
+
 LSD_FROM = FM_LSD_FROM
 LSD_UNTIL = FM_LSD_UNTIL
 

@@ -323,6 +323,20 @@ def merge(double[::1] a, const double[::1] b):
     _merge_into(&a[0], &b[0])
 
 
+def merge_rows(double[:, ::1] a, const double[:, ::1] b, const int64_t[::1] rows):
+    """Merge state ``b[g]`` into state ``a[rows[g]]`` for every g (as :func:`merge` of each
+    pair, in one call; ``rows`` distinct)."""
+    cdef Py_ssize_t g, n = b.shape[0]
+    if rows.shape[0] != n or a.shape[1] < N_STATE or b.shape[1] < N_STATE:
+        raise ValueError("merge_rows: inconsistent shapes")
+    for g in range(n):
+        if rows[g] < 0 or rows[g] >= a.shape[0]:
+            raise ValueError("merge_rows: a row outside the states")
+    with nogil:
+        for g in range(n):
+            _merge_into(&a[rows[g], 0], &b[g, 0])
+
+
 def binned_abs_error(const yt_t[:] y, const yp_t[:] p, const weight_t[:] w, bint has_w,
                      const double[::1] lo, const double[::1] hi, double[:, ::1] out):
     """For each bin b (``lo[b] <= y_true <= hi[b]``, bins may overlap) add the sum of

@@ -50,6 +50,7 @@ from .._kernels import bins as kernel
 from .._threads import threads_for
 from ..exceptions import warn
 from . import base, proba
+from .stacked import Stacked
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CalibrationBins",
+    "CalibrationStack",
     "CalibrationState",
     "CalibrationSummary",
     "NOT_NORMALISED",
@@ -73,6 +75,7 @@ __all__ = [
     "ece",
     "fixed_edges",
     "grouped_binary",
+    "grouped_stack",
     "mce",
     "probabilities",
     "summary",
@@ -310,9 +313,51 @@ def _finite_labels(y: np.ndarray) -> None:
 # ---------------------------------------------------------------------- the state
 
 
+class CalibrationStack(Stacked):
+    """Every group's binary calibration bins, row g group g's: merged row by row as
+    :meth:`CalibrationState.merge` does (the bins' sums add)."""
+
+    __slots__ = ()
+    empty = (0.0, False)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the states were built with sample weights."""
+        return bool(self.layout[-1])
+
+    def _merge_rows(self, other: Stacked, rows: np.ndarray) -> None:
+        self.arrays[0][rows] += other.arrays[0]
+        self.arrays[1][rows] |= other.arrays[1]
+
+    def states(self) -> list[CalibrationState]:
+        """Every group's state, group ``g``'s at position ``g``."""
+        sums, any_weight = self.arrays[0].copy(), self.arrays[1].tolist()
+        edges, weighted = self.layout
+        return [CalibrationState(edges, sums[g], "binary", 0, weighted, any_weight[g])
+                for g in range(sums.shape[0])]
+
+
 def grouped_binary(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_prob: ArrayLike,
                    sample_weight: ArrayLike | None, *, edges: np.ndarray,
                    pos_label: Label | None) -> list[CalibrationState] | None:
+    """:func:`grouped_stack`'s groups as states (None where it gives None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped_binary(np.array([0, 1, 1]), 2, np.array([0, 1, 1]), [0.2, 0.7, 0.9],
+    ...                         None, edges=uniform_edges(2), pos_label=None)
+    >>> [st.n_samples for st in states]
+    [1, 2]
+    """
+    stack = grouped_stack(codes, n_groups, y_true, y_prob, sample_weight, edges=edges,
+                          pos_label=pos_label)
+    return None if stack is None else stack.states()
+
+
+def grouped_stack(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_prob: ArrayLike,
+                  sample_weight: ArrayLike | None, *, edges: np.ndarray,
+                  pos_label: Label | None) -> CalibrationStack | None:
     """The binary state of each group's rows from one pass over all of them (no ordering of
     the rows by group), or None where that pass does not apply and each group's state is
     built on its own: labels that are not integers or booleans, or whose positive class a
@@ -332,16 +377,24 @@ def grouped_binary(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_prob: 
 
     Returns
     -------
-    states : list of CalibrationState or None
-        Group g's state at position g (an empty one for a group without rows): its
-        counts exactly those of :meth:`CalibrationState.binary` on its rows, its sums to
-        rounding (added in row order).
+    stack : CalibrationStack or None
+        Group g's bins at row g (empty for a group without rows): its counts exactly
+        those of :meth:`CalibrationState.binary` on its rows, its sums to rounding (added
+        in row order).
 
     Raises
     ------
     ValueError
         A probability outside [0, 1], NaN, or a weight that is not finite (as
         :meth:`CalibrationState.binary`); a code outside ``range(n_groups)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stack = grouped_stack(np.array([0, 1, 1]), 2, np.array([0, 1, 1]), [0.2, 0.7, 0.9],
+    ...                       None, edges=uniform_edges(2), pos_label=None)
+    >>> stack.sizes
+    array([1, 2])
     """
     p = probabilities(y_prob)
     y = y_true if type(y_true) is np.ndarray else None
@@ -382,8 +435,8 @@ def grouped_binary(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_prob: 
     else:  # as binary(): a weight sum of 0 may still come from non-zero weights
         any_weight = (sums[:, :, kernel.W].sum(axis=1) != 0) | (
             np.bincount(codes, weights=(w != 0), minlength=n_groups)[:n_groups] > 0)
-    return [CalibrationState(e, sums[g].copy(), "binary", 0, w is not None,
-                             bool(any_weight[g])) for g in range(n_groups)]
+    return CalibrationStack((sums, any_weight), (e, w is not None),
+                            sums[:, :, kernel.N].sum(axis=1).astype(np.int64))
 
 
 class CalibrationState(base.State):
@@ -930,8 +983,9 @@ class CalibrationState(base.State):
         # the merge refuses other edges, modes or class counts, and multilabel states
         return bool(other.mode == self.mode != "multilabel"
                     and other.n_classes == self.n_classes
-                    and other.edges.shape == self.edges.shape
-                    and np.array_equal(other.edges, self.edges))
+                    and (other.edges is self.edges  # (uniform edges are shared)
+                         or (other.edges.shape == self.edges.shape
+                             and np.array_equal(other.edges, self.edges))))
 
     def merge(self, other: CalibrationState) -> CalibrationState:
         """The state of both inputs: same edges and mode required, sums add.

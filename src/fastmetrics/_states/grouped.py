@@ -29,6 +29,7 @@ from .._inputs import (
 from .._kernels import confusion as kernel
 from .._threads import threads_for
 from . import base, prf
+from .stacked import Stacked
 from .confusion import DENSE_MAX_RANGE, ConfusionState, accuracy, balanced_accuracy, py_value
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
     from .._typing import ArrayLike
 
-__all__ = ["GROUP_METRICS", "GroupMetrics", "GroupedConfusionState", "metric_fn", "summary"]
+__all__ = ["GROUP_METRICS", "ConfusionStack", "GroupMetrics", "GroupedConfusionState", "metric_fn", "summary"]
 
 _MAX_GROUP_RANGE = 1 << 16
 _MAX_CELLS = 1 << 24  # G * K * K cells of one table (128 MiB of int64): above, refuse
@@ -123,6 +124,20 @@ def _label_codes(yt: np.ndarray, yp: np.ndarray
     if kind == "int":
         values = values.astype(out_dtype, copy=False)
     return codes_t, codes_p, 0, values.shape[0], values
+
+
+class ConfusionStack(Stacked):
+    """Every group's K x K table over one label table, row g group g's: the counts add."""
+
+    __slots__ = ()
+    empty = (0,)
+
+    def states(self) -> list[ConfusionState]:
+        """Every group's state, group ``g``'s at position ``g`` (as
+        :meth:`GroupedConfusionState.group_states` gives them)."""
+        table = self.arrays[0]
+        return GroupedConfusionState(table, self.layout[0],
+                                     np.arange(table.shape[0])).group_states()
 
 
 class GroupedConfusionState(base.State):
@@ -294,6 +309,26 @@ class GroupedConfusionState(base.State):
             cm, rows, labels = cm[where][:, where], rows[where], labels[where]
         return ConfusionState(labels, cm, np.ones(cm.shape[0], dtype=bool), int(rows.sum()),
                               None, False, rows > 0)
+
+    def stack(self) -> ConfusionStack:
+        """Every group's table as rows over the labels (group ``i``'s at row ``i``), to
+        merge with other chunks' tables of the same labels by adding.
+
+        Returns
+        -------
+        ConfusionStack
+
+        See Also
+        --------
+        GroupedConfusionState.group_states : The groups' states.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import GroupedConfusionState
+        >>> GroupedConfusionState.from_arrays([0, 1, 1], [0, 1, 0], ['x', 'x', 'y']).stack().sizes
+        array([2, 1])
+        """
+        return ConfusionStack((self.table,), (self.labels,), self.table.sum(axis=(1, 2)))
 
     def group_states(self) -> list[ConfusionState]:
         """Every group's confusion state, as :meth:`group_state` gives each, the table

@@ -33,6 +33,7 @@ from .._inputs import (
 )
 from .._kernels import joint as joint_kernel
 from . import base
+from .stacked import Stacked
 from .confusion import ConfusionState
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
     from .._typing import ArrayLike
 
-__all__ = ["PairedConfusionState"]
+__all__ = ["PairedConfusionState", "PairedStack", "grouped", "grouped_stack"]
 
 # joint tables of at most this many cells are counted densely; more, by sorting the keys
 _DENSE_CELLS = 1 << 22
@@ -429,8 +430,38 @@ def _label_range(t: np.ndarray, a: np.ndarray, b: np.ndarray, tables: int
     return lo, k
 
 
+class PairedStack(Stacked):
+    """Every group's dense (true, A, B) table over one label range, row g group g's: the
+    counts add."""
+
+    __slots__ = ()
+    empty = (0,)
+
+    def states(self) -> list[PairedConfusionState]:
+        """Every group's state, group ``g``'s at position ``g``."""
+        lo, _, out = self.layout
+        tables, sizes = self.arrays[0], self.sizes.tolist()
+        return [PairedConfusionState._of_table(tables[g], lo, out, sizes[g])
+                for g in range(tables.shape[0])]
+
+
 def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred_a: ArrayLike,
             y_pred_b: ArrayLike) -> list[PairedConfusionState] | None:
+    """:func:`grouped_stack`'s groups as states (None where it gives None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped(np.array([0, 1, 0]), 2, [1, 0, 1], [1, 1, 0], [1, 0, 0])
+    >>> [st.disagreements() for st in states]
+    [(0, 0), (0, 1)]
+    """
+    stack = grouped_stack(codes, n_groups, y_true, y_pred_a, y_pred_b)
+    return None if stack is None else stack.states()
+
+
+def grouped_stack(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred_a: ArrayLike,
+                  y_pred_b: ArrayLike) -> PairedStack | None:
     """The state of each group's rows from one counting pass over all of them (no
     ordering of the rows by group), or None where that pass does not apply and each
     group's state is built on its own: labels that are not integers, or a range whose
@@ -446,9 +477,9 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred_a: Array
 
     Returns
     -------
-    states : list of PairedConfusionState or None
-        Group g's state at position g (an empty one for a group without rows): what
-        :meth:`PairedConfusionState.from_arrays` gives on its rows.
+    stack : PairedStack or None
+        Group g's table at row g (empty for a group without rows): built into a state,
+        what :meth:`PairedConfusionState.from_arrays` gives on its rows.
 
     Raises
     ------
@@ -459,9 +490,8 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred_a: Array
     Examples
     --------
     >>> import numpy as np
-    >>> states = grouped(np.array([0, 1, 0]), 2, [1, 0, 1], [1, 1, 0], [1, 0, 0])
-    >>> [st.disagreements() for st in states]
-    [(0, 0), (0, 1)]
+    >>> grouped_stack(np.array([0, 1, 0]), 2, [1, 0, 1], [1, 1, 0], [1, 0, 0]).sizes
+    array([2, 1])
     """
     at, aa, ab, out, kind = _triples(y_true, y_pred_a, y_pred_b, groups=codes.shape[0])
     if kind != "int":
@@ -476,6 +506,4 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred_a: Array
     if bad >= 0:
         raise ValueError(f"group code {codes[bad]} at row {bad} is outside [0, {n_groups})")
     tables = dense.reshape(n_groups, k, k, k)
-    sizes = tables.reshape(n_groups, -1).sum(axis=1)
-    return [PairedConfusionState._of_table(tables[g], lo, out, int(sizes[g]))
-            for g in range(n_groups)]
+    return PairedStack((tables,), (lo, k, out), tables.reshape(n_groups, -1).sum(axis=1))

@@ -47,14 +47,15 @@ from .._kernels import proba as kernel
 from .._threads import threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
+from .stacked import Stacked
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from .._typing import ArrayLike
 
-__all__ = ["NOT_NORMALISED", "STREAMED", "TOO_FEW", "ProbabilityState", "d2_log_loss",
-           "encode", "grouped", "label_table", "loss", "check_k", "sorted_labels", "too_few", "top_k",
+__all__ = ["NOT_NORMALISED", "STREAMED", "TOO_FEW", "ProbabilityStack", "ProbabilityState", "d2_log_loss",
+           "encode", "grouped", "grouped_stack", "label_table", "loss", "check_k", "sorted_labels", "too_few", "top_k",
            "undeclared"]
 
 NOT_NORMALISED = "The y_prob values do not sum to one. Make sure to pass probabilities."
@@ -586,13 +587,65 @@ def _indicator_values(y_true: ArrayLike) -> np.ndarray:
 def _same(a: ProbabilityState, b: ProbabilityState) -> bool:
     if a.classes is b.classes:  # (the groups of one grouped pass share it)
         return True
+    if (a.classes.dtype == b.classes.dtype and a.classes.dtype.kind != "O"
+            and a.classes.shape == b.classes.shape
+            and a.classes.tobytes() == b.classes.tobytes()):
+        return True  # (each chunk's pass has its own: equal bytes, equal classes)
     return (a.classes.shape == b.classes.shape and label_kind(a.classes) ==
             label_kind(b.classes) and bool(np.all(a.classes == b.classes)))
+
+
+class ProbabilityStack(Stacked):
+    """Every group's log loss sums and class weights (1-D labels, no top-k), row g group
+    g's: merged row by row as :meth:`ProbabilityState.merge` does (sums and weights add,
+    the extreme probabilities take the max and min)."""
+
+    __slots__ = ()
+    empty = (np.array([0.0] * kernel.MAXP + [-math.inf, math.inf]), 0.0, False)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the states were built with sample weights."""
+        return bool(self.layout[-1])
+
+    def _merge_rows(self, other: Stacked, rows: np.ndarray) -> None:
+        a, b = self.arrays[0], other.arrays[0]
+        mx = np.maximum(a[rows, kernel.MAXP], b[:, kernel.MAXP])
+        mn = np.minimum(a[rows, kernel.MINP], b[:, kernel.MINP])
+        a[rows] += b
+        a[rows, kernel.MAXP], a[rows, kernel.MINP] = mx, mn
+        self.arrays[1][rows] += other.arrays[1]
+        self.arrays[2][rows] |= other.arrays[2]
+
+    def states(self) -> list[ProbabilityState]:
+        """Every group's state, group ``g``'s at position ``g``."""
+        sums, class_w = self.arrays[0].copy(), self.arrays[1].copy()
+        any_weight = self.arrays[2].tolist()
+        classes, weighted = self.layout
+        return [ProbabilityState(classes, sums[g], class_w[g], weighted, any_weight[g])
+                for g in range(sums.shape[0])]
 
 
 def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_proba: ArrayLike,
             sample_weight: ArrayLike | None, *, labels: ArrayLike | None = None,
             n_threads: int | None = None) -> list[ProbabilityState] | None:
+    """:func:`grouped_stack`'s groups as states (None where it gives None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped(np.array([0, 0, 1, 1]), 2, [0, 1, 0, 1], [0.2, 0.7, 0.4, 0.9], None)
+    >>> [round(loss(st), 6) for st in states]
+    [0.289909, 0.308093]
+    """
+    stack = grouped_stack(codes, n_groups, y_true, y_proba, sample_weight, labels=labels,
+                          n_threads=n_threads)
+    return None if stack is None else stack.states()
+
+
+def grouped_stack(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_proba: ArrayLike,
+                  sample_weight: ArrayLike | None, *, labels: ArrayLike | None = None,
+                  n_threads: int | None = None) -> ProbabilityStack | None:
     """The log loss state of each group's rows from one pass over all of them (no ordering
     of the rows by group), or None where that pass does not apply and each group's state is
     built on its own: indicator targets, a group lacking a class of the chunk (without
@@ -613,8 +666,8 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_proba: ArrayL
 
     Returns
     -------
-    states : list of ProbabilityState or None
-        Group g's state at position g (empty for a group without rows): what
+    stack : ProbabilityStack or None
+        Group g's sums at row g (empty for a group without rows): what
         :meth:`ProbabilityState.from_arrays` gives on its rows (its sums to rounding,
         added in row order).
 
@@ -627,9 +680,10 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_proba: ArrayL
     Examples
     --------
     >>> import numpy as np
-    >>> states = grouped(np.array([0, 0, 1, 1]), 2, [0, 1, 0, 1], [0.2, 0.7, 0.4, 0.9], None)
-    >>> [round(loss(st), 6) for st in states]
-    [0.289909, 0.308093]
+    >>> stack = grouped_stack(np.array([0, 0, 1, 1, 1]), 2, [0, 1, 0, 1, 1],
+    ...                       [0.2, 0.7, 0.4, 0.9, 0.6], None)
+    >>> stack.sizes
+    array([2, 3])
     """
     P, binary, _ = _matrix(y_proba)
     if _is_indicator(y_true):
@@ -665,8 +719,8 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_proba: ArrayL
         return None
     any_weight = np.ones(n_groups, dtype=bool) if w is None else \
         np.bincount(codes, weights=(w != 0), minlength=n_groups)[:n_groups] > 0
-    return [ProbabilityState(classes, sums[g].copy(), class_w[g].copy(), w is not None,
-                             bool(any_weight[g])) for g in range(n_groups)]
+    return ProbabilityStack((sums, class_w, any_weight), (classes, w is not None),
+                            class_n.sum(axis=1).astype(np.int64))
 
 
 def _check_values(sums: np.ndarray, P: np.ndarray, scores: bool = False) -> None:

@@ -757,12 +757,43 @@ class RankingState(base.State):
         array([0.8, 0.7, 0.6, 0.3, 0.2, 0.1])
         """
         level = cls._merge_inputs(states)
+        if len(level) > 2 and not any(st.binned for st in level):
+            return cls._merge_exact(level)
         while len(level) > 1:
             nxt = [level[i].merge(level[i + 1]) for i in range(0, len(level) - 1, 2)]
             if len(level) % 2:
                 nxt.append(level[-1])
             level = nxt
         return level[0]
+
+    @classmethod
+    def _merge_exact(cls, states: list[RankingState]) -> RankingState:
+        """:meth:`merge_all` of exact states: the same tree of walks, in one kernel call
+        (the pairwise merges' Python and buffers were most of a merge of small states)."""
+        classes = states[0].classes
+        if all(same_labels(classes, st.classes) for st in states[1:]):
+            # (the common case: every state over the same classes)
+            k = classes.shape[0]
+            rows = np.broadcast_to(np.arange(k, dtype=np.int64), (len(states), k)).copy()
+            counts = np.sum([st.counts for st in states], axis=0, dtype=np.int64)
+        else:
+            for st in states[1:]:
+                classes = _union(classes, st.classes)[0]
+            k = classes.shape[0]
+            rows = np.empty((len(states), k), dtype=np.int64)
+            counts = np.zeros(k, dtype=np.int64)
+            for i, st in enumerate(states):
+                place = _union(classes, st.classes)[2]
+                rows[i] = _rows(place, k)
+                counts[place] += st.counts
+        total = sum(st.thresholds.shape[0] for st in states)
+        thr, wts = np.empty(total), np.empty((k, total))
+        m = kernel.merge_tree([_f64(st.thresholds) for st in states],
+                              [_f64(st.weights) for st in states], rows, thr, wts)
+        if m < total:
+            thr, wts = thr[:m].copy(), wts[:, :m].copy()
+        return RankingState(thr, wts, classes, counts, None,
+                            any(st.weighted for st in states))
 
     # ------------------------------------------------------------------ export / load
     def _export(self) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from .._threads import threads_for
 from ..exceptions import warn, undefined_metric_warning
 from .._order import numpy_median as median
 from . import base
+from .stacked import Stacked
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALL_FLAGS",
     "ERROR_INTERVAL_METRICS",
+    "RegressionStack",
     "RegressionState",
     "RegressionSummary",
     "abs_errors",
@@ -69,6 +71,7 @@ __all__ = [
     "error_mean_interval",
     "explained_fractions",
     "grouped",
+    "grouped_stack",
     "explained_variance",
     "huber",
     "mae",
@@ -268,9 +271,48 @@ def _per_output(state: RegressionState, value: Any, multioutput: MultiOutput | N
     return average(value, multioutput, weights)
 
 
+class RegressionStack(Stacked):
+    """Every group's regression sums (one output, every optional sum), row g group g's:
+    merged row by row by Chan et al.'s update, as :meth:`RegressionState.merge` does."""
+
+    __slots__ = ()
+    empty = (0.0,)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the states were built with sample weights."""
+        return bool(self.layout[-1])
+
+    def _merge_rows(self, other: Stacked, rows: np.ndarray) -> None:
+        kernel.merge_rows(self.arrays[0], other.arrays[0], rows)
+
+    def states(self) -> list[RegressionState]:
+        """Every group's state, group ``g``'s at position ``g``."""
+        out = self.arrays[0].copy()  # (each state owns its row of one copy)
+        flags, delta, weighted = self.layout
+        return [RegressionState(out[g], flags, delta, weighted) for g in range(out.shape[0])]
+
+
 def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: ArrayLike,
             sample_weight: ArrayLike | None, *, delta: float = 1.0,
             n_threads: int | None = None) -> list[RegressionState] | None:
+    """:func:`grouped_stack`'s groups as states (None where it gives None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped(np.array([0, 1, 0]), 2, [1.0, 2.0, 3.0], [1.5, 2.0, 2.0], None)
+    >>> [mae(st) for st in states]
+    [0.75, 0.0]
+    """
+    stack = grouped_stack(codes, n_groups, y_true, y_pred, sample_weight, delta=delta,
+                          n_threads=n_threads)
+    return None if stack is None else stack.states()
+
+
+def grouped_stack(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: ArrayLike,
+                  sample_weight: ArrayLike | None, *, delta: float = 1.0,
+                  n_threads: int | None = None) -> RegressionStack | None:
     """The state of each group's rows from one pass over all of them (no ordering of the
     rows by group), or None where that pass does not apply and each group's state is built
     on its own: targets of several outputs, negative weights (whose running weight may
@@ -290,9 +332,9 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: ArrayLi
 
     Returns
     -------
-    states : list of RegressionState or None
-        Group g's state at position g (every optional sum; an empty one for a group without
-        rows): what :meth:`RegressionState.from_arrays` gives on its rows, to rounding.
+    stack : RegressionStack or None
+        Group g's sums at row g (every optional sum; empty for a group without rows): what
+        :meth:`RegressionState.from_arrays` gives on its rows, to rounding.
 
     Raises
     ------
@@ -303,9 +345,9 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: ArrayLi
     Examples
     --------
     >>> import numpy as np
-    >>> states = grouped(np.array([0, 1, 0]), 2, [1.0, 2.0, 3.0], [1.5, 2.0, 2.0], None)
-    >>> [mae(st) for st in states]
-    [0.75, 0.0]
+    >>> stack = grouped_stack(np.array([0, 1, 0]), 2, [1.0, 2.0, 3.0], [1.5, 2.0, 2.0], None)
+    >>> stack.sizes
+    array([2, 1])
     """
     yt, yp, w = targets(y_true, y_pred, sample_weight, allow_empty=True)
     n = yt.shape[0]
@@ -323,8 +365,8 @@ def grouped(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: ArrayLi
     totals = out[:, kernel.W] + out[:, kernel.ABS] + out[:, kernel.SQ] + out[:, kernel.MEAN]
     if not np.isfinite(totals).all():
         return None
-    return [RegressionState(out[g].copy(), ALL_FLAGS, delta, w is not None)
-            for g in range(n_groups)]
+    return RegressionStack((out,), (ALL_FLAGS, delta, w is not None),
+                           out[:, kernel.N].astype(np.int64))
 
 
 def abs_errors(yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None) -> np.ndarray:

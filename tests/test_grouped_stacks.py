@@ -1,0 +1,189 @@
+"""Grouped accumulators whose chunks come from a grouped kernel hold every group's state as
+rows of one stack, merged chunk by chunk by the family's law on whole arrays: each group's
+state is, bit for bit, its chunk states merged as they came; chunks of another layout,
+weights, reads, hand-outs of a group's accumulator, pickles and merges all keep that."""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastmetrics.streaming import GroupedAccumulator
+
+FAMILIES = ["confusion", "paired", "calibration", "proba", "regression"]
+WEIGHTED = {"calibration", "proba", "regression"}
+
+
+def make(kind):
+    # (log loss groups need every class: a group may lack one)
+    return GroupedAccumulator(kind, labels=[0, 1]) if kind == "proba" else \
+        GroupedAccumulator(kind)
+
+
+def chunk_data(kind, rng, n, n_groups, weighted, labels=2):
+    g = rng.integers(0, n_groups, n)
+    y = rng.integers(0, labels, n)
+    if kind == "confusion":
+        cols = (y, rng.integers(0, labels, n))
+    elif kind == "paired":
+        cols = (y, rng.integers(0, labels, n), rng.integers(0, labels, n))
+    elif kind in ("calibration", "proba"):
+        cols = (y, np.round(rng.random(n), 3))
+    else:
+        cols = (rng.normal(size=n), rng.normal(size=n))
+    w = rng.random(n) + 0.1 if weighted else None
+    return cols, g, w
+
+
+def merged_on_arrival(kind, chunks):
+    """Each group's state: each chunk's own grouped accumulator's state of the group,
+    merged into what came before as the chunks came."""
+    out = {}
+    for cols, g, w in chunks:
+        one = make(kind).update(*cols, groups=g, sample_weight=w)
+        for key, state in zip(one.keys(), one.state.states):
+            out[key] = state if key not in out else out[key].merge(state)
+    return out
+
+
+def same_state(a, b):
+    da, db = a.to_dict(), b.to_dict()
+    assert da.keys() == db.keys()
+    for k in da:
+        x, y = da[k], db[k]
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and x.shape == y.shape, k
+            assert x.tobytes() == y.tobytes(), k
+        else:
+            assert x == y, k
+
+
+def close_state(a, b):
+    da, db = a.to_dict(), b.to_dict()
+    if type(a).__name__ == "CalibrationState":
+        # the Brier column's bins differ between passes, only its total means something
+        for d in (da, db):
+            d["sums"] = np.concatenate([np.delete(d["sums"], 3, axis=1).ravel(),
+                                        [d["sums"][:, 3].sum()]])
+    for k in da:
+        if isinstance(da[k], np.ndarray) and da[k].dtype.kind == "f":
+            np.testing.assert_allclose(da[k], db[k], rtol=1e-12, atol=1e-12, err_msg=k)
+        elif isinstance(da[k], np.ndarray):
+            np.testing.assert_array_equal(da[k], db[k], err_msg=k)
+        else:
+            assert da[k] == db[k], k
+
+
+def check(acc, want, same=same_state):
+    assert acc.keys() == list(want)
+    for key, state in zip(acc.keys(), acc.state.states):
+        same(state, want[key])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(FAMILIES), st.booleans(), st.integers(1, 6), st.integers(1, 40),
+       st.integers(0, 2**32 - 1))
+def test_stacked_groups_are_their_chunks_merged_as_they_came(kind, weighted, n_chunks,
+                                                              n_groups, seed):
+    weighted = weighted and kind in WEIGHTED
+    rng = np.random.default_rng(seed)
+    # chunks of varying sizes bring new groups and leave some out
+    chunks = [chunk_data(kind, rng, int(rng.integers(1, 200)),
+                         int(rng.integers(1, n_groups + 1)), weighted)
+              for _ in range(n_chunks)]
+    acc = make(kind)
+    for i, (cols, g, w) in enumerate(chunks):
+        acc.update(*cols, groups=g, sample_weight=w)
+        assert acc._stack is not None  # (every chunk went to the stack)
+        if i == 1:  # a read between chunks changes nothing
+            check(acc, merged_on_arrival(kind, chunks[:2]))
+    check(acc, merged_on_arrival(kind, chunks))
+
+
+@pytest.mark.parametrize("kind", ["confusion", "paired"])
+def test_a_chunk_of_other_labels_leaves_the_stack(kind):
+    rng = np.random.default_rng(1)
+    chunks = [chunk_data(kind, rng, 300, 5, False, labels=2),
+              chunk_data(kind, rng, 300, 7, False, labels=3),
+              chunk_data(kind, rng, 300, 6, False, labels=2)]
+    acc = make(kind)
+    for cols, g, w in chunks:
+        acc.update(*cols, groups=g)
+    assert acc._stack is None
+    check(acc, merged_on_arrival(kind, chunks))
+
+
+@pytest.mark.parametrize("kind", sorted(WEIGHTED))
+def test_weighted_after_unweighted_is_refused_and_changes_nothing(kind):
+    rng = np.random.default_rng(2)
+    first = chunk_data(kind, rng, 300, 5, False)
+    acc = make(kind).update(*first[0], groups=first[1])
+    before = {k: v.to_dict() for k, v in zip(acc.keys(), acc.state.states)}
+    cols, g, w = chunk_data(kind, rng, 100, 8, True)
+    with pytest.raises(ValueError, match="weights"):
+        acc.update(*cols, groups=g, sample_weight=w)
+    assert acc.keys() == list(before)
+    for key, state in zip(acc.keys(), acc.state.states):
+        same_state(state, type(state).from_dict(before[key]))
+
+
+@pytest.mark.parametrize("kind", FAMILIES)
+def test_a_group_handed_out_keeps_its_updates(kind):
+    rng = np.random.default_rng(3)
+    chunks = [chunk_data(kind, rng, 400, 4, False) for _ in range(3)]
+    acc = make(kind)
+    acc.update(*chunks[0][0], groups=chunks[0][1])
+    key = acc.keys()[0]
+    one = acc[key]
+    rows = chunks[1][1] == key
+    one.update(*(c[rows] for c in chunks[1][0]))  # the group's accumulator, updated
+    acc.update(*chunks[2][0], groups=chunks[2][1])
+    # the handed-out accumulator's rows count, and later chunks still reach every group
+    # (its own pass sums in another order than the grouped one: to rounding)
+    sub = [chunks[0], ([c[rows] for c in chunks[1][0]], chunks[1][1][rows], None), chunks[2]]
+    check(acc, merged_on_arrival(kind, sub), close_state)
+
+
+@pytest.mark.parametrize("kind", FAMILIES)
+def test_stacked_accumulators_pickle_merge_and_load(kind):
+    rng = np.random.default_rng(4)
+    chunks = [chunk_data(kind, rng, 500, 9, False) for _ in range(4)]
+    a, b = make(kind), make(kind)
+    for cols, g, _ in chunks[:2]:
+        a.update(*cols, groups=g)
+    for cols, g, _ in chunks[2:]:
+        b.update(*cols, groups=g)
+    want = merged_on_arrival(kind, chunks)
+    a2 = pickle.loads(pickle.dumps(a))
+    merged = GroupedAccumulator.merge_all([a2, b])
+    assert sorted(merged.keys()) == sorted(want)
+    for key, state in zip(merged.keys(), merged.state.states):
+        assert state.n_samples == want[key].n_samples
+    loaded = GroupedAccumulator.from_dict(a.to_dict())
+    check(loaded, merged_on_arrival(kind, chunks[:2]))
+    # the pickled and loaded copies take more chunks as the original does
+    cols, g, _ = chunks[2]
+    for x in (a, a2, loaded):
+        x.update(*cols, groups=g)
+    want3 = merged_on_arrival(kind, chunks[:3])
+    for x in (a, a2, loaded):
+        for key, state in zip(x.keys(), x.state.states):
+            assert state.n_samples == want3[key].n_samples
+    check(a, want3)
+
+
+def test_metrics_of_stacked_groups_equal_each_groups_rows():
+    rng = np.random.default_rng(5)
+    acc = GroupedAccumulator("regression")
+    ys, ps, gs = [], [], []
+    for _ in range(5):
+        (y, p), g, _ = chunk_data("regression", rng, 1000, 20, False)
+        acc.update(y, p, groups=g)
+        ys.append(y), ps.append(p), gs.append(g)
+    y, p, g = (np.concatenate(v) for v in (ys, ps, gs))
+    got = acc.mean_squared_error()
+    for key in got:
+        rows = g == key
+        assert got[key] == pytest.approx(np.mean((y[rows] - p[rows]) ** 2), rel=1e-12)
