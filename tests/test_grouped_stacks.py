@@ -187,3 +187,30 @@ def test_metrics_of_stacked_groups_equal_each_groups_rows():
     for key in got:
         rows = g == key
         assert got[key] == pytest.approx(np.mean((y[rows] - p[rows]) ** 2), rel=1e-12)
+
+
+@pytest.mark.parametrize("kind, metric", [
+    ("confusion", "accuracy_score"), ("calibration", "brier_score_loss"),
+    ("proba", "log_loss"), ("regression", "mean_squared_error"),
+    ("ranking", "roc_auc_score")])
+def test_overall_is_every_row_in_one_accumulator(kind, metric):
+    from fastmetrics.streaming import KINDS
+
+    rng = np.random.default_rng(6)
+    acc, plain = make(kind), KINDS[kind](**({"labels": [0, 1]} if kind == "proba" else {}))
+    assert acc.overall().n_samples == 0
+    for _ in range(3):
+        cols, g, _ = chunk_data("calibration" if kind == "ranking" else kind, rng, 2000, 30,
+                                False)
+        acc.update(*cols, groups=g)
+        plain.update(*cols)
+    whole = acc.overall()
+    assert type(whole) is type(plain) and whole.n_samples == plain.n_samples == 6000
+    got, want = getattr(whole, metric)(), getattr(plain, metric)()
+    if kind in ("confusion", "ranking"):  # (counts: exactly)
+        assert got == want
+    else:
+        assert got == pytest.approx(want, rel=1e-12)
+    # a new accumulator: the groups are untouched by what is done to it
+    whole.update(*cols)
+    assert acc.overall().n_samples == 6000

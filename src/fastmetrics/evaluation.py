@@ -1527,12 +1527,19 @@ class Plan:
         self.n = 0
         #: the ROC AUC differences' paired sums, from a second read (:meth:`auc_pairing`)
         self.auc_pairs: AucPairing | None = None
+        # with slices, each whole-table accumulator is not fed: it is its first slicing's
+        # groups merged (every row is in one group of it), once the rows are in
+        # (:meth:`settle`); a batch then costs one pass per state, not two
+        self.derived = frozenset(self.whole) if slicings and task in (
+            "binary", "multiclass", "regression") else frozenset()
+        self.settled_at: int | None = None  # the rows the derived ones hold
 
     def auc_pairing(self, baseline: str | None, ci: float | None,
                     weight: str | None) -> AucPairing | None:
         """What a second read needs for the paired intervals of the candidates' ROC AUC
         differences to ``baseline`` (None where there are none to give: not the binary
         task, no interval asked, weights, or no candidate with ROC AUC)."""
+        self.settle()
         if self.task != "binary" or ci is None or baseline is None or weight is not None:
             return None
         has = {m.name for m in self.models
@@ -1634,7 +1641,9 @@ class Plan:
                 if st[0] in ("proba", "calibration") and reads != "labels":
                     _check_probabilities(x, m)
                 whole: Any = self.whole[(m.name, st)]
-                if w is not None:
+                if (m.name, st) in self.derived:
+                    pass
+                elif w is not None:
                     whole.update(y, x, sample_weight=w)
                 else:
                     whole.update(y, x)
@@ -1652,7 +1661,8 @@ class Plan:
             if self.task != "multilabel":
                 pair = (y, *pair)
             joint: Any = self.whole[(name, _PAIRED)]
-            joint.update(*pair)
+            if (name, _PAIRED) not in self.derived:
+                joint.update(*pair)
             for sl, g in groups.items():
                 self.grouped[(name, _PAIRED, sl)].update(*pair, groups=g)
         self.n += n
@@ -1708,7 +1718,8 @@ class Plan:
                                                                           name)]))
             for key, v in feeds:
                 whole: Any = self.whole[key]
-                whole.update(v, zeros)
+                if key not in self.derived:
+                    whole.update(v, zeros)
                 for sl, g in groups.items():
                     self.grouped[key + (sl,)].update(v, zeros, groups=g)
 
@@ -1742,12 +1753,24 @@ class Plan:
         out.grouped = {k: GroupedAccumulator.merge_all([p.grouped[k] for p in plans])
                        for k in first.grouped}
         out.n = sum(p.n for p in plans)
+        out.settled_at = None
         return out
+
+    def settle(self) -> None:
+        """The whole-table accumulators that are not fed, from the first slicing's groups
+        (after the last batch; again only when rows came since)."""
+        if not self.derived or self.settled_at == self.n:
+            return
+        first = self.slicings[0]
+        for key in self.derived:
+            self.whole[key] = self.grouped[key + (first,)].overall()
+        self.settled_at = self.n
 
     def rows(self, min_size: int, ci: float | None, n_boot: int,
              seed: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         out: list[dict[str, Any]] = []
         small: list[dict[str, Any]] = []
+        self.settle()
         rng = np.random.default_rng(seed)  # one stream, consumed in a fixed order
         if self.task == "ranking":
             return self._query_rows(min_size, ci, n_boot, rng)
@@ -1787,6 +1810,7 @@ class Plan:
         the queries (the unit of a ranking evaluation), the same resampled queries for
         every model, so each candidate's difference to the baseline gets a paired
         interval (kept for :meth:`delta_intervals`)."""
+        self.settle()
         kept = {c: np.concatenate(v) if len(v) > 1 else v[0] for c, v in self.kept.items()}
         y = kept["\0y"].astype(np.float64)
         n = y.shape[0]
@@ -2034,6 +2058,7 @@ class Plan:
         and a row carries both models' labels: the joint (true, candidate, baseline) cells
         are drawn (their multinomial law), and each resample's two confusion tables are
         its margins; the interval is the percentiles of the metric's difference."""
+        self.settle()
         if self.task == "ranking":  # resampled with the queries, by :meth:`rows`
             return dict(self.query_deltas)
         if self.task == "regression":

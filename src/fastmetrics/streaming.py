@@ -3285,6 +3285,33 @@ class GroupedAccumulator:
         """The number of groups seen."""
         return len(self._accs)
 
+    def overall(self) -> Accumulator:
+        """One accumulator of every group's rows: the groups' accumulators merged by the
+        family's law (:meth:`Accumulator.merge_all`), so the whole data's metrics come
+        from the groups without another pass over the rows.
+
+        Returns
+        -------
+        Accumulator
+            A new accumulator of the family (empty before any row); counts as one pass's,
+            float sums to about 1e-16 relative of it.
+
+        See Also
+        --------
+        fastmetrics.streaming.Accumulator.merge_all : The merge it uses.
+
+        Examples
+        --------
+        >>> from fastmetrics.streaming import GroupedAccumulator
+        >>> acc = GroupedAccumulator("confusion").update([0, 1, 1], [0, 1, 0], groups=[1, 1, 2])
+        >>> acc.overall().accuracy_score()
+        0.6666666666666666
+        """
+        accs = self._settled()
+        if not accs:
+            return self._factory(**self._config)
+        return self._factory.merge_all(accs)
+
     def keys(self) -> list[Any]:
         """The groups' keys, in the order they were first seen: values (one key column)
         or tuples.
