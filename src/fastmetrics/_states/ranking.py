@@ -775,7 +775,7 @@ class RankingState(base.State):
             # (the common case: every state over the same classes)
             k = classes.shape[0]
             rows = np.broadcast_to(np.arange(k, dtype=np.int64), (len(states), k)).copy()
-            counts = np.sum([st.counts for st in states], axis=0, dtype=np.int64)
+            counts = np.stack([st.counts for st in states]).astype(np.int64).sum(axis=0)
         else:
             for st in states[1:]:
                 classes = _union(classes, st.classes)[0]
