@@ -409,3 +409,66 @@ def test_merge_of_hand_built_states():
     f32 = RankingState(np.array([0.5], dtype=np.float32), np.array([[1]], dtype=np.int64),
                        np.array([1]), np.array([1], dtype=np.int64))
     np.testing.assert_array_equal(f32.merge(good).thresholds, [0.7, 0.5, 0.2])
+
+
+@given(st.lists(st.tuples(problems, st.integers(2, 6)), min_size=1, max_size=6),
+       st.booleans(), st.sampled_from(LABELS), st.data())
+def test_merge_each_is_each_groups_merge_bit_for_bit(groups, weighted, labels, draw):
+    # every group's first state merged with the tree of its others, one call for all
+    # (one-class groups, weights, a group of binned states left to the per-group rule)
+    want, got_in = [], []
+    for d, k in groups:
+        y, s, w = data(d, weighted, labels, draw.draw(st.booleans()))
+        cuts = sorted(draw.draw(st.lists(st.integers(0, len(y)), min_size=k - 1,
+                                         max_size=k - 1)))
+        parts = parts_of([0, *cuts, len(y)], y, s, w)
+        got_in.append(parts)
+        want.append(RankingState.merge_all([parts[0], RankingState.merge_all(parts[1:])]))
+    edges = np.array([0.2, 0.5])
+    binned = [RankingState.from_arrays([0, 1], [0.1, 0.7], edges=edges) for _ in range(3)]
+    got_in.append(binned)
+    want.append(RankingState.merge_all([binned[0], RankingState.merge_all(binned[1:])]))
+    got = RankingState.merge_each(got_in)
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        bits(a, b)
+
+
+def test_merge_each_kernel_refusals():
+    t, w = np.array([0.5, 0.1]), np.ones((2, 2))
+    ks, first = np.array([2], dtype=np.int64), np.array([0, 2], dtype=np.int64)
+    out_t, out_w, n = np.empty(4), np.empty((2, 4)), np.empty(1, dtype=np.int64)
+    assert kernel.merge_each([t, t], [w, w], first, ks, out_t, out_w, n) == 2
+    np.testing.assert_array_equal(out_w[:, :2], 2.0)
+    with pytest.raises(ValueError, match="two summaries or more"):
+        kernel.merge_each([t], [w], np.array([0, 1], dtype=np.int64), ks, out_t, out_w, n)
+    with pytest.raises(ValueError, match="too small"):
+        kernel.merge_each([t, t], [w, w], first, ks, np.empty(3), np.empty((2, 3)), n)
+    with pytest.raises(ValueError, match="do not match"):
+        kernel.merge_each([t, t], [w, np.ones((2, 3))], first, ks, out_t, out_w, n)
+    with pytest.raises(ValueError, match="disagree"):
+        kernel.merge_each([t, t], [w, w], np.array([0, 1], dtype=np.int64), ks, out_t,
+                          out_w, n)
+
+
+def test_merge_each_is_the_same_on_threads():
+    rng = np.random.default_rng(11)
+    groups = []
+    for _ in range(40):
+        # (the kernel's groups: every summary of a group over its classes)
+        parts = [RankingState.from_arrays(np.r_[0, 1, rng.integers(0, 2, n)],
+                                          np.round(rng.random(n + 2), 3))
+                 for n in rng.integers(1, 400, int(rng.integers(2, 6)))]
+        groups.append(parts)
+    flat = [p for g in groups for p in g]
+    first = np.concatenate([[0], np.cumsum([len(g) for g in groups])]).astype(np.int64)
+    ks = np.array([g[0].classes.shape[0] for g in groups], dtype=np.int64)
+    size = sum(p.thresholds.shape[0] for p in flat)
+    outs = []
+    for nt in (1, 2, 3):
+        thr, wts, n = np.empty(size), np.empty((2, size)), np.empty(40, dtype=np.int64)
+        m = kernel.merge_each([p.thresholds for p in flat],
+                              [np.ascontiguousarray(p.weights) for p in flat], first, ks,
+                              thr, wts, n, nt)
+        outs.append((thr[:m].tobytes(), wts[:, :m].tobytes(), n.tobytes()))
+    assert outs[0] == outs[1] == outs[2]

@@ -2823,6 +2823,8 @@ def _chunk_part(part: Any, weighted: bool) -> tuple[Any, bool | None]:
 #: thresholds) and pays a merge call per group and chunk. The rows bound what waits: an
 #: exact ranking state is a view of its chunk's buffers
 _FOLD_ROWS = 1 << 22
+#: groups merged at a call when they do: what their new states take beside the old ones
+_FOLD_GROUPS = 64
 
 
 #: exact ranking groups are built by the grouped kernel (the chunk validated once, each
@@ -3194,12 +3196,17 @@ class GroupedAccumulator:
     def _fold(self) -> None:
         """Merge every group's waiting chunk states into its state (the caller holds the
         lock)."""
-        for i, states in self._pending.items():
-            acc = self._accs[i]
-            # the waiting states first, among themselves: the group's larger state is
-            # then walked once (exact ranking thresholds)
-            merge_all = type(states[0]).merge_all
-            acc._state = merge_all([acc.state, merge_all(states)])
+        # each group's waiting states first, among themselves: the group's larger state
+        # is then walked once (exact ranking thresholds); groups merged _FOLD_GROUPS at a
+        # call, each group's old state let go as its new one comes (not all at the end)
+        waiting = list(self._pending.items())
+        for a in range(0, len(waiting), _FOLD_GROUPS):
+            part = waiting[a:a + _FOLD_GROUPS]
+            merged = type(part[0][1][0]).merge_each(
+                [[self._accs[i].state, *states] for i, states in part])
+            for (i, _), st in zip(part, merged):
+                self._accs[i]._state = st
+                del self._pending[i]
         self._pending.clear()
         self._pending_rows = 0
 

@@ -745,6 +745,58 @@ cdef void _carry(Run* r, double* dt, double* d0, double* d1, bint two) noexcept 
     r.t, r.w0, r.w1, r.s0, r.s1 = dt + r.off, d0 + r.off, d1 + r.off, 1, 1
 
 
+cdef Run _tree(Run* runs, Py_ssize_t r, int64_t total, double* buf, bint two) noexcept nogil:
+    """The balanced tree of merges of ``r`` >= 1 runs (offsets ``off`` into a stretch of
+    ``total`` thresholds): neighbours merged level by level, the odd last one carried up.
+    ``buf`` holds two scratch stretches of ``(1 + two + 1) * total`` doubles that the
+    levels take in turn; the root run returned points into it (or is the one run)."""
+    cdef Py_ssize_t i, c = r, half = 0
+    cdef int64_t k = 2 if two else 1
+    cdef Run a, b
+    cdef double* dt
+    cdef double* d0
+    cdef double* d1
+    while c > 1:
+        # this level's outputs go to the stretch the last level did not write
+        dt = buf + half * (1 + k) * total
+        d0 = dt + total
+        d1 = d0 + total if two else d0
+        for i in range(c // 2):
+            a, b = runs[2 * i], runs[2 * i + 1]
+            runs[i].n = _merge_two(a.t, a.n, a.w0, a.w1, a.s0, a.s1, b.t, b.n, b.w0, b.w1,
+                                   b.s0, b.s1, dt + a.off, d0 + a.off, d1 + a.off, two)
+            runs[i].off = a.off
+            runs[i].t, runs[i].w0, runs[i].w1 = dt + a.off, d0 + a.off, d1 + a.off
+            runs[i].s0, runs[i].s1 = 1, 1
+        if c % 2:
+            runs[c // 2] = runs[c - 1]
+            _carry(&runs[c // 2], dt, d0, d1, two)
+        c = (c + 1) // 2
+        half = 1 - half
+    return runs[0]
+
+
+cdef int _describe(Run* run, object thresholds, object weights, const int64_t[:] rows,
+                   int64_t k, double* zero) except -1:
+    """Fill ``run`` from a summary's arrays (``rows[j]``: the weight row of class j, -1
+    when it lacks it)."""
+    cdef const double[::1] t = thresholds
+    cdef const double[:, ::1] w = weights
+    cdef int64_t j
+    run.n = t.shape[0]
+    run.t = &t[0] if t.shape[0] else zero
+    run.w0, run.w1, run.s0, run.s1 = zero, zero, 0, 0
+    for j in range(k):
+        if rows[j] >= w.shape[0] or (rows[j] >= 0 and w.shape[1] != t.shape[0]):
+            raise ValueError("a summary's weights do not match its thresholds")
+        if rows[j] >= 0 and t.shape[0]:
+            if j == 0:
+                run.w0, run.s0 = &w[rows[j], 0], 1
+            else:
+                run.w1, run.s1 = &w[rows[j], 0], 1
+    return 0
+
+
 def merge_tree(list thresholds, list weights, const int64_t[:, ::1] rows,
                double[::1] out_thr, double[:, ::1] out_w):
     """Merge ``r`` ranking summaries in a balanced pairwise tree: neighbours merged level by
@@ -757,18 +809,13 @@ def merge_tree(list thresholds, list weights, const int64_t[:, ::1] rows,
 
     Two scratch buffers of the outputs' size take the levels in turn (O(m log r) for m
     thresholds in all, no sort)."""
-    cdef Py_ssize_t r = len(thresholds), i, j, c, half
+    cdef Py_ssize_t r = len(thresholds), i
     cdef int64_t k = out_w.shape[0], total = 0, m = 0
-    cdef const double[::1] t
-    cdef const double[:, ::1] w
     cdef double zero = 0.0
     cdef bint two = k == 2
     cdef Run* runs
-    cdef Run a, b
+    cdef Run root
     cdef double* buf = NULL
-    cdef double* dt
-    cdef double* d0
-    cdef double* d1
     if len(weights) != r or rows.shape[0] != r or rows.shape[1] != k or k > 2 or r == 0:
         raise ValueError("merge_tree: the summaries, class rows and output disagree")
     runs = <Run*>malloc(r * sizeof(Run))
@@ -776,21 +823,12 @@ def merge_tree(list thresholds, list weights, const int64_t[:, ::1] rows,
         raise MemoryError()
     try:
         for i in range(r):
-            t = thresholds[i]
-            w = weights[i]
-            runs[i].n, runs[i].off = t.shape[0], total
-            runs[i].t = &t[0] if t.shape[0] else &zero
-            runs[i].w0, runs[i].w1, runs[i].s0, runs[i].s1 = &zero, &zero, 0, 0
-            for j in range(k):
-                if rows[i, j] >= w.shape[0] or (rows[i, j] >= 0 and w.shape[1] != t.shape[0]):
-                    raise ValueError("merge_tree: a summary's weights do not match its "
-                                     "thresholds")
-                if rows[i, j] >= 0 and t.shape[0]:
-                    if j == 0:
-                        runs[i].w0, runs[i].s0 = &w[rows[i, j], 0], 1
-                    else:
-                        runs[i].w1, runs[i].s1 = &w[rows[i, j], 0], 1
-            total += t.shape[0]
+            try:
+                _describe(&runs[i], thresholds[i], weights[i], rows[i], k, &zero)
+            except ValueError as exc:
+                raise ValueError(f"merge_tree: {exc}") from None
+            runs[i].off = total
+            total += runs[i].n
         if k == 0:
             if total:
                 raise ValueError("merge_tree: thresholds without classes")
@@ -801,38 +839,104 @@ def merge_tree(list thresholds, list weights, const int64_t[:, ::1] rows,
         if buf == NULL:
             raise MemoryError()
         with nogil:
-            c, half = r, 0
-            while c > 1:
-                # this level's outputs go to the buffer the last level did not write
-                dt = buf + half * (1 + k) * total
-                d0 = dt + total
-                d1 = d0 + total if two else d0
-                for i in range(c // 2):
-                    a, b = runs[2 * i], runs[2 * i + 1]
-                    runs[i].n = _merge_two(a.t, a.n, a.w0, a.w1, a.s0, a.s1, b.t, b.n, b.w0,
-                                           b.w1, b.s0, b.s1, dt + a.off, d0 + a.off,
-                                           d1 + a.off, two)
-                    runs[i].off = a.off
-                    runs[i].t, runs[i].w0, runs[i].w1 = dt + a.off, d0 + a.off, d1 + a.off
-                    runs[i].s0, runs[i].s1 = 1, 1
-                if c % 2:
-                    runs[c // 2] = runs[c - 1]
-                    _carry(&runs[c // 2], dt, d0, d1, two)
-                c = (c + 1) // 2
-                half = 1 - half
             if r == 1:  # no level: the one summary, as it is
                 _carry(&runs[0], buf, buf + total, buf + 2 * total if two else buf + total,
                        two)
-            m = runs[0].n
+            root = _tree(runs, r, total, buf, two)
+            m = root.n
             for i in range(m):
-                out_thr[i] = runs[0].t[i]
-                out_w[0, i] = runs[0].w0[i]
+                out_thr[i] = root.t[i]
+                out_w[0, i] = root.w0[i]
                 if two:
-                    out_w[1, i] = runs[0].w1[i]
+                    out_w[1, i] = root.w1[i]
         free(buf)
     finally:
         free(runs)
     return m
+
+
+def merge_each(list thresholds, list weights, const int64_t[::1] first,
+               const int64_t[::1] ks, double[::1] out_thr, double[:, ::1] out_w,
+               int64_t[::1] out_n, int n_threads=1):
+    """For each group g, its summaries ``first[g] .. first[g + 1] - 1`` of the lists (at
+    least two, over the group's ``ks[g]`` classes, weight row j class j): the first one
+    merged with the balanced tree of the others (:func:`merge_tree`'s), as
+    ``merge_runs(first, tree)``: bit for bit what merging the later ones and then the
+    first with them gives, for every group in one call, groups on up to ``n_threads``
+    OpenMP threads (the result does not depend on their number).
+
+    Group g's distinct thresholds are written in group order, packed: from the sum of the
+    earlier groups' ``out_n`` on (``out_thr`` / ``out_w`` sized for every threshold of
+    every summary); their number to ``out_n[g]``. Returns the sum of ``out_n``."""
+    cdef Py_ssize_t r = len(thresholds), G = ks.shape[0], g, i, n_runs
+    cdef int64_t total = 0, most = 0, t_g, at, m, done
+    cdef double zero = 0.0
+    cdef Run* runs = NULL
+    cdef int64_t* start = NULL
+    cdef double* buf
+    cdef Run x, head
+    cdef int64_t[2] ident = [0, 1]
+    cdef bint failed = False
+    if len(weights) != r or first.shape[0] != G + 1 or out_n.shape[0] != G \
+            or out_w.shape[0] != 2 or (G and (first[0] != 0 or first[G] != r)):
+        raise ValueError("merge_each: the summaries, groups and output disagree")
+    for g in range(G):
+        if first[g + 1] - first[g] < 2 or ks[g] < 1 or ks[g] > 2:
+            raise ValueError("merge_each: a group needs two summaries or more, of 1 or 2 "
+                             "classes")
+    runs = <Run*>malloc(max(r, 1) * sizeof(Run))
+    start = <int64_t*>malloc((G + 1) * sizeof(int64_t))
+    if runs == NULL or start == NULL:
+        free(runs)
+        free(start)
+        raise MemoryError()
+    try:
+        for g in range(G):
+            start[g] = total
+            t_g = 0
+            for i in range(first[g], first[g + 1]):
+                try:
+                    _describe(&runs[i], thresholds[i], weights[i], ident, ks[g], &zero)
+                except ValueError as exc:
+                    raise ValueError(f"merge_each: {exc}") from None
+                if i > first[g]:  # the tree's runs: offsets within the group's scratch
+                    runs[i].off = t_g
+                    t_g += runs[i].n
+            most = max(most, t_g)
+            total += t_g + runs[first[g]].n
+        start[G] = total
+        if out_thr.shape[0] < total or out_w.shape[1] < total:
+            raise ValueError("merge_each: the output is too small")
+        with nogil, parallel(num_threads=max(1, n_threads)):
+            buf = <double*>malloc(2 * 3 * max(most, 1) * sizeof(double))
+            for g in prange(G, schedule="dynamic"):
+                if buf == NULL:
+                    failed = True
+                else:
+                    n_runs = first[g + 1] - first[g] - 1
+                    head = runs[first[g]]
+                    x = _tree(&runs[first[g] + 1], n_runs, most, buf, ks[g] == 2)
+                    at = start[g]
+                    out_n[g] = _merge_two(head.t, head.n, head.w0, head.w1, head.s0,
+                                          head.s1, x.t, x.n, x.w0, x.w1, x.s0, x.s1,
+                                          &out_thr[at], &out_w[0, at], &out_w[1, at],
+                                          ks[g] == 2)
+            free(buf)
+        if failed:
+            raise MemoryError("merge_each: no memory for a thread's scratch")
+        # packed in group order (each group's run moves left, never past its own start)
+        done = 0
+        for g in range(G):
+            m = out_n[g]
+            if done != start[g]:
+                memmove(&out_thr[done], &out_thr[start[g]], m * sizeof(double))
+                memmove(&out_w[0, done], &out_w[0, start[g]], m * sizeof(double))
+                memmove(&out_w[1, done], &out_w[1, start[g]], m * sizeof(double))
+            done += m
+    finally:
+        free(runs)
+        free(start)
+    return done
 
 
 LSD_FROM = FM_LSD_FROM

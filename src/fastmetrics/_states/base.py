@@ -151,6 +151,37 @@ class State:
             out = out.merge(st)
         return out
 
+    @classmethod
+    def merge_each(cls, groups: Sequence[Sequence[Self]]) -> list[Self]:
+        """For each group of states, its first state merged with all the others merged
+        among themselves (``merge_all([first, merge_all(others)])``): a state that grew
+        over many chunks merged with its newest chunks' states, the larger state walked
+        once. A type that can merge every group in one call (the exact ranking states,
+        on threads) does.
+
+        Parameters
+        ----------
+        groups : sequence of sequences of State
+            Each with at least two states of this type.
+
+        Returns
+        -------
+        states : list of State
+            Each group's merged state, in order.
+
+        See Also
+        --------
+        State.merge_all : The states of one group.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import ConfusionState
+        >>> a = ConfusionState.from_arrays([0, 1], [0, 0])
+        >>> [st.n_samples for st in ConfusionState.merge_each([[a, a], [a, a, a]])]
+        [4, 6]
+        """
+        return [cls.merge_all([g[0], cls.merge_all(g[1:])]) for g in groups]
+
     def same_layout(self, other: object) -> bool:
         """Whether ``other`` is a state of this type over the same labels, classes, edges
         or outputs: then :meth:`merge` cannot refuse it. False says only that the merge

@@ -767,6 +767,83 @@ class RankingState(base.State):
         return level[0]
 
     @classmethod
+    def merge_each(cls, groups: Sequence[Sequence[RankingState]]) -> list[RankingState]:
+        """For each group of states, its first state merged with all the others merged
+        among themselves (``merge_all([first, merge_all(others)])``, bit for bit): exact
+        states of one class table per group are merged in one kernel call, groups on
+        threads, each merged state a view of one packed buffer.
+
+        Parameters
+        ----------
+        groups : sequence of sequences of RankingState
+            Each with at least two states.
+
+        Returns
+        -------
+        states : list of RankingState
+            Each group's merged state, in order.
+
+        See Also
+        --------
+        RankingState.merge_all : The states of one group.
+
+        Examples
+        --------
+        >>> from fastmetrics.states import RankingState
+        >>> a = RankingState.from_arrays([0, 1], [0.1, 0.8])
+        >>> b = RankingState.from_arrays([1, 0], [0.4, 0.4])
+        >>> RankingState.merge_each([[a, b], [b, a, a]])[1].thresholds
+        array([0.8, 0.4, 0.1])
+        """
+        lists = [list(g) for g in groups]
+        fast = [all(not st.binned and same_labels(g[0].classes, st.classes) for st in g)
+                and 0 < g[0].classes.shape[0] and len(g) > 1 for g in lists]
+        out: list[Any] = [None if f else super(RankingState, cls).merge_each([g])[0]
+                          for g, f in zip(lists, fast)]
+        todo = [i for i, f in enumerate(fast) if f]
+        # at most this many thresholds a call: the new states of one call share its
+        # buffers, and the old ones are let go call by call
+        limit, i = 1 << 21, 0
+        while i < len(todo):
+            part: list[int] = []
+            size = 0
+            while i < len(todo) and (not part or size < limit):
+                part.append(todo[i])
+                size += sum(st.thresholds.shape[0] for st in lists[todo[i]])
+                i += 1
+            for j, st in zip(part, cls._merge_groups([lists[j] for j in part], size)):
+                out[j] = st
+        return out
+
+    @classmethod
+    def _merge_groups(cls, groups: list[list[RankingState]], size: int
+                      ) -> list[RankingState]:
+        """:meth:`merge_each` of exact groups, each of one class table, in one call."""
+        for g in groups:
+            cls._merge_inputs(g)
+        first = np.zeros(len(groups) + 1, dtype=np.int64)
+        first[1:] = np.cumsum([len(g) for g in groups])
+        ks = np.array([g[0].classes.shape[0] for g in groups], dtype=np.int64)
+        flat = [st for g in groups for st in g]
+        thr, wts = np.empty(size), np.empty((2, size))
+        n_out = np.empty(len(groups), dtype=np.int64)
+        m = kernel.merge_each([_f64(st.thresholds) for st in flat],
+                              [_f64(st.weights) for st in flat], first, ks, thr, wts, n_out,
+                              threads_for("slices", size, None))
+        # packed: each group's thresholds a view of one copy of the used part, its
+        # weights a copy of their own (contiguous, as the next merge and the
+        # derivations read them)
+        thr = thr[:m].copy()
+        out, at = [], 0
+        for g, k, mg in zip(groups, ks.tolist(), n_out.tolist()):
+            counts = np.stack([st.counts for st in g]).astype(np.int64).sum(axis=0)
+            out.append(RankingState(thr[at:at + mg], wts[:k, at:at + mg].copy(),
+                                    g[0].classes, counts, None,
+                                    any(st.weighted for st in g)))
+            at += mg
+        return out
+
+    @classmethod
     def _merge_exact(cls, states: list[RankingState]) -> RankingState:
         """:meth:`merge_all` of exact states: the same tree of walks, in one kernel call
         (the pairwise merges' Python and buffers were most of a merge of small states)."""
