@@ -1216,3 +1216,30 @@ def test_cli_subprocess_exit_codes(cli_file):
                        env=env, timeout=120)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert p.stderr.strip().splitlines() == [p.stderr.strip()]
+
+
+def test_slices_whose_batches_take_different_grouped_paths(tmp_path):
+    # 200 classes: the first batch's 300 slices are counted into one stacked table, the
+    # second batch's 500 would pass the dense table's bound and go slice by slice; the
+    # whole table (from its slices) and every slice still hold every row
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(0)
+    k, n = 200, 4000
+    y = np.tile(np.arange(k), 2 * n // k)
+    p = np.r_[y[:n], (y[n:] + 1) % k]  # the first batch all right, the second all wrong
+    seg = np.r_[rng.integers(0, 300, n), rng.integers(0, 500, n)]
+    path = str(tmp_path / "k.parquet")
+    pq.write_table(pa.table({"y": y, "p": p, "seg": seg}), path, row_group_size=n)
+    ev = fm.evaluate(path, y_true="y", pred="p", by="seg", metrics=["accuracy"],
+                     batch_rows=n)
+    rows_of = [r for r in ev.rows if r["metric"] == "accuracy" and r["model"] == "model"]
+    whole = [r for r in rows_of if not r["slice"]][0]
+    assert whole["n"] == 2 * n and whole["value"] == 0.5
+    assert len(rows_of) == 1 + len(np.unique(seg))
+    for r in rows_of:
+        if r["slice"] and r["slice"]["seg"] < 20:
+            rows = seg == r["slice"]["seg"]
+            assert r["n"] == rows.sum()
+            assert r["value"] == pytest.approx(np.mean(y[rows] == p[rows]))

@@ -214,3 +214,46 @@ def test_overall_is_every_row_in_one_accumulator(kind, metric):
     # a new accumulator: the groups are untouched by what is done to it
     whole.update(*cols)
     assert acc.overall().n_samples == 6000
+
+
+def test_a_chunk_the_kernels_do_not_take_keeps_the_stacked_rows():
+    # negative weights: the regression chunk goes group by group, after stacked chunks
+    # (read or not in between), and stacked chunks come again after it
+    yt = np.arange(6.0)
+    yp = yt + 1
+    g = list("aabbab")
+    w2 = np.ones(4)
+    w2[0] = -0.5
+    for read in (False, True):
+        acc = GroupedAccumulator("regression")
+        acc.update(yt, yp, groups=g, sample_weight=np.ones(6))
+        if read:
+            acc.mean_absolute_error()
+        acc.update(yt[:4], yp[:4], groups=list("accc"), sample_weight=w2)
+        acc.update(yt, yp, groups=g, sample_weight=np.ones(6))
+        assert {k: acc[k].n_samples for k in acc.keys()} == {"a": 7, "b": 6, "c": 3}
+        assert acc.mean_absolute_error() == pytest.approx({"a": 1.0, "b": 1.0, "c": 1.0})
+
+
+def test_weighted_confusion_after_stacked_chunks_is_refused():
+    y, p, g = [0, 1, 1, 0, 1, 0], [0, 1, 0, 0, 1, 1], list("aabbab")
+    acc = GroupedAccumulator("confusion").update(y, p, groups=g)
+    with pytest.raises(ValueError, match="weights"):
+        acc.update(y, p, groups=g, sample_weight=np.ones(6))
+    assert {k: acc[k].n_samples for k in acc.keys()} == {"a": 3, "b": 3}
+
+
+def test_a_chunk_too_large_for_a_table_after_a_stacked_one():
+    # many classes: the second chunk's G x K x K table would pass the dense bound and goes
+    # group by group; the first chunk's stacked rows stay
+    rng = np.random.default_rng(8)
+    chunks = [(rng.integers(0, 200, 4000), rng.integers(0, 200, 4000),
+               rng.integers(0, n_groups, 4000)) for n_groups in (300, 500)]
+    acc = GroupedAccumulator("confusion")
+    for y, p, g in chunks:
+        acc.update(y, p, groups=g)
+    y, p, g = (np.concatenate(c) for c in zip(*chunks))
+    got = acc.accuracy_score()
+    assert sum(acc[k].n_samples for k in acc.keys()) == 8000
+    for key in list(got)[:20]:
+        assert got[key] == pytest.approx(np.mean(y[g == key] == p[g == key]))

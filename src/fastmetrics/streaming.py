@@ -3076,8 +3076,10 @@ class GroupedAccumulator:
             if not self._accs or (self._stack is not None
                                   and self._stack.same_layout(built)):
                 return self._prepare_stack(keys, built)
-            self._unstack()  # (the same data, held by the groups' accumulators)
             built = built.states()
+        # any other chunk goes to the groups' accumulators: they hold the stack's rows
+        # first (the same data), and hold their states from now on
+        self._unstack()
         base = self._keys if self.names is not None else [k[:0] for k in keys.keys]
         merged: dict[int, tuple[Any, bool | None]] = {}
         waiting: list[tuple[int, Any, bool | None]] = []

@@ -876,7 +876,6 @@ def merge_each(list thresholds, list weights, const int64_t[::1] first,
     cdef double* buf
     cdef Run x, head
     cdef int64_t[2] ident = [0, 1]
-    cdef bint failed = False
     if len(weights) != r or first.shape[0] != G + 1 or out_n.shape[0] != G \
             or out_w.shape[0] != 2 or (G and (first[0] != 0 or first[G] != r)):
         raise ValueError("merge_each: the summaries, groups and output disagree")
@@ -911,7 +910,7 @@ def merge_each(list thresholds, list weights, const int64_t[::1] first,
             buf = <double*>malloc(2 * 3 * max(most, 1) * sizeof(double))
             for g in prange(G, schedule="dynamic"):
                 if buf == NULL:
-                    failed = True
+                    out_n[g] = -1  # (read below: each group says so itself)
                 else:
                     n_runs = first[g + 1] - first[g] - 1
                     head = runs[first[g]]
@@ -922,8 +921,9 @@ def merge_each(list thresholds, list weights, const int64_t[::1] first,
                                           &out_thr[at], &out_w[0, at], &out_w[1, at],
                                           ks[g] == 2)
             free(buf)
-        if failed:
-            raise MemoryError("merge_each: no memory for a thread's scratch")
+        for g in range(G):
+            if out_n[g] < 0:
+                raise MemoryError("merge_each: no memory for a thread's scratch")
         # packed in group order (each group's run moves left, never past its own start)
         done = 0
         for g in range(G):
