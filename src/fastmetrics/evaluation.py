@@ -1530,9 +1530,8 @@ class Plan:
         # with slices, each whole-table accumulator is not fed: it is its first slicing's
         # groups merged (every row is in one group of it), once the rows are in
         # (:meth:`settle`); a batch then costs one pass per state, not two
-        self.derived = frozenset(self.whole) if slicings and task in (
-            "binary", "multiclass", "regression") else frozenset()
-        self.settled_at: int | None = None  # the rows the derived ones hold
+        self.from_slices = bool(slicings) and task in ("binary", "multiclass", "regression")
+        self.settled_at: int | None = None  # the rows the whole-table ones hold then
 
     def auc_pairing(self, baseline: str | None, ci: float | None,
                     weight: str | None) -> AucPairing | None:
@@ -1641,12 +1640,11 @@ class Plan:
                 if st[0] in ("proba", "calibration") and reads != "labels":
                     _check_probabilities(x, m)
                 whole: Any = self.whole[(m.name, st)]
-                if (m.name, st) in self.derived:
-                    pass
-                elif w is not None:
-                    whole.update(y, x, sample_weight=w)
-                else:
-                    whole.update(y, x)
+                if not self.from_slices:
+                    if w is not None:
+                        whole.update(y, x, sample_weight=w)
+                    else:
+                        whole.update(y, x)
                 for sl, g in groups.items():
                     self.grouped[(m.name, st, sl)].update(y, x, groups=g, sample_weight=w)
         if self.losses:
@@ -1661,7 +1659,7 @@ class Plan:
             if self.task != "multilabel":
                 pair = (y, *pair)
             joint: Any = self.whole[(name, _PAIRED)]
-            if (name, _PAIRED) not in self.derived:
+            if not self.from_slices:
                 joint.update(*pair)
             for sl, g in groups.items():
                 self.grouped[(name, _PAIRED, sl)].update(*pair, groups=g)
@@ -1718,7 +1716,7 @@ class Plan:
                                                                           name)]))
             for key, v in feeds:
                 whole: Any = self.whole[key]
-                if key not in self.derived:
+                if not self.from_slices:
                     whole.update(v, zeros)
                 for sl, g in groups.items():
                     self.grouped[key + (sl,)].update(v, zeros, groups=g)
@@ -1759,10 +1757,10 @@ class Plan:
     def settle(self) -> None:
         """The whole-table accumulators that are not fed, from the first slicing's groups
         (after the last batch; again only when rows came since)."""
-        if not self.derived or self.settled_at == self.n:
+        if not self.from_slices or self.settled_at == self.n:
             return
         first = self.slicings[0]
-        for key in self.derived:
+        for key in self.whole:
             self.whole[key] = self.grouped[key + (first,)].overall()
         self.settled_at = self.n
 

@@ -3080,7 +3080,6 @@ class GroupedAccumulator:
         # any other chunk goes to the groups' accumulators: they hold the stack's rows
         # first (the same data), and hold their states from now on
         self._unstack()
-        base = self._keys if self.names is not None else [k[:0] for k in keys.keys]
         merged: dict[int, tuple[Any, bool | None]] = {}
         waiting: list[tuple[int, Any, bool | None]] = []
         new: list[int] = []
@@ -3107,8 +3106,7 @@ class GroupedAccumulator:
                 waiting.append((i, st, wt))
             else:
                 merged[i] = (type(ref).merge_all([current, *pending, st]), wt)
-        new_keys = [concat_keys(a, k[new]) for a, k in zip(base, keys.keys)] if new else base
-        return keys.names, merged, waiting, added, new_keys
+        return keys.names, merged, waiting, added, self._new_keys(keys, new)
 
     def _prepare_stack(self, keys: GroupKeys, stack: Stacked) -> tuple[Any, ...]:
         """A grouped kernel's stack made ready to merge into the accumulator's: the row
@@ -3127,20 +3125,24 @@ class GroupedAccumulator:
                 new.append(int(present[j]))
                 added.append(key)
             rows[j] = i
+        return ("stack", keys.names, stack, rows, added, self._new_keys(keys, new))
+
+    def _new_keys(self, keys: GroupKeys, new: list[int]) -> list[np.ndarray]:
+        """The key columns once the chunk's groups at positions ``new`` are appended."""
         base = self._keys if self.names is not None else [k[:0] for k in keys.keys]
-        new_keys = [concat_keys(a, k[new]) for a, k in zip(base, keys.keys)] if new else base
-        return ("stack", keys.names, stack, rows, added, new_keys)
+        return [concat_keys(a, k[new]) for a, k in zip(base, keys.keys)] if new else base
 
     def _apply_stack(self, prepared: tuple[Any, ...]) -> None:
         """Merge what :meth:`_prepare_stack` made ready (the caller holds the lock)."""
         _, names, stack, rows, added, new_keys = prepared
         if self.names is None:
             self.names = names
-        n = len(self._accs) + len(added)
-        if self._stack is None and np.array_equal(rows, np.arange(n)):
-            self._stack = stack  # (the kernel's arrays: no one else holds them)
+        if self._stack is None:
+            # (an accumulator without groups: its groups are the chunk's, in order; the
+            # kernel's arrays, which no one else holds)
+            self._stack = stack
         else:
-            grown = (stack.empty_like(n) if self._stack is None else self._stack.grown(n))
+            grown = self._stack.grown(len(self._accs) + len(added))
             grown.merge_in(stack, rows)
             self._stack = grown
         for key in added:
@@ -3208,7 +3210,6 @@ class GroupedAccumulator:
                 [[self._accs[i].state, *states] for i, states in part])
             for (i, _), st in zip(part, merged):
                 self._accs[i]._state = st
-                del self._pending[i]
         self._pending.clear()
         self._pending_rows = 0
 

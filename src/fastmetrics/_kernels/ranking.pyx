@@ -745,6 +745,10 @@ cdef void _carry(Run* r, double* dt, double* d0, double* d1, bint two) noexcept 
     r.t, r.w0, r.w1, r.s0, r.s1 = dt + r.off, d0 + r.off, d1 + r.off, 1, 1
 
 
+#: a summary whose weight row j is class j (every summary of a merge_each group)
+cdef const int64_t[:] _CLASS_ROWS = np.arange(2, dtype=np.int64)
+
+
 cdef Run _tree(Run* runs, Py_ssize_t r, int64_t total, double* buf, bint two) noexcept nogil:
     """The balanced tree of merges of ``r`` >= 1 runs (offsets ``off`` into a stretch of
     ``total`` thresholds): neighbours merged level by level, the odd last one carried up.
@@ -875,7 +879,6 @@ def merge_each(list thresholds, list weights, const int64_t[::1] first,
     cdef int64_t* start = NULL
     cdef double* buf
     cdef Run x, head
-    cdef int64_t[2] ident = [0, 1]
     if len(weights) != r or first.shape[0] != G + 1 or out_n.shape[0] != G \
             or out_w.shape[0] != 2 or (G and (first[0] != 0 or first[G] != r)):
         raise ValueError("merge_each: the summaries, groups and output disagree")
@@ -895,7 +898,8 @@ def merge_each(list thresholds, list weights, const int64_t[::1] first,
             t_g = 0
             for i in range(first[g], first[g + 1]):
                 try:
-                    _describe(&runs[i], thresholds[i], weights[i], ident, ks[g], &zero)
+                    _describe(&runs[i], thresholds[i], weights[i], _CLASS_ROWS, ks[g],
+                              &zero)
                 except ValueError as exc:
                     raise ValueError(f"merge_each: {exc}") from None
                 if i > first[g]:  # the tree's runs: offsets within the group's scratch

@@ -43,6 +43,7 @@ from .._inputs import (
     label_input,
     native,
     nonfinite_error,
+    same_labels,
     sample_weight as check_weights,
     zero_weight_sum_error,
 )
@@ -319,11 +320,7 @@ class CalibrationStack(Stacked):
 
     __slots__ = ()
     empty = (0.0, False)
-
-    @property
-    def weighted(self) -> bool:
-        """Whether the states were built with sample weights."""
-        return bool(self.layout[-1])
+    weighs = True
 
     def _merge_rows(self, other: Stacked, rows: np.ndarray) -> None:
         self.arrays[0][rows] += other.arrays[0]
@@ -983,9 +980,7 @@ class CalibrationState(base.State):
         # the merge refuses other edges, modes or class counts, and multilabel states
         return bool(other.mode == self.mode != "multilabel"
                     and other.n_classes == self.n_classes
-                    and (other.edges is self.edges  # (uniform edges are shared)
-                         or (other.edges.shape == self.edges.shape
-                             and np.array_equal(other.edges, self.edges))))
+                    and same_labels(self.edges, other.edges))
 
     def merge(self, other: CalibrationState) -> CalibrationState:
         """The state of both inputs: same edges and mode required, sums add.

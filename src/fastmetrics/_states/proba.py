@@ -40,6 +40,7 @@ from .._inputs import (
     native,
     nonfinite_error,
     prepare_labels,
+    same_labels,
     sample_weight as check_weights,
     zero_weight_sum_error,
 )
@@ -585,12 +586,9 @@ def _indicator_values(y_true: ArrayLike) -> np.ndarray:
 
 
 def _same(a: ProbabilityState, b: ProbabilityState) -> bool:
-    if a.classes is b.classes:  # (the groups of one grouped pass share it)
+    if same_labels(a.classes, b.classes):  # (the hot case: one dtype, equal bytes)
         return True
-    if (a.classes.dtype == b.classes.dtype and a.classes.dtype.kind != "O"
-            and a.classes.shape == b.classes.shape
-            and a.classes.tobytes() == b.classes.tobytes()):
-        return True  # (each chunk's pass has its own: equal bytes, equal classes)
+    # classes of two dtypes of one kind (int32 and int64...) are the same classes too
     return (a.classes.shape == b.classes.shape and label_kind(a.classes) ==
             label_kind(b.classes) and bool(np.all(a.classes == b.classes)))
 
@@ -602,11 +600,7 @@ class ProbabilityStack(Stacked):
 
     __slots__ = ()
     empty = (np.array([0.0] * kernel.MAXP + [-math.inf, math.inf]), 0.0, False)
-
-    @property
-    def weighted(self) -> bool:
-        """Whether the states were built with sample weights."""
-        return bool(self.layout[-1])
+    weighs = True
 
     def _merge_rows(self, other: Stacked, rows: np.ndarray) -> None:
         a, b = self.arrays[0], other.arrays[0]

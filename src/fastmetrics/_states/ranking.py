@@ -771,7 +771,7 @@ class RankingState(base.State):
         """For each group of states, its first state merged with all the others merged
         among themselves (``merge_all([first, merge_all(others)])``, bit for bit): exact
         states of one class table per group are merged in one kernel call, groups on
-        threads, each merged state a view of one packed buffer.
+        threads (each merged state's thresholds a view of one packed buffer).
 
         Parameters
         ----------
@@ -836,9 +836,8 @@ class RankingState(base.State):
         thr = thr[:m].copy()
         out, at = [], 0
         for g, k, mg in zip(groups, ks.tolist(), n_out.tolist()):
-            counts = np.stack([st.counts for st in g]).astype(np.int64).sum(axis=0)
             out.append(RankingState(thr[at:at + mg], wts[:k, at:at + mg].copy(),
-                                    g[0].classes, counts, None,
+                                    g[0].classes, _counts_of(g), None,
                                     any(st.weighted for st in g)))
             at += mg
         return out
@@ -852,7 +851,7 @@ class RankingState(base.State):
             # (the common case: every state over the same classes)
             k = classes.shape[0]
             rows = np.broadcast_to(np.arange(k, dtype=np.int64), (len(states), k)).copy()
-            counts = np.stack([st.counts for st in states]).astype(np.int64).sum(axis=0)
+            counts = _counts_of(states)
         else:
             for st in states[1:]:
                 classes = _union(classes, st.classes)[0]
@@ -1147,6 +1146,12 @@ def _union(a: np.ndarray, b: np.ndarray) -> Any:
     ia = np.arange(a.shape[0]) if ia is None else ia
     ib = np.arange(b.shape[0]) if ib is None else ib
     return u, ia, ib
+
+
+def _counts_of(states: Sequence[RankingState]) -> np.ndarray:
+    """The class counts of states over the same classes, added."""
+    counts: np.ndarray = np.stack([st.counts for st in states]).astype(np.int64).sum(axis=0)
+    return counts
 
 
 def _f64(a: np.ndarray) -> np.ndarray:

@@ -37,7 +37,8 @@ class Stacked:
     """Every group's state of one family, as rows of arrays over one layout.
 
     A family subclasses it with its merge law (:meth:`_merge_rows`), the row of a group
-    without samples (:attr:`empty`) and how rows become states (:meth:`states`).
+    without samples (:attr:`empty`), whether it takes weights (:attr:`weighs`) and how
+    rows become states (:meth:`states`).
 
     Parameters
     ----------
@@ -54,6 +55,9 @@ class Stacked:
 
     #: each array's row for a group without samples (the merge law's identity)
     empty: tuple[Any, ...] = ()
+    #: whether the family takes sample weights: then the layout's last item says whether
+    #: the states were built with them
+    weighs = False
 
     def __init__(self, arrays: tuple[np.ndarray, ...], layout: tuple[Any, ...],
                  sizes: np.ndarray) -> None:
@@ -63,9 +67,8 @@ class Stacked:
 
     @property
     def weighted(self) -> bool:
-        """Whether the states were built with sample weights (the layout's last item,
-        for the families that take them)."""
-        return False
+        """Whether the states were built with sample weights."""
+        return self.weighs and bool(self.layout[-1])
 
     @property
     def n_groups(self) -> int:

@@ -277,11 +277,7 @@ class RegressionStack(Stacked):
 
     __slots__ = ()
     empty = (0.0,)
-
-    @property
-    def weighted(self) -> bool:
-        """Whether the states were built with sample weights."""
-        return bool(self.layout[-1])
+    weighs = True
 
     def _merge_rows(self, other: Stacked, rows: np.ndarray) -> None:
         kernel.merge_rows(self.arrays[0], other.arrays[0], rows)
