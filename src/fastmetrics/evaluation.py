@@ -61,11 +61,14 @@ import numpy as np
 from . import _table
 from ._inputs import group_keys
 from ._queries import query_scores
+from ._states.bins import ece_replicates
 from ._states.delong import Placements, paired_interval
 from ._states.prf import prfs_batch
+from ._states.ranking import ap_interval
 from ._states.multilabel import PROFILE_METRICS, profile_batch, profile_values, row_profiles
 from ._states.replicates import cells, draws, replicate, supports
-from ._states.sums import error_intervals, error_mean_interval, paired_error_intervals
+from ._states.sums import (error_intervals, error_mean_interval, median_error_interval,
+                           paired_error_intervals)
 from .exceptions import recording_warnings
 from .streaming import KINDS, Accumulator, GroupedAccumulator
 
@@ -1061,8 +1064,11 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         from the row profiles), DeLong's for ROC AUC, and the central limit interval of the
         mean for the regression task's mean absolute and squared errors (from the kept
         errors; the root's from the squared error's ends) and, unweighted, for the log
-        loss, the Brier score and MAPE (from the mean and spread of the rows' losses).
-        With ``baseline``, the ``:delta`` rows' paired intervals; ROC AUC's (DeLong's
+        loss, the Brier score and MAPE (from the mean and spread of the rows' losses);
+        average precision's logit interval (from its positives' count), the expected
+        calibration error's percentiles over resamples of its bins' cells, the median
+        absolute error's order statistics. R², explained variance and the maximum error
+        get none. With ``baseline``, the ``:delta`` rows' paired intervals; ROC AUC's (DeLong's
         covariance of the two AUCs on the same rows) reads the labels and scores twice.
     n_boot : int, default=1000
         Bootstrap resamples.
@@ -1960,6 +1966,7 @@ class Plan:
                     if r["metric"] in bounds:
                         r["ci_low"], r["ci_high"] = bounds[r["metric"]]
             if ci is not None:
+                self._state_intervals(model, out, accs, ci, n_boot, rng)
                 for r in out:
                     loss = accs.get((_LOSS, r["metric"]))
                     got = None if loss is None or loss.state is None else \
@@ -1975,6 +1982,33 @@ class Plan:
             rows += out
             rows += self._per_class(model, sl, sdict, accs.get(cm))
         return rows
+
+    def _state_intervals(self, model: str, rows: list[dict[str, Any]],
+                         accs: Mapping[Any, Accumulator], ci: float, n_boot: int,
+                         rng: np.random.Generator) -> None:
+        """The intervals of a slice's metrics that their own states give (filled in
+        ``rows``): average precision's logit interval from the positives' count, the
+        expected calibration error's percentiles over ``n_boot`` resamples of its bins'
+        cells, the median absolute error's order statistics. Unweighted only."""
+        for s, r in zip(self.specs[model], rows):
+            if _isnan(r["value"]):
+                continue
+            state = accs[s.state].state
+            if state is None:
+                continue
+            got: tuple[float, float] | None = None
+            if s.name == "average_precision":
+                pos = self.sides[1] if self.sides is not None else None
+                got = ap_interval(state, r["value"], pos, ci)
+            elif s.name == "ece":
+                values = ece_replicates(state, rng, n_boot)
+                if values is not None:
+                    lo, hi = _percentile(values, ci)
+                    got = None if lo is None or hi is None else (lo, hi)
+            elif s.name == "median_absolute_error":
+                got = median_error_interval(state, ci)
+            if got is not None:
+                r["ci_low"], r["ci_high"] = got
 
     @staticmethod
     def _profile_intervals(rows: list[dict[str, Any]], state: Any, ci: float, n_boot: int,

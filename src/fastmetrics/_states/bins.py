@@ -51,6 +51,7 @@ from .._kernels import bins as kernel
 from .._threads import threads_for
 from ..exceptions import warn
 from . import base, proba
+from .replicates import draws
 from .stacked import Stacked
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ __all__ = [
     "curve",
     "d2_brier",
     "ece",
+    "ece_replicates",
     "fixed_edges",
     "grouped_binary",
     "grouped_stack",
@@ -1494,6 +1496,42 @@ def binned(state: CalibrationState) -> CalibrationBins:
 def ece(state: CalibrationState) -> float:
     """``expected_calibration_error``: ``sum_b (W_b / W) * |observed_b - confidence_b|``."""
     return _ece_mce(_binned_sums(state))[0]
+
+
+def ece_replicates(state: CalibrationState, rng: np.random.Generator,
+                   n_resamples: int) -> np.ndarray | None:
+    """The expected calibration error of ``n_resamples`` row resamples of an unweighted
+    binary or top-label state, drawn from its bins: a resampled row falls in bin ``b`` and
+    is right (positive, or correct) with probability ``Y_b / N``, so the (bin, right)
+    counts of a resample are multinomial over the bins' cells. The confidence of each bin
+    stays its mean (the state holds no spread of the confidences within a bin, which is
+    at most the bin's width and small beside the Bernoulli spread of the outcomes). None
+    for weighted or multilabel states and empty ones.
+
+    Examples
+    --------
+    >>> st = CalibrationState.from_arrays([0, 1, 1, 0, 1], [0.2, 0.7, 0.9, 0.4, 0.6],
+    ...                                   n_bins=2)
+    >>> v = ece_replicates(st, np.random.default_rng(0), 200)
+    >>> v.shape, bool((v >= 0).all())
+    ((200,), True)
+    """
+    if state.weighted or state.mode == "multilabel":
+        return None
+    s = state.sums
+    n_b = s[:, kernel.N]
+    total = float(n_b.sum())
+    if total == 0:
+        return None
+    right = np.rint(s[:, kernel.SY]).astype(np.int64)
+    counts = np.stack([right, n_b.astype(np.int64) - right], axis=1).reshape(-1)
+    conf = np.divide(s[:, kernel.SP], n_b, out=np.zeros_like(n_b), where=n_b != 0)
+    d = draws(counts, rng, n_resamples).reshape(n_resamples, -1, 2)
+    drawn_right = d[:, :, 0].astype(np.float64)
+    drawn_n = drawn_right + d[:, :, 1]
+    # sum_b (n*_b / N) |right*_b / n*_b - conf_b| = sum_b |right*_b - n*_b conf_b| / N
+    values: np.ndarray = np.abs(drawn_right - drawn_n * conf).sum(axis=1) / total
+    return values
 
 
 def mce(state: CalibrationState) -> float:

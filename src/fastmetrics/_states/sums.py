@@ -69,6 +69,7 @@ __all__ = [
     "check_multioutput",
     "error_intervals",
     "error_mean_interval",
+    "median_error_interval",
     "explained_fractions",
     "grouped",
     "grouped_stack",
@@ -1300,6 +1301,33 @@ def error_mean_interval(state: RegressionState, level: float) -> tuple[float, fl
     half = z * math.sqrt(max(float(v[kernel.M2E]), 0.0) / (n - 1) / n)
     mean = float(v[kernel.MEANE])
     return mean - half, mean + half
+
+
+def median_error_interval(state: RegressionState, level: float
+                          ) -> tuple[float, float] | None:
+    """The distribution-free interval of the median absolute error, from the kept
+    absolute errors: sorted, ``[a_(l), a_(u)]`` with ranks ``l = floor((n - z sqrt(n)) /
+    2)`` and ``u = ceil(1 + (n + z sqrt(n)) / 2)`` (1-based, held in ``[1, n]``): the
+    number of errors below the true median is binomial(n, 1/2), so the pair covers it
+    with about the level's probability (the normal approximation of that binomial),
+    whatever the errors' law. Two selections, no sort. None where it does not apply
+    (weights, no kept errors, fewer than two rows).
+
+    Examples
+    --------
+    >>> st = RegressionState.from_arrays(np.arange(100.0), np.zeros(100), keep_values=True)
+    >>> median_error_interval(st, 0.95)
+    (39.0, 60.0)
+    """
+    a = _kept_errors(state)
+    if a is None:
+        return None
+    n = a.shape[0]
+    spread = NormalDist().inv_cdf(0.5 + level / 2) * math.sqrt(n)
+    lo = min(max(math.floor((n - spread) / 2), 1), n) - 1
+    hi = min(max(math.ceil(1 + (n + spread) / 2), 1), n) - 1
+    part = np.partition(a, (lo, hi))
+    return float(part[lo]), float(part[hi])
 
 
 def paired_error_intervals(state: RegressionState, baseline: RegressionState, level: float
