@@ -1066,10 +1066,11 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         errors; the root's from the squared error's ends) and, unweighted, for the log
         loss, the Brier score and MAPE (from the mean and spread of the rows' losses);
         average precision's logit interval (from its positives' count), the expected
-        calibration error's percentiles over resamples of its bins' cells, the median
-        absolute error's order statistics. R², explained variance and the maximum error
-        get none. With ``baseline``, the ``:delta`` rows' paired intervals; ROC AUC's (DeLong's
-        covariance of the two AUCs on the same rows) reads the labels and scores twice.
+        calibration error's percentiles over Poisson resamples of its bins' cells, the
+        median absolute error's order statistics. R², explained variance and the maximum
+        error get none. With ``baseline``, the ``:delta`` rows' paired intervals; ROC AUC's
+        (DeLong's covariance of the two AUCs on the same rows) reads the labels and scores
+        twice.
     n_boot : int, default=1000
         Bootstrap resamples.
     baseline : str, optional
@@ -1988,8 +1989,8 @@ class Plan:
                          rng: np.random.Generator) -> None:
         """The intervals of a slice's metrics that their own states give (filled in
         ``rows``): average precision's logit interval from the positives' count, the
-        expected calibration error's percentiles over ``n_boot`` resamples of its bins'
-        cells, the median absolute error's order statistics. Unweighted only."""
+        expected calibration error's percentiles over ``n_boot`` Poisson resamples of its
+        bins' cells, the median absolute error's order statistics. Unweighted only."""
         for s, r in zip(self.specs[model], rows):
             if _isnan(r["value"]):
                 continue
