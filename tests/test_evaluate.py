@@ -858,7 +858,7 @@ def test_markdown_and_html(small_ev):
     assert "| metric | new | old |" in md and "| roc_auc |" in md
     assert "**Gates**" in md and "**FAIL**" in md and "**Worst slices**" in md
     html = small_ev.to_html()
-    assert html.startswith("<!doctype html>") and "<table" in html and "</table>" in html
+    assert html.startswith("<!DOCTYPE html>") and "<table" in html and "</table>" in html
     assert html.count("<tr") == len(small_ev.rows) + 1
     assert "FAIL" in html and "class='worst'" in html
 

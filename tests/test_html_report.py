@@ -11,6 +11,7 @@ The browser test skips, with the reason printed, only where no Chromium is insta
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import os
 import re
@@ -294,3 +295,89 @@ def test_page_in_headless_chromium(tmp_path, capsys):
         shutil.copy(path, Path(keep) / "report.html")
     print(f"browser checks took {time.perf_counter() - t0:.1f} s; page "
           f"{path.stat().st_size:,} bytes", file=sys.__stderr__)
+
+
+# --------------------------------------------------------------------------- an evaluation's page
+# The same page (fastmetrics._page) grown for an evaluation: gates, one curve a model, the
+# sortable table; its one script runs because the policy names its hash.
+
+
+def _evaluation():
+    rng = np.random.default_rng(3)
+    n = 20_000
+    y = rng.integers(0, 2, n)
+    new = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1)
+    old = np.clip(0.15 * y + 0.85 * rng.random(n), 0, 1)
+    return fm.evaluate({"y": y, "new": new, "old": old, "seg": rng.choice(["a", "b"], n)},
+                       y_true="y", models={"new": "new", "old": "old"}, by="seg",
+                       baseline="old", ci=0.95, gates=["roc_auc>=0.8"])
+
+
+def test_evaluation_page_has_one_curve_per_model():
+    from sklearn.metrics import precision_recall_curve, roc_curve
+
+    ev = _evaluation()
+    page = ev.to_html()
+    for sid in ("gates", "roc", "pr", "reliability", "values"):
+        assert f'<section id="{sid}">' in page, sid
+    assert len(IMG_RE.findall(page)) == 3
+    assert not re.search(r'(src|href)="(?!data:)', page)
+    assert "<td>new</td><td></td><td></td><td>roc_auc</td>" in page
+    # the script is the one the policy allows
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in page and page.count("<script") == 1
+    # the curves drawn are exact vertices of scikit-learn's curves of the whole table
+    data = ev.curves["new"]
+    fpr, tpr = data["roc"]
+    assert fpr[0] == tpr[0] == 0 and fpr[-1] == tpr[-1] == 1 and 500 < fpr.shape[0] <= 1_001
+    rng = np.random.default_rng(3)  # the same rows as _evaluation
+    y = rng.integers(0, 2, 20_000)
+    new = np.clip(0.3 * y + 0.7 * rng.random(20_000), 0, 1)
+    f, t, _ = roc_curve(y, new, drop_intermediate=False)
+    vertices = set(zip(f.round(12), t.round(12)))
+    assert all((a, b) in vertices for a, b in zip(fpr.round(12), tpr.round(12)))
+    p, r, _ = precision_recall_curve(y, new, drop_intermediate=False)
+    pr_vertices = set(zip(r.round(12), p.round(12)))
+    recall, precision = data["pr"]
+    assert all((a, b) in pr_vertices for a, b in zip(recall.round(12), precision.round(12)))
+    confidence, observed, counts = data["reliability"]
+    assert counts.sum() == 20_000 and ((0 <= confidence) & (confidence <= 1)).all()
+    # no probabilities, no curves; a regression task has none either
+    labels = fm.evaluate({"y": y, "p": (new > 0.5).astype(int)}, y_true="y", pred="p")
+    assert labels.curves == {} and '<section id="roc">' not in labels.to_html()
+
+
+def test_evaluation_page_in_headless_chromium(tmp_path):
+    exe = _chromium_or_skip()
+    page = _evaluation().to_html()
+    path = tmp_path / "evaluation.html"
+    path.write_text(page, encoding="utf-8")
+    # 1. as written: no console message (a script the policy refused would print one)
+    dom = _browse(exe, path.as_uri(), "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert not [ln for ln in dom.stderr.splitlines() if ":CONSOLE" in ln], dom.stderr[-2000:]
+    # ... and the control: the same page with its script changed by one character is refused
+    changed = tmp_path / "changed.html"
+    changed.write_text(page.replace("a.localeCompare(c)", "c.localeCompare(a)"),
+                       encoding="utf-8")
+    refused = _browse(exe, changed.as_uri(), "--dump-dom")
+    assert [ln for ln in refused.stderr.splitlines() if ":CONSOLE" in ln], \
+        "a script outside the policy ran without a word"
+    # 2. a click on the value header sorts the rows by value (a copy with a clicking probe,
+    #    the policy naming both scripts' hashes)
+    click = ("<script>window.addEventListener('load',function(){"
+             "var h=document.querySelectorAll('#values th')[4];h.click();"
+             "var v=Array.from(document.querySelectorAll('#values tbody tr')).map("
+             "function(r){return r.cells[4].textContent});"
+             "document.body.insertAdjacentHTML('beforeend','<pre id=\"pro'+'be\">'+v.join(';')"
+             "+'</pre>')});</script>")
+    digest = base64.b64encode(hashlib.sha256(click[8:-9].encode()).digest()).decode()
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("script-src ", f"script-src 'sha256-{digest}' ")
+                     .replace("</body>", click + "</body>"), encoding="utf-8")
+    dom = _browse(exe, probe.as_uri(), "--dump-dom")
+    found = re.search(r'<pre id="probe">([^<]*)</pre>', dom.stdout)
+    assert found, dom.stderr[-2000:]
+    values = [float(v) for v in found.group(1).split(";")]
+    assert len(values) > 20 and values == sorted(values)

@@ -61,10 +61,10 @@ import numpy as np
 from . import _table
 from ._inputs import group_keys
 from ._queries import query_scores
-from ._states.bins import ece_replicates
+from ._states.bins import binned, ece_replicates
 from ._states.delong import Placements, paired_interval
 from ._states.prf import prfs_batch
-from ._states.ranking import ap_interval
+from ._states.ranking import ap_interval, curve_points
 from ._states.multilabel import PROFILE_METRICS, profile_batch, profile_values, row_profiles
 from ._states.replicates import cells, draws, replicate, supports
 from ._states.sums import (error_intervals, error_mean_interval, median_error_interval,
@@ -535,6 +535,8 @@ class Evaluation:
         As the attributes below.
     seconds : float, default=0.0
         Time the evaluation took.
+    curves : dict, optional
+        As the attribute below.
 
     Attributes
     ----------
@@ -555,6 +557,12 @@ class Evaluation:
         each once: ``category``, ``message`` and ``count`` (how many values it concerns).
     seconds : float
         Time the evaluation took.
+    curves : dict
+        Model -> its whole table's curves, what :meth:`to_html` draws: ``"roc"`` (false
+        and true positive rates) and ``"pr"`` (recall, precision) of a binary task, at
+        about 1,000 exact vertices each; ``"reliability"`` (each non-empty bin's mean
+        confidence, observed frequency and rows) of a task with probabilities. Not in
+        the JSON.
 
     See Also
     --------
@@ -578,6 +586,8 @@ class Evaluation:
     too_small: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    curves: dict[str, dict[str, tuple[np.ndarray, ...]]] = field(
+        default_factory=dict, compare=False, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -853,13 +863,17 @@ class Evaluation:
         return out
 
     def to_html(self) -> str:
-        """A standalone page: the tidy table (sortable by clicking a header), each
-        slicing's worst slices marked, and the gates.
+        """A standalone page, the report card's page (the same builder) grown for an
+        evaluation: the gates, each model's whole-table curves (ROC and
+        precision-recall of a binary task, reliability of a task with probabilities: one
+        line a model in each figure; they need matplotlib), and the tidy table, sortable
+        by clicking a header, each slicing's worst slice of each metric and model marked.
 
         Returns
         -------
         str
-            HTML.
+            HTML: no source outside the page, one script (the table's sorting) allowed by
+            its hash.
 
         See Also
         --------
@@ -874,6 +888,8 @@ class Evaluation:
         >>> "<table" in ev.to_html()
         True
         """
+        from ._page import curve_sections, document, escape
+
         rows = self.table("records")
         worst = set()
         for model in self.models:
@@ -886,36 +902,40 @@ class Evaluation:
                         spec = _spec_of(self.task, metric)
                         pick = min if (spec is None or spec.higher_is_better) else max
                         worst.add(pick(cand, key=lambda i: rows[i]["value"]))
-        esc = _html_escape
-        out = ["<!doctype html><html><head><meta charset='utf-8'><title>fastmetrics "
-               "evaluate</title><style>body{font-family:sans-serif}table{border-collapse:"
-               "collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd}"
-               "tr.worst{background:#fde2e2}th{cursor:pointer}</style></head><body>",
-               f"<h1>fastmetrics evaluate: {esc(self.task)}</h1>"]
+        n = max((r["n"] for r in self.rows if not r["slice"]), default=0)
+        meta = (f"{self.task} task{' (inferred)' if self.task_inferred else ''}, "
+                f"{n:,} rows, models: {', '.join(self.models)}"
+                + (f", baseline: {self.baseline}" if self.baseline else "")
+                + f"; {self.seconds:.2f} s")
+        parts = [f'<p class="meta">{escape(meta)}</p>']
         if self.gates:
-            out.append("<h2>Gates</h2><ul>")
+            items = []
             for g in self.gates:
-                mark = "pass" if g["passed"] else "<b>FAIL</b>"
-                out.append(f"<li>{mark}: {esc(g['gate'])} ({esc(g['model'])}, "
-                           f"{esc(_slice_text(g['slice']) or 'whole table')}): "
-                           f"{esc(g['reason'])}</li>")
-            out.append("</ul>")
+                mark, cls = ("pass", "") if g["passed"] else ("<b>FAIL</b>", " class='fail'")
+                items.append(f"<li{cls}>{mark}: "
+                             f"{escape(g['gate'])} ({escape(g['model'])}, "
+                             f"{escape(_slice_text(g['slice']) or 'whole table')}): "
+                             f"{escape(g['reason'])}</li>")
+            parts.append('<section id="gates"><h2>Gates</h2><ul class="gates">'
+                         + "".join(items) + "</ul></section>")
+        legends = {}
+        for r in self.rows:
+            if not r["slice"] and r["metric"] in ("roc_auc", "average_precision") \
+                    and not _isnan(r["value"]):
+                kind, name = ("roc", "AUC") if r["metric"] == "roc_auc" else ("pr", "AP")
+                legends[(r["model"], kind)] = f"{name} {r['value']:.4f}"
+        parts += curve_sections(self.curves, legends)
         cols = ["model", "slicing", "slice", "metric", "value", "ci_low", "ci_high", "n"]
-        out.append("<h2>Values</h2><table id='values'><thead><tr>"
-                   + "".join(f"<th onclick='sortBy({i})'>{c}</th>" for i, c in enumerate(cols))
-                   + "</tr></thead><tbody>")
+        table = ['<section id="values"><h2>Values</h2><table class="sortable" id="values">'
+                 "<thead><tr>" + "".join(f"<th>{c}</th>" for c in cols)
+                 + "</tr></thead><tbody>"]
         for i, r in enumerate(rows):
             cls = " class='worst'" if i in worst else ""
-            out.append(f"<tr{cls}>" + "".join(f"<td>{esc(_fmt(r[c]))}</td>" for c in cols)
-                       + "</tr>")
-        out.append("</tbody></table>")
-        out.append("<script>function sortBy(i){const t=document.getElementById('values')"
-                   ".tBodies[0];const r=[...t.rows];const d=t.dataset.d==i?-1:1;"
-                   "t.dataset.d=d==1?i:'';r.sort((a,b)=>{const x=a.cells[i].textContent,"
-                   "y=b.cells[i].textContent;const p=parseFloat(x),q=parseFloat(y);"
-                   "return d*((isNaN(p)||isNaN(q))?x.localeCompare(y):p-q)});"
-                   "r.forEach(x=>t.appendChild(x))}</script></body></html>")
-        return "\n".join(out)
+            table.append(f"<tr{cls}>" + "".join(f"<td>{escape(_fmt(r[c]))}</td>" for c in cols)
+                         + "</tr>")
+        table.append("</tbody></table></section>")
+        parts.append("\n".join(table))
+        return document(f"fastmetrics evaluate: {self.task}", parts, sortable=True)
 
 
 def _cell(r: Mapping[str, Any]) -> str:
@@ -934,12 +954,6 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return "nan" if math.isnan(v) else f"{v:.6g}"
     return str(v)
-
-
-def _html_escape(v: Any) -> str:
-    import html
-
-    return html.escape(str(v))
 
 
 def _isnan(v: Any) -> bool:
@@ -1372,7 +1386,8 @@ class Job:
         ev = Evaluation(self.task, self.inferred, self.names, self.baseline, rows,
                         too_small=small,
                         warnings=[{"category": c.__name__, "message": m, "count": k}
-                                  for (c, m), k in counts.items()])
+                                  for (c, m), k in counts.items()],
+                        curves=plan.curves())
         if self.baseline is not None:
             intervals = {} if plan.paired_with is None or self.ci is None else \
                 plan.delta_intervals(self.baseline, self.min_slice_size, self.ci,
@@ -1917,6 +1932,32 @@ class Plan:
                 bounds[(a, b, name, metric)] = _percentile(total / counts[(name, metric)], ci)
         for (name, metric), d in diffs.items():
             self.query_deltas[(name, metric, where)] = _percentile(d, ci)
+
+    def curves(self) -> dict[str, dict[str, tuple[np.ndarray, ...]]]:
+        """Each model's whole-table curves (:attr:`Evaluation.curves`), from the states
+        its metrics read (after :meth:`rows`, which settles them)."""
+        out: dict[str, dict[str, tuple[np.ndarray, ...]]] = {}
+        if self.task not in ("binary", "multiclass"):
+            return out
+        for m in self.models:
+            got: dict[str, tuple[np.ndarray, ...]] = {}
+            for s in self.specs[m.name]:
+                state = self.whole[(m.name, s.state)].state
+                if state is None:
+                    continue
+                if s.family == "ranking" and "roc" not in got:
+                    pts = curve_points(state, self.sides[1] if self.sides else None)
+                    if pts is not None:
+                        got["roc"], got["pr"] = pts[:2], pts[2:]
+                elif s.family == "calibration" and "reliability" not in got \
+                        and state.mode != "multilabel":
+                    b = binned(state)
+                    shown = b.counts > 0
+                    got["reliability"] = (b.mean_confidence[shown],
+                                          b.observed_frequency[shown], b.counts[shown])
+            if got:
+                out[m.name] = got
+        return out
 
     def _states(self, m: _Model, ci: float | None = None) -> list[Any]:
         """The state keys of a model's metrics (and, with ``ci``, of its per-row losses)."""

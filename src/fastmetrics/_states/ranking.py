@@ -91,6 +91,7 @@ __all__ = [
     "check_score_lengths",
     "column_statistics",
     "confusion_at_thresholds",
+    "curve_points",
     "curve_pos_label",
     "det",
     "grouped_exact",
@@ -1207,6 +1208,38 @@ def pos_neg_summary(state: RankingState, pos_label: Any = None) -> Any:
     its upper edge (inf for the last)."""
     p, q, _, _ = _split(state, _positive(state, pos_label))
     return state.thresholds.copy(), p.copy(), q.copy()
+
+
+def curve_points(state: RankingState, pos_label: Any = None, points: int = 1000
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(fpr, tpr, recall, precision)`` at no more than about ``points`` of the state's
+    thresholds, evenly spaced in their order (the last included): exact vertices of the
+    ROC and precision-recall curves, enough to draw them, from sums over blocks of
+    thresholds (no array as long as the state's is made). ROC starts at (0, 0). None
+    without both classes (``pos_label`` positive; None: the greater class).
+
+    Examples
+    --------
+    >>> st = RankingState.from_arrays([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3])
+    >>> fpr, tpr, recall, precision = curve_points(st)
+    >>> fpr.tolist(), tpr.tolist()
+    ([0.0, 0.0, 0.0, 0.5, 1.0], [0.0, 0.5, 1.0, 1.0, 1.0])
+    >>> recall.tolist(), precision.round(3).tolist()
+    ([0.5, 1.0, 1.0, 1.0], [1.0, 1.0, 0.667, 0.5])
+    """
+    p, q, _, _ = _split(state, _positive(state, pos_label))
+    m = p.shape[0]
+    if m == 0:
+        return None
+    starts = np.arange(0, m, max(1, -(-m // max(points, 1))))
+    tp = np.cumsum(np.add.reduceat(np.asarray(p, dtype=np.float64), starts))
+    fp = np.cumsum(np.add.reduceat(np.asarray(q, dtype=np.float64), starts))
+    total_p, total_n = float(tp[-1]), float(fp[-1])
+    if total_p <= 0 or total_n <= 0:
+        return None
+    fpr = np.concatenate([[0.0], fp / total_n])
+    tpr = np.concatenate([[0.0], tp / total_p])
+    return fpr, tpr, tp / total_p, tp / (tp + fp)
 
 
 def auc_value(st: Any) -> float:

@@ -1,20 +1,18 @@
 """The report card as one self-contained HTML page (``fastmetrics report --html OUT.html``).
 
-The page holds everything it shows: the figures are PNGs inline as ``data:`` URIs, the style
-sheet is in the page, and there is no script. A Content-Security-Policy forbids every other
-source, so a browser loads nothing from anywhere else. The figures are drawn by matplotlib
-(the ``plot`` extra): the confusion matrix by scikit-learn's ConfusionMatrixDisplay from the
-card's matrix, the reliability diagram by :func:`fastmetrics.reliability_diagram`, and the
-one-vs-rest ROC and precision-recall curves of each probability column by
-:func:`fastmetrics.plot_roc_curve` and :func:`fastmetrics.plot_precision_recall_curve`.
+The page is :mod:`fastmetrics._page`'s, as an evaluation's is: its style sheet, figures
+inline as ``data:`` URIs, no script, and a Content-Security-Policy that forbids every other
+source. The figures are drawn by matplotlib (the ``plot`` extra): the confusion matrix by
+scikit-learn's ConfusionMatrixDisplay from the card's matrix, the reliability diagram by
+:func:`fastmetrics.reliability_diagram`, and the one-vs-rest ROC and precision-recall curves
+of each probability column by :func:`fastmetrics.plot_roc_curve` and
+:func:`fastmetrics.plot_precision_recall_curve`.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import importlib
-import io
 import os
 import pathlib
 import tempfile
@@ -22,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._page import document, escape, figure, new_figure, png
 from .._states.confusion import py_value
 from .card import Card, Scores
 from .errors import CLIError, first_line
@@ -34,51 +33,6 @@ MAX_CURVES = 10
 HTML_NEEDS = ("--html needs matplotlib and scikit-learn, which are not installed: "
               "`pip install fastmetrics-kernels[plot]`")
 
-STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2em auto;
-       max-width: 60em; padding: 0 1em; color: #222; }
-h1 { font-size: 1.6em; margin-bottom: 0.2em; }
-h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
-p.meta { color: #555; margin-top: 0; }
-table { border-collapse: collapse; margin: 0.5em 0; }
-th, td { padding: 0.25em 0.8em; text-align: right; border-bottom: 1px solid #e4e4e4; }
-th:first-child, td:first-child { text-align: left; }
-thead th { border-bottom: 2px solid #999; }
-tr.avg td { background: #f6f6f6; }
-h3 { font-size: 1.05em; margin-bottom: 0.2em; }
-tr.worst td { background: #fdecea; font-weight: 600; }
-table.slices td:first-child { white-space: nowrap; }
-figure { margin: 0.5em 0; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-figcaption { color: #555; font-size: 0.9em; }
-footer { margin-top: 3em; color: #888; font-size: 0.85em; }
-"""
-
-
-def _e(v: Any) -> str:
-    return html.escape(str(py_value(v)))
-
-
-def _png(fig: Any) -> str:
-    """A matplotlib figure as a ``data:`` URI of its PNG."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _figure(uri: str, alt: str, caption: str) -> str:
-    return (f'<figure><img src="{uri}" alt="{_e(alt)}">'
-            f"<figcaption>{_e(caption)}</figcaption></figure>")
-
-
-def _new_figure(width: float, height: float) -> tuple[Any, Any]:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height))
-    FigureCanvasAgg(fig)
-    return fig, fig.add_subplot(1, 1, 1)
-
 
 def _confusion_figure(card: Card) -> str:
     from sklearn.metrics import ConfusionMatrixDisplay
@@ -87,7 +41,7 @@ def _confusion_figure(card: Card) -> str:
     names = [str(py_value(v)) for v in card.metrics.labels]
     k = len(names)
     side = min(max(4.5, 0.55 * k + 2.5), 16.0)
-    fig, ax = _new_figure(side + 1.0, side)
+    fig, ax = new_figure(side + 1.0, side)
     slanted = max((len(n) for n in names), default=0) * k > 40
     ConfusionMatrixDisplay(confusion_matrix=cm, display_labels=names).plot(
         ax=ax, cmap="Blues", include_values=k <= 25,
@@ -96,7 +50,7 @@ def _confusion_figure(card: Card) -> str:
         for tick in ax.get_xticklabels():
             tick.set_horizontalalignment("right")
             tick.set_rotation_mode("anchor")
-    return _png(fig)
+    return png(fig)
 
 
 def _reliability_figure(card: Card) -> str:
@@ -115,8 +69,8 @@ def _curve_figures(scores: Scores) -> tuple[str, str, list[str]] | None:
     no column has both classes."""
     from ..plots import plot_precision_recall_curve, plot_roc_curve
 
-    roc_fig, roc_ax = _new_figure(6.5, 5.5)
-    pr_fig, pr_ax = _new_figure(6.5, 5.5)
+    roc_fig, roc_ax = new_figure(6.5, 5.5)
+    pr_fig, pr_ax = new_figure(6.5, 5.5)
     skipped: list[str] = []
     drawn: list[tuple[int, str, np.ndarray]] = []
     for j, cls in enumerate(scores.classes[:MAX_CURVES]):
@@ -139,7 +93,7 @@ def _curve_figures(scores: Scores) -> tuple[str, str, list[str]] | None:
         ax.set_xlabel(ax.get_xlabel().split(" (")[0])  # no "(Positive label: 1)"
         ax.set_ylabel(ax.get_ylabel().split(" (")[0])
         ax.legend(loc="lower right" if ax is roc_ax else "lower left", fontsize="small")
-    return _png(roc_fig), _png(pr_fig), skipped
+    return png(roc_fig), png(pr_fig), skipped
 
 
 def _headline(card: Card) -> str:
@@ -148,7 +102,7 @@ def _headline(card: Card) -> str:
     for key, name in (("accuracy", "accuracy"), ("macro F1", "macro_f1"),
                       ("weighted F1", "weighted_f1"), ("micro F1", "micro_f1"),
                       ("OOS recall", "oos_recall"), ("OOS precision", "oos_precision")):
-        rows.append(f"<tr><td>{_e(key)}</td><td>{_e(m.shown(name, 4))}</td></tr>")
+        rows.append(f"<tr><td>{escape(key)}</td><td>{escape(m.shown(name, 4))}</td></tr>")
     note = (f"<p>{m.confidence_level:.0%} bootstrap intervals (percentile)</p>"
             if m.intervals else "")
     return ('<section id="card"><h2>Report card</h2><table><tbody>' + "".join(rows)
@@ -162,7 +116,7 @@ def _per_class(card: Card) -> str:
     def row(r: tuple[Any, ...], cls: str = "") -> str:
         name, p, rc, f, s = r
         attr = f' class="{cls}"' if cls else ""
-        return (f"<tr{attr}><td>{_e(name)}</td><td>{p:.4f}</td><td>{rc:.4f}</td>"
+        return (f"<tr{attr}><td>{escape(name)}</td><td>{p:.4f}</td><td>{rc:.4f}</td>"
                 f"<td>{f:.4f}</td><td>{int(s):,}</td></tr>")
 
     body = "".join(row(r) for r in card.rows) + "".join(row(r, "avg") for r in card.summary)
@@ -177,9 +131,9 @@ def _calibration(card: Card) -> str:
     rows = "".join(f"<tr><td>{k}</td><td>{v:.4f}</td></tr>"
                    for k, v in (("ECE", c.ece), ("MCE", c.mce), ("Brier", c.brier)))
     return ('<section id="calibration"><h2>Calibration</h2>'
-            f"<p>Top-label, {c.n_bins} equal-width bins, from {_e(card.prob_source)}.</p>"
+            f"<p>Top-label, {c.n_bins} equal-width bins, from {escape(card.prob_source)}.</p>"
             f"<table><tbody>{rows}</tbody></table>"
-            + _figure(_reliability_figure(card), "reliability diagram",
+            + figure(_reliability_figure(card), "reliability diagram",
                       "Reliability diagram: observed accuracy per confidence bin; the dashed "
                       "diagonal is perfect calibration.")
             + "</section>")
@@ -200,9 +154,9 @@ def _curves(card: Card) -> str:
         note += f" Left out (one class only): {', '.join(skipped)}."
     cap = f"Each probability column against the rest.{note}"
     return ('<section id="roc"><h2>ROC curves</h2>'
-            + _figure(roc, "ROC curves", cap) + "</section>"
+            + figure(roc, "ROC curves", cap) + "</section>"
             '<section id="precision-recall"><h2>Precision-recall curves</h2>'
-            + _figure(pr, "precision-recall curves", cap) + "</section>")
+            + figure(pr, "precision-recall curves", cap) + "</section>")
 
 
 def _latency(card: Card) -> str:
@@ -212,7 +166,8 @@ def _latency(card: Card) -> str:
     rows = "".join(f"<tr><td>{k}</td><td>{getattr(lat, k + '_ms'):.4f}</td></tr>"
                    for k in ("p50", "p95", "p99", "mean"))
     return ('<section id="latency"><h2>Latency</h2>'
-            f"<p>Milliseconds, {lat.n_iters:,} predictions, from {_e(card.latency_source)}.</p>"
+            f"<p>Milliseconds, {lat.n_iters:,} predictions, from "
+            f"{escape(card.latency_source)}.</p>"
             f"<table><tbody>{rows}</tbody></table></section>")
 
 
@@ -249,25 +204,13 @@ def render_html(card: Card) -> str:
             importlib.import_module(module)
     except ImportError:
         raise CLIError(HTML_NEEDS) from None
-    from .. import __version__
-
     m = card.metrics
     meta = (f"{m.n_examples:,} predictions, {len(m.labels)} labels"
             + ("" if card.oos is None else f", out-of-scope label {card.oos!r}"))
-    cm = _figure(_confusion_figure(card), "confusion matrix heatmap",
+    cm = figure(_confusion_figure(card), "confusion matrix heatmap",
                  "Rows: true label; columns: predicted label.")
-    return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        # nothing but this page's own style and inline images may load
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        'img-src data:; style-src \'unsafe-inline\'">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<link rel="icon" href="data:,">',
-        f"<title>fastmetrics report: {_e(card.name)}</title>",
-        f"<style>{STYLE}</style></head><body>",
-        f"<h1>fastmetrics report: {_e(card.name)}</h1>",
-        f'<p class="meta">{_e(meta)}</p>',
+    return document(f"fastmetrics report: {card.name}", [
+        f'<p class="meta">{escape(meta)}</p>',
         _headline(card),
         _per_class(card),
         f'<section id="confusion-matrix"><h2>Confusion matrix</h2>{cm}</section>',
@@ -275,9 +218,6 @@ def render_html(card: Card) -> str:
         _curves(card),
         _latency(card),
         slices_html(card.slices),
-        f"<footer>Made by fastmetrics {_e(__version__)}.</footer>",
-        "</body></html>",
-        "",
     ])
 
 
