@@ -40,9 +40,12 @@ LOSS_METRICS = {"log_loss", "brier_score", "mean_absolute_percentage_error"}
 #: from their own states: AP's logit interval, ECE's resampled bins, the median's order
 #: statistics
 STATE_METRICS = {"average_precision", "ece", "median_absolute_error"}
-INTERVAL_METRICS = LABEL_METRICS | {"roc_auc"} | ERROR_METRICS | LOSS_METRICS | STATE_METRICS
+#: the delta method's, from the rows' influences (a second read)
+RATIO_METRICS = {"r2", "explained_variance"}
+INTERVAL_METRICS = (LABEL_METRICS | {"roc_auc"} | ERROR_METRICS | LOSS_METRICS | STATE_METRICS
+                    | RATIO_METRICS)
 #: the deltas with a paired interval
-PAIRED_METRICS = LABEL_METRICS | ERROR_METRICS | LOSS_METRICS
+PAIRED_METRICS = LABEL_METRICS | ERROR_METRICS | LOSS_METRICS | RATIO_METRICS
 REL, ABS = 1e-12, 1e-14
 
 

@@ -110,7 +110,7 @@ def test_a_second_read_of_other_rows_is_an_error(table):
     plan = job.plan()
     for batch in ev_table.batches(job.needed):
         plan.update(batch, "y", None)
-    pairing = plan.auc_pairing("old", 0.95, None)
+    pairing = plan.second_read("old", 0.95, None)
     other = table.iloc[2_000:].copy()
     other["old"] = other["old"] + 0.001  # scores the first read did not count
     with pytest.raises(ValueError, match="did not count"):

@@ -243,13 +243,19 @@ def test_evaluate_equals_the_in_memory_evaluation(spark):
     p = rng.dirichlet(np.ones(3), n)
     cols = {"y": np.array(["a", "b", "c"])[rng.integers(0, 3, n)], "p_a": p[:, 0],
             "p_b": p[:, 1], "p_c": p[:, 2], "seg": rng.integers(0, 2, n),
-            "t": rng.normal(size=n), "e": rng.normal(size=n)}
+            "t": rng.normal(size=n), "e": rng.normal(size=n), "f": rng.normal(size=n)}
     tab = pa.table(cols)
     df = frame(spark, cols)
     kw = dict(y_true="y", prob="p_", by="seg", ci=0.95, n_boot=100)
     _same_evaluation(fms.evaluate(df, **kw), fm.evaluate(tab, **kw))
     kw = dict(y_true="t", score="e", by="seg", task="regression")
     _same_evaluation(fms.evaluate(df, **kw), fm.evaluate(tab, **kw))
+    # with intervals: R²'s from a second read, paired for the deltas
+    kw = dict(y_true="t", models={"a": "e", "b": "f"}, by="seg", task="regression", ci=0.95,
+              baseline="b")
+    got = fms.evaluate(df, **kw)
+    _same_evaluation(got, fm.evaluate(tab, **kw))
+    assert all(r["ci_low"] is not None for r in got.rows if r["metric"].startswith("r2"))
     # binary text labels (the positive side is the greater) and a model's column of labels
     cols = {"y": np.array(["no", "yes"])[rng.integers(0, 2, n)], "s": rng.random(n),
             "guess": np.array(["no", "yes"])[rng.integers(0, 2, n)], "seg": rng.integers(0, 3, n)}

@@ -52,6 +52,7 @@ import pickle
 import re
 import time
 import warnings
+from statistics import NormalDist
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -59,6 +60,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _table
+from ._kernels import sums as kernel_sums
 from ._inputs import group_keys
 from ._queries import query_scores
 from ._states.bins import binned, ece_replicates
@@ -1081,10 +1083,11 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         loss, the Brier score and MAPE (from the mean and spread of the rows' losses);
         average precision's logit interval (from its positives' count), the expected
         calibration error's percentiles over Poisson resamples of its bins' cells, the
-        median absolute error's order statistics. R², explained variance and the maximum
-        error get none. With ``baseline``, the ``:delta`` rows' paired intervals; ROC AUC's
-        (DeLong's covariance of the two AUCs on the same rows) reads the labels and scores
-        twice.
+        median absolute error's order statistics; R²'s and explained variance's, the
+        delta method's, from each row's influence (a second read of the target and
+        prediction columns). The maximum error gets none. With ``baseline``, the
+        ``:delta`` rows' paired intervals; ROC AUC's (DeLong's covariance of the two AUCs
+        on the same rows) reads the labels and scores twice, as R²'s does.
     n_boot : int, default=1000
         Bootstrap resamples.
     baseline : str, optional
@@ -1188,17 +1191,18 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
             rows_done += plan.update(batch, job.y_true, sample_weight)
             if progress is not None:
                 progress(rows_done, total)
-    # DeLong's paired covariance needs each row's two placements, which the first read's
-    # states give only once every row is in: the labels and scores are read once more
-    pairing = plan.auc_pairing(job.baseline, job.ci, sample_weight)
-    if pairing is not None:
+    # DeLong's paired covariance needs each row's two placements, R²'s interval each
+    # row's influence, which the first read's states give only once every row is in: the
+    # columns they need are read once more
+    second = plan.second_read(job.baseline, job.ci, sample_weight)
+    if second is not None:
         y_col = cast(str, job.y_true)
         if table.dask:
-            pairing = _dask_pairing(data, pairing, y_col)
+            second = _dask_second_read(data, second, y_col)
         else:
-            for batch in table.batches(pairing.columns(y_col)):
-                pairing.feed(batch, y_col)
-        plan.auc_pairs = pairing
+            for batch in table.batches(second.columns(y_col)):
+                second.feed(batch, y_col)
+        plan.second = second
     return job.finish(plan, start)
 
 
@@ -1547,21 +1551,36 @@ class Plan:
                     for sl in slicings:
                         self.grouped[(m.name, key, sl)] = GroupedAccumulator("regression")
         self.n = 0
-        #: the ROC AUC differences' paired sums, from a second read (:meth:`auc_pairing`)
-        self.auc_pairs: AucPairing | None = None
+        #: the sums of a second read (:meth:`second_read`), once it is done
+        self.second: SecondRead | None = None
+        #: R²'s and explained variance's standard errors from them, by (model, metric,
+        #: slice text), while :meth:`rows` runs
+        self.ratio_errors: dict[tuple[str, str, str], float] = {}
         # with slices, each whole-table accumulator is not fed: it is its first slicing's
         # groups merged (every row is in one group of it), once the rows are in
         # (:meth:`settle`); a batch then costs one pass per state, not two
         self.from_slices = bool(slicings) and task in ("binary", "multiclass", "regression")
         self.settled_at: int | None = None  # the rows the whole-table ones hold then
 
-    def auc_pairing(self, baseline: str | None, ci: float | None,
-                    weight: str | None) -> AucPairing | None:
-        """What a second read needs for the paired intervals of the candidates' ROC AUC
-        differences to ``baseline`` (None where there are none to give: not the binary
-        task, no interval asked, weights, or no candidate with ROC AUC)."""
+    def second_read(self, baseline: str | None, ci: float | None,
+                    weight: str | None) -> SecondRead | None:
+        """What a second read of the table needs for the intervals that need each row
+        beside the first read's results: the paired intervals of the candidates' ROC AUC
+        differences to ``baseline`` (binary task), the intervals of R² and explained
+        variance and of their differences (regression task). None where there are none
+        to give (no interval asked, weights, no such metric)."""
         self.settle()
-        if self.task != "binary" or ci is None or baseline is None or weight is not None:
+        if ci is None or weight is not None:
+            return None
+        if self.task == "regression":
+            models = [m for m in self.models
+                      if any(s.name in SpreadRatios.METRICS for s in self.specs[m.name])]
+            if not models or any(self.whole[(m.name, _REGRESSION_STATE)].state is None
+                                 or self.whole[(m.name, _REGRESSION_STATE)].state.sums.ndim
+                                 != 1 for m in models):
+                return None  # (several outputs: no interval)
+            return SpreadRatios(self, models, baseline)
+        if self.task != "binary" or baseline is None:
             return None
         has = {m.name for m in self.models
                if any(s.name == "roc_auc" and s.state == _RANKING_STATE
@@ -1794,6 +1813,8 @@ class Plan:
         rng = np.random.default_rng(seed)  # one stream, consumed in a fixed order
         if self.task == "ranking":
             return self._query_rows(min_size, ci, n_boot, rng)
+        self.ratio_errors = {} if self.second is None else \
+            self.second.standard_errors(min_size)
         for m in self.models:
             accs = {st: self.whole[(m.name, st)] for st in self._states(m, ci)}
             out += self._rows_of(m.name, (), [{}], [accs], ci, n_boot, rng)
@@ -2031,7 +2052,8 @@ class Plan:
         """The intervals of a slice's metrics that their own states give (filled in
         ``rows``): average precision's logit interval from the positives' count, the
         expected calibration error's percentiles over ``n_boot`` Poisson resamples of its
-        bins' cells, the median absolute error's order statistics. Unweighted only."""
+        bins' cells, the median absolute error's order statistics; and R²'s and explained
+        variance's normal ones from the second read's standard errors. Unweighted only."""
         for s, r in zip(self.specs[model], rows):
             if _isnan(r["value"]):
                 continue
@@ -2049,6 +2071,11 @@ class Plan:
                     got = None if lo is None or hi is None else (lo, hi)
             elif s.name == "median_absolute_error":
                 got = median_error_interval(state, ci)
+            elif s.name in SpreadRatios.METRICS:
+                se = self.ratio_errors.get((model, s.name, _slice_text(r["slice"])))
+                if se is not None:
+                    half = NormalDist().inv_cdf(0.5 + ci / 2) * se
+                    got = (r["value"] - half, r["value"] + half)
             if got is not None:
                 r["ci_low"], r["ci_high"] = got
 
@@ -2137,7 +2164,8 @@ class Plan:
             return dict(self.query_deltas)
         if self.task == "regression":
             return {**self._error_deltas(baseline, min_size, ci),
-                    **self._loss_deltas(min_size, ci)}
+                    **self._loss_deltas(min_size, ci),
+                    **({} if self.second is None else self.second.intervals(ci, min_size))}
         if self.task == "multilabel":
             return self._profile_deltas(min_size, ci, n_boot, seed)
         rng = np.random.default_rng(None if seed is None else [seed, 1])  # apart from rows'
@@ -2165,8 +2193,8 @@ class Plan:
                 for (sd, _), (lo, hi) in zip(found, bounds):
                     out[(m.name, s.name, _slice_text(sd))] = (lo, hi)
         out.update(self._loss_deltas(min_size, ci))
-        if self.auc_pairs is not None:
-            out.update(self.auc_pairs.intervals(ci, min_size))
+        if self.second is not None:
+            out.update(self.second.intervals(ci, min_size))
         return out
 
     def _loss_deltas(self, min_size: int, ci: float
@@ -2294,7 +2322,79 @@ _POSITIVE = frozenset({"precision_score", "recall_score", "f1_score"})
 _PAIRING_BYTES = 1 << 28
 
 
-class AucPairing:
+class SecondRead:
+    """Sums that a second read of the table adds row by row, over segments (the whole
+    table, then each slice of each slicing, in the order of the grouped accumulators'
+    keys, which every model shares), from what the first read found: interval inputs that
+    need each row beside a number known only once every row is in. The engines read
+    :meth:`columns` once more and :meth:`feed` each batch; a partition's are
+    :meth:`zeroed` copies, added up by :meth:`summed` (``cross``: every sum, by key)."""
+
+    def __init__(self, plan: Plan, model: str, state: Any) -> None:
+        units: list[tuple[tuple[str, ...], list[Any]]] = [((), [None])]
+        units += [(sl, plan.grouped[(model, state, sl)].keys()) for sl in plan.slicings]
+        self.slicings = [sl for sl, _ in units]
+        # each slicing's key -> its segment
+        self.index = [{(k if isinstance(k, tuple) else (k,)): j for j, k in enumerate(keys)}
+                      for _, keys in units]
+        self.keys = [keys for _, keys in units]
+        self.cross: dict[Any, np.ndarray] = {}
+        #: the models read, by name -> score column
+        self.score_of: dict[str, str] = {}
+
+    def columns(self, y_true: str) -> list[str]:
+        """The columns :meth:`feed` reads: the true one, the slices', then each of
+        ``self.score_of``'s models' score column."""
+        cols = [y_true, *(c for sl in self.slicings for c in sl), *self.score_of.values()]
+        return list(dict.fromkeys(cols))
+
+    def feed(self, batch: Mapping[str, Any], y_true: str) -> None:
+        """Add a batch's rows to the sums."""
+        raise NotImplementedError
+
+    def intervals(self, level: float, min_size: int
+                  ) -> dict[tuple[str, str, str], tuple[Any, Any]]:
+        """The candidates' paired intervals: ``(model, metric, slice text) -> (low,
+        high)``."""
+        raise NotImplementedError
+
+    def standard_errors(self, min_size: int) -> dict[tuple[str, str, str], float]:
+        """The standard errors of the models' own values: ``(model, metric, slice text)
+        -> standard error`` (none by default)."""
+        return {}
+
+    def _segments(self, batch: Mapping[str, Any], u: int, n: int) -> np.ndarray:
+        """Each row's segment in unit ``u`` (-1: a slice the first read did not see)."""
+        sl = self.slicings[u]
+        if not sl:
+            return np.zeros(n, dtype=np.int64)
+        g = group_keys(batch[sl[0]] if len(sl) == 1 else {c: batch[c] for c in sl}, n)
+        where = np.array([self.index[u].get(k, -1) for k in
+                          zip(*(k.tolist() for k in g.keys))], dtype=np.int64)
+        seg: np.ndarray = where[g.codes]
+        return seg
+
+    def _slice(self, u: int, j: int) -> dict[str, Any]:
+        sl, key = self.slicings[u], self.keys[u][j]
+        return {} if not sl else dict(zip(sl, key if isinstance(key, tuple) else (key,)))
+
+    def zeroed(self) -> SecondRead:
+        """A copy with its sums at zero (what the first read found shared): a
+        partition's."""
+        out = copy.copy(self)
+        out.cross = {k: np.zeros_like(v) for k, v in self.cross.items()}
+        return out
+
+    def summed(self, parts: Sequence[SecondRead]) -> SecondRead:
+        """A copy whose sums are those of ``parts`` (of other rows each) added."""
+        out = self.zeroed()
+        for p in parts:
+            for k, v in p.cross.items():
+                out.cross[k] += v
+        return out
+
+
+class AucPairing(SecondRead):
     """The paired DeLong intervals of each candidate's ROC AUC difference to the
     baseline's, whole table and every slice, from a second read of the label and score
     columns: the first read's exact ranking states give each distinct score's placement
@@ -2302,25 +2402,20 @@ class AucPairing:
     models' centred placements to its segment's sums (positives and negatives apart)."""
 
     def __init__(self, plan: Plan, baseline: str, candidates: list[_Model]) -> None:
+        super().__init__(plan, baseline, _RANKING_STATE)
         assert plan.sides is not None
         self.pos, self.baseline, self.candidates = plan.sides[1], baseline, candidates
         self.task_models = {m.name: m for m in plan.models}
-        # each model's score column (the binary task's positive column of probabilities)
-        self.score_of = {name: m.score if m.score is not None else m.probs[-1]
-                         for name, m in self.task_models.items()}
+        # the score column of the baseline, then of each candidate (the binary task's
+        # positive column of probabilities)
+        self.score_of = {m.name: m.score if m.score is not None else m.probs[-1]
+                         for m in (self.task_models[baseline], *candidates)}
         st = _RANKING_STATE
-        units: list[tuple[tuple[str, ...], list[Any]]] = [((), [None])]
-        units += [(sl, plan.grouped[(baseline, st, sl)].keys()) for sl in plan.slicings]
-        self.slicings = [sl for sl, _ in units]
-        # each slicing's key -> its segment (the order of the grouped accumulators' keys,
-        # which every model shares)
-        self.index = [{(k if isinstance(k, tuple) else (k,)): j for j, k in enumerate(keys)}
-                      for _, keys in units]
-        self.keys = [keys for _, keys in units]
         models = [self.task_models[baseline], *candidates]
         states = {(m.name, u): [plan.whole[(m.name, st)].state] if not sl else
                   [plan.grouped[(m.name, st, sl)][k].state for k in keys]
-                  for m in models for u, (sl, keys) in enumerate(units)}
+                  for m in models for u, (sl, keys) in enumerate(zip(self.slicings,
+                                                                     self.keys))}
         # 3 numbers a distinct score of a state (its score and two placements)
         size = sum(24 * s.thresholds.shape[0] for (_, u), got in states.items() if u
                    for s in got if s is not None)
@@ -2338,12 +2433,6 @@ class AucPairing:
         self.cross = {(c.name, u): np.zeros(2 * len(self.keys[u]))
                       for c in candidates for u in range(len(self.slicings))}
 
-    def columns(self, y_true: str) -> list[str]:
-        cols = [y_true, *(c for sl in self.slicings for c in sl)]
-        cols += [self.score_of[name] for name in (self.baseline,
-                                                  *(c.name for c in self.candidates))]
-        return list(dict.fromkeys(cols))
-
     def feed(self, batch: Mapping[str, Any], y_true: str) -> None:
         y = _values_of(batch[y_true])
         n = y.shape[0]
@@ -2351,14 +2440,8 @@ class AucPairing:
             return
         positive = y == self.pos
         flag = positive.astype(np.int64)
-        for u, sl in enumerate(self.slicings):
-            if not sl:
-                seg = np.zeros(n, dtype=np.int64)
-            else:
-                g = group_keys(batch[sl[0]] if len(sl) == 1 else {c: batch[c] for c in sl}, n)
-                where = np.array([self.index[u].get(k, -1) for k in
-                                  zip(*(k.tolist() for k in g.keys))], dtype=np.int64)
-                seg = where[g.codes]
+        for u in range(len(self.slicings)):
+            seg = self._segments(batch, u, n)
             base = self.placements[(self.baseline, u)].centred(
                 seg, np.asarray(batch[self.score_of[self.baseline]]), positive)
             at = 2 * seg + flag
@@ -2369,20 +2452,6 @@ class AucPairing:
                 mine *= base
                 self.cross[(c.name, u)] += np.bincount(at, weights=mine, minlength=size)
 
-    def zeroed(self) -> AucPairing:
-        """A copy with its sums at zero (the placements shared): a partition's."""
-        out = copy.copy(self)
-        out.cross = {k: np.zeros_like(v) for k, v in self.cross.items()}
-        return out
-
-    def summed(self, parts: Sequence[AucPairing]) -> AucPairing:
-        """A copy whose sums are those of ``parts`` (of other rows each) added."""
-        out = self.zeroed()
-        for p in parts:
-            for k, v in p.cross.items():
-                out.cross[k] += v
-        return out
-
     def intervals(self, level: float, min_size: int
                   ) -> dict[tuple[str, str, str], tuple[Any, Any]]:
         out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
@@ -2390,16 +2459,118 @@ class AucPairing:
             for u, sl in enumerate(self.slicings):
                 base, mine = self.placements[(self.baseline, u)], self.placements[(c.name, u)]
                 sums = self.cross[(c.name, u)]
-                for j, key in enumerate(self.keys[u]):
+                for j in range(len(self.keys[u])):
                     if sl and int(base.m[j] + base.n[j]) < min_size:
                         continue
                     got = paired_interval(base, mine, j, float(sums[2 * j + 1]),
                                           float(sums[2 * j]), level)
                     if got is not None:
-                        sd = {} if not sl else dict(zip(sl, key if isinstance(key, tuple)
-                                                         else (key,)))
-                        out[(c.name, "roc_auc", _slice_text(sd))] = got
+                        out[(c.name, "roc_auc", _slice_text(self._slice(u, j)))] = got
         return out
+
+
+class SpreadRatios(SecondRead):
+    """The delta method's intervals of R² (``1 - MSE / Var(y)``) and explained variance
+    (``1 - Var(e) / Var(y)``), whole table and every slice, and of each candidate's
+    differences to the baseline's. Each row's influence on a ratio (its first-order
+    effect, from the first read's means and spreads: for R², ``-(e**2 - MSE) / V + MSE
+    ((y - mean y)**2 - V) / V**2`` with ``V = Var(y)``; for explained variance the same
+    with the centred error) is computed in a second read of the target and prediction
+    columns, and its square summed per segment: the ratio's standard error is
+    ``sqrt(sum) / n``, a candidate's difference's that of each row's difference of the
+    two models' influences. Centred on the first read's means, the sums need no
+    cancelling of large terms."""
+
+    METRICS = ("r2", "explained_variance")
+
+    def __init__(self, plan: Plan, models: list[_Model], baseline: str | None) -> None:
+        st = _REGRESSION_STATE
+        super().__init__(plan, models[0].name, st)
+        self.models = models
+        self.baseline = baseline if baseline in {m.name for m in models} else None
+        self.score_of = {m.name: cast(str, m.score) for m in models}
+        # (model, unit) -> (n, MSE, mean y, Var y, mean e, Var e) of each segment
+        self.moments: dict[tuple[str, int], np.ndarray] = {}
+        for m in models:
+            for u, (sl, keys) in enumerate(zip(self.slicings, self.keys)):
+                got = [plan.whole[(m.name, st)].state] if not sl else \
+                    [plan.grouped[(m.name, st, sl)][k].state for k in keys]
+                v = np.stack([g.sums for g in got])
+                n = v[:, kernel_sums.N]
+                self.moments[(m.name, u)] = np.stack([
+                    n, v[:, kernel_sums.SQ] / n, v[:, kernel_sums.MEAN],
+                    v[:, kernel_sums.M2] / n, v[:, kernel_sums.MEANE],
+                    v[:, kernel_sums.M2E] / n])
+        # (model, unit) -> each segment's sums of squared influences: R², explained
+        # variance, then (a candidate's) those of their differences to the baseline's
+        self.cross = {(m.name, u): np.zeros(4 * len(self.keys[u]))
+                      for m in models for u in range(len(self.slicings))}
+
+    def feed(self, batch: Mapping[str, Any], y_true: str) -> None:
+        y = _float_column(batch[y_true])
+        n = y.shape[0]
+        if n == 0:
+            return
+        preds = {m.name: _float_column(batch[self.score_of[m.name]]) for m in self.models}
+        order = sorted(self.models, key=lambda m: m.name != self.baseline)  # baseline first
+        psi = {m.name: np.empty((2, n)) for m in order}
+        for u in range(len(self.slicings)):
+            seg = self._segments(batch, u, n)
+            for m in order:
+                has_base = self.baseline is not None and m.name != self.baseline
+                bad = kernel_sums.ratio_influences(
+                    seg, y, preds[m.name], self.moments[(m.name, u)], self.cross[(m.name, u)],
+                    psi[m.name], psi[cast(str, self.baseline)] if has_base else psi[m.name],
+                    has_base)
+                if bad >= 0:
+                    raise ValueError("a second read of the table found a slice the first "
+                                     "did not count: the table changed between the reads")
+
+    def _each(self, model: str, u: int, min_size: int, delta: bool
+              ) -> Iterator[tuple[str, str, float, float]]:
+        """``(metric, slice text, standard error, ratio)`` of each segment of unit ``u``
+        with two rows or more (``min_size`` or more for slices) and spread targets; the
+        standard error of the difference to the baseline with ``delta``."""
+        n, mse, _, var_y, _, var_e = self.moments[(model, u)]
+        sums = self.cross[(model, u)]
+        size = len(self.keys[u])
+        for j in range(size):
+            if n[j] < 2 or var_y[j] <= 0 or (self.slicings[u] and n[j] < min_size):
+                continue
+            text = _slice_text(self._slice(u, j))
+            for i, (metric, loss) in enumerate(zip(self.METRICS, (mse, var_e))):
+                at = (2 * delta + i) * size + j
+                yield (metric, text, math.sqrt(float(sums[at])) / float(n[j]),
+                       1.0 - float(loss[j]) / float(var_y[j]))
+
+    def standard_errors(self, min_size: int) -> dict[tuple[str, str, str], float]:
+        return {(m.name, metric, text): se
+                for m in self.models for u in range(len(self.slicings))
+                for metric, text, se, _ in self._each(m.name, u, min_size, False)}
+
+    def intervals(self, level: float, min_size: int
+                  ) -> dict[tuple[str, str, str], tuple[Any, Any]]:
+        out: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+        if self.baseline is None:
+            return out
+        z = NormalDist().inv_cdf(0.5 + level / 2)
+        for m in self.models:
+            if m.name == self.baseline:
+                continue
+            for u in range(len(self.slicings)):
+                base = {(metric, text): ratio for metric, text, _, ratio
+                        in self._each(self.baseline, u, min_size, False)}
+                for metric, text, se, ratio in self._each(m.name, u, min_size, True):
+                    if (metric, text) in base:
+                        d = ratio - base[(metric, text)]
+                        out[(m.name, metric, text)] = (d - z * se, d + z * se)
+        return out
+
+
+def _float_column(col: Any) -> np.ndarray:
+    """A column of numbers as float32 or float64 (the kernels' types; others converted)."""
+    a = _values_of(col)
+    return a if a.dtype in (np.float32, np.float64) else a.astype(np.float64)
 
 
 def _batch_or_none(s: _MetricSpec, state: Any, tables: np.ndarray, kw: dict[str, Any],
@@ -2562,22 +2733,23 @@ def _dask_plan(df: Any, template: Plan, needed: list[str], y_true: str | Sequenc
     return out
 
 
-def _partition_pairing(part: Any, template: AucPairing, y_true: str) -> AucPairing:
-    """One Dask partition's paired sums (on a worker), added to a copy of zeroed ones."""
-    pairing = template.zeroed()
+def _partition_second_read(part: Any, template: SecondRead, y_true: str) -> SecondRead:
+    """One Dask partition's second-read sums (on a worker), added to a copy of zeroed
+    ones."""
+    second = template.zeroed()
     if len(part):
-        pairing.feed({c: part[c] for c in template.columns(y_true)}, y_true)
-    return pairing
+        second.feed({c: part[c] for c in template.columns(y_true)}, y_true)
+    return second
 
 
-def _summed_pairings(*parts: AucPairing) -> AucPairing:
+def _summed_second_reads(*parts: SecondRead) -> SecondRead:
     return parts[0].summed(parts)
 
 
-def _dask_pairing(df: Any, template: AucPairing, y_true: str) -> AucPairing:
-    """The second read of a Dask frame: each partition's paired sums, added in a tree."""
-    out: AucPairing = _dask_tree(df, template.columns(y_true), _partition_pairing,
-                                 _summed_pairings, template, y_true)
+def _dask_second_read(df: Any, template: SecondRead, y_true: str) -> SecondRead:
+    """The second read of a Dask frame: each partition's sums, added in a tree."""
+    out: SecondRead = _dask_tree(df, template.columns(y_true), _partition_second_read,
+                                 _summed_second_reads, template, y_true)
     return out
 
 

@@ -640,27 +640,28 @@ class _PlanJob:
 
 
 @dataclass(frozen=True)
-class _PairingJob:
-    """An evaluation's second read (the paired sums of the ROC AUC differences): each
-    executor adds its rows to zeroed sums over the driver's placements."""
+class _SecondReadJob:
+    """An evaluation's second read (the paired sums of the ROC AUC differences, the
+    squared influences of R²...): each executor adds its rows to zeroed sums over what
+    the driver's first read found."""
 
-    pairing: _ev.AucPairing
+    second: _ev.SecondRead
     y_true: str
 
-    def new(self) -> _ev.AucPairing:
-        return self.pairing.zeroed()
+    def new(self) -> _ev.SecondRead:
+        return self.second.zeroed()
 
     def columns(self) -> list[str]:
-        return self.pairing.columns(self.y_true)
+        return self.second.columns(self.y_true)
 
-    def feed(self, pairing: _ev.AucPairing, rb: Any) -> None:
-        pairing.feed({c: _read(rb, c) for c in self.columns()}, self.y_true)
+    def feed(self, second: _ev.SecondRead, rb: Any) -> None:
+        second.feed({c: _read(rb, c) for c in self.columns()}, self.y_true)
 
-    def export(self, pairing: _ev.AucPairing) -> dict[str, Any]:
-        return {"cross": [[repr(k), v] for k, v in pairing.cross.items()]}
+    def export(self, second: _ev.SecondRead) -> dict[str, Any]:
+        return {"cross": [[repr(k), v] for k, v in second.cross.items()]}
 
-    def load(self, d: Mapping[str, Any]) -> _ev.AucPairing:
-        out = self.pairing.zeroed()
+    def load(self, d: Mapping[str, Any]) -> _ev.SecondRead:
+        out = self.second.zeroed()
         if [k for k, _ in d["cross"]] != [repr(k) for k in out.cross]:
             raise RuntimeError("an executor's sums differ from the driver's")
         for (key, _), (_, v) in zip(list(out.cross.items()), d["cross"]):
@@ -813,11 +814,12 @@ def _evaluate(df: Any, *, y_true: str | Sequence[str],
     plan = _ev.Plan.merge_all(plans) if plans else job.plan()
     # the groups in sorted key order, as one in-memory pass lists them
     plan.grouped = {k: _sorted_groups(g) for k, g in plan.grouped.items()}
-    # the paired ROC AUC differences read the labels and scores once more (as in memory)
-    pairing = plan.auc_pairing(job.baseline, job.ci, sample_weight)
-    if pairing is not None:
-        second = _PairingJob(pairing, cast(str, job.y_true))
-        plan.auc_pairs = pairing.summed([second.load(_loads(b)) for b in _run_job(df, second)])
+    # the paired ROC AUC differences and R²'s intervals read some columns once more (as
+    # in memory)
+    second = plan.second_read(job.baseline, job.ci, sample_weight)
+    if second is not None:
+        read = _SecondReadJob(second, cast(str, job.y_true))
+        plan.second = second.summed([read.load(_loads(b)) for b in _run_job(df, read)])
     return job.finish(plan, start)
 
 

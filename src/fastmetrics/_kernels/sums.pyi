@@ -76,3 +76,14 @@ def binned_abs_error(
     hi: np.ndarray,
     out: np.ndarray,
 ) -> None: ...
+
+def ratio_influences(
+    seg: np.ndarray,
+    y: np.ndarray,
+    p: np.ndarray,
+    moments: np.ndarray,
+    sums: np.ndarray,
+    psi: np.ndarray,
+    base: np.ndarray,
+    has_base: bool,
+) -> int: ...

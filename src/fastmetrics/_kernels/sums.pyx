@@ -477,3 +477,57 @@ def grouped_sums(const group_t[:] codes, int64_t n_groups, const double[:] y,
                 for g in range(n_groups):
                     _merge_into(&state[g, 0], &lanes[lane, g, 0])
     return bad
+
+
+def ratio_influences(const int64_t[:] seg, const yt_t[:] y, const yp_t[:] p,
+                     const double[:, ::1] moments, double[::1] sums, double[:, ::1] psi,
+                     const double[:, ::1] base, bint has_base):
+    """Each row's first-order effect (influence) on R² and on explained variance, written
+    to ``psi`` (shape (2, n)), their squares added to its segment's ``sums[s]`` (R²) and
+    ``sums[S + s]`` (explained variance); with ``has_base``, the squares of their
+    differences to ``base`` (another model's ``psi`` of the same rows) to ``sums[2S + s]``
+    and ``sums[3S + s]``.
+
+    ``moments`` (shape (6, S)) holds each segment's rows, mean squared error, mean and
+    spread (variance) of ``y``, mean and spread of the errors ``y - p``, from a first
+    read. With ``V`` the spread of ``y``: R²'s influence is ``-(e**2 - MSE) / V + MSE ((y -
+    mean y)**2 - V) / V**2``, explained variance's the same with ``(e - mean e)**2`` and
+    the errors' spread; 0 in a segment whose ``y`` does not spread (no ratio). Returns
+    the first row whose segment is outside ``[0, S)``, or -1 (nothing added from it on)."""
+    cdef Py_ssize_t n = y.shape[0], S = moments.shape[1], i, bad = -1
+    cdef double yv, e, d, spread, v, mse, ve, a, b
+    if p.shape[0] != n or seg.shape[0] != n or moments.shape[0] != 6 \
+            or sums.shape[0] != 4 * S or psi.shape[0] != 2 or psi.shape[1] != n \
+            or (has_base and (base.shape[0] != 2 or base.shape[1] != n)):
+        raise ValueError("ratio_influences: inconsistent shapes")
+    cdef int64_t s
+    with nogil:
+        for i in range(n):
+            s = seg[i]
+            if s < 0 or s >= S:
+                bad = i
+                break
+            v = moments[3, s]
+            if not v > 0.0:
+                psi[0, i] = 0.0
+                psi[1, i] = 0.0
+            else:
+                yv = <double>y[i]
+                e = yv - <double>p[i]
+                d = yv - moments[2, s]
+                spread = d * d - v
+                mse = moments[1, s]
+                ve = moments[5, s]
+                a = (mse * spread / v - (e * e - mse)) / v
+                d = e - moments[4, s]
+                b = (ve * spread / v - (d * d - ve)) / v
+                psi[0, i] = a
+                psi[1, i] = b
+                sums[s] += a * a
+                sums[S + s] += b * b
+            if has_base:
+                a = psi[0, i] - base[0, i]
+                b = psi[1, i] - base[1, i]
+                sums[2 * S + s] += a * a
+                sums[3 * S + s] += b * b
+    return bad
