@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fastmetrics.streaming import GroupedAccumulator
@@ -22,13 +22,19 @@ def make(kind):
         GroupedAccumulator(kind)
 
 
-def chunk_data(kind, rng, n, n_groups, weighted, labels=2):
+def chunk_data(kind, rng, n, n_groups, weighted, labels=2, every_label=True):
+    """A chunk of ``n`` rows; with ``every_label`` (and ``n >= labels``) every label shows
+    in each column, so that its label layout is the stack's (a chunk of other labels leaves
+    the stack)."""
     g = rng.integers(0, n_groups, n)
-    y = rng.integers(0, labels, n)
+    if every_label:
+        y, p, q = (rng.permutation(np.resize(np.arange(labels), n)) for _ in range(3))
+    else:
+        y, p, q = (rng.integers(0, labels, n) for _ in range(3))
     if kind == "confusion":
-        cols = (y, rng.integers(0, labels, n))
+        cols = (y, p)
     elif kind == "paired":
-        cols = (y, rng.integers(0, labels, n), rng.integers(0, labels, n))
+        cols = (y, p, q)
     elif kind in ("calibration", "proba"):
         cols = (y, np.round(rng.random(n), 3))
     else:
@@ -84,19 +90,24 @@ def check(acc, want, same=same_state):
 
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(FAMILIES), st.booleans(), st.integers(1, 6), st.integers(1, 40),
-       st.integers(0, 2**32 - 1))
+       st.booleans(), st.integers(0, 2**32 - 1))
+# (its second chunk is one row of label 1: another layout)
+@example(kind="confusion", weighted=False, n_chunks=2, n_groups=2, every_label=False, seed=200)
 def test_stacked_groups_are_their_chunks_merged_as_they_came(kind, weighted, n_chunks,
-                                                              n_groups, seed):
+                                                              n_groups, every_label, seed):
     weighted = weighted and kind in WEIGHTED
     rng = np.random.default_rng(seed)
-    # chunks of varying sizes bring new groups and leave some out
-    chunks = [chunk_data(kind, rng, int(rng.integers(1, 200)),
-                         int(rng.integers(1, n_groups + 1)), weighted)
+    # chunks of varying sizes bring new groups and leave some out; some may lack a label
+    # (a small chunk of one label has another layout: it leaves the stack, still right)
+    chunks = [chunk_data(kind, rng, int(rng.integers(2 if every_label else 1, 200)),
+                         int(rng.integers(1, n_groups + 1)), weighted,
+                         every_label=every_label)
               for _ in range(n_chunks)]
     acc = make(kind)
     for i, (cols, g, w) in enumerate(chunks):
         acc.update(*cols, groups=g, sample_weight=w)
-        assert acc._stack is not None  # (every chunk went to the stack)
+        if every_label:
+            assert acc._stack is not None  # (every chunk went to the stack)
         if i == 1:  # a read between chunks changes nothing
             check(acc, merged_on_arrival(kind, chunks[:2]))
     check(acc, merged_on_arrival(kind, chunks))
