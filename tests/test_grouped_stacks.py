@@ -268,3 +268,46 @@ def test_a_chunk_too_large_for_a_table_after_a_stacked_one():
     assert sum(acc[k].n_samples for k in acc.keys()) == 8000
     for key in list(got)[:20]:
         assert got[key] == pytest.approx(np.mean(y[g == key] == p[g == key]))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.int8, bool])
+def test_contingency_groups_from_one_count_are_each_groups_own_state(dtype):
+    from fastmetrics._states.contingency import ContingencyState, grouped_states
+
+    rng = np.random.default_rng(5)
+    n, k = 4_000, 40
+    g = rng.integers(0, k, n)
+    a = rng.integers(0, 7, n).astype(dtype)
+    b = rng.integers(0, 5, n).astype(dtype)
+    states = grouped_states(g, k, a, b)
+    assert states is not None and len(states) == k
+    for key, state in enumerate(states):
+        same_state(state, ContingencyState.from_arrays(a[g == key], b[g == key]))
+    # the accumulator takes them, chunk by chunk, and agrees with scikit-learn per group
+    acc = GroupedAccumulator("contingency")
+    for s in range(0, n, 1_500):
+        acc.update(a[s:s + 1_500], b[s:s + 1_500], groups=g[s:s + 1_500])
+    got = acc.metric("adjusted_rand_score")
+    import sklearn.metrics as skm
+
+    for key in range(k):
+        assert got[key] == pytest.approx(skm.adjusted_rand_score(a[g == key], b[g == key]),
+                                         rel=1e-12, abs=1e-15)
+
+
+def test_contingency_groups_fall_back_where_one_count_does_not_apply():
+    from fastmetrics._states.contingency import ContingencyState, grouped_states
+
+    g = np.array([0, 0, 1, 1])
+    with pytest.warns(UserWarning, match="continuous"):  # (scikit-learn's, as one-shot)
+        floats = grouped_states(g, 2, np.array([1.5, 2.0, 1.5, 3.0]), np.array([0, 1, 0, 1]))
+    assert floats is None
+    assert grouped_states(g, 2, np.array([1, 2, 1, 3], dtype=np.int32),
+                          np.array([0, 1, 0, 1], dtype=np.int64)) is None  # two dtypes
+    assert grouped_states(g, 3, np.array([1, 2, 1, 3]), np.array([0, 1, 0, 1])) is None
+    wide, pred = np.array([0, 10**12, 1, 3]), np.array([0, 1, 0, 1])
+    for key, state in enumerate(grouped_states(g, 2, wide, pred)):  # encoded: the same
+        same_state(state, ContingencyState.from_arrays(wide[g == key], pred[g == key]))
+    acc = GroupedAccumulator("contingency").update(["x", "y", "x", "z"], [0, 1, 0, 1],
+                                                   groups=g)  # text: each group's own state
+    assert acc.metric("adjusted_rand_score") == {0: 1.0, 1: 1.0}

@@ -3227,7 +3227,8 @@ class GroupedAccumulator:
         its rows alone give), in key order. The confusion family counts a G x K x K table;
         the calibration family's binary bins add into G x bins sums; the regression and
         log loss sums add into G rows of sums; the exact ranking family validates the
-        chunk once and sorts each group's run into its state. None where they do not
+        chunk once and sorts each group's run into its state; the contingency family's
+        integer labels are counted into the confusion family's G x K x K table. None where they do not
         apply (settings, weights or 2-D labels for the confusion table, too many cells, a
         key without rows; labels whose positive class a group could read otherwise for
         the bins)."""
@@ -3239,6 +3240,10 @@ class GroupedAccumulator:
             if w is not None or len(cols) != 3 or any(np.ndim(c) != 1 for c in cols):
                 return None  # (the family's refusals are its accumulator's)
             return paired.grouped_stack(keys.codes, keys.n_groups, *cols)
+        if self.kind == "contingency":
+            if w is not None or len(cols) != 2 or any(np.ndim(c) != 1 for c in cols):
+                return None
+            return contingency.grouped_states(keys.codes, keys.n_groups, *cols)
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
                 or any(np.ndim(c) != 1 for c in cols)):
             return None

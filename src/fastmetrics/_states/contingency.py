@@ -69,6 +69,7 @@ __all__ = [
     "completeness",
     "expected_mutual_info",
     "fowlkes_mallows",
+    "grouped_states",
     "homogeneity",
     "homogeneity_completeness_v",
     "matrix",
@@ -123,6 +124,61 @@ def check_clusterings(labels_true: ArrayLike, labels_pred: ArrayLike, *, warn: b
     if at.shape[0] != ap.shape[0]:
         raise inconsistent_lengths(labels_true=at.shape[0], labels_pred=ap.shape[0])
     return at, ap
+
+
+def grouped_states(codes: np.ndarray, n_groups: int, labels_true: ArrayLike,
+                   labels_pred: ArrayLike) -> list[ContingencyState] | None:
+    """Each group's state from one counting pass over every row (the confusion family's
+    grouped kernel fills a G x K x K table of the chunk's labels; group g's non-zero
+    cells are its state's), or None where that pass does not apply and each group's
+    state is built from its rows: labels that are not integers (or booleans) of one
+    dtype, a range or a table past the dense bounds, a group without rows.
+
+    Parameters
+    ----------
+    codes : ndarray of integers (n_samples,)
+        Each row's group, in ``range(n_groups)``.
+    n_groups : int
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        As :meth:`ContingencyState.from_arrays` takes them (checked alike).
+
+    Returns
+    -------
+    states : list of ContingencyState or None
+        Group g's at position g: equal to :meth:`ContingencyState.from_arrays` of its rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped_states(np.array([0, 0, 1]), 2, [1, 2, 2], [5, 5, 7])
+    >>> [(s.true_values.tolist(), s.pred_values.tolist(), s.n_samples) for s in states]
+    [([1, 2], [5], 2), ([2], [7], 1)]
+    """
+    from .grouped import GroupedConfusionState
+
+    at, ap = check_clusterings(labels_true, labels_pred)
+    vt, vp = _int_view(at), _int_view(ap)
+    if at.shape[0] == 0 or vt.dtype != vp.dtype or vt.dtype.char not in INT_CHARS:
+        return None
+    try:
+        table = GroupedConfusionState.from_arrays(vt, vp, codes, n_groups=n_groups)
+    except ValueError as exc:
+        if "too many" in str(exc):  # a dense table would not fit
+            return None
+        raise
+    if table.groups.shape[0] != n_groups or table.labels.shape[0] > DENSE_MAX_RANGE:
+        return None
+    values = table.labels
+    states = []
+    for cm in table.table:
+        in_true, in_pred = cm.any(axis=1), cm.any(axis=0)
+        sub = cm[np.ix_(in_true, in_pred)]
+        r, c = np.nonzero(sub)
+        states.append(ContingencyState(values[in_true].astype(at.dtype),
+                                       values[in_pred].astype(ap.dtype), r.astype(np.int64),
+                                       c.astype(np.int64), sub[r, c].astype(np.int64),
+                                       int(sub.sum())))
+    return states
 
 
 def _int_view(a: np.ndarray) -> np.ndarray:
