@@ -140,3 +140,27 @@ def test_bucketed_lookup_is_the_plain_bisection(kind):
     np.testing.assert_array_equal(fast.centred(seg, s, y == 1), plain.centred(seg, s, y == 1))
     with pytest.raises(ValueError, match="did not count"):
         fast.centred(seg[:1], np.array([np.nextafter(s.max(), 3.0)]), np.array([True]))
+
+
+def test_slices_of_one_class_have_no_auc_and_leave_the_others_alone():
+    # a slice of negatives only, one of positives only and one of a single row: no ROC AUC
+    # there, so no placements; the second read must pass their rows by, not refuse them
+    rng = np.random.default_rng(11)
+    n = 4_000
+    y = rng.integers(0, 2, n)
+    g = rng.integers(0, 3, n)
+    y[g == 1] = 0
+    y[g == 2] = 1
+    g[0] = 3
+    d = pd.DataFrame({"y": y, "new": np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1),
+                      "old": rng.random(n), "g": g})
+    kw = dict(y_true="y", models={"new": "new", "old": "old"}, by="g", ci=0.95,
+              baseline="old", metrics=["roc_auc"])
+    ev = fm.evaluate(d, **kw)
+    deltas = {r["slice"].get("g"): r for r in ev.rows if r["metric"] == "roc_auc:delta"}
+    assert {k for k, r in deltas.items() if r["ci_low"] is not None} == {None, 0}
+    # slice 0's interval is the one it gets alone
+    alone = fm.evaluate(d[d.g == 0], **kw)
+    want = next(r for r in alone.rows if r["metric"] == "roc_auc:delta" and r["slice"])
+    assert (deltas[0]["ci_low"], deltas[0]["ci_high"]) == pytest.approx(
+        (want["ci_low"], want["ci_high"]), rel=1e-12)

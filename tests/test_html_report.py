@@ -366,12 +366,14 @@ def test_evaluation_page_in_headless_chromium(tmp_path):
         "a script outside the policy ran without a word"
     # 2. a click on the value header sorts the rows by value (a copy with a clicking probe,
     #    the policy naming both scripts' hashes)
+    # (then three clicks on the first column: up, down, up again)
     click = ("<script>window.addEventListener('load',function(){"
-             "var h=document.querySelectorAll('#values th')[4];h.click();"
-             "var v=Array.from(document.querySelectorAll('#values tbody tr')).map("
-             "function(r){return r.cells[4].textContent});"
+             "var h=document.querySelectorAll('#values th');h[4].click();"
+             "var col=function(i){return Array.from(document.querySelectorAll("
+             "'#values tbody tr')).map(function(r){return r.cells[i].textContent})};"
+             "var v=col(4),m=[];for(var k=0;k<3;k++){h[0].click();m.push(col(0)[0])}"
              "document.body.insertAdjacentHTML('beforeend','<pre id=\"pro'+'be\">'+v.join(';')"
-             "+'</pre>')});</script>")
+             "+'|'+m.join(';')+'</pre>')});</script>")
     digest = base64.b64encode(hashlib.sha256(click[8:-9].encode()).digest()).decode()
     probe = tmp_path / "probe.html"
     probe.write_text(page.replace("script-src ", f"script-src 'sha256-{digest}' ")
@@ -379,5 +381,44 @@ def test_evaluation_page_in_headless_chromium(tmp_path):
     dom = _browse(exe, probe.as_uri(), "--dump-dom")
     found = re.search(r'<pre id="probe">([^<]*)</pre>', dom.stdout)
     assert found, dom.stderr[-2000:]
-    values = [float(v) for v in found.group(1).split(";")]
+    sorted_values, firsts = found.group(1).split("|")
+    values = [float(v) for v in sorted_values.split(";")]
     assert len(values) > 20 and values == sorted(values)
+    assert firsts.split(";") == ["new", "old", "new"]
+
+
+def test_evaluation_page_draws_any_model_name(monkeypatch):
+    # "$" would start matplotlib's mathtext (a parse error), a leading "_" hides a label
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 500)
+    names = {"a$\\frac{1}$b": "s1", "_hidden": "s2"}
+    ev = fm.evaluate({"y": y, "s1": rng.random(500), "s2": rng.random(500)}, y_true="y",
+                     models=names)
+    page = ev.to_html()
+    assert len(IMG_RE.findall(page)) == 3
+    from fastmetrics._page import curve_sections
+    import matplotlib.figure
+
+    texts = []
+    real = matplotlib.figure.Figure.savefig
+
+    def keep(fig, *a, **k):  # each figure's legend, as it is saved
+        texts.append([t.get_text() for t in fig.axes[0].get_legend().get_texts()])
+        return real(fig, *a, **k)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
+    curve_sections(ev.curves)
+    assert len(texts) == 3 and all(t == ["a\\$\\frac{1}\\$b", "_hidden"] for t in texts), texts
+
+
+def test_curve_points_of_a_binned_state_with_empty_top_bins():
+    from fastmetrics._states.ranking import curve_points
+    from fastmetrics.states import RankingState
+
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 300)
+    st = RankingState.from_arrays(y, rng.random(300) * 0.5, edges=np.linspace(0, 1, 11))
+    fpr, tpr, recall, precision = curve_points(st)
+    assert np.isfinite(precision).all() and np.isfinite(recall).all()
+    assert recall[-1] == 1 and precision[-1] == pytest.approx(y.mean())
+    assert fpr[-1] == tpr[-1] == 1

@@ -49,8 +49,8 @@ footer { margin-top: 3em; color: #888; font-size: 0.85em; }
 SORT_SCRIPT = (
     "document.querySelectorAll('table.sortable').forEach(function(t){"
     "t.tHead.querySelectorAll('th').forEach(function(h,i){h.addEventListener('click',"
-    "function(){var b=t.tBodies[0],r=Array.from(b.rows),d=t.dataset.col==i?-1:1;"
-    "t.dataset.col=d==1?i:'';r.sort(function(x,y){var a=x.cells[i].textContent,"
+    "function(){var b=t.tBodies[0],r=Array.from(b.rows),d=t.dataset.col===String(i)?-1:1;"
+    "t.dataset.col=d==1?String(i):'';r.sort(function(x,y){var a=x.cells[i].textContent,"
     "c=y.cells[i].textContent,p=parseFloat(a),q=parseFloat(c);"
     "return d*((isNaN(p)||isNaN(q))?a.localeCompare(c):p-q)});"
     "r.forEach(function(x){b.appendChild(x)})})})});")
@@ -130,20 +130,24 @@ def curve_sections(curves: Mapping[str, Mapping[str, tuple[Any, ...]]],
         fig, ax = new_figure(5.5, 4.8)
         if kind != "pr":  # chance (ROC), perfect calibration (reliability)
             ax.plot([0, 1], [0, 1], linestyle="--", color="#999", linewidth=1)
+        lines, labels = [], []
         for model, c in curves.items():
             if kind not in c:
                 continue
             x, y = c[kind][0], c[kind][1]
             extra = (legends or {}).get((model, kind))
-            label = model if not extra else f"{model} ({extra})"
-            ax.plot(x, y, marker="o" if kind == "reliability" else None, markersize=4,
-                    label=label)
+            lines += ax.plot(x, y, marker="o" if kind == "reliability" else None,
+                             markersize=4)
+            # a name as written: "$" would start mathtext, and a leading "_" hides a label
+            # matplotlib collects itself (these are handed over)
+            labels.append((model if not extra else f"{model} ({extra})").replace("$", r"\$"))
         ax.set_xlim(-0.01, 1.01)
         ax.set_ylim(-0.01, 1.01)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(title)
-        ax.legend(loc="lower right" if kind != "pr" else "lower left", fontsize="small")
+        ax.legend(lines, labels, loc="lower right" if kind != "pr" else "lower left",
+                  fontsize="small")
         caption = {"roc": "Whole table; the dashed diagonal is chance.",
                    "pr": "Whole table.",
                    "reliability": "Whole table, equal-width bins; the dashed diagonal is "

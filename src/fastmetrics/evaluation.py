@@ -928,7 +928,7 @@ class Evaluation:
                 legends[(r["model"], kind)] = f"{name} {r['value']:.4f}"
         parts += curve_sections(self.curves, legends)
         cols = ["model", "slicing", "slice", "metric", "value", "ci_low", "ci_high", "n"]
-        table = ['<section id="values"><h2>Values</h2><table class="sortable" id="values">'
+        table = ['<section id="values"><h2>Values</h2><table class="sortable">'
                  "<thead><tr>" + "".join(f"<th>{c}</th>" for c in cols)
                  + "</tr></thead><tbody>"]
         for i, r in enumerate(rows):
@@ -2439,16 +2439,21 @@ class AucPairing(SecondRead):
         if n == 0:
             return
         positive = y == self.pos
-        flag = positive.astype(np.int64)
+        scores = {name: np.asarray(batch[col]) for name, col in self.score_of.items()}
         for u in range(len(self.slicings)):
             seg = self._segments(batch, u, n)
+            # a slice of one class has no AUC, so no placements: its rows add nothing (a
+            # slice the first read did not see stays, for the lookup to refuse)
+            has = np.diff(self.placements[(self.baseline, u)].offsets) > 0
+            keep = (seg < 0) | has[np.maximum(seg, 0)]
+            rows: Any = slice(None) if keep.all() else np.flatnonzero(keep)
+            seg_u, pos_u = seg[rows], positive[rows]
             base = self.placements[(self.baseline, u)].centred(
-                seg, np.asarray(batch[self.score_of[self.baseline]]), positive)
-            at = 2 * seg + flag
+                seg_u, scores[self.baseline][rows], pos_u)
+            at = 2 * seg_u + pos_u
             size = 2 * len(self.keys[u])
             for c in self.candidates:
-                mine = self.placements[(c.name, u)].centred(
-                    seg, np.asarray(batch[self.score_of[c.name]]), positive)
+                mine = self.placements[(c.name, u)].centred(seg_u, scores[c.name][rows], pos_u)
                 mine *= base
                 self.cross[(c.name, u)] += np.bincount(at, weights=mine, minlength=size)
 

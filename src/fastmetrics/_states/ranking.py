@@ -1215,8 +1215,10 @@ def curve_points(state: RankingState, pos_label: Any = None, points: int = 1000
     """``(fpr, tpr, recall, precision)`` at no more than about ``points`` of the state's
     thresholds, evenly spaced in their order (the last included): exact vertices of the
     ROC and precision-recall curves, enough to draw them, from sums over blocks of
-    thresholds (no array as long as the state's is made). ROC starts at (0, 0). None
-    without both classes (``pos_label`` positive; None: the greater class).
+    thresholds (no array as long as the state's is made). ROC starts at (0, 0);
+    precision-recall leaves out points where nothing is called positive yet (empty top
+    bins of a binned state). None without both classes (``pos_label`` positive; None: the
+    greater class).
 
     Examples
     --------
@@ -1239,7 +1241,8 @@ def curve_points(state: RankingState, pos_label: Any = None, points: int = 1000
         return None
     fpr = np.concatenate([[0.0], fp / total_n])
     tpr = np.concatenate([[0.0], tp / total_p])
-    return fpr, tpr, tp / total_p, tp / (tp + fp)
+    called = tp + fp > 0  # (binned: empty top bins call nothing, precision undefined)
+    return fpr, tpr, tp[called] / total_p, tp[called] / (tp + fp)[called]
 
 
 def auc_value(st: Any) -> float:
