@@ -97,9 +97,10 @@ def _calibration_data(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.
     return y, np.clip(0.5 + (y - 0.5) * 0.4 + rng.normal(0, 0.15, n), 0, 1)
 
 
-def test_ece_replicates_agree_with_the_bootstrap_of_the_rows():
+@pytest.mark.parametrize("n", [400, 5_000])  # cells under 30 rows (Poisson), most over
+def test_ece_replicates_agree_with_the_bootstrap_of_the_rows(n):
     rng = np.random.default_rng(3)
-    y, p = _calibration_data(rng, 5_000)
+    y, p = _calibration_data(rng, n)
     st = CalibrationState.from_arrays(y, p, n_bins=10)
     ours = np.percentile(ece_replicates(st, np.random.default_rng(1), 2_000), [2.5, 97.5])
     rows = []
