@@ -102,7 +102,8 @@ def test_ece_replicates_agree_with_the_bootstrap_of_the_rows(n):
     rng = np.random.default_rng(3)
     y, p = _calibration_data(rng, n)
     st = CalibrationState.from_arrays(y, p, n_bins=10)
-    ours = np.percentile(ece_replicates(st, np.random.default_rng(1), 2_000), [2.5, 97.5])
+    ours = np.percentile(ece_replicates([st], np.random.default_rng(1), 2_000)[0],
+                         [2.5, 97.5])
     rows = []
     for _ in range(1_000):
         i = rng.integers(0, y.shape[0], y.shape[0])
@@ -117,7 +118,7 @@ def test_ece_replicates_keep_the_bins_and_their_counts():
     rng = np.random.default_rng(4)
     y, p = _calibration_data(rng, 300)
     st = CalibrationState.from_arrays(y, p, n_bins=5)
-    v = ece_replicates(st, np.random.default_rng(0), 50)
+    v = ece_replicates([st], np.random.default_rng(0), 50)[0]
     assert v.shape == (50,) and (v >= 0).all() and (v <= 1).all()
     # one resample drawing every row once is the state itself: the value is ECE's
     s = st.sums
@@ -125,9 +126,16 @@ def test_ece_replicates_keep_the_bins_and_their_counts():
     assert np.abs(s[:, 2] - s[:, 4] * conf).sum() / s[:, 4].sum() == pytest.approx(
         fm.expected_calibration_error(y, p, n_bins=5), rel=1e-12)
     top = CalibrationState.from_arrays(y, np.stack([1 - p, p], axis=1), n_bins=5)
-    assert ece_replicates(top, np.random.default_rng(0), 5).shape == (5,)
     weighted = CalibrationState.from_arrays(y, p, n_bins=5, sample_weight=rng.random(300))
-    assert ece_replicates(weighted, np.random.default_rng(0), 5) is None
+    other = CalibrationState.from_arrays(y, p, n_bins=7)
+    many = ece_replicates([st, weighted, top, other], np.random.default_rng(0), 5)
+    assert many.shape == (4, 5) and np.isnan(many[1]).all()  # weighted: none
+    assert not np.isnan(many[[0, 2, 3]]).any()  # (of 5 and of 7 bins, drawn apart)
+    # several slices at once draw each its own law: their spreads follow their sizes
+    small, big = (CalibrationState.from_arrays(*_calibration_data(rng, k), n_bins=5)
+                  for k in (200, 20_000))
+    spread = ece_replicates([small, big], np.random.default_rng(1), 2_000).std(axis=1)
+    assert spread[0] > 5 * spread[1]
 
 
 def test_evaluate_gives_each_slice_its_state_intervals():

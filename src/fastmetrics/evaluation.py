@@ -2029,7 +2029,7 @@ class Plan:
                     if r["metric"] in bounds:
                         r["ci_low"], r["ci_high"] = bounds[r["metric"]]
             if ci is not None:
-                self._state_intervals(model, out, accs, ci, n_boot, rng)
+                self._state_intervals(model, out, accs, ci)
                 for r in out:
                     loss = accs.get((_LOSS, r["metric"]))
                     got = None if loss is None or loss.state is None else \
@@ -2040,6 +2040,8 @@ class Plan:
             assert ci is not None
             self._cell_intervals(model, [per_slice[j] for j in resample],
                                  [slice_accs[j][cm].state for j in resample], ci, n_boot, rng)
+        if ci is not None:
+            self._ece_intervals(model, per_slice, slice_accs, ci, n_boot, rng)
         rows = []
         for sdict, accs, out in zip(sdicts, slice_accs, per_slice):
             rows += out
@@ -2047,13 +2049,11 @@ class Plan:
         return rows
 
     def _state_intervals(self, model: str, rows: list[dict[str, Any]],
-                         accs: Mapping[Any, Accumulator], ci: float, n_boot: int,
-                         rng: np.random.Generator) -> None:
+                         accs: Mapping[Any, Accumulator], ci: float) -> None:
         """The intervals of a slice's metrics that their own states give (filled in
         ``rows``): average precision's logit interval from the positives' count, the
-        expected calibration error's percentiles over ``n_boot`` Poisson resamples of its
-        bins' cells, the median absolute error's order statistics; and R²'s and explained
-        variance's normal ones from the second read's standard errors. Unweighted only."""
+        median absolute error's order statistics; and R²'s and explained variance's
+        normal ones from the second read's standard errors. Unweighted only."""
         for s, r in zip(self.specs[model], rows):
             if _isnan(r["value"]):
                 continue
@@ -2064,11 +2064,6 @@ class Plan:
             if s.name == "average_precision":
                 pos = self.sides[1] if self.sides is not None else None
                 got = ap_interval(state, r["value"], pos, ci)
-            elif s.name == "ece":
-                values = ece_replicates(state, rng, n_boot)
-                if values is not None:
-                    lo, hi = _percentile(values, ci)
-                    got = None if lo is None or hi is None else (lo, hi)
             elif s.name == "median_absolute_error":
                 got = median_error_interval(state, ci)
             elif s.name in SpreadRatios.METRICS:
@@ -2078,6 +2073,26 @@ class Plan:
                     got = (r["value"] - half, r["value"] + half)
             if got is not None:
                 r["ci_low"], r["ci_high"] = got
+
+    def _ece_intervals(self, model: str, rows: list[list[dict[str, Any]]],
+                       slice_accs: Sequence[Mapping[Any, Accumulator]], ci: float,
+                       n_boot: int, rng: np.random.Generator) -> None:
+        """The expected calibration error's percentile intervals of several slices (their
+        rows, filled in place), over ``n_boot`` Poisson resamples of each slice's bins'
+        cells, every slice drawn at once (unweighted states only)."""
+        at = [i for i, s in enumerate(self.specs[model]) if s.name == "ece"]
+        if not at:
+            return
+        i = at[0]
+        key = self.specs[model][i].state
+        found = [(j, accs[key].state) for j, accs in enumerate(slice_accs)
+                 if accs[key].state is not None and not _isnan(rows[j][i]["value"])]
+        if not found:
+            return
+        values = ece_replicates([st for _, st in found], rng, n_boot)
+        for (j, _), (lo, hi) in zip(found, _percentiles(values, ci)):
+            if lo is not None:
+                rows[j][i]["ci_low"], rows[j][i]["ci_high"] = lo, hi
 
     @staticmethod
     def _profile_intervals(rows: list[dict[str, Any]], state: Any, ci: float, n_boot: int,
