@@ -311,3 +311,36 @@ def test_contingency_groups_fall_back_where_one_count_does_not_apply():
     acc = GroupedAccumulator("contingency").update(["x", "y", "x", "z"], [0, 1, 0, 1],
                                                    groups=g)  # text: each group's own state
     assert acc.metric("adjusted_rand_score") == {0: 1.0, 1: 1.0}
+
+
+def test_pinball_groups_from_one_pass_are_each_groups_own_state():
+    from fastmetrics._states.pinball import PinballState, grouped_states
+
+    rng = np.random.default_rng(8)
+    n, k = 5_000, 30
+    g = rng.integers(0, k, n)
+    y = rng.normal(size=n)
+    p = (y + rng.normal(size=n)).astype(np.float32)  # (float32 read as it is)
+    states = grouped_states(g, k, y, p, None)
+    for key, state in enumerate(states):
+        want = PinballState.from_arrays(y[g == key], p[g == key])
+        close_state(state, want)
+        assert state.sums[3] == want.sums[3] == (g == key).sum()  # counts exactly
+    # the accumulator takes them chunk by chunk; scikit-learn's loss per group, any alpha
+    import sklearn.metrics as skm
+
+    acc = GroupedAccumulator("pinball")
+    for s in range(0, n, 1_700):
+        acc.update(y[s:s + 1_700], p[s:s + 1_700], groups=g[s:s + 1_700])
+    got = acc.metric("mean_pinball_loss", alpha=0.2)
+    for key in range(k):
+        assert got[key] == pytest.approx(
+            skm.mean_pinball_loss(y[g == key], p[g == key], alpha=0.2), rel=1e-12)
+    # where one pass does not apply: weights, a key without rows, two outputs
+    assert grouped_states(g, k, y, p, np.ones(n)) is None
+    assert grouped_states(g, k + 1, y, p, None) is None
+    assert grouped_states(g, k, np.stack([y, y], 1), np.stack([p, p], 1), None) is None
+    bad = y.copy()
+    bad[7] = np.inf
+    with pytest.raises(ValueError, match="infinity|too large|non-finite"):
+        grouped_states(g, k, bad, p, None)

@@ -54,7 +54,7 @@ import numpy as np
 
 from . import _docstrings, _table
 from ._states import bins as calibration
-from ._states import confusion, contingency, paired, proba, ranking, sketch, sums
+from ._states import confusion, contingency, paired, pinball, proba, ranking, sketch, sums
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
@@ -3228,7 +3228,8 @@ class GroupedAccumulator:
         the calibration family's binary bins add into G x bins sums; the regression and
         log loss sums add into G rows of sums; the exact ranking family validates the
         chunk once and sorts each group's run into its state; the contingency family's
-        integer labels are counted into the confusion family's G x K x K table. None where they do not
+        integer labels are counted into the confusion family's G x K x K table; the
+        pinball sums (unweighted) add into G rows. None where they do not
         apply (settings, weights or 2-D labels for the confusion table, too many cells, a
         key without rows; labels whose positive class a group could read otherwise for
         the bins)."""
@@ -3244,6 +3245,10 @@ class GroupedAccumulator:
             if w is not None or len(cols) != 2 or any(np.ndim(c) != 1 for c in cols):
                 return None
             return contingency.grouped_states(keys.codes, keys.n_groups, *cols)
+        if self.kind == "pinball":
+            if len(cols) != 2 or any(np.ndim(c) != 1 for c in cols):
+                return None
+            return pinball.grouped_states(keys.codes, keys.n_groups, cols[0], cols[1], w)
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
                 or any(np.ndim(c) != 1 for c in cols)):
             return None

@@ -4,7 +4,8 @@ Real argument types: ``y`` is ``const yt_t[:]``, ``p`` ``const yp_t[:]`` (each f
 float64, independently, any stride, a stride of 0 included), ``w`` ``const weight_t[:]``
 (float32 or float64; ignored unless ``has_w``), ``state`` ``double[::1]`` of length 4 (for
 ``sums2d``: ``y`` / ``p`` of shape (n, m), any strides, and ``state`` ``double[:, ::1]`` of
-shape (m, 4)).
+shape (m, 4)). ``grouped_sums`` reads ``codes`` as ``const group_t[:]`` (any integer
+dtype) and fills ``state`` ``double[:, ::1]`` of shape (n_groups, 4).
 """
 
 import numpy as np
@@ -35,3 +36,5 @@ def sums2d(
     state: np.ndarray,
     n_threads: int = 1,
 ) -> None: ...
+
+def grouped_sums(codes: np.ndarray, y: np.ndarray, p: np.ndarray, state: np.ndarray) -> int: ...

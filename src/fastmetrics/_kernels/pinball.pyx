@@ -16,7 +16,8 @@ Inputs are never checked element by element here: a NaN or infinity makes ``UNDE
 ``W`` for weights) non-finite, and the Python layer then looks for the culprit.
 """
 
-from .common cimport weight_t, yp_t, yt_t, _lane_start
+from libc.stdint cimport int64_t
+from .common cimport group_t, weight_t, yp_t, yt_t, _lane_start
 from cython.parallel cimport prange
 
 import numpy as np
@@ -141,3 +142,33 @@ def sums2d(const yt_t[:, :] y, const yp_t[:, :] p, const weight_t[:] w, bint has
         for lane in range(n_lanes):
             for j in range(m):
                 _add(&state[j, 0], &lanes[lane, j, 0])
+
+
+def grouped_sums(const group_t[:] codes, const yt_t[:] y, const yp_t[:] p,
+                 double[:, ::1] state):
+    """Add each row's unweighted sums into its group's row of ``state`` (shape (n_groups,
+    N_STATE), zeroed by the caller): row ``g`` gets what :func:`sums` gives for the rows
+    whose code is ``g``, to rounding (added row by row, where :func:`sums` adds blocks).
+    One pass, no ordering of the rows by group. Returns the first row whose code is outside
+    ``[0, n_groups)``, or -1 (nothing added from it on)."""
+    cdef Py_ssize_t n = y.shape[0], i, bad = -1
+    cdef int64_t g, G = state.shape[0]
+    cdef double e, a
+    cdef double* row
+    if p.shape[0] != n or codes.shape[0] != n or state.shape[1] != N_STATE:
+        raise ValueError("pinball.grouped_sums: inconsistent shapes")
+    with nogil:
+        for i in range(n):
+            g = <int64_t>codes[i]  # a uint64 code past int64 wraps negative: refused too
+            if g < 0 or g >= G:
+                bad = i
+                break
+            e = <double>y[i] - <double>p[i]
+            # a NaN residual fails the test: 0 - NaN carries it into UNDER, as in sums
+            a = e if e >= 0.0 else 0.0
+            row = &state[g, 0]
+            row[W] += 1.0
+            row[OVER] += a
+            row[UNDER] += a - e
+            row[N] += 1.0
+    return bad

@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 
     from .._typing import ArrayLike, MultiOutput
 
-__all__ = ["PinballState", "check_alpha", "check_pinball_multioutput", "d2_score", "loss",
-           "quantiles"]
+__all__ = ["PinballState", "check_alpha", "check_pinball_multioutput", "d2_score",
+           "grouped_states", "loss", "quantiles"]
 
 _NO_WEIGHTS = np.empty(0)
 _ALLOWED = ("raw_values", "uniform_average")
@@ -187,6 +187,51 @@ class PinballState(base.OutputSums):
     def __repr__(self) -> str:
         outputs = f", n_outputs={self.n_outputs}" if self.sums.ndim == 2 else ""
         return f"PinballState(n_samples={self.n_samples}{outputs}, weighted={self.weighted})"
+
+
+def grouped_states(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: ArrayLike,
+                   sample_weight: ArrayLike | None) -> list[PinballState] | None:
+    """Each group's state from one pass over every row (each row's sums added into its
+    group's: no ordering of the rows by group), or None where that pass does not apply and
+    each group's state is built from its rows: weights, several outputs, a group without
+    rows. Checked as :meth:`PinballState.from_arrays` checks (lengths, NaN, infinity).
+
+    Parameters
+    ----------
+    codes : ndarray of integers (n_samples,)
+        Each row's group, in ``range(n_groups)``.
+    n_groups : int
+    y_true, y_pred : array-like of shape (n_samples,)
+    sample_weight : array-like or None
+
+    Returns
+    -------
+    states : list of PinballState or None
+        Group g's at position g: its counts those of :meth:`PinballState.from_arrays` of
+        its rows, its sums to rounding (added row by row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped_states(np.array([0, 1, 0]), 2, [1.0, 2.0, 3.0], [2.0, 2.0, 1.0],
+    ...                         None)
+    >>> [s.sums.tolist() for s in states]
+    [[2.0, 2.0, 1.0, 2.0], [1.0, 0.0, 0.0, 1.0]]
+    """
+    if sample_weight is not None:
+        return None
+    yt, yp, _ = targets(y_true, y_pred, None)
+    if yt.ndim != 1 or yp.ndim != 1 or codes.shape[0] != yt.shape[0]:
+        return None
+    s = np.zeros((n_groups, kernel.N_STATE))
+    bad = kernel.grouped_sums(codes, yt, yp, s)
+    if bad >= 0:
+        raise ValueError(f"group code {codes[bad]} at row {bad} is outside [0, {n_groups})")
+    if not np.isfinite(s[:, kernel.UNDER]).all():  # NaN or infinity somewhere
+        nonfinite_input(yt, yp, None)
+    if not s[:, kernel.N].all():
+        return None
+    return [PinballState(row.copy(), False) for row in s]
 
 
 def _pass(yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None, n_threads: int | None,
