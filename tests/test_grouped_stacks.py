@@ -344,3 +344,38 @@ def test_pinball_groups_from_one_pass_are_each_groups_own_state():
     bad[7] = np.inf
     with pytest.raises(ValueError, match="infinity|too large|non-finite"):
         grouped_states(g, k, bad, p, None)
+
+
+def test_squared_log_groups_from_one_pass_are_each_groups_own_state():
+    from fastmetrics._states.deviance import SquaredLogState, grouped_squared_log
+
+    rng = np.random.default_rng(9)
+    n, k = 5_000, 30
+    g = rng.integers(0, k, n)
+    y = rng.gamma(2.0, 1.0, n)
+    p = (y * rng.uniform(0.7, 1.3, n)).astype(np.float32)
+    y[:5] = -1.5  # values <= -1 are counted, as the one-shot pass counts them
+    states = grouped_squared_log(g, k, y, p, None)
+    for key, state in enumerate(states):
+        want = SquaredLogState.from_arrays(y[g == key], p[g == key])
+        close_state(state, want)
+    import sklearn.metrics as skm
+
+    ok = y > -1  # scikit-learn refuses values <= -1; so do the groups that hold them
+    acc = GroupedAccumulator("squared_log")
+    for s in range(0, n, 1_700):
+        acc.update(y[ok][s:s + 1_700], p[ok][s:s + 1_700], groups=g[ok][s:s + 1_700])
+    got = acc.metric("mean_squared_log_error")
+    for key in range(k):
+        rows = g[ok] == key
+        assert got[key] == pytest.approx(
+            skm.mean_squared_log_error(y[ok][rows], p[ok][rows]), rel=1e-12)
+    with pytest.raises(ValueError, match="less than or equal to -1|-1"):
+        GroupedAccumulator("squared_log").update(y, p, groups=g).metric(
+            "mean_squared_log_error")
+    assert grouped_squared_log(g, k, y, p, np.ones(n)) is None
+    assert grouped_squared_log(g, k + 1, y, p, None) is None
+    bad = y.copy()
+    bad[9] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        grouped_squared_log(g, k, bad, p, None)

@@ -54,7 +54,8 @@ import numpy as np
 
 from . import _docstrings, _table
 from ._states import bins as calibration
-from ._states import confusion, contingency, paired, pinball, proba, ranking, sketch, sums
+from ._states import (confusion, contingency, deviance, paired, pinball, proba, ranking,
+                      sketch, sums)
 from ._states.base import FORMAT as STATE_FORMAT, State, StateError
 from ._states.bins import CalibrationBins, CalibrationState, CalibrationSummary
 from ._states.confusion import ConfusionState, PairCounts
@@ -3229,7 +3230,7 @@ class GroupedAccumulator:
         log loss sums add into G rows of sums; the exact ranking family validates the
         chunk once and sorts each group's run into its state; the contingency family's
         integer labels are counted into the confusion family's G x K x K table; the
-        pinball sums (unweighted) add into G rows. None where they do not
+        pinball and squared log sums (unweighted) add into G rows. None where they do not
         apply (settings, weights or 2-D labels for the confusion table, too many cells, a
         key without rows; labels whose positive class a group could read otherwise for
         the bins)."""
@@ -3249,6 +3250,11 @@ class GroupedAccumulator:
             if len(cols) != 2 or any(np.ndim(c) != 1 for c in cols):
                 return None
             return pinball.grouped_states(keys.codes, keys.n_groups, cols[0], cols[1], w)
+        if self.kind == "squared_log":
+            if len(cols) != 2 or any(np.ndim(c) != 1 for c in cols):
+                return None
+            return deviance.grouped_squared_log(keys.codes, keys.n_groups, cols[0], cols[1],
+                                                w)
         if (self.kind != "confusion" or w is not None or self._config or len(cols) != 2
                 or any(np.ndim(c) != 1 for c in cols)):
             return None

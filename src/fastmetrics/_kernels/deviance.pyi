@@ -4,7 +4,9 @@ Real argument types: ``y`` is ``const yt_t[:]``, ``p`` ``const yp_t[:]``, ``w``
 ``const weight_t[:]`` (each float32 or float64, independently; ``w`` ignored unless
 ``has_w``), ``state`` / ``a`` ``double[::1]`` of length 10, ``b`` ``const double[::1]``; for
 ``squared_log``: ``y`` / ``p`` ``const yt_t[:, :]`` / ``const yp_t[:, :]`` of shape (n, m),
-any strides, and ``state`` ``double[:, ::1]`` of shape (m, 10).
+any strides, and ``state`` ``double[:, ::1]`` of shape (m, 10); ``grouped_squared_log``
+reads ``codes`` as ``const group_t[:]`` (any integer dtype), ``y`` / ``p`` 1-D, and fills
+``state`` ``double[:, ::1]`` of shape (n_groups, 10).
 """
 
 import numpy as np
@@ -51,3 +53,9 @@ def squared_log(
 ) -> None: ...
 def unit(power: float, y: float, mu: float) -> float: ...
 def merge(a: np.ndarray, b: np.ndarray, power: float) -> None: ...
+def grouped_squared_log(
+    codes: np.ndarray,
+    y: np.ndarray,
+    p: np.ndarray,
+    state: np.ndarray,
+) -> int: ...

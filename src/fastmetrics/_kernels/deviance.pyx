@@ -31,7 +31,8 @@ double element by element.
 """
 
 from libc.math cimport NAN, fabs, log, log1p, pow
-from .common cimport weight_t, yp_t, yt_t, _lane_start
+from libc.stdint cimport int64_t
+from .common cimport group_t, weight_t, yp_t, yt_t, _lane_start
 from cython.parallel cimport prange
 
 import numpy as np
@@ -377,3 +378,35 @@ def merge(double[::1] a, const double[::1] b, double power):
     if a.shape[0] < N_STATE or b.shape[0] < N_STATE:
         raise ValueError("merge: states must have N_STATE values")
     _merge_into(&a[0], &b[0], form_of(power), power)
+
+
+def grouped_squared_log(const group_t[:] codes, const yt_t[:] y, const yp_t[:] p,
+                        double[:, ::1] state):
+    """Add each row's unweighted squared log error into its group's row of ``state``
+    (shape (n_groups, N_STATE), zeroed by the caller): row ``g`` gets what
+    :func:`squared_log` gives for the rows whose code is ``g`` (its weight, count and values
+    <= -1 exactly, its sum to rounding: added row by row). One pass, no ordering of the rows
+    by group. Returns the first row whose code is outside ``[0, n_groups)``, or -1 (nothing
+    added from it on)."""
+    cdef Py_ssize_t n = y.shape[0], i, bad = -1
+    cdef int64_t g, G = state.shape[0]
+    cdef double yv, pv, e
+    cdef double* row
+    if p.shape[0] != n or codes.shape[0] != n or state.shape[1] < N_STATE:
+        raise ValueError("grouped_squared_log: inconsistent shapes")
+    with nogil:
+        for i in range(n):
+            g = <int64_t>codes[i]  # a uint64 code past int64 wraps negative: refused too
+            if g < 0 or g >= G:
+                bad = i
+                break
+            yv = <double>y[i]
+            pv = <double>p[i]
+            row = &state[g, 0]
+            if yv <= -1.0 or pv <= -1.0:
+                row[BAD] += 1.0
+            e = log1p(yv) - log1p(pv)
+            row[DEV] += e * e
+            row[W] += 1.0
+            row[N] += 1.0
+    return bad

@@ -50,7 +50,8 @@ from .._kernels import deviance as kernel
 from .._threads import threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
-from .sums import average, check_multioutput, n_outputs, nonfinite_input, out, targets
+from .sums import (average, check_multioutput, grouped_rows, n_outputs, nonfinite_input,
+                   out, targets)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -63,6 +64,7 @@ __all__ = [
     "check_power",
     "d2_tweedie",
     "gamma_deviance",
+    "grouped_squared_log",
     "msle",
     "poisson_deviance",
     "rmsle",
@@ -520,6 +522,46 @@ class SquaredLogState(base.OutputSums):
             raise base.StateError("unweighted, the weight total is the count and the "
                                   "squared errors are non-negative")
         return cls(s, weighted)
+
+
+def grouped_squared_log(codes: np.ndarray, n_groups: int, y_true: ArrayLike,
+                        y_pred: ArrayLike, sample_weight: ArrayLike | None
+                        ) -> list[SquaredLogState] | None:
+    """Each group's squared log state from one pass over every row (each row's error added
+    into its group's sums: no ordering of the rows by group), or None where that pass does
+    not apply and each group's state is built from its rows: weights, several outputs, a
+    group without rows. Checked as :meth:`SquaredLogState.from_arrays` checks.
+
+    Parameters
+    ----------
+    codes : ndarray of integers (n_samples,)
+        Each row's group, in ``range(n_groups)``.
+    n_groups : int
+    y_true, y_pred : array-like of shape (n_samples,)
+    sample_weight : array-like or None
+
+    Returns
+    -------
+    states : list of SquaredLogState or None
+        Group g's at position g: its counts (rows, values <= -1) those of
+        :meth:`SquaredLogState.from_arrays` of its rows, its sum to rounding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> states = grouped_squared_log(np.array([0, 1, 0]), 2, [3.0, 5.0, 1.0],
+    ...                              [3.0, 4.0, 1.0], None)
+    >>> [s.n_samples for s in states]
+    [2, 1]
+    """
+    if sample_weight is not None:
+        return None
+    yt, yp, _ = _pair(y_true, y_pred, None, False)
+    if yt.ndim != 1 or yp.ndim != 1 or codes.shape[0] != yt.shape[0]:
+        return None
+    s = grouped_rows(codes, n_groups, yt, yp, kernel.N_STATE, kernel.grouped_squared_log,
+                     kernel.DEV, kernel.N)
+    return None if s is None else [SquaredLogState(row.copy(), False) for row in s]
 
 
 def _per_output(state: SquaredLogState, multioutput: MultiOutput, root: bool,

@@ -33,8 +33,8 @@ from .._kernels import select as selection
 from .._threads import threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base
-from .sums import (average, check_multioutput, explained_fractions, n_outputs, nonfinite_input,
-                   out, targets)
+from .sums import (average, check_multioutput, explained_fractions, grouped_rows, n_outputs,
+                   nonfinite_input, out, targets)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -223,15 +223,9 @@ def grouped_states(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: 
     yt, yp, _ = targets(y_true, y_pred, None)
     if yt.ndim != 1 or yp.ndim != 1 or codes.shape[0] != yt.shape[0]:
         return None
-    s = np.zeros((n_groups, kernel.N_STATE))
-    bad = kernel.grouped_sums(codes, yt, yp, s)
-    if bad >= 0:
-        raise ValueError(f"group code {codes[bad]} at row {bad} is outside [0, {n_groups})")
-    if not np.isfinite(s[:, kernel.UNDER]).all():  # NaN or infinity somewhere
-        nonfinite_input(yt, yp, None)
-    if not s[:, kernel.N].all():
-        return None
-    return [PinballState(row.copy(), False) for row in s]
+    s = grouped_rows(codes, n_groups, yt, yp, kernel.N_STATE, kernel.grouped_sums,
+                     kernel.UNDER, kernel.N)
+    return None if s is None else [PinballState(row.copy(), False) for row in s]
 
 
 def _pass(yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None, n_threads: int | None,

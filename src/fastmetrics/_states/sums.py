@@ -69,6 +69,7 @@ __all__ = [
     "check_multioutput",
     "error_intervals",
     "error_mean_interval",
+    "grouped_rows",
     "median_error_interval",
     "explained_fractions",
     "grouped",
@@ -364,6 +365,33 @@ def grouped_stack(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: A
         return None
     return RegressionStack((out,), (ALL_FLAGS, delta, w is not None),
                            out[:, kernel.N].astype(np.int64))
+
+
+def grouped_rows(codes: np.ndarray, n_groups: int, yt: np.ndarray, yp: np.ndarray,
+                 n_state: int, fill: Any, finite: int, count: int) -> np.ndarray | None:
+    """The (n_groups, n_state) sums that a grouped kernel ``fill(codes, yt, yp, out)``
+    adds each row of validated 1-D targets into (returning the first row of a bad code, or
+    -1), or None where a group has no rows (its caller builds each group's state then). A
+    code outside ``range(n_groups)`` raises, and so does NaN or infinity in the targets, as
+    the one-shot pass names it (``finite``: the slot they make non-finite; ``count``: the
+    slot of the rows).
+
+    Examples
+    --------
+    >>> from fastmetrics._kernels import pinball
+    >>> s = grouped_rows(np.array([0, 1, 0]), 2, np.array([1.0, 2.0, 3.0]),
+    ...                  np.array([2.0, 2.0, 1.0]), pinball.N_STATE, pinball.grouped_sums,
+    ...                  pinball.UNDER, pinball.N)
+    >>> s[:, pinball.N].tolist()
+    [2.0, 1.0]
+    """
+    s = np.zeros((n_groups, n_state))
+    bad = fill(codes, yt, yp, s)
+    if bad >= 0:
+        raise ValueError(f"group code {codes[bad]} at row {bad} is outside [0, {n_groups})")
+    if not np.isfinite(s[:, finite]).all():  # NaN or infinity somewhere
+        nonfinite_input(yt, yp, None)
+    return s if s[:, count].all() else None
 
 
 def abs_errors(yt: np.ndarray, yp: np.ndarray, w: np.ndarray | None) -> np.ndarray:
