@@ -527,24 +527,10 @@ class SquaredLogState(base.OutputSums):
 def grouped_squared_log(codes: np.ndarray, n_groups: int, y_true: ArrayLike,
                         y_pred: ArrayLike, sample_weight: ArrayLike | None
                         ) -> list[SquaredLogState] | None:
-    """Each group's squared log state from one pass over every row (each row's error added
-    into its group's sums: no ordering of the rows by group), or None where that pass does
-    not apply and each group's state is built from its rows: weights, several outputs, a
-    group without rows. Checked as :meth:`SquaredLogState.from_arrays` checks.
-
-    Parameters
-    ----------
-    codes : ndarray of integers (n_samples,)
-        Each row's group, in ``range(n_groups)``.
-    n_groups : int
-    y_true, y_pred : array-like of shape (n_samples,)
-    sample_weight : array-like or None
-
-    Returns
-    -------
-    states : list of SquaredLogState or None
-        Group g's at position g: its counts (rows, values <= -1) those of
-        :meth:`SquaredLogState.from_arrays` of its rows, its sum to rounding.
+    """Each group's squared log state (its counts of rows and of values <= -1 those of
+    :meth:`SquaredLogState.from_arrays` of its rows, its sum to rounding) from one pass over
+    every row, or None where that pass does not apply
+    (:func:`~fastmetrics._states.sums.grouped_rows`).
 
     Examples
     --------
@@ -554,13 +540,8 @@ def grouped_squared_log(codes: np.ndarray, n_groups: int, y_true: ArrayLike,
     >>> [s.n_samples for s in states]
     [2, 1]
     """
-    if sample_weight is not None:
-        return None
-    yt, yp, _ = _pair(y_true, y_pred, None, False)
-    if yt.ndim != 1 or yp.ndim != 1 or codes.shape[0] != yt.shape[0]:
-        return None
-    s = grouped_rows(codes, n_groups, yt, yp, kernel.N_STATE, kernel.grouped_squared_log,
-                     kernel.DEV, kernel.N)
+    s = grouped_rows(codes, n_groups, y_true, y_pred, sample_weight, kernel.N_STATE,
+                     kernel.grouped_squared_log, kernel.DEV, kernel.N)
     return None if s is None else [SquaredLogState(row.copy(), False) for row in s]
 
 

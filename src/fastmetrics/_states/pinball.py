@@ -191,24 +191,9 @@ class PinballState(base.OutputSums):
 
 def grouped_states(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: ArrayLike,
                    sample_weight: ArrayLike | None) -> list[PinballState] | None:
-    """Each group's state from one pass over every row (each row's sums added into its
-    group's: no ordering of the rows by group), or None where that pass does not apply and
-    each group's state is built from its rows: weights, several outputs, a group without
-    rows. Checked as :meth:`PinballState.from_arrays` checks (lengths, NaN, infinity).
-
-    Parameters
-    ----------
-    codes : ndarray of integers (n_samples,)
-        Each row's group, in ``range(n_groups)``.
-    n_groups : int
-    y_true, y_pred : array-like of shape (n_samples,)
-    sample_weight : array-like or None
-
-    Returns
-    -------
-    states : list of PinballState or None
-        Group g's at position g: its counts those of :meth:`PinballState.from_arrays` of
-        its rows, its sums to rounding (added row by row).
+    """Each group's state (its counts those of :meth:`PinballState.from_arrays` of its
+    rows, its sums to rounding) from one pass over every row, or None where that pass does
+    not apply (:func:`~fastmetrics._states.sums.grouped_rows`).
 
     Examples
     --------
@@ -218,13 +203,8 @@ def grouped_states(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: 
     >>> [s.sums.tolist() for s in states]
     [[2.0, 2.0, 1.0, 2.0], [1.0, 0.0, 0.0, 1.0]]
     """
-    if sample_weight is not None:
-        return None
-    yt, yp, _ = targets(y_true, y_pred, None)
-    if yt.ndim != 1 or yp.ndim != 1 or codes.shape[0] != yt.shape[0]:
-        return None
-    s = grouped_rows(codes, n_groups, yt, yp, kernel.N_STATE, kernel.grouped_sums,
-                     kernel.UNDER, kernel.N)
+    s = grouped_rows(codes, n_groups, y_true, y_pred, sample_weight, kernel.N_STATE,
+                     kernel.grouped_sums, kernel.UNDER, kernel.N)
     return None if s is None else [PinballState(row.copy(), False) for row in s]
 
 

@@ -367,24 +367,30 @@ def grouped_stack(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: A
                            out[:, kernel.N].astype(np.int64))
 
 
-def grouped_rows(codes: np.ndarray, n_groups: int, yt: np.ndarray, yp: np.ndarray,
-                 n_state: int, fill: Any, finite: int, count: int) -> np.ndarray | None:
+def grouped_rows(codes: np.ndarray, n_groups: int, y_true: ArrayLike, y_pred: ArrayLike,
+                 sample_weight: ArrayLike | None, n_state: int, fill: Any, finite: int,
+                 count: int) -> np.ndarray | None:
     """The (n_groups, n_state) sums that a grouped kernel ``fill(codes, yt, yp, out)``
-    adds each row of validated 1-D targets into (returning the first row of a bad code, or
-    -1), or None where a group has no rows (its caller builds each group's state then). A
-    code outside ``range(n_groups)`` raises, and so does NaN or infinity in the targets, as
-    the one-shot pass names it (``finite``: the slot they make non-finite; ``count``: the
-    slot of the rows).
+    (returning the first row of a bad code, or -1) adds each row of the targets into,
+    checked as the one-shot pass checks them; None where that pass does not apply and the
+    caller builds each group's state from its rows: weights, several outputs, a group
+    without rows. A code outside ``range(n_groups)`` raises, and so does NaN or infinity
+    in the targets, named as the one-shot pass names it (``finite``: the slot they make
+    non-finite; ``count``: the slot of the rows).
 
     Examples
     --------
     >>> from fastmetrics._kernels import pinball
-    >>> s = grouped_rows(np.array([0, 1, 0]), 2, np.array([1.0, 2.0, 3.0]),
-    ...                  np.array([2.0, 2.0, 1.0]), pinball.N_STATE, pinball.grouped_sums,
-    ...                  pinball.UNDER, pinball.N)
+    >>> s = grouped_rows(np.array([0, 1, 0]), 2, [1.0, 2.0, 3.0], [2.0, 2.0, 1.0], None,
+    ...                  pinball.N_STATE, pinball.grouped_sums, pinball.UNDER, pinball.N)
     >>> s[:, pinball.N].tolist()
     [2.0, 1.0]
     """
+    if sample_weight is not None:
+        return None
+    yt, yp, _ = targets(y_true, y_pred, None)
+    if yt.ndim != 1 or yp.ndim != 1 or codes.shape[0] != yt.shape[0]:
+        return None
     s = np.zeros((n_groups, n_state))
     bad = fill(codes, yt, yp, s)
     if bad >= 0:
