@@ -459,8 +459,11 @@ def test_parquet_in_small_batches(frames, task, tmp_path):
     calls = []
     ev = fm.evaluate(_as("parquet", df, tmp_path), y_true="y", models=models, by=SLICINGS,
                      batch_rows=777, baseline="old", progress=lambda d, t: calls.append((d, t)))
-    assert len(calls) == math.ceil(N / 777)
-    assert calls[-1] == (N, N) and [d for d, _ in calls] == sorted(d for d, _ in calls)
+    # batches of at most 777 rows (text columns, read dictionary-encoded, end a batch at a
+    # row group's end too)
+    steps = np.diff([0, *(d for d, _ in calls)])
+    assert len(calls) >= math.ceil(N / 777) and steps.min() > 0 and steps.max() <= 777
+    assert calls[-1] == (N, N)
     assert_matches(ev, cached_reference(frames, task))
     late = [r for r in ev.rows if r["slice"].get("seg") == "late"]
     assert late and all(r["n"] in (LATE, *range(1, LATE)) for r in late)
@@ -487,7 +490,10 @@ def test_csv_read_in_batches_of_batch_rows(frames, tmp_path):
                      progress=lambda d, t: calls.append(d))
     assert_matches(ev, reference(df, "binary", {"model": "good"}, by=["seg"]))
     assert calls[-1] == len(df)
-    assert len(calls) == math.ceil(len(df) / 777)
+    # batches of at most 777 rows (one may end early where pyarrow's block of bytes ends)
+    steps = np.diff([0, *calls])
+    assert math.ceil(len(df) / 777) <= len(calls) <= math.ceil(len(df) / 777) + 2
+    assert steps.min() > 0 and steps.max() <= 777
 
 
 def test_parquet_categorical_slices_in_batches(tmp_path):

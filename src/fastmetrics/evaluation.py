@@ -63,6 +63,7 @@ from . import _table
 from ._kernels import sums as kernel_sums
 from ._inputs import group_keys
 from ._queries import query_scores
+from ._typed_files import FileTable
 from ._states.bins import binned, ece_replicates
 from ._states.delong import Placements, paired_interval
 from ._states.prf import prfs_batch
@@ -273,18 +274,19 @@ def _slicings(by: Any) -> list[tuple[str, ...]]:
 
 
 class _Table:
-    """The data as batches of named columns (numpy arrays, or arrow arrays for text)."""
+    """The data as batches of named columns (numpy arrays, or arrow arrays for text); a
+    file through :class:`~fastmetrics._typed_files.FileTable` (the command line's reader)."""
 
     def __init__(self, data: Any, batch_rows: int) -> None:
         self.data = data
         self.batch_rows = batch_rows
-        self.path: str | None = None
+        self.file: FileTable | None = None
         self.names: list[str]
         self.rows: int | None = None
         self.dask = _is_dask_frame(data)
         if isinstance(data, (str, os.PathLike)):
-            self.path = os.fspath(data)
-            self._open_path()
+            self.file = FileTable(data, batch_rows)
+            self.names, self.rows = self.file.names, self.file.rows
         elif self.dask:
             self.names = [str(c) for c in data.columns]
         elif isinstance(data, Mapping):
@@ -297,53 +299,27 @@ class _Table:
             self.names = [str(c) for c in (data.column_names if mod == "pyarrow"
                                             else data.columns)]
 
-    def _open_path(self) -> None:
-        assert self.path is not None
-        if not os.path.exists(self.path):
-            raise ValueError(f"no such file: {self.path}")
-        low = self.path.lower()
-        if low.endswith((".parquet", ".pq")):
-            import pyarrow.parquet as pq
-
-            self.kind = "parquet"
-            pf = pq.ParquetFile(self.path)
-            self.names = list(pf.schema_arrow.names)
-            self.rows = pf.metadata.num_rows
-            pf.close()
-        elif low.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz", ".csv.bz2", ".csv.zst")):
-            import pyarrow.csv as pcsv
-
-            self.kind = "csv"
-            self.delimiter = "\t" if ".tsv" in low else ","
-            reader = pcsv.open_csv(self.path, parse_options=pcsv.ParseOptions(
-                delimiter=self.delimiter))
-            self.names = list(reader.schema.names)
-            reader.close()
-        else:
-            raise ValueError(f"cannot tell the format of {self.path}: use .parquet or .csv/.tsv")
+    def settle(self, labels: Sequence[str], together: Sequence[str]) -> None:
+        """A CSV file's column types, decided over the whole file: ``labels`` (columns that
+        may hold text), of which ``together`` (the true and predicted labels) are all text
+        when one of them is (as scikit-learn compares them)."""
+        if self.file is None or not self.file.csv:
+            return
+        self.file.settle(labels)
+        if any(self.file.typing.get(c) == "text" for c in together):
+            for c in together:
+                self.file.typing[c] = "text"
 
     def kind_of(self, c: str) -> str:
         """The numpy dtype kind of column ``c`` ('f' floats, 'i'/'u' integers, 'b' bools,
         'O' anything else), from the schema where there is one (no read)."""
         d = self.data
-        if self.path is not None or type(d).__module__.partition(".")[0] == "pyarrow":
+        if self.file is not None:
+            return self.file.kind_of(c)
+        if type(d).__module__.partition(".")[0] == "pyarrow":
             import pyarrow as pa
 
-            if self.path is None:
-                t = d.schema.field(c).type
-            elif self.kind == "parquet":
-                import pyarrow.parquet as pq
-
-                pf = pq.ParquetFile(self.path)
-                t = pf.schema_arrow.field(c).type
-                pf.close()
-            else:
-                import pyarrow.csv as pcsv
-
-                reader = pcsv.open_csv(self.path, parse_options=pcsv.ParseOptions(
-                    delimiter=self.delimiter))
-                t = reader.schema.field(c).type
-                reader.close()
+            t = d.schema.field(c).type
             if pa.types.is_floating(t):
                 return "f"
             if pa.types.is_integer(t):
@@ -367,32 +343,10 @@ class _Table:
 
     def batches(self, columns: Sequence[str]) -> Iterator[dict[str, Any]]:
         cols = list(dict.fromkeys(columns))
-        if self.path is None:
-            yield {c: self._column(c) for c in cols}
+        if self.file is not None:
+            yield from self.file.batches(cols)
             return
-        if self.kind == "parquet":
-            import pyarrow.parquet as pq
-
-            pf = pq.ParquetFile(self.path)
-            try:
-                for rb in pf.iter_batches(batch_size=self.batch_rows, columns=cols):
-                    yield {c: _arrow_column(rb.column(c), c) for c in cols}
-            finally:
-                pf.close()
-            return
-        import pyarrow.csv as pcsv
-
-        reader = pcsv.open_csv(
-            self.path, read_options=pcsv.ReadOptions(block_size=1 << 24),
-            parse_options=pcsv.ParseOptions(delimiter=self.delimiter),
-            convert_options=pcsv.ConvertOptions(include_columns=cols))
-        try:
-            for block in reader:  # blocks of bytes, cut into batches of batch_rows rows
-                for start in range(0, block.num_rows, self.batch_rows):
-                    rb = block.slice(start, self.batch_rows)
-                    yield {c: _arrow_column(rb.column(c), c) for c in cols}
-        finally:
-            reader.close()
+        yield {c: self._column(c) for c in cols}
 
     def _column(self, c: str) -> Any:
         d = self.data
@@ -1042,8 +996,10 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
     ----------
     data : pandas/polars/pyarrow table, dict of arrays, Dask dataframe, or path
         The predictions table; a ``.parquet`` or ``.csv``/``.tsv`` (optionally ``.gz``,
-        ``.bz2``, ``.zst``) path is read in batches of ``batch_rows`` rows (bounded memory);
-        a Dask dataframe's partitions are evaluated where they live and merged.
+        ``.bz2``, ``.zst``) path is read in batches of ``batch_rows`` rows (bounded memory),
+        a ``.npy`` or ``.npz`` one whole, by the command line's reader (a CSV column's type
+        decided over the whole file: numbers where every value is one, else text); a Dask
+        dataframe's partitions are evaluated where they live and merged.
     y_true : str or list of str
         The true column (labels, or targets for regression); the multilabel task's 0/1
         columns, one per label (a list of two or more).
@@ -1165,6 +1121,14 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
               min_slice_size=min_slice_size, threshold=threshold, random_state=random_state,
               query=query)
     table.check(job.needed)
+    # a CSV file's columns that may hold labels or keys are typed over the whole file
+    # first (the scores and probabilities are numbers)
+    true_cols = [y_true] if isinstance(y_true, str) else list(y_true)
+    preds = [m.pred for m in job.models if m.pred is not None]
+    scores = [m.score for m in job.models if m.score is not None and not m.probs]
+    table.settle([*true_cols, *preds, *scores, *(c for s in job.slicings for c in s),
+                  *([] if query is None else [query])],
+                 together=[*true_cols, *preds] if isinstance(y_true, str) else [])
 
     # the classes (and the task, when not given) from the true column: in memory it is at
     # hand; a file's label column is read once more, alone; a Dask frame's distinct labels
@@ -1441,18 +1405,7 @@ def _as_arrow(data: Any) -> Any:
     import pyarrow as pa
 
     if isinstance(data, (str, os.PathLike)):
-        path = os.fspath(data)
-        if not os.path.exists(path):
-            raise ValueError(f"no such file: {path}")
-        low = path.lower()
-        if low.endswith((".parquet", ".pq")):
-            import pyarrow.parquet as pq
-
-            return pq.read_table(path)
-        import pyarrow.csv as pcsv
-
-        return pcsv.read_csv(path, parse_options=pcsv.ParseOptions(
-            delimiter="\t" if ".tsv" in low else ","))
+        return pa.table(FileTable(data, 1 << 20).whole())
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, Mapping):

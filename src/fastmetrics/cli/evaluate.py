@@ -53,7 +53,8 @@ def add_parser(sub: Any) -> None:
         "difference to a baseline model, and pass/fail gates (exit 1 when one fails).",
     )
     e.add_argument("file", metavar="FILE", nargs="+", help="predictions: .parquet, .csv or "
-                   ".tsv (optionally .gz, .bz2, .zst); several files are joined on --id")
+                   ".tsv (optionally .gz, .bz2, .zst), .npy or .npz; several files are "
+                   "joined on --id")
     e.add_argument("--true", dest="true", required=True, type=columns,
                    metavar="COL[,COL...]", help="the true labels (or targets); several "
                    "0/1 columns, one per label: the multilabel task")

@@ -30,6 +30,7 @@ import csv
 import gzip
 import io
 import os
+import re
 import sys
 import zipfile
 import zlib
@@ -81,7 +82,20 @@ def have_pyarrow() -> bool:
 
 class Reread(Exception):
     """pyarrow met something the csv module reads, or reports, its own way: read the file
-    again with the csv module (raised by :class:`ArrowCsvSource`, caught by the report)."""
+    again with the csv module (raised by :class:`ArrowCsvSource`, caught by the report).
+
+    ``column``: the column whose value pyarrow could not convert to the type it was asked
+    for (a text in a column read as numbers), when that was the cause; else None.
+
+    Examples
+    --------
+    >>> Reread("p_1").column, Reread().column
+    ('p_1', None)
+    """
+
+    def __init__(self, column: str | None = None) -> None:
+        super().__init__(column)
+        self.column = column
 
 
 CSV_EXTS = (".csv", ".tsv", ".txt", "")
@@ -455,11 +469,23 @@ class ArrowCsvSource(Source):
                         yield Batch(_arrow_columns(piece, need, labels), row0)
                         row0 += piece.num_rows
                         self.done = row0
-        except (pa.ArrowException, OSError):  # ragged, bad UTF-8, not a number, a quote,
-            # a damaged compressed file...: the csv module reads it, or names the error
-            raise Reread from None
+        except (pa.ArrowException, OSError) as exc:  # ragged, bad UTF-8, not a number, a
+            # quote, a damaged compressed file...: the csv module reads it, or names the error
+            raise Reread(_unconverted(exc, self.names)) from None
         if row0 == 0:
             raise CLIError(f"{self.name} has a header but no rows")
+
+
+_UNCONVERTED = re.compile(r"^In CSV column #(\d+): CSV conversion error")
+
+
+def _unconverted(exc: BaseException, names: list[str]) -> str | None:
+    """The column (of ``names``, the file's) whose value pyarrow's error says it could not
+    convert, or None for any other error."""
+    m = _UNCONVERTED.match(str(exc))
+    if m is None or int(m.group(1)) >= len(names):
+        return None
+    return names[int(m.group(1))]
 
 
 def _arrow_columns(table: Any, need: list[str], labels: tuple[str, ...]) -> dict[str, Any]:
