@@ -53,7 +53,7 @@ from .._kernels.smallcount import small_state
 from .._threads import resolve_n_threads, threads_for
 from ..exceptions import invalid_parameter, warn, undefined_metric_warning
 from . import base, multilabel
-from .prf import prf_from_sums
+from .prf import prf_from_sums, row_sums, table_margins, table_trace
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -1243,10 +1243,10 @@ def accuracy_batch(state: ConfusionState, cms: np.ndarray, normalize: bool = Tru
     (B, K, K)): one value per table, each over its own number of samples."""
     if state.weighted:
         return None
-    correct: np.ndarray = np.trace(cms, axis1=1, axis2=2)
+    correct: np.ndarray = table_trace(cms)
     if not normalize:
         return correct.astype(np.float64)
-    return np.asarray(correct / cms.sum(axis=(1, 2)), dtype=np.float64)
+    return np.asarray(correct / row_sums(table_margins(cms)[0]), dtype=np.float64)
 
 
 def zero_one(state: ConfusionState | multilabel.MultilabelState,
@@ -1388,10 +1388,11 @@ def mcc_batch(state: ConfusionState, cms: np.ndarray) -> np.ndarray | None:
     table, by the same formula (labels no sample of a table has add nothing to it)."""
     if state.weighted:
         return None
-    c = cms.astype(np.float64)
-    t_sum = c.sum(axis=2)
-    p_sum = c.sum(axis=1)
-    n_correct = np.trace(c, axis1=1, axis2=2)
+    # the margins of the counts, exact, then as floats (the same values as the floats'
+    # margins: every count and sum is an integer below 2^53)
+    t_int, p_int = table_margins(cms)
+    t_sum, p_sum = t_int.astype(np.float64), p_int.astype(np.float64)
+    n_correct = table_trace(cms).astype(np.float64)
     n = p_sum.sum(axis=1)
     cov_ytyp = n_correct * n - np.einsum("bk,bk->b", t_sum, p_sum)
     cov_ypyp = n**2 - np.einsum("bk,bk->b", p_sum, p_sum)
@@ -1409,11 +1410,11 @@ def balanced_accuracy_batch(state: ConfusionState, cms: np.ndarray,
     each table's true labels hold (without the per-table warning)."""
     if state.weighted or adjusted:
         return None
-    support = cms.sum(axis=2)
+    support = table_margins(cms)[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         recall = np.diagonal(cms, axis1=1, axis2=2) / support
     present = support > 0
-    return np.asarray(np.where(present, recall, 0.0).sum(axis=1) / present.sum(axis=1),
+    return np.asarray(np.where(present, recall, 0.0).sum(axis=1) / row_sums(present),
                       dtype=np.float64)
 
 
@@ -1424,10 +1425,11 @@ def kappa_batch(state: ConfusionState, cms: np.ndarray, labels: ArrayLike | None
     (None for weights or labels: those are scored one table at a time)."""
     if state.weighted or labels is not None or weights is not None:
         return None
-    c = cms.astype(np.float64)
-    n = c.sum(axis=(1, 2))
-    agree = np.trace(c, axis1=1, axis2=2)
-    chance = np.einsum("bk,bk->b", c.sum(axis=1), c.sum(axis=2)) / n
+    # integer margins and totals, exact, then as floats (all below 2^53)
+    t_int, p_int = table_margins(cms)
+    n = row_sums(t_int).astype(np.float64)
+    agree = table_trace(cms).astype(np.float64)
+    chance = np.einsum("bk,bk->b", p_int.astype(np.float64), t_int.astype(np.float64)) / n
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(1.0 - (n - agree) / (n - chance), dtype=np.float64)
 

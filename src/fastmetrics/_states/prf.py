@@ -317,6 +317,73 @@ def render_report(rows: Sequence[tuple[Any, ...]], summary: Sequence[tuple[Any, 
 
 # ---------------------------------------------------------------------- many tables at once
 
+#: tables of at most this many labels have their margins added slice by slice
+_SLICED_MARGINS = 16
+
+
+def _sum_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of numpy's sum of an array of ``dtype`` (bools and small integers
+    widened to 64 bits)."""
+    return np.zeros(1, dtype).sum().dtype
+
+
+def table_margins(cms: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
+    """``(true, predicted)`` margins of a stack of (B, K, K) tables: ``cms.sum(axis=2)``
+    and ``cms.sum(axis=1)``, the same values (added in the same order). For small K the K
+    slices are added whole: numpy's reduction over a short axis pays per output, about 10x
+    the time at K = 2 and B = 10^6 resampled tables.
+
+    Examples
+    --------
+    >>> t, p = table_margins(np.arange(8).reshape(2, 2, 2))
+    >>> t.tolist(), p.tolist()
+    ([[1, 5], [9, 13]], [[2, 4], [10, 12]])
+    """
+    k = cms.shape[2]
+    if k > _SLICED_MARGINS or k == 0:
+        return cms.sum(axis=2), cms.sum(axis=1)
+    dt = _sum_dtype(cms.dtype)
+    rows = cms[:, :, 0].astype(dt)
+    cols = cms[:, 0, :].astype(dt)
+    for j in range(1, k):
+        rows += cms[:, :, j]
+        cols += cms[:, j, :]
+    return rows, cols
+
+
+def row_sums(a: NDArray[Any]) -> NDArray[Any]:
+    """``a.sum(axis=1)`` of a (B, K) array of counts, its K columns added whole for small K
+    (exact for integers).
+
+    Examples
+    --------
+    >>> row_sums(np.arange(6).reshape(3, 2)).tolist()
+    [1, 5, 9]
+    >>> row_sums(np.array([[True, True], [False, True]])).tolist()
+    [2, 1]
+    """
+    if a.shape[1] > _SLICED_MARGINS or a.shape[1] == 0:
+        return a.sum(axis=1)
+    out = a[:, 0].astype(_sum_dtype(a.dtype))  # bools are counted, small ints widened
+    for j in range(1, a.shape[1]):
+        out += a[:, j]
+    return out
+
+
+def table_trace(cms: NDArray[Any]) -> NDArray[Any]:
+    """The diagonal sums of a stack of (B, K, K) tables (``np.trace(cms, axis1=1,
+    axis2=2)``, added in the same order).
+
+    Examples
+    --------
+    >>> table_trace(np.arange(8).reshape(2, 2, 2)).tolist()
+    [3, 11]
+    """
+    out = cms[:, 0, 0].astype(_sum_dtype(cms.dtype))
+    for j in range(1, cms.shape[1]):
+        out += cms[:, j, j]
+    return out
+
 
 def _divide_all(num: NDArray[Any], den: ArrayLike, zd: float) -> NDArray[np.float64]:
     den = np.asarray(den)
@@ -342,9 +409,8 @@ def prfs_batch(state: Any, cms: NDArray[Any], *, beta: float = 1.0,
     zd = check_zero_division(zero_division)
     if zd != zd or getattr(state, "weighted", True) or state.target_type == "multilabel-indicator":
         return None
-    rows, cols = cms.sum(axis=2), cms.sum(axis=1)
-    if not np.array_equal((rows != 0) | (cols != 0),
-                          np.broadcast_to(state.present, rows.shape)):
+    rows, cols = table_margins(cms)
+    if not (((rows != 0) | (cols != 0)) == state.present).all():
         return None
     if average == "binary":
         values = state.values.tolist()
