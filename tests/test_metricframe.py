@@ -416,9 +416,9 @@ def test_n_threads_reaches_a_grouped_pass_that_takes_it(monkeypatch):
     real = metricframe.grouped_values
 
     def with_threads(metrics, y_true, y_pred, codes, n_groups, params=None, totals=None,
-                     n_threads=None):
+                     sizes=None, n_threads=None):
         seen.append(n_threads)
-        return real(metrics, y_true, y_pred, codes, n_groups, params, totals)
+        return real(metrics, y_true, y_pred, codes, n_groups, params, totals, sizes)
 
     monkeypatch.setattr(metricframe, "grouped_values", with_threads)
     MetricFrame(metrics=fastmetrics.accuracy_score, y_true=Y_TRUE, y_pred=Y_PRED,

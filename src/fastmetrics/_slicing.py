@@ -81,6 +81,7 @@ def grouped_values(metrics: Mapping[str, Callable[..., Any]], y_true: Any, y_pre
                    codes: np.ndarray, n_groups: int,
                    params: Mapping[str, Mapping[str, Any]] | None = None,
                    totals: dict[str, Any] | None = None,
+                   sizes: np.ndarray | None = None,
                    ) -> dict[str, list[Any] | None]:
     """Each metric's value on each group's rows, from one pass per state family.
 
@@ -101,6 +102,8 @@ def grouped_values(metrics: Mapping[str, Callable[..., Any]], y_true: Any, y_pre
         O(groups)), or for exact ranking states (whose merge walks every row log(groups)
         times) from one more pass. A metric whose value on all the rows the derivation
         refuses is left out (the caller calls the function).
+    sizes : ndarray of int64 (n_groups,), optional
+        Each group's rows, where the caller counted them (else counted here).
 
     Returns
     -------
@@ -124,7 +127,9 @@ def grouped_values(metrics: Mapping[str, Callable[..., Any]], y_true: Any, y_pre
     if not passes:
         return out
     codes = np.asarray(codes)
-    if codes.shape[0] == 0 or not np.bincount(codes, minlength=n_groups)[:n_groups].all():
+    if sizes is None and codes.shape[0]:
+        sizes = np.bincount(codes, minlength=n_groups)[:n_groups]
+    if codes.shape[0] == 0 or sizes is None or not sizes.all():
         return out  # a group without rows: the function decides what that gives
     keys = GroupKeys(codes, (np.arange(n_groups),), ("group",))
     built: dict[tuple[Any, ...], GroupedAccumulator] = {}
@@ -177,12 +182,11 @@ def _whole(acc: GroupedAccumulator, config: Mapping[str, Any], y_true: Any, y_pr
     """One accumulator of every row a grouped one holds: its groups' accumulators merged,
     or (exact ranking states, and groups whose states do not merge) one pass over the
     rows. None when that pass refuses them."""
-    parts = [acc[key] for key in acc.keys()]
-    if not parts:
+    if not acc.n_groups:
         return None
     if not (acc.kind == "ranking" and config.get("thresholds") is None):
         try:
-            return type(parts[0]).merge_all(parts)
+            return acc.overall()
         except (TypeError, ValueError):
             pass  # (classes that differ between groups): the pass below
     try:

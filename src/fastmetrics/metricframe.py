@@ -241,6 +241,13 @@ class _Grouping:
         self.n_groups = len(self.combos)
         self._labels: Any = None
         self._level_arrays: list[np.ndarray] | None = None
+        self._counts: np.ndarray | None = None
+
+    def counts(self) -> np.ndarray:
+        """Each group's rows (counted once)."""
+        if self._counts is None:
+            self._counts = np.bincount(self.codes, minlength=self.n_groups)
+        return self._counts
 
     def _group_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """(group code per row, (n_groups, n_keys) level codes of each group)."""
@@ -684,17 +691,19 @@ class MetricFrame:
     # ------------------------------------------------------------------ values
 
     def _values(self, codes: np.ndarray, n_groups: int, rows: np.ndarray | None,
-                totals: dict[str, Any] | None = None) -> dict[Any, list[Any]]:
+                totals: dict[str, Any] | None = None,
+                sizes: np.ndarray | None = None) -> dict[Any, list[Any]]:
         """Each metric's value on each group, group g's at index g: the rows are ``rows`` of
-        the data (all rows when None), ``codes`` their groups. ``totals``, when given, gets
-        the values on all these rows of the metrics answered from grouped states."""
+        the data (all rows when None), ``codes`` their groups (``sizes``: each group's rows,
+        when counted already). ``totals``, when given, gets the values on all these rows of
+        the metrics answered from grouped states."""
         y_true = self._y_true if rows is None else self._y_true[rows]
         y_pred = self._y_pred if rows is None else self._y_pred[rows]
         params = {name: (p if rows is None else {k: v[rows] for k, v in p.items()})
                   for name, p in self._params.items()}
         extra = {"n_threads": self.n_threads} if _takes_threads() else {}
         answered = grouped_values(self._metrics, y_true, y_pred, codes, n_groups, params,
-                                  totals=totals, **extra)
+                                  totals=totals, sizes=sizes, **extra)
         out: dict[Any, list[Any]] = {}
         todo = []
         for name in self._names:
@@ -734,11 +743,13 @@ class MetricFrame:
         ``totals`` gets the values on all the rows that the groups' states give, when every
         group is computed."""
         codes = grouping.codes if rows is None else grouping.codes[rows]
-        counts = np.bincount(codes, minlength=grouping.n_groups)
+        counts = grouping.counts() if rows is None else \
+            np.bincount(codes, minlength=grouping.n_groups)
         present = counts > 0
         computed = present if min_size is None else counts >= min_size
         if computed.all():
-            return self._values(codes, grouping.n_groups, rows, totals), present, ~computed
+            return (self._values(codes, grouping.n_groups, rows, totals, counts), present,
+                    ~computed)
         keep = computed[codes]
         lookup = np.cumsum(computed, dtype=np.int64) - 1
         sub_rows = np.flatnonzero(keep) if rows is None else rows[keep]

@@ -3333,6 +3333,15 @@ class GroupedAccumulator:
         >>> acc.overall().accuracy_score()
         0.6666666666666666
         """
+        with self._lock:
+            stack = self._stack if not self._pending else None
+        if stack is not None and stack.n_groups:
+            # the stacked rows folded by the family's law: no state object per group
+            acc = self._factory(**self._config)
+            total = stack.total()
+            if int(total.sizes[0]):
+                acc._add(total.states()[0], stack.weighted)
+            return acc
         accs = self._settled()
         if not accs:
             return self._factory(**self._config)

@@ -125,6 +125,29 @@ class Stacked:
         for a, b in zip(self.arrays, other.arrays):
             a[rows] += b
 
+    def total(self) -> Any:
+        """A stack of one group holding every group's samples: the rows folded by the
+        family's merge law in halves (log2(groups) merges of whole arrays, not one merge
+        of states per group). Counts as one pass's; float sums to rounding.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> st = Stacked((np.array([[1, 2], [3, 4], [5, 6]]),), (), np.array([1, 1, 2]))
+        >>> t = st.total()
+        >>> t.arrays[0].tolist(), t.sizes.tolist()
+        ([[9, 12]], [4])
+        """
+        out = self.take(np.arange(self.n_groups))  # (a copy: this stack is left as it is)
+        n = out.n_groups
+        while n > 1:
+            half = (n + 1) // 2
+            upper = out.take(np.arange(half, n))
+            out = out.take(np.arange(half))
+            out.merge_in(upper, np.arange(n - half))
+            n = half
+        return out
+
     def states(self) -> list[Any]:
         """Every group's state, group ``g``'s at position ``g``."""
         raise NotImplementedError
