@@ -1780,7 +1780,7 @@ class Plan:
                     keys = sorted(keys)
                 except TypeError:
                     pass
-                sdicts, slice_accs = [], []
+                sdicts, slice_accs, kept = [], [], []
                 for key in keys:
                     kt = key if isinstance(key, tuple) else (key,)
                     sdict = dict(zip(sl, kt))
@@ -1790,9 +1790,14 @@ class Plan:
                             small.append({"slicing": list(sl), "slice": sdict, "n": n})
                         continue
                     sdicts.append(sdict)
+                    kept.append(key)
                     slice_accs.append({st: self.grouped[(m.name, st, sl)][key]
                                        for st in states})
-                out += self._rows_of(m.name, sl, sdicts, slice_accs, ci, n_boot, rng)
+                # each metric of every slice at once: its arguments bound once
+                values = [self.grouped[(m.name, s.state, sl)].metric(
+                    s.method, errors="nan", **self._kwargs(s)) for s in self.specs[m.name]]
+                known = [[v[key] for key in kept] for v in values]
+                out += self._rows_of(m.name, sl, sdicts, slice_accs, ci, n_boot, rng, known)
         return out, small
 
     def _query_rows(self, min_size: int, ci: float | None, n_boot: int,
@@ -1942,21 +1947,24 @@ class Plan:
 
     def _rows_of(self, model: str, sl: tuple[str, ...], sdicts: list[dict[str, Any]],
                  slice_accs: Sequence[Mapping[Any, Accumulator]], ci: float | None,
-                 n_boot: int, rng: np.random.Generator) -> list[dict[str, Any]]:
+                 n_boot: int, rng: np.random.Generator,
+                 known: list[list[Any]] | None = None) -> list[dict[str, Any]]:
         """The rows of one model's slices of one slicing (each slice's metrics, then its
         per-class rows), with the intervals: the confusion metrics' from resampled tables
         (each metric's vectorised derivation over every slice's resamples at once), ROC
-        AUC's from DeLong's variance."""
+        AUC's from DeLong's variance. ``known[i][j]``: metric ``i``'s value on slice
+        ``j``, where derived already (NaN where undefined)."""
         per_slice: list[list[dict[str, Any]]] = []
         resample: list[int] = []  # slices whose confusion metrics get intervals
         cm = ("confusion", ())
         for j, (sdict, accs) in enumerate(zip(sdicts, slice_accs)):
             out = []
-            for s in self.specs[model]:
+            for i, s in enumerate(self.specs[model]):
                 acc = accs[s.state]
                 value: Any
                 try:
-                    value = float(getattr(acc, s.method)(**self._kwargs(s)))
+                    value = float(known[i][j] if known is not None else
+                                  getattr(acc, s.method)(**self._kwargs(s)))
                 except ValueError:
                     value = float("nan")  # undefined on these rows (one class for ROC AUC...)
                 lo = hi = None
