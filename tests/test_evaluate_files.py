@@ -97,27 +97,83 @@ def test_labels_of_numbers_and_text_are_all_text(tmp_path):
                                                  rel=1e-12)
 
 
-def test_integers_beyond_float_precision_are_read_exactly(tmp_path):
+@pytest.mark.parametrize("base", [2**60, 2**53])
+def test_integers_beyond_float_precision_are_read_exactly(tmp_path, base):
     df = _data()
-    big = 2**60 + np.array([1, 2, 3, 4])  # distinct, but one float64 value
+    big = base + np.array([0, 1, 2, 3])  # distinct, though not as float64
     df["tier"] = big[df["tier"].to_numpy()]
     path = tmp_path / "p.csv"
     df.to_csv(path, index=False)
     ev = fm.evaluate(path, **KW)
     keys = {r["slice"]["tier"] for r in ev.rows if r["slice"]}
-    assert keys == {str(v) for v in big}
+    assert keys == {int(v) for v in big}
     counts = df["tier"].value_counts()
     for r in ev.rows:
         if r["slice"] and r["metric"] == "accuracy" and r["model"] == "new":
-            assert r["n"] == counts[int(r["slice"]["tier"])]
+            assert r["n"] == counts[r["slice"]["tier"]]
+    _same(ev, fm.evaluate(df, **KW))
+
+
+def test_whole_number_scores_stay_scores(tmp_path):
+    """"1.0" is a float, as pandas and pyarrow read it: a score column of whole numbers
+    keeps its score metrics, and float labels keep their float names."""
+    path = tmp_path / "f.csv"
+    path.write_text("y,s\n1,1.0\n0,0.0\n1,0.0\n0,0.0\n1,1.0\n")
+    ev = fm.evaluate(path, y_true="y", score="s")
+    want = fm.evaluate(pd.read_csv(path), y_true="y", score="s")
+    _same(ev, want)
+    assert "roc_auc" in {r["metric"] for r in ev.rows}
+
+
+def test_boolean_labels_compare_as_booleans(tmp_path):
+    path = tmp_path / "tf.csv"
+    path.write_text("y,p\nTrue,1\nFalse,0\nTrue,1\nFalse,1\n")
+    ev = fm.evaluate(path, y_true="y", pred="p")
+    assert ev.value("accuracy") == 0.75
+    _same(ev, fm.evaluate(pd.read_csv(path), y_true="y", pred="p"))
+
+
+@pytest.mark.parametrize("text", ["y,s\npos,0.9\nneg,0.2\npos,NA\nneg,0.4\n",
+                                  "y,s\npos,0.9\nneg,0.2\npos,\nneg,0.4\n",
+                                  "y,s\n1,0.9\n0,0.2\nNA,0.5\n0,0.4\n"])
+def test_a_missing_value_is_an_error_naming_its_row(tmp_path, text):
+    """A missing score (or label) is refused, naming its row; never a column of labels."""
+    path = tmp_path / "na.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match="missing value.*data row 3"):
+        fm.evaluate(path, y_true="y", score="s")
+
+
+def test_files_joined_on_text_ids(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"id": ["a", "b", "c", "d"], "y": [0, 1, 0, 1]}),
+                   tmp_path / "a.parquet")
+    (tmp_path / "b.csv").write_text("id,s,note\nd,.9,x\nc,.2,\nb,.8,x\na,.1,x\n")
+    ev = fm.evaluate([tmp_path / "a.parquet", tmp_path / "b.csv"], id="id", y_true="y",
+                     score="s")
+    assert ev.value("roc_auc") == skm.roc_auc_score([0, 1, 0, 1], [.1, .8, .2, .9])
+
+
+def test_an_npz_column_of_another_shape_is_refused(tmp_path, capsys):
+    np.savez(tmp_path / "z.npz", y=np.array([0, 1, 1]), s=np.ones((3, 2)))
+    with pytest.raises(ValueError, match="one value per row"):
+        fm.evaluate(tmp_path / "z.npz", y_true="y", score="s")
+    from fastmetrics.cli import main
+
+    assert main(["evaluate", str(tmp_path / "z.npz"), "--true", "y", "--score", "s"]) == 2
+    assert "one value per row" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text, match", [
     ("y,new,old,tier\n1,0.5,0.2,0\n0,0.2\n1,0.9,0.1,1\n", "line 3 has 2 fields"),
     ("y,new,old,tier\n1,0.5,0.2,0\n0,,0.3,1\n1,0.9,0.1,1\n",
-     "column 'new' has a missing \\(empty\\) value at data row 2"),
+     "column 'new' holds 1 missing value \\(the first at data row 2\\)"),
     ("y,new,old,tier\n1,0.5,0.2,0\n,0.1,0.3,1\n1,0.9,0.1,1\n",
-     "column 'y' has a missing \\(empty\\) value at data row 2"),
+     "column 'y' holds 1 missing value \\(the first at data row 2\\)"),
+    ("y,new,old,tier\n1,0.5,0.2,0\n0,0.1,abc,1\n1,0.9,0.1,1\n",
+     "score column 'old' is not numeric"),
 ])
 def test_bad_lines_are_named(tmp_path, text, match):
     path = tmp_path / "p.csv"

@@ -2,30 +2,40 @@
 (:mod:`fastmetrics.cli.readers`): the one reader of CSV/TSV (compressed too), Parquet, NPY
 and NPZ files, behind both ``fastmetrics report`` and :func:`fastmetrics.evaluate`.
 
-Parquet, NPY and NPZ columns come with their types. A CSV column's type is decided over the
-whole file, as pandas decides it: a column whose every value reads as a number holds numbers
-(int64 where every one is an integer), any other column text. A typing read settles the
-columns asked for (:meth:`FileTable.settle`): each is read as float64 until pyarrow meets a
-value that is not a number in it, and as text from then on (the read starts again). So a slice
-column of integers that turns to text past its first block is a text column, not a refused
-file.
+Parquet, NPY and NPZ columns come with their types. pyarrow infers a CSV column's type from
+the file's first block (integers, floats, booleans or text; its missing-value markers, ``""``,
+``NA``, ``null``..., as nulls); a typing read of the columns that may hold labels or keys
+settles each over the whole file: where a later block holds a value of another type, the
+column is widened (integers to floats, anything else to text) and the read starts again. So a
+slice column of integers that holds a text past its first block is a text column, not a
+refused file.
 
-pyarrow reads CSV; from the first row it reads in a way of its own (a ragged or blank line,
-an empty or overlong field), the csv module reads on, so that an error names its line.
+From the first row pyarrow reads in a way of its own (a ragged or blank line...), the csv
+module reads on, so that an error names its line; the csv module's texts are then typed as
+pyarrow types them.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["FileTable"]
+__all__ = ["FileTable", "arrow_column"]
 
 #: rows of each batch of a typing read (only its outcome is kept)
 _TYPING_ROWS = 1 << 20
+
+#: pyarrow's default markers of a missing value in a CSV file
+MISSING = frozenset(["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
+                     "1.#IND", "1.#QNAN", "N/A", "NA", "NULL", "NaN", "n/a", "nan", "null"])
+_TRUE = frozenset(["1", "True", "TRUE", "true"])
+_FALSE = frozenset(["0", "False", "FALSE", "false"])
+_INT = re.compile(r"^[+-]?\d+$")
+_FLOAT = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:inf|Inf|INF)$")
 
 
 class FileTable:
@@ -74,13 +84,14 @@ class FileTable:
         self.batch_rows = batch_rows
         #: pyarrow reads the CSV: until it meets what the csv module reads its own way
         self.arrow = True
-        #: a CSV column's type once settled: "int", "float" or "text"
-        self.typing: dict[str, str] = {}
+        #: a CSV column's arrow type once settled
+        self.typing: dict[str, Any] = {}
         src = self._open()
         try:
             self.names = list(src.names)
             self.rows: int | None = src.size if src.unit == "rows" else None
             self.csv = bool(src.delimited)
+            self.arrow = self.csv and hasattr(src, "arrow_batches")
             self._kinds = {} if self.csv else _native_kinds(src)
         finally:
             src.close()
@@ -95,80 +106,71 @@ class FileTable:
         except CLIError as exc:
             raise ValueError(str(exc)) from None
 
-    def _raw(self, need: list[str], labels: tuple[str, ...], batch_rows: int | None,
-             typing: bool = False) -> Iterator[Any]:
-        """The reader's batches of ``need`` (``labels`` dictionary-encoded by pyarrow), from
-        the csv module on where pyarrow reads a row its own way. ``typing``: ``Reread``
-        naming the column when a column read as numbers holds text (else the csv module
-        reads on, and the caller names the value)."""
-        from .cli.errors import CLIError
-        from .cli.readers import Reread
-
-        done = 0
-        try:
-            if self.arrow or not self.csv:
-                src = self._open(True)
-                try:
-                    for batch in src.batches(need, batch_rows, labels):
-                        yield batch
-                        done = batch.row0 + _length(batch, need)
-                    return
-                except Reread as exc:
-                    if typing and exc.column is not None and exc.column in need \
-                            and exc.column not in labels:
-                        raise
-                    self.arrow = False  # the csv module reads this file from now on
-                finally:
-                    src.close()
-            src = self._open(False)
-            try:
-                for batch in src.batches(need, batch_rows, labels):
-                    n = _length(batch, need)
-                    if batch.row0 + n <= done:
-                        continue  # rows pyarrow handed over already
-                    if batch.row0 < done:
-                        cut = done - batch.row0
-                        batch.columns = {c: a[cut:] for c, a in batch.columns.items()}
-                        batch.row0 = done
-                    yield batch
-            finally:
-                src.close()
-        except CLIError as exc:
-            raise ValueError(str(exc)) from None
-
     # ------------------------------------------------------------------ typing
     def settle(self, columns: Sequence[str]) -> None:
-        """Decide the type of each CSV column of ``columns`` not yet decided, by one read
-        of them (started again for each column that turns out to hold text)."""
+        """Decide the type of each CSV column of ``columns`` not yet decided, over the whole
+        file (a read of them, started again for each column a later block widens)."""
+        from .cli.errors import CLIError
         from .cli.readers import Reread
 
         todo = [c for c in dict.fromkeys(columns) if c not in self.typing]
         if not self.csv or not todo:
             return
-        text: set[str] = set()
+        if not self.arrow:
+            self._settle_texts(todo)
+            return
+        import pyarrow as pa
+
+        forced: dict[str, Any] = {}
         while True:
-            integral = {c: True for c in todo if c not in text}
-            labels = tuple(c for c in todo if c in text)
+            seen: dict[str, Any] = {}
+            src = self._open()
             try:
-                for batch in self._raw(todo, labels, _TYPING_ROWS, typing=True):
-                    for c in integral:
-                        a = batch.columns[c]
-                        if a.dtype.kind == "O":  # the csv module's texts
-                            kind = _text_kind(a)
-                            if kind == "text":
-                                raise Reread(c)
-                            integral[c] &= kind == "int"
-                        elif integral[c]:
-                            integral[c] = _integral(a)
-                            if not integral[c] and np.isfinite(a).all() \
-                                    and np.array_equal(a, np.floor(a)):
-                                raise Reread(c)  # integers past 2^53: read as text
+                for table, _ in src.arrow_batches(todo, _TYPING_ROWS, forced):
+                    for c in todo:
+                        seen.setdefault(c, table.schema.field(c).type)
                 break
             except Reread as exc:
-                assert exc.column is not None
-                text.add(exc.column)
+                bad = exc.column
+                now = None if bad is None else seen.get(bad, forced.get(bad))
+                if bad is None or bad not in todo or now is None:
+                    self.arrow = False  # a line pyarrow reads its own way: the csv module
+                    self._settle_texts(todo)
+                    return
+                forced[bad] = pa.float64() if pa.types.is_integer(now) else pa.string()
+            except CLIError as exc:
+                raise ValueError(str(exc)) from None
+            finally:
+                src.close()
         for c in todo:
-            self.typing[c] = "text" if c in text else "int" if integral[c] else "float"
+            t = seen.get(c, pa.string())
+            # numbers and booleans as pyarrow reads them; dates and anything else as text
+            # (keys and labels are numbers, booleans or text)
+            self.typing[c] = t if _arrow_kind(t) in "fib" and not pa.types.is_null(t) \
+                else pa.string()
+
+    def _settle_texts(self, todo: list[str]) -> None:
+        """The types of the csv module's texts, as pyarrow would infer them from the whole
+        file (missing-value markers left out)."""
+        from .cli.errors import CLIError
+
+        kinds = {c: {"int", "float", "bool"} for c in todo}
+        src = self._open(arrow=False)
+        try:
+            for batch in src.batches(todo, _TYPING_ROWS):
+                for c in todo:
+                    if kinds[c]:
+                        kinds[c] &= _text_kinds(batch.columns[c])
+        except CLIError as exc:
+            raise ValueError(str(exc)) from None
+        finally:
+            src.close()
+        import pyarrow as pa
+
+        for c in todo:
+            k = kinds[c]
+            self.typing[c] = (pa.int64() if "int" in k else pa.float64() if "float" in k
+                              else pa.bool_() if "bool" in k else pa.string())
 
     def kind_of(self, c: str) -> str:
         """The numpy dtype kind of column ``c`` ('f' floats, 'i'/'u' integers, 'b' bools,
@@ -176,118 +178,244 @@ class FileTable:
         if not self.csv:
             return self._kinds.get(c, "O")
         self.settle([c])
-        return {"int": "i", "float": "f"}.get(self.typing[c], "O")
+        return _arrow_kind(self.typing[c])
+
+    def force_text(self, columns: Sequence[str]) -> None:
+        """Read these (settled) CSV columns as text."""
+        import pyarrow as pa
+
+        for c in columns:
+            self.typing[c] = pa.string()
 
     # ------------------------------------------------------------------ reading
     def batches(self, columns: Sequence[str], batch_rows: int | None = None,
                 ) -> Iterator[dict[str, Any]]:
         """The columns as batches of ``batch_rows`` rows (default: the table's): numbers as
-        numpy arrays, text as arrow dictionary arrays (numpy object arrays of str where the
-        csv module read them). A CSV column not settled is read as numbers (float64):
-        ValueError naming the first value that is not one."""
-        from .cli.columns import Coded, as_prob
-
+        numpy arrays, text as arrow arrays (numpy object arrays of str where the csv module
+        read them). A CSV column not settled is read as numbers (float64). ValueError
+        naming the first missing value of a column, or the first value that is not a
+        number."""
         need = list(dict.fromkeys(columns))
-        text = tuple(c for c in need if self.typing.get(c) == "text"
-                     or (not self.csv and self._kinds.get(c, "O") == "O"))
         rows = self.batch_rows if batch_rows is None else batch_rows
-        for batch in self._raw(need, text, rows):
-            out: dict[str, Any] = {}
-            for c in need:
-                a = batch.columns[c]
-                if isinstance(a, Coded):
-                    out[c] = _dictionary(a, c, batch.row0)
-                elif not self.csv:
-                    out[c] = a
-                elif self.typing.get(c) == "text":
-                    _no_empty(a, c, batch.row0)
-                    out[c] = a
-                else:
-                    if a.dtype.kind == "O":
-                        a = _as_number(as_prob, a, c, batch.row0)
-                    out[c] = a.astype(np.int64) if self.typing.get(c) == "int" else a
-            yield out
+        if not self.csv:
+            yield from self._typed_file(need, rows)
+            return
+        done = 0
+        if self.arrow:
+            from .cli.readers import Reread
 
-    def whole(self) -> dict[str, Any]:
-        """Every column of the file, whole (its CSV columns settled first)."""
+            types = {c: self._type(c) for c in need}
+            src = self._open()
+            try:
+                for table, row0 in src.arrow_batches(need, rows, types):
+                    yield {c: arrow_column(table.column(c), c, row0) for c in need}
+                    done = row0 + table.num_rows
+                return
+            except Reread:
+                self.arrow = False  # the csv module reads on from here
+            except _cli_error() as exc:
+                raise ValueError(str(exc)) from None
+            finally:
+                src.close()
+        yield from self._texts(need, rows, done)
+
+    def _type(self, c: str) -> Any:
         import pyarrow as pa
 
+        return self.typing.get(c, pa.float64())
+
+    def _typed_file(self, need: list[str], rows: int | None) -> Iterator[dict[str, Any]]:
+        """Parquet (arrow batches, as the file types them), NPY and NPZ (numpy arrays)."""
+        src = self._open()
+        try:
+            if hasattr(src, "arrow_batches"):
+                for table, row0 in src.arrow_batches(need, rows):
+                    yield {c: arrow_column(table.column(c), c, row0) for c in need}
+                return
+            for batch in src.batches(need, rows):
+                for c in need:
+                    a = batch.columns[c]
+                    if np.ndim(a) != 1:
+                        raise ValueError(f"the column {c!r} of {self.path} must hold one "
+                                         f"value per row, got an array of shape "
+                                         f"{np.shape(a)}")
+                yield dict(batch.columns)
+        except _cli_error() as exc:
+            raise ValueError(str(exc)) from None
+        finally:
+            src.close()
+
+    def _texts(self, need: list[str], rows: int | None, done: int
+               ) -> Iterator[dict[str, Any]]:
+        """The csv module's batches from data row ``done`` on, each column's texts typed as
+        settled."""
+        src = self._open(arrow=False)
+        try:
+            for batch in src.batches(need, rows):
+                n = batch.columns[need[0]].shape[0] if need else 0
+                if batch.row0 + n <= done:
+                    continue  # rows pyarrow handed over already
+                cut = max(0, done - batch.row0)
+                row0 = batch.row0 + cut
+                yield {c: _typed_texts(batch.columns[c][cut:], c, self._type(c), row0)
+                       for c in need}
+        except _cli_error() as exc:
+            raise ValueError(str(exc)) from None
+        finally:
+            src.close()
+
+    def whole(self) -> Any:
+        """Every column of the file as one pyarrow table (CSV columns settled first;
+        missing values kept as nulls)."""
+        import pyarrow as pa
+
+        if not self.csv:
+            src = self._open()
+            try:
+                if hasattr(src, "arrow_batches"):
+                    return next(iter(src.arrow_batches(self.names, None)))[0]
+                cols = next(iter(src.batches(self.names, None))).columns
+            except _cli_error() as exc:
+                raise ValueError(str(exc)) from None
+            finally:
+                src.close()
+            return pa.table({c: pa.array(np.asarray(a)) for c, a in cols.items()})
         self.settle(self.names)
-        parts = list(self.batches(self.names, batch_rows=None))
-        out: dict[str, Any] = {}
-        for c in self.names:
-            chunks = [p[c] for p in parts]
-            if all(isinstance(x, np.ndarray) for x in chunks):
-                out[c] = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-            else:
-                out[c] = pa.chunked_array([x if not isinstance(x, np.ndarray) else pa.array(x)
-                                           for x in chunks])
-        return out
+        if self.arrow:
+            from .cli.readers import Reread
+
+            src = self._open()
+            try:
+                types = {c: self._type(c) for c in self.names}
+                parts = [t for t, _ in src.arrow_batches(self.names, None, types)]
+                return parts[0]
+            except Reread:
+                self.arrow = False
+            except _cli_error() as exc:
+                raise ValueError(str(exc)) from None
+            finally:
+                src.close()
+        src = self._open(arrow=False)
+        try:
+            cols = next(iter(src.batches(self.names, None))).columns
+        except _cli_error() as exc:
+            raise ValueError(str(exc)) from None
+        finally:
+            src.close()
+        return pa.table({c: _arrow_texts(cols[c], self._type(c)) for c in self.names})
 
 
-def _length(batch: Any, need: list[str]) -> int:
-    return int(batch.columns[need[0]].shape[0]) if need else 0
-
-
-#: integers beyond this are not all exact as float64: such a column is read as text
-_EXACT = 2.0 ** 53
-
-
-def _integral(a: np.ndarray) -> bool:
-    """Whether every value of a float64 column is a finite integer of at most 2^53 in
-    magnitude (exact as float64)."""
-    if a.dtype.kind in "iub" or a.size == 0:
-        return True
-    return bool(np.isfinite(a).all() and np.array_equal(a, np.floor(a))
-                and -_EXACT <= a.min() and a.max() <= _EXACT)
-
-
-def _text_kind(a: np.ndarray) -> str:
-    """How the csv module's texts of one batch read: "int", "float" or "text"."""
-    from .cli.columns import number_value
-
-    kind = "int"
-    for v in set(a.tolist()):
-        x = number_value(v)
-        if x is None:
-            return "text"
-        if not isinstance(x, int):
-            kind = "float"
-        elif abs(x) > _EXACT:
-            return "text"  # not exact as float64: read as text
-    return kind
-
-
-def _as_number(as_prob: Any, a: np.ndarray, c: str, row0: int) -> np.ndarray:
+def _cli_error() -> type[Exception]:
     from .cli.errors import CLIError
 
-    _no_empty(a, c, row0)
-    try:
-        return np.asarray(as_prob(a, c, row0, what="column"))
-    except CLIError as exc:
-        raise ValueError(str(exc)) from None
+    return CLIError
 
 
-def _no_empty(a: np.ndarray, c: str, row0: int) -> None:
-    """ValueError for an empty text (a missing label or key) in a csv module column."""
-    empty = np.flatnonzero(a == "")
-    if empty.size:
-        raise ValueError(f"the column {c!r} has a missing (empty) value at data row "
-                         f"{row0 + int(empty[0]) + 1}")
-
-
-def _dictionary(a: Any, c: str, row0: int) -> Any:
-    """A dictionary-encoded text column (:class:`~fastmetrics.cli.columns.Coded`) as an
-    arrow dictionary array, the way the label encoders read arrow text."""
+def arrow_column(col: Any, name: str, row0: int = 0) -> Any:
+    """An arrow column as the kernels read it: numbers as numpy (no copy where the buffer
+    allows), text and dictionaries as arrow (encoded by their codes downstream). ValueError
+    naming a column with missing values (``row0``: the data rows before these)."""
     import pyarrow as pa
 
-    if any(v == "" or v is None for v in a.values):
-        bad = [j for j, v in enumerate(a.values) if v == "" or v is None]
-        hit = np.flatnonzero(np.isin(a.indices, bad))
-        if hit.size:
-            raise ValueError(f"the column {c!r} has a missing (empty) value at data row "
-                             f"{row0 + int(hit[0]) + 1}")
-    return pa.DictionaryArray.from_arrays(pa.array(a.indices), pa.array(a.values, pa.string()))
+    t = col.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_dictionary(t) \
+            or pa.types.is_string_view(t):
+        return col
+    if col.null_count:
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
+        first = int(np.flatnonzero(np.asarray(col.is_null()))[0])
+        k = col.null_count
+        raise ValueError(f"the column {name!r} holds {k} missing value{'s' * (k != 1)} "
+                         f"(the first at data row {row0 + first + 1})")
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    return col.to_numpy(zero_copy_only=False)
+
+
+def _arrow_kind(t: Any) -> str:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return ("f" if pa.types.is_floating(t) or pa.types.is_null(t)
+            else "i" if pa.types.is_integer(t) else "b" if pa.types.is_boolean(t) else "O")
+
+
+def _text_kinds(a: np.ndarray) -> set[str]:
+    """The types every text of a batch reads as ("int", "float", "bool"; missing-value
+    markers read as any)."""
+    kinds = {"int", "float", "bool"}
+    for v in set(a.tolist()):
+        if v in MISSING:
+            continue
+        if not _INT.match(v) or not -(2**63) <= int(v) < 2**63:
+            kinds.discard("int")
+        if not _FLOAT.match(v):
+            kinds.discard("float")
+        if v not in _TRUE and v not in _FALSE:
+            kinds.discard("bool")
+        if not kinds:
+            break
+    return kinds
+
+
+def _typed_texts(a: np.ndarray, c: str, t: Any, row0: int) -> np.ndarray:
+    """The csv module's texts of one column as the arrow type ``t`` types them (text kept
+    as it is). ValueError naming the first missing value or the first value that is not of
+    the type."""
+    import pyarrow as pa
+
+    if pa.types.is_string(t):
+        return a
+    values = a.tolist()
+    missing = [i for i, v in enumerate(values) if v in MISSING]
+    if missing:
+        raise ValueError(f"the column {c!r} holds {len(missing)} missing "
+                         f"value{'s' * (len(missing) != 1)} (the first at data row "
+                         f"{row0 + missing[0] + 1})")
+    try:
+        if pa.types.is_boolean(t):
+            bad = next((i for i, v in enumerate(values) if v not in _TRUE and v not in _FALSE),
+                       None)
+            if bad is not None:
+                raise ValueError(bad)
+            return np.fromiter((v in _TRUE for v in values), bool, len(values))
+        if pa.types.is_integer(t):
+            bad = next((i for i, v in enumerate(values) if not _INT.match(v)), None)
+            if bad is not None:
+                raise ValueError(bad)
+            return np.array([int(v) for v in values], dtype=np.int64)
+        bad = next((i for i, v in enumerate(values) if not _FLOAT.match(v)
+                    and v.strip().lower() not in ("nan", "+nan", "-nan")), None)
+        if bad is not None:
+            raise ValueError(bad)
+        return np.array([float(v) for v in values], dtype=np.float64)
+    except ValueError as exc:
+        i = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
+        raise ValueError(f"the column {c!r} is not numeric: {values[i]!r} at data row "
+                         f"{row0 + i + 1}") from None
+
+
+def _arrow_texts(a: np.ndarray, t: Any) -> Any:
+    """The csv module's texts of a whole column as an arrow array of type ``t``, missing
+    values null (a joined table keeps every column)."""
+    import pyarrow as pa
+
+    values = a.tolist()
+    if pa.types.is_string(t):
+        return pa.array(values, pa.string())
+    out: list[Any] = []
+    for v in values:
+        if v in MISSING:
+            out.append(None)
+        elif pa.types.is_boolean(t):
+            out.append(v in _TRUE)
+        elif pa.types.is_integer(t):
+            out.append(int(v))
+        else:
+            out.append(float(v))
+    return pa.array(out, t)
 
 
 def _native_kinds(src: Any) -> dict[str, str]:
@@ -295,14 +423,7 @@ def _native_kinds(src: Any) -> dict[str, str]:
     arrays)."""
     schema = getattr(getattr(src, "pf", None), "schema_arrow", None)
     if schema is not None:
-        import pyarrow as pa
-
-        out = {}
-        for f in schema:
-            t = f.type.value_type if pa.types.is_dictionary(f.type) else f.type
-            out[f.name] = ("f" if pa.types.is_floating(t) else "i" if pa.types.is_integer(t)
-                           else "b" if pa.types.is_boolean(t) else "O")
-        return out
+        return {f.name: _arrow_kind(f.type) for f in schema}
     array = getattr(src, "array", None)
     if array is not None:  # NPY: a structured or 2-D array
         if array.dtype.names:

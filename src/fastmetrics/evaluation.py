@@ -63,7 +63,7 @@ from . import _table
 from ._kernels import sums as kernel_sums
 from ._inputs import group_keys
 from ._queries import query_scores
-from ._typed_files import FileTable
+from ._typed_files import FileTable, arrow_column
 from ._states.bins import binned, ece_replicates
 from ._states.delong import Placements, paired_interval
 from ._states.prf import prfs_batch
@@ -306,9 +306,8 @@ class _Table:
         if self.file is None or not self.file.csv:
             return
         self.file.settle(labels)
-        if any(self.file.typing.get(c) == "text" for c in together):
-            for c in together:
-                self.file.typing[c] = "text"
+        if any(self.file.kind_of(c) == "O" for c in together):
+            self.file.force_text(together)
 
     def kind_of(self, c: str) -> str:
         """The numpy dtype kind of column ``c`` ('f' floats, 'i'/'u' integers, 'b' bools,
@@ -354,24 +353,8 @@ class _Table:
             return d[c]
         mod = type(d).__module__.partition(".")[0]
         if mod == "pyarrow":
-            return _arrow_column(d.column(c), c)
+            return arrow_column(d.column(c), c)
         return d[c]
-
-
-def _arrow_column(col: Any, name: str) -> Any:
-    """An arrow column as the kernels read it: numbers as numpy (no copy where the buffer
-    allows), text and dictionaries as arrow (encoded by their codes downstream)."""
-    import pyarrow as pa
-
-    t = col.type
-    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_dictionary(t) \
-            or pa.types.is_string_view(t):
-        return col
-    if col.null_count:
-        raise ValueError(f"the column {name!r} holds {col.null_count} missing values")
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks()
-    return col.to_numpy(zero_copy_only=False)
 
 
 # --------------------------------------------------------------------------- gates
@@ -998,8 +981,8 @@ def evaluate(data: Any, *, y_true: str | Sequence[str],
         The predictions table; a ``.parquet`` or ``.csv``/``.tsv`` (optionally ``.gz``,
         ``.bz2``, ``.zst``) path is read in batches of ``batch_rows`` rows (bounded memory),
         a ``.npy`` or ``.npz`` one whole, by the command line's reader (a CSV column's type
-        decided over the whole file: numbers where every value is one, else text); a Dask
-        dataframe's partitions are evaluated where they live and merged.
+        pyarrow's, settled over the whole file: widened where a later block holds another
+        type); a Dask dataframe's partitions are evaluated where they live and merged.
     y_true : str or list of str
         The true column (labels, or targets for regression); the multilabel task's 0/1
         columns, one per label (a list of two or more).
@@ -1405,7 +1388,7 @@ def _as_arrow(data: Any) -> Any:
     import pyarrow as pa
 
     if isinstance(data, (str, os.PathLike)):
-        return pa.table(FileTable(data, 1 << 20).whole())
+        return FileTable(data, 1 << 20).whole()
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, Mapping):

@@ -432,12 +432,39 @@ class ArrowCsvSource(Source):
         per_row = 12 * len(set(labels)) + 16 * len(set(need) - set(labels))
         return self.rows * per_row
 
+    def arrow_batches(self, need: list[str], batch_rows: int | None,
+                      types: dict[str, Any] | None = None) -> Iterator[tuple[Any, int]]:
+        """The columns ``need`` as pyarrow tables of ``batch_rows`` rows (None: the whole
+        file), each with the data rows before it: a column of ``types`` read as that arrow
+        type, any other as pyarrow infers it from the file's first block (pyarrow's
+        missing-value markers read as nulls). :class:`Reread` (naming the column pyarrow
+        could not convert, where that was the cause) for what the csv module reads, or
+        reports, its own way."""
+        import pyarrow.csv as pacsv
+
+        return self._tables(batch_rows, pacsv.ConvertOptions(
+            include_columns=need, column_types=dict(types or {})))
+
     def batches(self, need: list[str], batch_rows: int | None,
                 labels: tuple[str, ...] = ()) -> Iterator[Batch]:
         import pyarrow as pa
         import pyarrow.csv as pacsv
 
         text = pa.dictionary(pa.int32(), pa.string())
+        convert = pacsv.ConvertOptions(
+            include_columns=need,
+            column_types={c: text if c in labels else pa.float64() for c in need},
+            null_values=[""], strings_can_be_null=False, quoted_strings_can_be_null=False,
+        )
+        for table, row0 in self._tables(batch_rows, convert):
+            yield Batch(_arrow_columns(table, need, labels), row0)
+
+    def _tables(self, batch_rows: int | None, convert: Any) -> Iterator[tuple[Any, int]]:
+        """The file read by pyarrow with ``convert``: tables of ``batch_rows`` rows (None:
+        the whole file), each with the data rows before it."""
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
         # block size: about a batch of rows, 1 to 64 MiB (a row longer than a block is read
         # again by the csv module)
         per_row = self.size / self.rows if self.rows else 64
@@ -446,11 +473,6 @@ class ArrowCsvSource(Source):
         read = pacsv.ReadOptions(skip_rows=self.header_rows, column_names=self.names,
                                  block_size=block)
         parse = pacsv.ParseOptions(delimiter=self.delimiter, ignore_empty_lines=False)
-        convert = pacsv.ConvertOptions(
-            include_columns=need,
-            column_types={c: text if c in labels else pa.float64() for c in need},
-            null_values=[""], strings_can_be_null=False, quoted_strings_can_be_null=False,
-        )
         row0 = 0
         try:
             self.stream = pa.OSFile(self.path, "r")
@@ -460,13 +482,13 @@ class ArrowCsvSource(Source):
             if batch_rows is None:
                 table = pacsv.read_csv(self.stream, read, parse, convert)
                 if table.num_rows:
-                    yield Batch(_arrow_columns(table, need, labels), 0)
+                    yield table, 0
                 row0 = table.num_rows
             else:
                 for part in pacsv.open_csv(self.stream, read, parse, convert):
                     for start in range(0, part.num_rows, batch_rows):
                         piece = part.slice(start, batch_rows)
-                        yield Batch(_arrow_columns(piece, need, labels), row0)
+                        yield piece, row0
                         row0 += piece.num_rows
                         self.done = row0
         except (pa.ArrowException, OSError) as exc:  # ragged, bad UTF-8, not a number, a
@@ -634,6 +656,22 @@ class ParquetSource(Source):
                 except ValueError:
                     per_row += 16
         return self.size * per_row
+
+    def arrow_batches(self, need: list[str], batch_rows: int | None,
+                      types: dict[str, Any] | None = None) -> Iterator[tuple[Any, int]]:
+        """The columns ``need`` as pyarrow record batches of ``batch_rows`` rows (None: the
+        whole file as one table), in the file's types, each with the rows before it."""
+        import pyarrow as pa
+
+        try:
+            if batch_rows is None:
+                yield self.pf.read(columns=need), 0
+                return
+            for part in self.pf.iter_batches(batch_size=batch_rows, columns=need):
+                yield part, self.done
+                self.done += part.num_rows
+        except (OSError, ValueError, NotImplementedError, pa.ArrowException) as exc:
+            raise CLIError(f"cannot read {self.name} as Parquet: {first_line(exc)}") from None
 
     def batches(self, need: list[str], batch_rows: int | None,
                 labels: tuple[str, ...] = ()) -> Iterator[Batch]:
