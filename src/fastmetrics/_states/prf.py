@@ -324,7 +324,8 @@ _SLICED_MARGINS = 16
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype of numpy's sum of an array of ``dtype`` (bools and small integers
     widened to 64 bits)."""
-    return np.zeros(1, dtype).sum().dtype
+    total: np.ndarray = np.zeros(1, dtype).sum(keepdims=True)
+    return total.dtype
 
 
 def table_margins(cms: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
@@ -363,7 +364,7 @@ def row_sums(a: NDArray[Any]) -> NDArray[Any]:
     [2, 1]
     """
     if a.shape[1] > _SLICED_MARGINS or a.shape[1] == 0:
-        return a.sum(axis=1)
+        return np.asarray(a.sum(axis=1))
     out = a[:, 0].astype(_sum_dtype(a.dtype))  # bools are counted, small ints widened
     for j in range(1, a.shape[1]):
         out += a[:, j]
