@@ -92,10 +92,16 @@ def test_repeated_calls_do_not_leak(call):
                 pass
 
     many(300)  # warm caches and allocator pools
-    before = _rss()
-    many(3_000)
-    grown = _rss() - before
-    assert grown < 4 * 2**20, f"RSS grew by {grown / 2**20:.1f} MiB over 3,000 calls"
+    # two rounds: a leak grows the heap in each; a heap fragmented by earlier tests may
+    # grow once as it settles (7 MiB seen once in CI's wheel run, 0 alone), not twice
+    rounds = []
+    for _ in range(2):
+        before = _rss()
+        many(3_000)
+        rounds.append(_rss() - before)
+    grown = min(rounds)
+    assert grown < 4 * 2**20, (f"RSS grew by {grown / 2**20:.1f} MiB over 3,000 calls, "
+                               f"in each of two rounds")
 
 
 def _peak_traced(fn):
