@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -86,23 +87,27 @@ class FileTable:
         self.arrow = True
         #: a CSV column's arrow type once settled
         self.typing: dict[str, Any] = {}
-        src = self._open()
-        try:
+        with self._source() as src:
             self.names = list(src.names)
             self.rows: int | None = src.size if src.unit == "rows" else None
             self.csv = bool(src.delimited)
             self.arrow = self.csv and hasattr(src, "arrow_batches")
             self._kinds = {} if self.csv else _native_kinds(src)
-        finally:
-            src.close()
 
     # ------------------------------------------------------------------ opening
-    def _open(self, arrow: bool = True) -> Any:
+    @contextmanager
+    def _source(self, arrow: bool = True) -> Iterator[Any]:
+        """The file opened by the reader (pyarrow for CSV unless ``arrow`` is False), closed
+        after; the reader's errors as ValueError."""
         from .cli.errors import CLIError
         from .cli.readers import open_source
 
         try:
-            return open_source(self.path, arrow=arrow)
+            src = open_source(self.path, arrow=arrow)
+            try:
+                yield src
+            finally:
+                src.close()
         except CLIError as exc:
             raise ValueError(str(exc)) from None
 
@@ -110,7 +115,6 @@ class FileTable:
     def settle(self, columns: Sequence[str]) -> None:
         """Decide the type of each CSV column of ``columns`` not yet decided, over the whole
         file (a read of them, started again for each column a later block widens)."""
-        from .cli.errors import CLIError
         from .cli.readers import Reread
 
         todo = [c for c in dict.fromkeys(columns) if c not in self.typing]
@@ -124,11 +128,11 @@ class FileTable:
         forced: dict[str, Any] = {}
         while True:
             seen: dict[str, Any] = {}
-            src = self._open()
             try:
-                for table, _ in src.arrow_batches(todo, _TYPING_ROWS, forced):
-                    for c in todo:
-                        seen.setdefault(c, table.schema.field(c).type)
+                with self._source() as src:
+                    for table, _ in src.arrow_batches(todo, _TYPING_ROWS, forced):
+                        for c in todo:
+                            seen.setdefault(c, table.schema.field(c).type)
                 break
             except Reread as exc:
                 bad = exc.column
@@ -138,10 +142,6 @@ class FileTable:
                     self._settle_texts(todo)
                     return
                 forced[bad] = pa.float64() if pa.types.is_integer(now) else pa.string()
-            except CLIError as exc:
-                raise ValueError(str(exc)) from None
-            finally:
-                src.close()
         for c in todo:
             t = seen.get(c, pa.string())
             # numbers and booleans as pyarrow reads them; dates and anything else as text
@@ -152,19 +152,12 @@ class FileTable:
     def _settle_texts(self, todo: list[str]) -> None:
         """The types of the csv module's texts, as pyarrow would infer them from the whole
         file (missing-value markers left out)."""
-        from .cli.errors import CLIError
-
         kinds = {c: {"int", "float", "bool"} for c in todo}
-        src = self._open(arrow=False)
-        try:
+        with self._source(arrow=False) as src:
             for batch in src.batches(todo, _TYPING_ROWS):
                 for c in todo:
                     if kinds[c]:
                         kinds[c] &= _text_kinds(batch.columns[c])
-        except CLIError as exc:
-            raise ValueError(str(exc)) from None
-        finally:
-            src.close()
         import pyarrow as pa
 
         for c in todo:
@@ -205,18 +198,14 @@ class FileTable:
             from .cli.readers import Reread
 
             types = {c: self._type(c) for c in need}
-            src = self._open()
             try:
-                for table, row0 in src.arrow_batches(need, rows, types):
-                    yield {c: arrow_column(table.column(c), c, row0) for c in need}
-                    done = row0 + table.num_rows
+                with self._source() as src:
+                    for table, row0 in src.arrow_batches(need, rows, types):
+                        yield {c: arrow_column(table.column(c), c, row0) for c in need}
+                        done = row0 + table.num_rows
                 return
             except Reread:
                 self.arrow = False  # the csv module reads on from here
-            except _cli_error() as exc:
-                raise ValueError(str(exc)) from None
-            finally:
-                src.close()
         yield from self._texts(need, rows, done)
 
     def _type(self, c: str) -> Any:
@@ -226,8 +215,7 @@ class FileTable:
 
     def _typed_file(self, need: list[str], rows: int | None) -> Iterator[dict[str, Any]]:
         """Parquet (arrow batches, as the file types them), NPY and NPZ (numpy arrays)."""
-        src = self._open()
-        try:
+        with self._source() as src:
             if hasattr(src, "arrow_batches"):
                 for table, row0 in src.arrow_batches(need, rows):
                     yield {c: arrow_column(table.column(c), c, row0) for c in need}
@@ -240,17 +228,12 @@ class FileTable:
                                          f"value per row, got an array of shape "
                                          f"{np.shape(a)}")
                 yield dict(batch.columns)
-        except _cli_error() as exc:
-            raise ValueError(str(exc)) from None
-        finally:
-            src.close()
 
     def _texts(self, need: list[str], rows: int | None, done: int
                ) -> Iterator[dict[str, Any]]:
         """The csv module's batches from data row ``done`` on, each column's texts typed as
         settled."""
-        src = self._open(arrow=False)
-        try:
+        with self._source(arrow=False) as src:
             for batch in src.batches(need, rows):
                 n = batch.columns[need[0]].shape[0] if need else 0
                 if batch.row0 + n <= done:
@@ -259,10 +242,6 @@ class FileTable:
                 row0 = batch.row0 + cut
                 yield {c: _typed_texts(batch.columns[c][cut:], c, self._type(c), row0)
                        for c in need}
-        except _cli_error() as exc:
-            raise ValueError(str(exc)) from None
-        finally:
-            src.close()
 
     def whole(self) -> Any:
         """Every column of the file as one pyarrow table (CSV columns settled first;
@@ -270,45 +249,24 @@ class FileTable:
         import pyarrow as pa
 
         if not self.csv:
-            src = self._open()
-            try:
+            with self._source() as src:
                 if hasattr(src, "arrow_batches"):
                     return next(iter(src.arrow_batches(self.names, None)))[0]
                 cols = next(iter(src.batches(self.names, None))).columns
-            except _cli_error() as exc:
-                raise ValueError(str(exc)) from None
-            finally:
-                src.close()
             return pa.table({c: pa.array(np.asarray(a)) for c, a in cols.items()})
         self.settle(self.names)
         if self.arrow:
             from .cli.readers import Reread
 
-            src = self._open()
+            types = {c: self._type(c) for c in self.names}
             try:
-                types = {c: self._type(c) for c in self.names}
-                parts = [t for t, _ in src.arrow_batches(self.names, None, types)]
-                return parts[0]
+                with self._source() as src:
+                    return next(iter(src.arrow_batches(self.names, None, types)))[0]
             except Reread:
                 self.arrow = False
-            except _cli_error() as exc:
-                raise ValueError(str(exc)) from None
-            finally:
-                src.close()
-        src = self._open(arrow=False)
-        try:
+        with self._source(arrow=False) as src:
             cols = next(iter(src.batches(self.names, None))).columns
-        except _cli_error() as exc:
-            raise ValueError(str(exc)) from None
-        finally:
-            src.close()
         return pa.table({c: _arrow_texts(cols[c], self._type(c)) for c in self.names})
-
-
-def _cli_error() -> type[Exception]:
-    from .cli.errors import CLIError
-
-    return CLIError
 
 
 def arrow_column(col: Any, name: str, row0: int = 0) -> Any:
